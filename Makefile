@@ -1,0 +1,35 @@
+# Two commands: `make play` (set up and play) and `make check` (set up and run every CI check).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: play check setup test lint types bench clean
+
+$(BIN)/clash: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(BIN)/clash
+
+setup: $(BIN)/clash
+
+play: setup
+	$(BIN)/clash play
+
+test: setup
+	$(BIN)/pytest
+
+lint: setup
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+
+types: setup
+	$(BIN)/mypy
+
+check: lint types test
+
+bench: setup
+	$(BIN)/clash bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info
