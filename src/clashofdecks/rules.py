@@ -1,0 +1,1123 @@
+"""The rules engine: game state, legal actions, resolution, undo.
+
+One :class:`Game` holds a duel or a solo game.  Every decision is an integer action of the player
+whose decision it is (:attr:`Game.current_player`); :meth:`Game.apply` resolves it (verifying
+first, so a refused action changes nothing), :meth:`Game.undo` takes it back exactly, and
+:meth:`Game.clone` copies the game.  The solo automaton's turn (R7) is a rule, not a player: it
+resolves by itself inside the action that ends the player's turn.
+
+Hot state is kept small for search: hands are lists of card integers, a creature is a tuple
+``(card, damage, new, protected, activated, sprint_bonus)``, and lanes are four lists indexed
+``player*2 + lane`` (lane 0 = top, 1 = bottom).  Undo restores a snapshot of those lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from . import actions as A
+from .cards import (
+    ABILITIES,
+    ABILITY_BITS,
+    ATTACK,
+    AURA,
+    BASTION,
+    BERSERK,
+    CARD_IDS,
+    COST,
+    FORT,
+    HEALTH,
+    INCANTATIONS,
+    INDESTRUCTIBLE,
+    IS_INCANTATION,
+    N_CARDS,
+    PERFORATION,
+    PROTECTION,
+    RAGE,
+    SPLASH,
+    SPRINT,
+)
+from .errors import IllegalActionError
+from .events import Event, EventKind
+from .options import Ruleset, Threat
+
+# Stages of a game.
+SETUP: Final = 0
+SUMMON: Final = 1
+COMBAT: Final = 2
+OVER: Final = 3
+
+DRAW: Final = 2  # value of the winner field for a capped game
+
+# Creature tuple fields.
+C_CARD: Final = 0
+C_DAMAGE: Final = 1
+C_NEW: Final = 2
+C_PROTECTED: Final = 3
+C_ACTIVATED: Final = 4
+C_SPRINT: Final = 5
+
+Creature = tuple[int, int, bool, bool, bool, int]
+
+LANE_NAMES: Final = ("top", "bottom")
+_MASK64: Final = (1 << 64) - 1
+_INC_TO_SLOT: Final = A.INC_SLOT
+
+
+def rng_next(state: int) -> tuple[int, int]:
+    """SplitMix64: a tiny, portable PRNG whose whole state is one int (so clone() copies it)."""
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, z ^ (z >> 31)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap)."""
+
+    winner: int | None
+    reason: str
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+class Game:
+    """A game of Clash of Decks (duel or solo).  Build one with :func:`clashofdecks.new_game`,
+    :meth:`Game.random_duel`, :meth:`Game.from_hands` or :func:`clashofdecks.load_position`."""
+
+    __slots__ = (
+        "_active",
+        "_auto",
+        "_cast_cont",
+        "_chain",
+        "_deck",
+        "_discard",
+        "_ending",
+        "_events",
+        "_fort",
+        "_hands",
+        "_history",
+        "_known",
+        "_last_turn",
+        "_legal",
+        "_lanes",
+        "_mana",
+        "_max_turns",
+        "_over_phase",
+        "_pending",
+        "_per_card",
+        "_prot_any",
+        "_record",
+        "_rng",
+        "_rotated",
+        "_ruleset",
+        "_setup",
+        "_solo",
+        "_stage",
+        "_threat",
+        "_threat_bits",
+        "_timing_combat",
+        "_turn",
+        "_winner",
+        "_winner_reason",
+        "meta",
+    )
+
+    def __init__(
+        self,
+        *,
+        solo: bool = False,
+        ruleset: Ruleset | None = None,
+        threat: Threat | None = None,
+        record_events: bool = True,
+    ) -> None:
+        self._ruleset = ruleset or Ruleset()
+        self._threat = threat if threat is not None else Threat()
+        self._solo = solo
+        self._rotated = self._ruleset.lanes == "rotated"
+        self._timing_combat = self._ruleset.incantation_timing == "summon_and_combat"
+        self._prot_any = self._ruleset.protection == "any_damage"
+        self._per_card = self._ruleset.automaton_lanes == "per_card"
+        self._max_turns = self._ruleset.max_turns
+        self._threat_bits = sum(ABILITY_BITS[a] for a in self._threat.abilities) if solo else 0
+        self._record = record_events
+        self._events: list[Event] = []
+        self._history: list[tuple[tuple[object, ...], int]] = []
+        self._legal: list[int] | None = None
+        self._stage = SUMMON
+        self._turn = 1
+        self._active = 0
+        self._mana = 0
+        self._winner: int | None = None
+        self._winner_reason = ""
+        self._over_phase = COMBAT  # the phase a finished game ended in (positions show it)
+        self._hands: list[list[int]] = [[], []]
+        self._lanes: list[list[Creature]] = [[], [], [], []]
+        self._fort = [False, False]
+        #: Per player, a bit per card whose place in the hand is public (R9.2: it returned rightmost).
+        self._known = [0, 0]
+        self._deck: list[int] = []
+        self._discard: list[int] = []
+        self._pending: tuple[int, tuple[int, ...]] | None = None
+        self._cast_cont: tuple[int, int] | None = None
+        self._chain: tuple[int, int] | None = None
+        self._ending = False
+        self._auto: tuple[int, int] | None = None
+        self._last_turn = False
+        self._rng = 0
+        self._setup: object | None = None
+        #: Free-form metadata (format, seed, names) kept with records; not part of the position.
+        self.meta: dict[str, object] = {}
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[Sequence[str]],
+        *,
+        ruleset: Ruleset | None = None,
+        record_events: bool = True,
+        first_turn_mana: int = 6,
+    ) -> Game:
+        """A duel from two given hands (left to right, card ids; the Bastion is added leftmost)."""
+        from .cards import card_index
+
+        game = cls(ruleset=ruleset, record_events=record_events)
+        for p in (0, 1):
+            game._hands[p] = [BASTION, *(card_index(c) for c in hands[p])]
+        game._mana = first_turn_mana
+        return game
+
+    @classmethod
+    def random_duel(cls, seed: int, *, ruleset: Ruleset | None = None, record_events: bool = True) -> Game:
+        """The benchmark's random duel deal: shuffle the 32 cards with the seeded RNG, 8 to each player,
+        Bastion leftmost, player 0 starts with 6 mana (R2.6)."""
+        game = cls(ruleset=ruleset, record_events=record_events)
+        game._rng = seed & _MASK64
+        cards = list(range(N_CARDS))
+        game._shuffle(cards)
+        game._hands = [[BASTION, *cards[:8]], [BASTION, *cards[8:16]]]
+        game._mana = 6
+        game.meta.update({"mode": "duel", "format": "random", "seed": seed})
+        return game
+
+    # ------------------------------------------------------------------ RNG
+
+    def _below(self, n: int) -> int:
+        """Uniform integer in [0, n) by rejection (no modulo bias)."""
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            self._rng, z = rng_next(self._rng)
+            if z < limit:
+                return z % n
+
+    def _shuffle(self, items: list[int]) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self._below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    # ------------------------------------------------------------------ public queries
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._ruleset
+
+    @property
+    def threat(self) -> Threat:
+        return self._threat
+
+    @property
+    def is_solo(self) -> bool:
+        return self._solo
+
+    @property
+    def turn(self) -> int:
+        return self._turn
+
+    @property
+    def active(self) -> int:
+        """Whose turn it is."""
+        return self._active
+
+    @property
+    def mana(self) -> int:
+        return self._mana
+
+    @property
+    def phase(self) -> str:
+        return ("setup", "summon", "combat", "over")[self._stage]
+
+    @property
+    def current_player(self) -> int:
+        """Whose decision it is now (the active player, or the owner choosing a return order);
+        -1 once the game is over."""
+        if self._stage == OVER:
+            return -1
+        if self._pending is not None:
+            return self._pending[0]
+        if self._stage == SETUP:
+            from .formats import setup_current_player
+
+            return setup_current_player(self)
+        return self._active
+
+    @property
+    def pending(self) -> tuple[int, tuple[str, ...]] | None:
+        """The pending return-order decision (R3.9), as ``(player, card ids in hit order)``."""
+        if self._pending is None:
+            return None
+        return self._pending[0], tuple(CARD_IDS[c] for c in self._pending[1])
+
+    def is_over(self) -> bool:
+        return self._stage == OVER
+
+    @property
+    def outcome(self) -> Outcome | None:
+        if self._stage != OVER:
+            return None
+        return Outcome(None if self._winner == DRAW else self._winner, self._winner_reason)
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once decided; ``None`` while playing or for a draw (see :attr:`outcome`)."""
+        return None if self._winner == DRAW else self._winner
+
+    def hand(self, player: int) -> list[str]:
+        return [CARD_IDS[c] for c in self._hands[player]]
+
+    def lane(self, player: int, lane: int | str) -> list[dict[str, object]]:
+        """The creatures of ``player`` in ``lane`` (0/"top" or 1/"bottom"), from the bridge outward."""
+        ln = lane if isinstance(lane, int) else A.LANE_INDEX[lane]
+        out: list[dict[str, object]] = []
+        for i, cr in enumerate(self._lanes[player * 2 + ln]):
+            out.append(
+                {
+                    "card": CARD_IDS[cr[C_CARD]],
+                    "damage": cr[C_DAMAGE],
+                    "new": cr[C_NEW],
+                    "protected": cr[C_PROTECTED],
+                    "activated": cr[C_ACTIVATED],
+                    "sprint_bonus": cr[C_SPRINT],
+                    "abilities": self.creature_abilities(player, ln, i),
+                    "granted": self._granted_names(player, ln, i),
+                }
+            )
+        return out
+
+    def creature_abilities(self, player: int, lane: int, position: int) -> list[str]:
+        """The abilities the creature has now (printed, Aura from neighbours, solo threat)."""
+        from .cards import ability_names
+
+        return ability_names(self._abilities(player, self._lanes[player * 2 + lane], position))
+
+    def _granted_names(self, player: int, lane: int, position: int) -> list[str]:
+        from .cards import ability_names
+
+        L = self._lanes[player * 2 + lane]
+        bits = self._abilities(player, L, position) & ~ABILITIES[L[position][C_CARD]]
+        return ability_names(bits)
+
+    def fortress(self, player: int) -> tuple[str, int, int]:
+        """``(side, places left, hand size)``: side is "BASTION"/"FORT"; places left is how many steps
+        of damage move it to the rightmost place (for the automaton: cards above it in its deck)."""
+        side = "FORT" if self._fort[player] else "BASTION"
+        if self._solo and player == 1:
+            return side, len(self._deck) - 1, len(self._deck)
+        hand = self._hands[player]
+        idx = hand.index(FORT if self._fort[player] else BASTION)
+        return side, len(hand) - 1 - idx, len(hand)
+
+    @property
+    def automaton_deck_size(self) -> int:
+        """Cards above the automaton's fortress card (solo)."""
+        return max(0, len(self._deck) - 1)
+
+    @property
+    def automaton_discard(self) -> list[str]:
+        return [CARD_IDS[c] for c in self._discard]
+
+    def playable_cards(self, player: int) -> list[str]:
+        """The (up to) 4 leftmost cards of the hand, fortress not counted (R3.2)."""
+        return [CARD_IDS[c] for c in self._playable(player)]
+
+    def _playable(self, player: int) -> list[int]:
+        out: list[int] = []
+        for c in self._hands[player]:
+            if c < N_CARDS:
+                out.append(c)
+                if len(out) == 4:
+                    break
+        return out
+
+    # ------------------------------------------------------------------ abilities
+
+    def _abilities(self, p: int, L: list[Creature], i: int) -> int:
+        bits = ABILITIES[L[i][C_CARD]]
+        if i:
+            bits |= AURA[L[i - 1][C_CARD]]
+        if i + 1 < len(L):
+            bits |= AURA[L[i + 1][C_CARD]]
+        if p == 1:
+            bits |= self._threat_bits
+        return bits
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of :attr:`current_player`, as sorted integers (empty when over).
+
+        In the custom format's build stage the choices are too many to list; use
+        :meth:`legal_build_count` and :meth:`is_legal` there (this returns an empty list).
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _compute_legal(self) -> list[int]:
+        stage = self._stage
+        if stage == OVER:
+            return []
+        if self._pending is not None:
+            n = len(A.order_permutations(self._pending[1]))
+            return list(range(A.ORDER_BASE, A.ORDER_BASE + n))
+        if stage == SETUP:
+            from .formats import setup_legal_actions
+
+            return setup_legal_actions(self)
+        p = self._active
+        hand = self._hands[p]
+        mana = self._mana
+        acts: list[int] = []
+        summon = stage == SUMMON
+        casting = summon or self._timing_combat
+        lanes = self._lanes
+        n = len(hand)
+        seen = 0
+        targets: list[int] | None = None
+        fort_side = self._fort[p]
+        fi = -1
+        for idx in range(n):
+            c = hand[idx]
+            if c >= N_CARDS:
+                fi = idx
+                continue
+            seen += 1
+            if seen > 4:
+                break
+            cost = COST[c]
+            if cost > mana:
+                continue
+            if IS_INCANTATION[c]:
+                if not casting:
+                    continue
+                if targets is None:
+                    targets = []
+                    for q in (0, 1):
+                        for ln in (0, 1):
+                            size = len(lanes[q * 2 + ln])
+                            if size:
+                                base = (q * 2 + ln) * A.MAX_POSITION
+                                targets.extend(range(base, base + size))
+                if targets:
+                    base = A.CAST_BASE + _INC_TO_SLOT[c] * 4 * A.MAX_POSITION
+                    acts.extend(base + t for t in targets)
+            elif summon:
+                if n <= 2:
+                    continue  # R3.4: keep one card besides the fortress
+                if idx == n - 1 and fi == n - 2 and fort_side:
+                    continue  # R3.4a: the last card right of the Fort
+                acts.append(A.PLAY_BASE + c * 2)
+                acts.append(A.PLAY_BASE + c * 2 + 1)
+        if not summon and self._can_next():
+            acts.append(A.NEXT)
+        acts.append(A.END)
+        acts.sort()
+        return acts
+
+    def legal_action_mask(self) -> list[bool]:
+        """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
+        mask = [False] * A.ACTION_SPACE
+        for a in self.legal_actions():
+            if a < A.ACTION_SPACE:
+                mask[a] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        if self._stage == SETUP and self._pending is None:
+            from .formats import setup_is_legal
+
+            return setup_is_legal(self, action)
+        return action in self.legal_actions()
+
+    # ------------------------------------------------------------------ text notation
+
+    def parse_action(self, text: str) -> int:
+        """Action text → integer (syntax only; legality is checked by :meth:`apply`)."""
+        return A.parse_action(text, self._pending[1] if self._pending else None)
+
+    def action_text(self, action: int) -> str:
+        return A.format_action(action, self._pending[1] if self._pending else None)
+
+    def legal_action_texts(self) -> list[str]:
+        return [self.action_text(a) for a in self.legal_actions()]
+
+    def apply_text(self, text: str) -> tuple[Event, ...]:
+        """Parse and apply action text."""
+        return self.apply(self.parse_action(text))
+
+    # ------------------------------------------------------------------ why an action is illegal
+
+    def explain_illegal(self, action: int) -> str:
+        """A sentence saying why ``action`` is not legal now."""
+        if self._stage == OVER:
+            return "the game is over"
+        try:
+            text = self.action_text(action)
+        except ValueError as exc:
+            return str(exc)
+        if self._pending is not None:
+            who, cards = self._pending
+            names = " ".join(CARD_IDS[c] for c in cards)
+            return f"player {who} must first choose the return order of {names} ('order ...')"
+        if self._stage == SETUP:
+            from .formats import setup_explain
+
+            return setup_explain(self, action)
+        p = self._active
+        hand = self._hands[p]
+        if action == A.NEXT:
+            if self._stage != COMBAT:
+                return "'next' is only legal in the Combat phase (R3.5); 'end' ends Summoning"
+            return "no creature left that can attack now (R3.5, R3.6)"
+        if A.PLAY_BASE <= action < A.ORDER_BASE:
+            is_cast = action >= A.CAST_BASE
+            cid = text.split()[1]
+            from .cards import card_index
+
+            c = card_index(cid)
+            if c not in hand:
+                return f"{cid} is not in player {p}'s hand"
+            if c not in self._playable(p):
+                return f"{cid} is not among the 4 leftmost cards of the hand (R3.2)"
+            if not is_cast and self._stage != SUMMON:
+                return "creatures are played only in the Summoning phase (R3.3)"
+            if is_cast and self._stage == COMBAT and not self._timing_combat:
+                return "incantations are cast only in the Summoning phase under this ruleset (R5.1a)"
+            if COST[c] > self._mana:
+                return f"not enough mana: {cid} costs {COST[c]}, {self._mana} left"
+            if is_cast:
+                rest, pos = divmod(action - A.CAST_BASE, A.MAX_POSITION)
+                rest, ln = divmod(rest, 2)
+                q = rest % 2
+                if not any(self._lanes):
+                    return "an incantation needs a creature in play as its target (R5.2a)"
+                if pos >= len(self._lanes[q * 2 + ln]):
+                    return f"no creature at {q}.{LANE_NAMES[ln]}.{pos} (R5.2)"
+            else:
+                if len(hand) <= 2:
+                    return "you must keep at least one card besides the fortress card (R3.4)"
+                return "playing the last card to the right of your Fort would lose the game (R3.4a)"
+        return f"{text!r} is not a decision of this phase"
+
+    # ------------------------------------------------------------------ apply / undo / clone
+
+    def _snapshot(self) -> tuple[object, ...]:
+        h = self._hands
+        la = self._lanes
+        return (
+            self._stage,
+            self._turn,
+            self._active,
+            self._mana,
+            self._winner,
+            self._winner_reason,
+            self._over_phase,
+            h[0][:],
+            h[1][:],
+            la[0][:],
+            la[1][:],
+            la[2][:],
+            la[3][:],
+            self._fort[:],
+            self._known[:],
+            self._deck[:],
+            self._discard[:],
+            self._pending,
+            self._cast_cont,
+            self._chain,
+            self._ending,
+            self._auto,
+            self._last_turn,
+            self._rng,
+            self._setup,
+        )
+
+    def _restore(self, s: tuple[object, ...]) -> None:
+        (
+            self._stage,
+            self._turn,
+            self._active,
+            self._mana,
+            self._winner,
+            self._winner_reason,
+            self._over_phase,
+            h0,
+            h1,
+            l0,
+            l1,
+            l2,
+            l3,
+            self._fort,
+            self._known,
+            self._deck,
+            self._discard,
+            self._pending,
+            self._cast_cont,
+            self._chain,
+            self._ending,
+            self._auto,
+            self._last_turn,
+            self._rng,
+            self._setup,
+        ) = s  # type: ignore[assignment]
+        self._hands = [h0, h1]  # type: ignore[list-item]
+        self._lanes = [l0, l1, l2, l3]  # type: ignore[list-item]
+        self._legal = None
+
+    def apply(self, action: int) -> tuple[Event, ...]:
+        """Apply a legal action of :attr:`current_player` and return the events it caused.
+
+        Raises :class:`IllegalActionError` (with the reason) for an action that is not legal now;
+        the game is then exactly as before.
+        """
+        if not self.is_legal(action):
+            raise IllegalActionError(self.explain_illegal(action))
+        self._history.append((self._snapshot(), action))
+        self._legal = None
+        events = self._events
+        start = len(events)
+        if self._pending is not None:
+            self._do_order(action)
+        elif self._stage == SETUP:
+            from .formats import setup_apply
+
+            setup_apply(self, action)
+        elif action == A.END:
+            if self._stage == SUMMON:
+                self._stage = COMBAT
+                if self._record:
+                    self._emit(EventKind.PHASE_CHANGED, "R3", player=self._active, detail="combat")
+            else:
+                self._ending = True
+                self._run_activations()
+        elif action == A.NEXT:
+            self._activate_next()
+        elif action < A.CAST_BASE:
+            c, lane = divmod(action - A.PLAY_BASE, 2)
+            self._play(c, lane)
+        else:
+            rest, pos = divmod(action - A.CAST_BASE, A.MAX_POSITION)
+            rest, lane = divmod(rest, 2)
+            slot, q = divmod(rest, 2)
+            self._cast(INCANTATIONS[slot], q, lane, pos)
+        if not self._record:
+            return ()
+        out = tuple(events[start:])
+        del events[start:]
+        return out
+
+    def undo(self) -> int:
+        """Take back the last action; returns it.  Raises :class:`IndexError` when there is none."""
+        if not self._history:
+            raise IndexError("nothing to undo")
+        snap, action = self._history.pop()
+        self._restore(snap)
+        return action
+
+    @property
+    def history(self) -> list[int]:
+        """The actions applied so far (that can be undone), oldest first."""
+        return [a for _, a in self._history]
+
+    def clone(self, *, keep_history: bool = False) -> Game:
+        """An independent copy (RNG state included).  Undo history is not copied unless asked."""
+        g = Game.__new__(Game)
+        g._ruleset = self._ruleset
+        g._threat = self._threat
+        g._solo = self._solo
+        g._rotated = self._rotated
+        g._timing_combat = self._timing_combat
+        g._prot_any = self._prot_any
+        g._per_card = self._per_card
+        g._max_turns = self._max_turns
+        g._threat_bits = self._threat_bits
+        g._record = self._record
+        g._events = []
+        g._history = list(self._history) if keep_history else []
+        g._legal = self._legal
+        g.meta = dict(self.meta)
+        g._restore(self._snapshot())
+        g._legal = self._legal
+        return g
+
+    @property
+    def record_events(self) -> bool:
+        return self._record
+
+    @record_events.setter
+    def record_events(self, value: bool) -> None:
+        self._record = value
+
+    # ------------------------------------------------------------------ events
+
+    def _emit(self, kind: EventKind, rule: str, **kw: object) -> None:
+        self._events.append(Event(kind, rule, **kw))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ summoning
+
+    def _play(self, c: int, lane: int) -> None:
+        p = self._active
+        hand = self._hands[p]
+        hand.remove(c)
+        self._mana -= COST[c]
+        self._lanes[p * 2 + lane].append((c, 0, True, False, False, 0))
+        if self._record:
+            self._emit(EventKind.PLAYED, "R3.3", player=p, card=CARD_IDS[c], lane=LANE_NAMES[lane])
+        if hand[-1] == BASTION:
+            self._bastion_falls(p, "R3.4b")
+
+    def _bastion_falls(self, p: int, rule: str) -> None:
+        hand = self._hands[p]
+        hand.pop()
+        hand.insert(0, FORT)
+        self._fort[p] = True
+        if self._record:
+            self._emit(EventKind.BASTION_FELL, rule, player=p, detail="flipped to Fort, leftmost")
+
+    def _cast(self, c: int, q: int, lane: int, pos: int) -> None:
+        p = self._active
+        self._mana -= COST[c]
+        self._hands[p].remove(c)  # R3.4c: out of the hand only while it resolves
+        if self._record:
+            target = CARD_IDS[self._lanes[q * 2 + lane][pos][C_CARD]]
+            self._emit(
+                EventKind.CAST,
+                "R5.1",
+                player=p,
+                card=CARD_IDS[c],
+                target_player=q,
+                target_card=target,
+                lane=LANE_NAMES[lane],
+                position=pos,
+            )
+        bits = ABILITIES[c] | (self._threat_bits if p == 1 else 0)
+        destroyed = self._hit(q, lane, pos, ATTACK[c], bits, True)
+        if self._return_destroyed(q, destroyed):
+            self._cast_cont = (p, c)
+            return
+        self._finish_cast(p, c)
+
+    def _finish_cast(self, p: int, c: int) -> None:
+        if self._solo and p == 1:
+            self._discard.append(c)
+            if self._record:
+                self._emit(EventKind.DISCARDED, "R7.5", player=1, card=CARD_IDS[c], detail="resolved")
+        else:
+            self._hands[p].append(c)
+            self._known[p] |= 1 << c
+            if self._record:
+                self._emit(EventKind.RETURNED, "R5.4", player=p, card=CARD_IDS[c])
+
+    # ------------------------------------------------------------------ combat
+
+    def _activation_lanes(self, p: int) -> tuple[int, int]:
+        if self._rotated and p == 1:
+            return (1, 0)
+        return (0, 1)
+
+    def _can_attack(self, p: int, lane: int, i: int) -> bool:
+        L = self._lanes[p * 2 + lane]
+        if not L[i][C_NEW]:
+            return True
+        return bool(self._abilities(p, L, i) & RAGE) and bool(self._lanes[(1 - p) * 2 + lane])
+
+    def _can_next(self) -> bool:
+        p = self._active
+        for lane in (0, 1):
+            L = self._lanes[p * 2 + lane]
+            for i in range(len(L)):
+                if not L[i][C_ACTIVATED] and self._can_attack(p, lane, i):
+                    return True
+        return False
+
+    def _activate_next(self) -> bool | None:
+        """Activate creatures in order (R3.5) until one attacks.  Returns None when no creature is
+        left to activate, False when resolution paused for a decision, True otherwise."""
+        p = self._active
+        lanes = self._lanes
+        for lane in self._activation_lanes(p):
+            L = lanes[p * 2 + lane]
+            i = len(L) - 1
+            while i >= 0:
+                cr = L[i]
+                if cr[C_ACTIVATED]:
+                    i -= 1
+                    continue
+                L[i] = (cr[0], cr[1], cr[2], cr[3], True, cr[5])
+                if self._can_attack(p, lane, i):
+                    return self._attack_chain(p, cr[C_CARD])
+                if self._record:
+                    self._emit(EventKind.ACTIVATION_PASSED, "R3.5b", player=p, card=CARD_IDS[cr[0]])
+                i -= 1
+        return None
+
+    def _run_activations(self) -> None:
+        """Resolve every remaining activation, then end the turn (the `end` of Combat)."""
+        while self._stage != OVER:
+            r = self._activate_next()
+            if r is False:
+                return  # paused for a return order; resumed by _resume()
+            if r is None:
+                break
+        if self._stage != OVER:
+            self._end_turn()
+
+    def _find(self, p: int, c: int) -> tuple[int, int]:
+        for lane in (0, 1):
+            L = self._lanes[p * 2 + lane]
+            for i in range(len(L)):
+                if L[i][C_CARD] == c:
+                    return lane, i
+        raise AssertionError("attacker not in play")  # pragma: no cover
+
+    def _attack_chain(self, p: int, c: int) -> bool:
+        """One activation: an attack and its Berserk re-attacks (R3.7, R6.6).  False if paused."""
+        q = 1 - p
+        rec = self._record
+        while True:
+            lane, i = self._find(p, c)
+            L = self._lanes[p * 2 + lane]
+            E = self._lanes[q * 2 + lane]
+            bits = self._abilities(p, L, i)
+            cr = L[i]
+            if cr[C_NEW] and (not bits & RAGE or not E):
+                return True  # R6.3: in its entry turn it attacks creatures only
+            if bits & SPRINT and i:
+                cr = (cr[0], cr[1], cr[2], cr[3], cr[4], cr[5] + i)
+                del L[i]
+                L.insert(0, cr)
+                if rec:
+                    self._emit(EventKind.SPRINTED, "R6.7", player=p, card=CARD_IDS[c], amount=i)
+                i = 0
+                bits = self._abilities(p, L, 0)
+            amount = ATTACK[c] + cr[C_SPRINT]
+            if not E:
+                if rec:
+                    self._emit(
+                        EventKind.ATTACKED, "R3.7", player=p, card=CARD_IDS[c], target_player=q, amount=amount
+                    )
+                self._damage_player(q, amount, True)
+                return True
+            if rec:
+                self._emit(
+                    EventKind.ATTACKED,
+                    "R3.7",
+                    player=p,
+                    card=CARD_IDS[c],
+                    target_player=q,
+                    target_card=CARD_IDS[E[0][C_CARD]],
+                    lane=LANE_NAMES[lane],
+                    amount=amount,
+                )
+            destroyed = self._hit(q, lane, 0, amount, bits, False)
+            if not destroyed:
+                return True
+            paused = self._return_destroyed(q, destroyed)
+            if not bits & BERSERK:
+                return not paused
+            if rec:
+                self._emit(EventKind.ATTACKED, "R6.6", player=p, card=CARD_IDS[c], detail="berserk: attacks again")
+            if paused:
+                self._chain = (p, c)
+                return False
+
+    def _hit(self, q: int, lane: int, pos: int, amount: int, bits: int, from_inc: bool) -> list[int]:
+        """Deal one attack's damage to ``q``'s creature at (lane, pos) and its Splash/Perforation
+        victims, all worked out on the board as it stands (R6.9); remove the destroyed (R3.8) and
+        return their cards in hit order (target, Splash victim, Perforation victim)."""
+        lanes = self._lanes
+        L = lanes[q * 2 + lane]
+        hits = [(lane, pos, True)]
+        if bits & SPLASH and pos < len(lanes[q * 2 + 1 - lane]):
+            hits.append((1 - lane, pos, False))
+        if bits & PERFORATION and pos + 1 < len(L):
+            hits.append((lane, pos + 1, False))
+        rec = self._record
+        prot_any = self._prot_any
+        # Abilities of every victim first: Aura adjacency as it stands before any change.
+        victims = [(ln, ps, tgt, self._abilities(q, lanes[q * 2 + ln], ps)) for ln, ps, tgt in hits]
+        destroyed: list[tuple[int, int]] = []
+        for ln, ps, tgt, vb in victims:
+            VL = lanes[q * 2 + ln]
+            cr = VL[ps]
+            vc = cr[C_CARD]
+            if from_inc and vb & INDESTRUCTIBLE:
+                if rec:
+                    self._emit(EventKind.ABSORBED, "R6.5", player=q, card=CARD_IDS[vc], detail="Indestructible")
+                continue
+            if amount <= 0:
+                continue
+            if vb & PROTECTION and not cr[C_PROTECTED] and (tgt or prot_any):
+                VL[ps] = (vc, cr[1], cr[2], True, cr[4], cr[5])
+                if rec:
+                    self._emit(
+                        EventKind.ABSORBED, "R6.4" if tgt else "R6.4b", player=q, card=CARD_IDS[vc],
+                        detail="Protection",
+                    )
+                continue
+            dmg = cr[C_DAMAGE] + amount
+            VL[ps] = (vc, dmg, cr[2], cr[3], cr[4], cr[5])
+            if rec:
+                role = "target" if tgt else ("Splash" if ln != lane else "Perforation")
+                self._emit(
+                    EventKind.DAMAGED,
+                    "R3.8" if tgt else ("R6.1" if ln != lane else "R6.2"),
+                    player=q,
+                    card=CARD_IDS[vc],
+                    amount=amount,
+                    detail=f"{role}, {dmg}/{HEALTH[vc]}",
+                )
+            if dmg >= HEALTH[vc]:
+                destroyed.append((ln, ps))
+        if not destroyed:
+            return []
+        cards = [lanes[q * 2 + ln][ps][C_CARD] for ln, ps in destroyed]
+        for ln, ps in sorted(destroyed, key=lambda t: -t[1]):
+            del lanes[q * 2 + ln][ps]
+        if rec:
+            for vc in cards:
+                self._emit(EventKind.DESTROYED, "R3.8", player=q, card=CARD_IDS[vc])
+        return cards
+
+    def _return_destroyed(self, q: int, cards: list[int]) -> bool:
+        """Return destroyed creatures (R3.8); True if their owner must first choose the order (R3.9)."""
+        if not cards:
+            return False
+        if self._solo and q == 1:
+            self._discard.extend(cards)  # R7.5a: hit order
+            if self._record:
+                for vc in cards:
+                    self._emit(EventKind.DISCARDED, "R7.5a", player=1, card=CARD_IDS[vc], detail="destroyed")
+            return False
+        if len(cards) == 1:
+            self._hands[q].append(cards[0])
+            self._known[q] |= 1 << cards[0]
+            if self._record:
+                self._emit(EventKind.RETURNED, "R3.8", player=q, card=CARD_IDS[cards[0]])
+            return False
+        self._pending = (q, tuple(cards))
+        if self._record:
+            names = " ".join(CARD_IDS[c] for c in cards)
+            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names)
+        return True
+
+    def _do_order(self, action: int) -> None:
+        assert self._pending is not None
+        q, cards = self._pending
+        chosen = A.order_permutations(cards)[action - A.ORDER_BASE]
+        self._pending = None
+        self._hands[q].extend(chosen)
+        for c in chosen:
+            self._known[q] |= 1 << c
+        if self._record:
+            self._emit(
+                EventKind.ORDER_CHOSEN, "R3.9", player=q, detail=" then ".join(CARD_IDS[c] for c in chosen)
+            )
+        self._resume()
+
+    def _resume(self) -> None:
+        """Continue resolution after a return-order decision, where it paused."""
+        if self._cast_cont is not None:
+            p, c = self._cast_cont
+            self._cast_cont = None
+            self._finish_cast(p, c)
+        if self._chain is not None:
+            p, c = self._chain
+            self._chain = None
+            if not self._attack_chain(p, c) or self._stage == OVER:
+                return
+        if self._solo and self._active == 1:
+            self._automaton_continue()
+        elif self._ending:
+            self._run_activations()
+
+    # ------------------------------------------------------------------ damage to a player
+
+    def _damage_player(self, q: int, amount: int, by_attack: bool) -> None:
+        if self._solo and q == 1:
+            if by_attack and self._threat.defence == "minus_one":
+                amount = max(0, amount - 1)  # R8.2b
+            self._mill(amount)
+            return
+        if amount <= 0:
+            return
+        hand = self._hands[q]
+        fid = FORT if self._fort[q] else BASTION
+        i = hand.index(fid)
+        last = len(hand) - 1
+        j = min(i + amount, last)
+        del hand[i]
+        hand.insert(j, fid)
+        if self._record:
+            self._emit(EventKind.FORTRESS_MOVED, "R4.1", player=q, amount=j - i, detail=f"{amount} damage")
+        if j == last:
+            if fid == BASTION:
+                self._bastion_falls(q, "R4.2")
+            else:
+                self._game_over(1 - q, "R4.3", f"player {q}'s Fort reached the rightmost place")
+
+    def _game_over(self, winner: int, rule: str, reason: str) -> None:
+        self._winner = winner
+        self._winner_reason = reason
+        if self._stage != OVER:
+            self._over_phase = self._stage
+        self._stage = OVER
+        self._ending = False
+        if self._record:
+            self._emit(EventKind.GAME_OVER, rule, player=winner if winner != DRAW else None, detail=reason)
+
+    # ------------------------------------------------------------------ end of turn
+
+    def _end_turn(self) -> None:
+        for L in self._lanes:
+            for i in range(len(L)):
+                L[i] = (L[i][0], 0, False, False, False, 0)
+        self._ending = False
+        if self._record:
+            self._emit(EventKind.TURN_ENDED, "R3.10", player=self._active, amount=self._turn)
+        if self._solo and self._active == 1 and self._last_turn:
+            self._game_over(0, "R7.8", "the player survived the automaton's last turn")
+            return
+        if self._max_turns is not None and self._turn >= self._max_turns:
+            self._game_over(DRAW, "ruleset.max_turns", f"turn cap {self._max_turns} reached: draw")
+            return
+        self._turn += 1
+        self._active = 1 - self._active
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        p = self._active
+        if self._solo and p == 1:
+            self._automaton_turn()
+            return
+        self._stage = SUMMON
+        self._mana = len(self._hands[p])
+        if self._record:
+            self._emit(EventKind.TURN_STARTED, "R3.1", player=p, amount=self._turn, detail=f"{self._mana} mana")
+
+    # ------------------------------------------------------------------ the automaton (R7)
+
+    def _automaton_turn(self) -> None:
+        player_creatures = len(self._lanes[0]) + len(self._lanes[1])
+        self._mana = self._threat.base_mana + self._threat.extra_mana_per_creature * player_creatures
+        self._stage = SUMMON
+        self._last_turn = self._fort[1] and len(self._deck) <= 1
+        if self._record:
+            detail = f"{self._mana} mana" + (", last turn: deck empty above its Fort" if self._last_turn else "")
+            self._emit(EventKind.TURN_STARTED, "R7.2", player=1, amount=self._turn, detail=detail)
+        self._auto = (0, 0)
+        self._automaton_continue()
+
+    def _automaton_continue(self) -> None:
+        """The automaton's summoning loop (R7.3) and combat; resumable after a player's decision."""
+        rec = self._record
+        while self._auto is not None:
+            spent, slot = self._auto
+            if spent >= self._mana or len(self._deck) <= 1:
+                self._auto = None
+                break
+            c = self._deck.pop(0)
+            if rec:
+                self._emit(EventKind.REVEALED, "R7.3", player=1, card=CARD_IDS[c])
+            if len(self._deck) == 1 and not self._fort[1]:
+                self._rebuild_deck()  # R7.8a: before the revealed card resolves
+            if not IS_INCANTATION[c]:
+                lane = (slot & 1) ^ (1 if self._rotated else 0)
+                self._lanes[2 + lane].append((c, 0, True, False, False, 0))
+                self._auto = (spent + COST[c], slot + 1)
+                if rec:
+                    self._emit(EventKind.PLAYED, "R7.3", player=1, card=CARD_IDS[c], lane=LANE_NAMES[lane])
+                continue
+            slot += 1 if self._per_card else 0
+            if self._lanes[0]:
+                lane = 0
+            elif self._lanes[1]:
+                lane = 1
+            else:
+                self._discard.append(c)  # R7.4a: no target, no effect, no cost
+                self._auto = (spent, slot)
+                if rec:
+                    self._emit(EventKind.FIZZLED, "R7.4a", player=1, card=CARD_IDS[c])
+                continue
+            self._auto = (spent + COST[c], slot)
+            if rec:
+                self._emit(
+                    EventKind.CAST, "R7.4a", player=1, card=CARD_IDS[c], target_player=0,
+                    target_card=CARD_IDS[self._lanes[lane][0][C_CARD]], lane=LANE_NAMES[lane], position=0,
+                )
+            destroyed = self._hit(0, lane, 0, ATTACK[c], ABILITIES[c] | self._threat_bits, True)
+            if self._return_destroyed(0, destroyed):
+                self._cast_cont = (1, c)
+                return
+            self._finish_cast(1, c)
+        if self._stage == SUMMON:
+            self._stage = COMBAT
+        self._ending = True
+        self._run_activations()
+
+    def _mill(self, amount: int) -> None:
+        """Damage to the automaton: discard that many cards from its deck (R7.6)."""
+        if amount <= 0:
+            return
+        deck = self._deck
+        n = 0
+        while n < amount and len(deck) > 1:
+            c = deck.pop(0)
+            self._discard.append(c)
+            n += 1
+            if self._record:
+                self._emit(EventKind.DISCARDED, "R7.6", player=1, card=CARD_IDS[c], detail="damage")
+            if len(deck) == 1 and not self._fort[1]:
+                self._rebuild_deck()  # R7.7; the rest of the damage is lost (R7.6a)
+                break
+
+    def _rebuild_deck(self) -> None:
+        pile = self._discard[:]
+        self._shuffle(pile)
+        self._deck = [*pile, FORT]
+        self._discard = []
+        self._fort[1] = True
+        if self._record:
+            self._emit(EventKind.BASTION_FELL, "R7.7", player=1, detail="automaton's Bastion flipped to Fort")
+            self._emit(EventKind.DECK_REBUILT, "R7.7", player=1, amount=len(pile))
+
+    # ------------------------------------------------------------------ iteration helpers
+
+    def creatures(self) -> Iterator[tuple[int, int, int, Creature]]:
+        """Every creature in play as ``(player, lane, position, creature tuple)``."""
+        for idx, L in enumerate(self._lanes):
+            for i, cr in enumerate(L):
+                yield idx >> 1, idx & 1, i, cr
+
+    def __repr__(self) -> str:
+        from .position import dump_position_text
+
+        return f"<Game {dump_position_text(self)}>"
