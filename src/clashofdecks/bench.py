@@ -1,0 +1,123 @@
+"""Benchmarks as defined in ``engine.md`` ("Benchmark definitions"), measured on one core.
+
+Every figure is a rate; the machine and Python version are reported beside them.  Nothing here is
+asserted in tests: ``clash bench`` prints, ``docs/performance.md`` records.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from .rules import Game
+
+
+@dataclass
+class BenchResult:
+    games_per_s_events_off: float = 0.0
+    games_per_s_events_on: float = 0.0
+    actions_per_s: float = 0.0
+    actions_per_game: float = 0.0
+    turns_per_game: float = 0.0
+    clones_per_s: float = 0.0
+    clone_us: float = 0.0
+    apply_undo_pairs_per_s: float = 0.0
+    apply_undo_us: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+    machine: str = field(default_factory=lambda: f"{platform.machine()} {platform.processor() or ''}".strip())
+    python: str = field(default_factory=platform.python_version)
+    games: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def random_game(seed: int, rng: random.Random, record_events: bool) -> tuple[int, int]:
+    """Play one random duel game (every decision uniform among the legal actions)."""
+    game = Game.random_duel(seed, record_events=record_events)
+    actions = 0
+    while not game.is_over():
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+        actions += 1
+    return actions, game.turn
+
+
+def _time_games(n: int, record_events: bool, seed: int) -> tuple[float, int, int]:
+    rng = random.Random(seed)
+    actions = turns = 0
+    start = time.perf_counter()
+    for i in range(n):
+        a, t = random_game(seed + i, rng, record_events)
+        actions += a
+        turns += t
+    return time.perf_counter() - start, actions, turns
+
+
+def _action_lines(n: int, seed: int) -> list[tuple[int, list[int]]]:
+    rng = random.Random(seed)
+    lines = []
+    for i in range(n):
+        game = Game.random_duel(seed + i, record_events=False)
+        line: list[int] = []
+        while not game.is_over():
+            legal = game.legal_actions()
+            a = legal[rng.randrange(len(legal))]
+            game.apply(a)
+            line.append(a)
+        lines.append((seed + i, line))
+    return lines
+
+
+def run_bench(games: int = 2000, seed: int = 1, progress: Callable[[str], None] | None = None) -> BenchResult:
+    """Measure the engine's figures over ``games`` random duel games."""
+    say = progress or (lambda _msg: None)
+    res = BenchResult(games=games)
+    say("random games, events off")
+    dt, actions, turns = _time_games(games, False, seed)
+    res.games_per_s_events_off = games / dt
+    res.actions_per_s = actions / dt
+    res.actions_per_game = actions / games
+    res.turns_per_game = turns / games
+    say("random games, events on")
+    dt, _, _ = _time_games(max(1, games // 2), True, seed)
+    res.games_per_s_events_on = max(1, games // 2) / dt
+
+    say("apply+undo")
+    lines = _action_lines(max(1, games // 4), seed)
+    count = sum(len(line) for _, line in lines)
+    start = time.perf_counter()
+    for s, line in lines:
+        g = Game.random_duel(s, record_events=False)
+        for a in line:
+            g.apply(a)
+            g.undo()
+            g.apply(a)
+    t_triple = time.perf_counter() - start
+    start = time.perf_counter()
+    for s, line in lines:
+        g = Game.random_duel(s, record_events=False)
+        for a in line:
+            g.apply(a)
+    t_single = time.perf_counter() - start
+    pair = max(t_triple - t_single, 1e-12) / count
+    res.apply_undo_us = pair * 1e6
+    res.apply_undo_pairs_per_s = 1 / pair
+
+    say("clone")
+    clones = 0
+    start = time.perf_counter()
+    for s, line in lines:
+        g = Game.random_duel(s, record_events=False)
+        for a in line:
+            g.apply(a)
+            g.clone()
+            clones += 1
+    t_clone = time.perf_counter() - start
+    per_clone = max(t_clone - t_single, 1e-12) / clones
+    res.clone_us = per_clone * 1e6
+    res.clones_per_s = 1 / per_clone
+    return res

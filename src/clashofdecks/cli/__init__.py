@@ -1,0 +1,28 @@
+"""The ``clash`` command line: one Click group; each command lives in its own module."""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="clash")
+def main() -> None:
+    """Clash of Decks: play, simulate, analyse and test the two-lane card game.
+
+    Start with `clash play` (a solo quick game against the automaton).
+    """
+
+
+def _register() -> None:
+    from .scenario_cmd import scenario
+
+    main.add_command(scenario)
+    from .bench_cmd import bench
+
+    main.add_command(bench)
+
+
+_register()

@@ -1,0 +1,36 @@
+"""``clash bench``: the engine's speed figures (definitions in engine.md / docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+
+@click.command()
+@click.option("--games", default=2000, show_default=True, help="Random duel games to measure over.")
+@click.option("--seed", default=1, show_default=True, help="Seed of the random games.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def bench(games: int, seed: int, as_json: bool) -> None:
+    """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
+    from ..bench import run_bench
+
+    console = Console(stderr=True)
+    res = run_bench(games=games, seed=seed, progress=None if as_json else lambda m: console.log(m))
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), indent=2))
+        return
+    table = Table(title=f"clash bench ({res.games} random duel games, Python {res.python}, {res.machine})")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_row("random games/s, events off", f"{res.games_per_s_events_off:,.0f}")
+    table.add_row("random games/s, events on", f"{res.games_per_s_events_on:,.0f}")
+    table.add_row("actions/s (events off)", f"{res.actions_per_s:,.0f}")
+    table.add_row("actions/game · turns/game", f"{res.actions_per_game:.1f} · {res.turns_per_game:.1f}")
+    table.add_row("clone()", f"{res.clone_us:.2f} µs ({res.clones_per_s:,.0f}/s)")
+    table.add_row("apply+undo pair", f"{res.apply_undo_us:.2f} µs ({res.apply_undo_pairs_per_s:,.0f}/s)")
+    for key, value in res.extra.items():
+        table.add_row(key, f"{value:,.0f}")
+    Console().print(table)
