@@ -23,6 +23,21 @@ def _register() -> None:
     from .bench_cmd import bench
 
     main.add_command(bench)
+    from .play_cmd import play
+
+    main.add_command(play)
+    from .replay_cmd import replay
+
+    main.add_command(replay)
+    from .simulate_cmd import simulate
+
+    main.add_command(simulate)
+    from .arena_cmd import arena
+
+    main.add_command(arena)
+    from .analyze_cmd import analyze
+
+    main.add_command(analyze)
 
 
 _register()

@@ -1,0 +1,14 @@
+"""``clash simulate``: placeholder until its implementation lands (owned by another engineer)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command()
+def simulate() -> None:
+    """(not implemented yet)"""
+    click.echo("clash simulate: not implemented yet", err=True)
+    sys.exit(2)
