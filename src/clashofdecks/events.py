@@ -7,10 +7,10 @@ one-line English sentence, and ``rule`` answers "why?".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class EventKind(str, Enum):
+class EventKind(StrEnum):
     TURN_STARTED = "turn_started"
     PHASE_CHANGED = "phase_changed"
     PLAYED = "played"
@@ -64,7 +64,8 @@ class Event:
         if k is EventKind.PLAYED:
             return f"{who} plays {self.card} into the {self.lane} lane"
         if k is EventKind.CAST:
-            return f"{who} casts {self.card} at {self.target_card} (P{self.target_player} {self.lane} {self.position})"
+            where = f"P{self.target_player} {self.lane} {self.position}"
+            return f"{who} casts {self.card} at {self.target_card} ({where})"
         if k is EventKind.FIZZLED:
             return f"{who}'s {self.card} has no target: no effect, no cost"
         if k is EventKind.REVEALED:

@@ -45,7 +45,9 @@ class Ruleset:
         if self.max_turns is not None and (
             not isinstance(self.max_turns, int) or isinstance(self.max_turns, bool) or self.max_turns < 1
         ):
-            raise InvalidPositionError(f"ruleset: max_turns must be a positive integer or null, not {self.max_turns!r}")
+            raise InvalidPositionError(
+                f"ruleset: max_turns must be a positive integer or null, not {self.max_turns!r}"
+            )
 
     @classmethod
     def from_dict(cls, data: Any) -> Ruleset:
@@ -54,7 +56,9 @@ class Ruleset:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise InvalidPositionError(f"ruleset: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+            raise InvalidPositionError(
+                f"ruleset: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})"
+            )
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,9 +107,7 @@ class Threat:
         if len(set(self.abilities)) != len(self.abilities):
             raise ThreatError("threat: an ability is listed twice")
         # Canonical order, so equal options compare and serialise equal.
-        object.__setattr__(
-            self, "abilities", tuple(a for a in THREAT_ABILITIES if a in self.abilities)
-        )
+        object.__setattr__(self, "abilities", tuple(a for a in THREAT_ABILITIES if a in self.abilities))
 
     def threat_points(self) -> int:
         """The threat points this configuration costs (R8.2)."""
@@ -131,7 +133,9 @@ class Threat:
             raise ThreatError(f"level must be 0 to 5, not {level!r}")
         points = self.threat_points()
         if points != level:
-            raise ThreatError(f"these options cost {points} threat points; level {level} needs exactly {level}")
+            raise ThreatError(
+                f"these options cost {points} threat points; level {level} needs exactly {level}"
+            )
 
     @classmethod
     def from_dict(cls, data: Any) -> Threat:

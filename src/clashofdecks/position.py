@@ -16,8 +16,25 @@ from .options import Ruleset, Threat
 from .rules import COMBAT, DRAW, OVER, SUMMON, Creature, Game
 
 CREATURE_FIELDS: Final = ("damage", "new", "protected", "activated", "sprint_bonus")
-_DEFAULTS: Final[dict[str, Any]] = {"damage": 0, "new": False, "protected": False, "activated": False, "sprint_bonus": 0}
-TOP_KEYS: Final = ("mode", "ruleset", "threat", "turn", "active", "phase", "mana", "winner", "players", "pending")
+_DEFAULTS: Final[dict[str, Any]] = {
+    "damage": 0,
+    "new": False,
+    "protected": False,
+    "activated": False,
+    "sprint_bonus": 0,
+}
+TOP_KEYS: Final = (
+    "mode",
+    "ruleset",
+    "threat",
+    "turn",
+    "active",
+    "phase",
+    "mana",
+    "winner",
+    "players",
+    "pending",
+)
 HIDDEN: Final = "?"
 
 
@@ -53,7 +70,9 @@ def dump_position(game: Game, *, expanded: bool = False) -> dict[str, Any]:
     phase = "combat" if game._stage == COMBAT else "summon"
     if game._stage == OVER:
         phase = "combat" if game._over_phase == COMBAT else "summon"
-    out.update({"turn": game._turn, "active": game._active, "phase": phase, "mana": game._mana, "winner": winner})
+    out.update(
+        {"turn": game._turn, "active": game._active, "phase": phase, "mana": game._mana, "winner": winner}
+    )
     players: list[dict[str, Any]] = []
     for p in (0, 1):
         lanes = {
@@ -125,7 +144,9 @@ def _creature(value: Any, where: str) -> Creature:
         raise _fail(where, f"{CARD_IDS[c]} is an incantation, not a creature")
     damage = _int(data.get("damage", 0), f"{where}.damage", 0)
     if damage >= HEALTH[c]:
-        raise _fail(where, f"{CARD_IDS[c]} has {damage} damage but only {HEALTH[c]} health (it would be destroyed)")
+        raise _fail(
+            where, f"{CARD_IDS[c]} has {damage} damage but only {HEALTH[c]} health (it would be destroyed)"
+        )
     flags = []
     for key in ("new", "protected", "activated"):
         v = data.get(key, False)
@@ -179,6 +200,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         raise InvalidPositionError("'threat' applies only to solo positions")
     threat = Threat.from_dict(data.get("threat", {})) if solo else Threat()
     game = Game(solo=solo, ruleset=ruleset, threat=threat, record_events=record_events)
+    game.meta.update({"mode": mode, "format": "position", "start_position": data})
     game._turn = _int(data.get("turn", 1), "turn", 1)
     game._active = _int(data["active"], "active", 0, 1)
     phase = data["phase"]
@@ -221,7 +243,9 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
                 raise _fail(where, "the automaton needs a 'deck' (top card first, its fortress card last)")
             deck = [_card(v, f"{where}.deck[{i}]", fortress=True) for i, v in enumerate(pl["deck"])]
             if not deck or deck[-1] < N_CARDS or any(c >= N_CARDS for c in deck[:-1]):
-                raise _fail(f"{where}.deck", "must end with its fortress card (BASTION or FORT) and hold it once")
+                raise _fail(
+                    f"{where}.deck", "must end with its fortress card (BASTION or FORT) and hold it once"
+                )
             game._fort[p] = deck[-1] == FORT
             game._deck = deck
             game._discard = [_card(v, f"{where}.discard[{i}]") for i, v in enumerate(pl.get("discard", []))]
@@ -236,7 +260,10 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
                 raise _fail(f"{where}.hand", f"must hold exactly one BASTION or FORT, found {len(forts)}")
             game._fort[p] = forts[0] == FORT
             if hand[-1] >= N_CARDS and winner is None:
-                raise _fail(f"{where}.hand", "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3)")
+                raise _fail(
+                    f"{where}.hand",
+                    "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3)",
+                )
             game._hands[p] = hand
             owned += [c for c in hand if c < N_CARDS]
         dupes = {CARD_IDS[c] for c in owned if owned.count(c) > 1}

@@ -104,9 +104,9 @@ class Game:
         "_hands",
         "_history",
         "_known",
+        "_lanes",
         "_last_turn",
         "_legal",
-        "_lanes",
         "_mana",
         "_max_turns",
         "_over_phase",
@@ -149,7 +149,7 @@ class Game:
         self._record = record_events
         self._events: list[Event] = []
         self._history: list[tuple[tuple[object, ...], int]] = []
-        self._legal: list[int] | None = None
+        self._legal: Sequence[int] | None = None
         self._stage = SUMMON
         self._turn = 1
         self._active = 0
@@ -193,6 +193,9 @@ class Game:
         for p in (0, 1):
             game._hands[p] = [BASTION, *(card_index(c) for c in hands[p])]
         game._mana = first_turn_mana
+        from .position import dump_position
+
+        game.meta.update({"mode": "duel", "format": "position", "start_position": dump_position(game)})
         return game
 
     @classmethod
@@ -370,18 +373,18 @@ class Game:
 
     # ------------------------------------------------------------------ legal actions
 
-    def legal_actions(self) -> list[int]:
+    def legal_actions(self) -> Sequence[int]:
         """The legal actions of :attr:`current_player`, as sorted integers (empty when over).
 
-        In the custom format's build stage the choices are too many to list; use
-        :meth:`legal_build_count` and :meth:`is_legal` there (this returns an empty list).
+        In the custom format's build stage this is a ``range`` over every 10-card deck (R2.5):
+        C(32, 10) integers, never materialised.  Do not mutate the returned sequence.
         """
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
         return legal
 
-    def _compute_legal(self) -> list[int]:
+    def _compute_legal(self) -> Sequence[int]:
         stage = self._stage
         if stage == OVER:
             return []
@@ -844,7 +847,9 @@ class Game:
             if not bits & BERSERK:
                 return not paused
             if rec:
-                self._emit(EventKind.ATTACKED, "R6.6", player=p, card=CARD_IDS[c], detail="berserk: attacks again")
+                self._emit(
+                    EventKind.ATTACKED, "R6.6", player=p, card=CARD_IDS[c], detail="berserk: attacks again"
+                )
             if paused:
                 self._chain = (p, c)
                 return False
@@ -871,7 +876,9 @@ class Game:
             vc = cr[C_CARD]
             if from_inc and vb & INDESTRUCTIBLE:
                 if rec:
-                    self._emit(EventKind.ABSORBED, "R6.5", player=q, card=CARD_IDS[vc], detail="Indestructible")
+                    self._emit(
+                        EventKind.ABSORBED, "R6.5", player=q, card=CARD_IDS[vc], detail="Indestructible"
+                    )
                 continue
             if amount <= 0:
                 continue
@@ -879,7 +886,10 @@ class Game:
                 VL[ps] = (vc, cr[1], cr[2], True, cr[4], cr[5])
                 if rec:
                     self._emit(
-                        EventKind.ABSORBED, "R6.4" if tgt else "R6.4b", player=q, card=CARD_IDS[vc],
+                        EventKind.ABSORBED,
+                        "R6.4" if tgt else "R6.4b",
+                        player=q,
+                        card=CARD_IDS[vc],
                         detail="Protection",
                     )
                 continue
@@ -1021,7 +1031,9 @@ class Game:
         self._stage = SUMMON
         self._mana = len(self._hands[p])
         if self._record:
-            self._emit(EventKind.TURN_STARTED, "R3.1", player=p, amount=self._turn, detail=f"{self._mana} mana")
+            self._emit(
+                EventKind.TURN_STARTED, "R3.1", player=p, amount=self._turn, detail=f"{self._mana} mana"
+            )
 
     # ------------------------------------------------------------------ the automaton (R7)
 
@@ -1031,7 +1043,9 @@ class Game:
         self._stage = SUMMON
         self._last_turn = self._fort[1] and len(self._deck) <= 1
         if self._record:
-            detail = f"{self._mana} mana" + (", last turn: deck empty above its Fort" if self._last_turn else "")
+            detail = f"{self._mana} mana" + (
+                ", last turn: deck empty above its Fort" if self._last_turn else ""
+            )
             self._emit(EventKind.TURN_STARTED, "R7.2", player=1, amount=self._turn, detail=detail)
         self._auto = (0, 0)
         self._automaton_continue()
@@ -1070,8 +1084,14 @@ class Game:
             self._auto = (spent + COST[c], slot)
             if rec:
                 self._emit(
-                    EventKind.CAST, "R7.4a", player=1, card=CARD_IDS[c], target_player=0,
-                    target_card=CARD_IDS[self._lanes[lane][0][C_CARD]], lane=LANE_NAMES[lane], position=0,
+                    EventKind.CAST,
+                    "R7.4a",
+                    player=1,
+                    card=CARD_IDS[c],
+                    target_player=0,
+                    target_card=CARD_IDS[self._lanes[lane][0][C_CARD]],
+                    lane=LANE_NAMES[lane],
+                    position=0,
                 )
             destroyed = self._hit(0, lane, 0, ATTACK[c], ABILITIES[c] | self._threat_bits, True)
             if self._return_destroyed(0, destroyed):

@@ -53,7 +53,10 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
         if not isinstance(actual, list):
             return f"{where}: expected a list, got {json.dumps(actual)}"
         if len(expected) != len(actual):
-            return f"{where}: expected {len(expected)} items {json.dumps(expected)}, got {len(actual)} {json.dumps(actual)}"
+            return (
+                f"{where}: expected {len(expected)} items {json.dumps(expected)}, "
+                f"got {len(actual)} {json.dumps(actual)}"
+            )
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
             diff = first_difference(e, a, f"{path}[{i}]")
             if diff:
@@ -112,7 +115,9 @@ def run_scenario(data: Any, path: str | None = None) -> ScenarioResult:
             if dump_position(game) != before or game._snapshot() != snapshot:
                 return ScenarioResult(name, False, "the refused action changed the game", rules, path)
             return ScenarioResult(name, True, "", rules, path)
-        return ScenarioResult(name, False, f"{data['illegal']!r} was accepted but should be illegal", rules, path)
+        return ScenarioResult(
+            name, False, f"{data['illegal']!r} was accepted but should be illegal", rules, path
+        )
     diff = first_difference(data["expect"], dump_position(game, expanded=True))
     return ScenarioResult(name, diff is None, diff or "", rules, path)
 

@@ -1,14 +1,20 @@
 """The one small interface every player implements: baseline agents, search, the CLI's human.
 
 An agent sees the game through :meth:`Agent.act`, which must return one of
-``game.legal_actions()`` for ``game.current_player``.  Fair agents read only what R9 allows:
-:func:`clashofdecks.position.view` / :func:`clashofdecks.position.sample_determinization`.
+``game.legal_actions()`` for ``game.current_player`` (or, in the custom format's build stage,
+where that list is empty, an action for which ``game.is_legal`` holds).  Fair agents read only
+what R9 allows: :func:`clashofdecks.position.view` /
+:func:`clashofdecks.position.sample_determinization`.
+
+The life cycle is: construct (``make_agent(name, seed)``), :meth:`Agent.reset` before each game
+with that game's seed, then :meth:`Agent.act` whenever it is the agent's decision.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from ..errors import ClashError
 from ..rules import Game
 
 
@@ -23,3 +29,16 @@ class Agent(ABC):
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
         """Called before each game; seeded agents reseed here."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class NoDecisionError(ClashError):
+    """An agent was asked to act where there is no decision (the game is over)."""
+
+
+def no_decision_error(game: Game, who: str) -> NoDecisionError:
+    """The error an agent raises when asked to act in a game that has no decision to make."""
+    state = "the game is over" if game.is_over() else f"no legal action in phase {game.phase}"
+    return NoDecisionError(f"agent {who!r} was asked to act, but {state}")

@@ -1,0 +1,204 @@
+"""Game records: everything needed to replay a game exactly, as a small JSON document.
+
+Format (``docs/formats.md``, "Game records")::
+
+    {"record_version": 1, "mode": "duel", "format": "draft", "seed": 7,
+     "ruleset": {...}, "threat": {...},            # threat only in solo
+     "position": {...},                            # only when format is "position"
+     "players": ["greedy", "random"],              # by seat: players[0] started the game
+     "actions": ["pick GRRR", "pick OGRE", ...],   # every decision, in order, as text
+     "result": {"winner": 0, "reason": "...", "turns": 14}}
+
+``format`` is ``precon``, ``draft`` or ``custom`` (started with :func:`clashofdecks.formats.new_game`
+from ``seed``), ``random`` (the benchmark deal :meth:`Game.random_duel` from ``seed``) or
+``position`` (started from the stored ``position``).  Replaying reproduces every position and the
+result; :func:`replay` checks the stored result.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ClashError, RecordError
+from .formats import new_game
+from .options import Ruleset, Threat
+from .position import load_position
+from .rules import Game
+
+RECORD_VERSION = 1
+_KEYS = {
+    "record_version",
+    "mode",
+    "format",
+    "seed",
+    "ruleset",
+    "threat",
+    "position",
+    "players",
+    "actions",
+    "result",
+}
+
+
+@dataclass
+class GameRecord:
+    mode: str
+    format: str
+    seed: int | None
+    ruleset: Ruleset
+    threat: Threat | None = None
+    position: dict[str, Any] | None = None
+    players: list[str] = field(default_factory=lambda: ["player 0", "player 1"])
+    actions: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "record_version": RECORD_VERSION,
+            "mode": self.mode,
+            "format": self.format,
+            "seed": self.seed,
+            "ruleset": self.ruleset.to_dict(),
+        }
+        if self.threat is not None:
+            out["threat"] = self.threat.to_dict()
+        if self.position is not None:
+            out["position"] = self.position
+        out.update({"players": list(self.players), "actions": list(self.actions), "result": self.result})
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameRecord:
+        if not isinstance(data, dict):
+            raise RecordError("a game record must be a JSON object")
+        unknown = sorted(set(data) - _KEYS)
+        if unknown:
+            raise RecordError(f"unknown key {unknown[0]!r} in game record")
+        if data.get("record_version") != RECORD_VERSION:
+            raise RecordError(
+                f"unsupported record_version {data.get('record_version')!r} (expected {RECORD_VERSION})"
+            )
+        for key in ("mode", "format", "actions"):
+            if key not in data:
+                raise RecordError(f"game record is missing {key!r}")
+        if data["format"] not in ("precon", "draft", "custom", "random", "position"):
+            raise RecordError(f"unknown format {data['format']!r} in game record")
+        if data["format"] == "position" and not isinstance(data.get("position"), dict):
+            raise RecordError("a record of format 'position' needs its starting 'position'")
+        if data["format"] != "position" and not isinstance(data.get("seed"), int):
+            raise RecordError("a record needs an integer 'seed' to replay its format")
+        actions = data["actions"]
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            raise RecordError("'actions' must be a list of action strings")
+        try:
+            ruleset = Ruleset.from_dict(data.get("ruleset", {}))
+            threat = Threat.from_dict(data["threat"]) if "threat" in data else None
+        except ClashError as exc:
+            raise RecordError(str(exc)) from None
+        players = data.get("players", ["player 0", "player 1"])
+        if not isinstance(players, list) or len(players) != 2 or not all(isinstance(p, str) for p in players):
+            raise RecordError("'players' must be a list of two names")
+        return cls(
+            mode=data["mode"],
+            format=data["format"],
+            seed=data.get("seed"),
+            ruleset=ruleset,
+            threat=threat,
+            position=data.get("position"),
+            players=players,
+            actions=list(actions),
+            result=data.get("result"),
+        )
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(
+            json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path} is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def start_game(record: GameRecord, *, record_events: bool = True) -> Game:
+    """The game as it was before the record's first action."""
+    try:
+        if record.format == "position":
+            assert record.position is not None
+            return load_position(record.position, record_events=record_events)
+        assert record.seed is not None
+        if record.format == "random":
+            return Game.random_duel(record.seed, ruleset=record.ruleset, record_events=record_events)
+        return new_game(
+            mode=record.mode,
+            format=record.format,
+            seed=record.seed,
+            ruleset=record.ruleset,
+            threat=record.threat,
+            record_events=record_events,
+        )
+    except ClashError as exc:
+        raise RecordError(f"cannot start the recorded game: {exc}") from None
+
+
+def _result(game: Game) -> dict[str, Any] | None:
+    outcome = game.outcome
+    if outcome is None:
+        return None
+    return {
+        "winner": "draw" if outcome.winner is None else outcome.winner,
+        "reason": outcome.reason,
+        "turns": game.turn,
+    }
+
+
+def replay(record: GameRecord, *, record_events: bool = False, check_result: bool = True) -> Game:
+    """Replay every action (raising :class:`RecordError` at the first refused one) and check the result."""
+    game = start_game(record, record_events=record_events)
+    for i, text in enumerate(record.actions):
+        try:
+            game.apply_text(text)
+        except ClashError as exc:
+            raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
+    if check_result and record.result is not None:
+        got = _result(game)
+        if got is None or got["winner"] != record.result.get("winner"):
+            raise RecordError(f"the replay ends with {got}, but the record says {record.result}")
+    return game
+
+
+def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
+    """The record of ``game`` so far (its undo history), for a game started by :func:`new_game`,
+    :meth:`Game.random_duel`, :meth:`Game.from_hands` or :func:`load_position`."""
+    meta = game.meta
+    fmt = str(meta.get("format", "position"))
+    seed = meta.get("seed")
+    position = meta.get("start_position")
+    if fmt == "position" and not isinstance(position, dict):
+        raise RecordError("this game has no known start (create it with new_game, random_duel or a position)")
+    record = GameRecord(
+        mode="solo" if game.is_solo else "duel",
+        format=fmt,
+        seed=seed if isinstance(seed, int) else None,
+        ruleset=game.ruleset,
+        threat=game.threat if game.is_solo else None,
+        position=position if fmt == "position" else None,  # type: ignore[arg-type]
+        players=list(players) if players else ["player 0", "player 1"],
+    )
+    start = start_game(record, record_events=False)
+    texts: list[str] = []
+    for action in game.history:
+        texts.append(start.action_text(action))
+        start.apply(action)
+    record.actions = texts
+    record.result = _result(game)
+    return record
