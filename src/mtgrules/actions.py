@@ -14,7 +14,9 @@ from enum import StrEnum
 
 class DecisionKind(StrEnum):
     PRIORITY = "priority"  # pass, cast a spell, activate a mana ability, take a special action (unlock)
-    DECLARE_ATTACKERS = "declare_attackers"  # active player: attackers, attack targets, bands (508.1, 702.22c)
+    DECLARE_ATTACKERS = (
+        "declare_attackers"  # active player: attackers, attack targets, bands (508.1, 702.22c)
+    )
     DECLARE_BLOCKERS = "declare_blockers"  # defending player (509.1)
     ASSIGN_COMBAT_DAMAGE = "assign_combat_damage"  # 510.1, with 702.22j-k deciding who assigns
     CHOOSE_TARGETS = "choose_targets"  # targets of a triggered ability being put on the stack (603.3d)
@@ -33,7 +35,12 @@ class Decision:
     options: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": self.kind.value, "player": self.player, "prompt": self.prompt, "options": list(self.options)}
+        return {
+            "kind": self.kind.value,
+            "player": self.player,
+            "prompt": self.prompt,
+            "options": list(self.options),
+        }
 
 
 @dataclass(frozen=True)

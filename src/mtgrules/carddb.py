@@ -59,7 +59,9 @@ def _creature(
 
 
 def _spell(name: str, cost: str, kind: CardType, effect: Effect, text: str) -> CardDef:
-    face = Face(name=name, mana_cost=ManaCost.parse(cost), types=frozenset({kind}), spell_effect=effect, text=text)
+    face = Face(
+        name=name, mana_cost=ManaCost.parse(cost), types=frozenset({kind}), spell_effect=effect, text=text
+    )
     return CardDef((face,), test_card=True)
 
 
@@ -77,8 +79,8 @@ def _land(name: str, color: str) -> CardDef:
 
 
 _ROOM_REMINDER = (
-    "(You may cast either half. That door unlocks on the battlefield. As a sorcery, you may pay the mana cost "
-    "of a locked door to unlock it.)"
+    "(You may cast either half. That door unlocks on the battlefield. As a sorcery, you may pay the mana "
+    "cost of a locked door to unlock it.)"
 )
 
 
@@ -114,8 +116,11 @@ DEFILED_CRYPT_CADAVER_LAB = CardDef(
             (
                 TriggeredAbility(
                     Trigger.UNLOCK_THIS_DOOR,
-                    Effect(EffectKind.GRAVEYARD_TO_HAND, TargetSpec(TargetKind.CREATURE_CARD_IN_YOUR_GRAVEYARD)),
-                    "When you unlock this door, return target creature card from your graveyard to your hand.",
+                    Effect(
+                        EffectKind.GRAVEYARD_TO_HAND, TargetSpec(TargetKind.CREATURE_CARD_IN_YOUR_GRAVEYARD)
+                    ),
+                    "When you unlock this door, return target creature card from your graveyard to your "
+                    "hand.",
                 ),
             ),
         ),
@@ -214,7 +219,9 @@ CARDS: dict[str, CardDef] = {
     "Test Grunt": _creature("Test Grunt", "{1}{R}", 2, 2, ("Human", "Warrior"), test=True),
     "Test Brute": _creature("Test Brute", "{3}{R}", 4, 4, ("Ogre",), test=True),
     "Test Giant": _creature("Test Giant", "{4}{G}", 5, 5, ("Giant",), test=True),
-    "Test Trampling Giant": _creature("Test Trampling Giant", "{4}{G}", 5, 5, ("Giant",), (K.TRAMPLE,), test=True),
+    "Test Trampling Giant": _creature(
+        "Test Trampling Giant", "{4}{G}", 5, 5, ("Giant",), (K.TRAMPLE,), test=True
+    ),
     "Test Trampling Behemoth": _creature(
         "Test Trampling Behemoth", "{4}{G}{G}", 6, 6, ("Beast",), (K.TRAMPLE,), test=True
     ),

@@ -1,0 +1,1609 @@
+"""The game: state, turn structure, priority, the stack, combat and Rooms.
+
+Use :class:`Game` to set a position up (:meth:`Game.add_card`, :meth:`Game.add_mana`, :meth:`Game.start`)
+and then play it with :meth:`Game.apply`, one explicit decision at a time; :attr:`Game.pending` says which
+decision the game waits for and from whom. Every action is verified completely before anything changes:
+an illegal one raises a :class:`~mtgrules.errors.RulesError` subclass and the state is untouched
+(:meth:`Game.snapshot` before and after is equal).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from mtgrules.actions import (
+    Action,
+    AssignCombatDamage,
+    CastSpell,
+    ChooseCard,
+    ChooseDoor,
+    ChooseName,
+    ChooseTargets,
+    Decision,
+    DecisionKind,
+    DeclareAttackers,
+    DeclareBlockers,
+    PassPriority,
+    TapForMana,
+    Unlock,
+)
+from mtgrules.carddb import CARDS, HORROR_TOKEN, card_by_name
+from mtgrules.cards import (
+    LANDWALK,
+    CardDef,
+    CardType,
+    Characteristics,
+    Door,
+    Effect,
+    EffectKind,
+    Keyword,
+    TargetKind,
+    TargetSpec,
+    Trigger,
+    TriggeredAbility,
+    characteristics,
+)
+from mtgrules.combat import CombatState, DamageSource, check_bands, group_triggers_banding_rule
+from mtgrules.errors import (
+    GameOverError,
+    IllegalAttackError,
+    IllegalBlockError,
+    IllegalCastError,
+    IllegalChoiceError,
+    IllegalDamageAssignmentError,
+    IllegalTargetError,
+    IllegalUnlockError,
+    NotYourDecisionError,
+    RulesError,
+    TimingError,
+    UnknownObjectError,
+    WrongDecisionError,
+)
+from mtgrules.events import Event
+from mtgrules.mana import ManaPool, parse_mana
+
+
+class Step(StrEnum):
+    """Steps of a turn, in order (500.1). Main phases have no steps; they are listed as steps here."""
+
+    UNTAP = "untap"
+    UPKEEP = "upkeep"
+    DRAW = "draw"
+    MAIN1 = "main1"
+    BEGIN_COMBAT = "begin_combat"
+    DECLARE_ATTACKERS = "declare_attackers"
+    DECLARE_BLOCKERS = "declare_blockers"
+    FIRST_STRIKE_DAMAGE = "first_strike_damage"
+    COMBAT_DAMAGE = "combat_damage"
+    END_COMBAT = "end_combat"
+    MAIN2 = "main2"
+    END = "end"
+    CLEANUP = "cleanup"
+
+
+STEP_ORDER: tuple[Step, ...] = tuple(Step)
+MAIN_PHASES = frozenset({Step.MAIN1, Step.MAIN2})
+START_STEPS = frozenset(
+    {Step.UPKEEP, Step.DRAW, Step.MAIN1, Step.BEGIN_COMBAT, Step.DECLARE_ATTACKERS, Step.MAIN2, Step.END}
+)
+
+
+class Zone(StrEnum):
+    LIBRARY = "library"
+    HAND = "hand"
+    BATTLEFIELD = "battlefield"
+    GRAVEYARD = "graveyard"
+    STACK = "stack"
+    EXILE = "exile"
+
+
+@dataclass
+class GameObject:
+    """A card, or a token. Its id is stable across zones (rule 400.7's "new object" is tracked by the
+    zone-change counter and by a fresh :class:`Permanent` each time it enters the battlefield)."""
+
+    id: str
+    card: CardDef
+    owner: str
+    is_token: bool = False
+
+
+@dataclass
+class Permanent:
+    id: str
+    controller: str
+    instance: int  # a new object each time it enters the battlefield
+    tapped: bool = False
+    damage: int = 0
+    sick: bool = False  # not continuously controlled since its controller's most recent turn began
+    unlocked: set[Door] = field(default_factory=set)
+    loses_banding: bool = False  # "loses banding until end of turn" (702.22b)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "controller": self.controller,
+            "instance": self.instance,
+            "tapped": self.tapped,
+            "damage": self.damage,
+            "sick": self.sick,
+            "unlocked": sorted(d.value for d in self.unlocked),
+            "loses_banding": self.loses_banding,
+        }
+
+
+@dataclass
+class StackItem:
+    """A spell (from a card or a copy) or a triggered ability on the stack."""
+
+    id: str
+    controller: str
+    is_spell: bool
+    card: CardDef | None  # the spell's card (or copied card); None for abilities
+    door: Door | None = None  # the cast Room half (709.3)
+    is_copy: bool = False
+    effect: Effect | None = None
+    targets: tuple[tuple[str, int], ...] = ()  # (object id, zone-change count when targeted)
+    source: str | None = None  # an ability's source
+    text: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "controller": self.controller,
+            "spell": self.is_spell,
+            "card": None if self.card is None else self.card.name,
+            "door": None if self.door is None else self.door.value,
+            "copy": self.is_copy,
+            "targets": [t for t, _ in self.targets],
+            "source": self.source,
+            "text": self.text,
+        }
+
+
+@dataclass
+class Player:
+    name: str
+    life: int = 20
+    pool: ManaPool = field(default_factory=ManaPool)
+    library: list[str] = field(default_factory=list)  # index 0 is the top
+    hand: list[str] = field(default_factory=list)
+    graveyard: list[str] = field(default_factory=list)
+    drew_from_empty_library: bool = False
+    lost: bool = False
+
+
+@dataclass
+class PendingTrigger:
+    controller: str
+    source: str
+    source_name: str
+    ability: TriggeredAbility
+
+
+@dataclass
+class DamagePlan:
+    sources: list[DamageSource]
+    assigners: list[str]  # players still to announce, in order (510.1: active player first)
+    assigned: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def _door(value: str) -> Door:
+    try:
+        return Door(value)
+    except ValueError:
+        raise IllegalCastError(f"unknown door {value!r}: a Room's doors are 'left' and 'right'") from None
+
+
+class Game:
+    """A two-player game position and its rules engine."""
+
+    def __init__(self, players: Iterable[str] = ("A", "B"), *, life: int = 20) -> None:
+        names = list(players)
+        if len(names) != 2 or len(set(names)) != 2:
+            raise ValueError("exactly two distinct players are supported (multiplayer is out of scope)")
+        self.players: dict[str, Player] = {n: Player(n, life) for n in names}
+        self.order: tuple[str, ...] = tuple(names)
+        self.objects: dict[str, GameObject] = {}
+        self.zcc: dict[str, int] = {}
+        self.battlefield: list[str] = []
+        self.permanents: dict[str, Permanent] = {}
+        self.exile: list[str] = []
+        self.stack: list[StackItem] = []
+        self.events: list[Event] = []
+        self.turn = 1
+        self.active = names[0]
+        self.step = Step.MAIN1
+        self.started = False
+        self.priority: str | None = None
+        self.passes = 0
+        self.combat: CombatState | None = None
+        self.game_over = False
+        self._decision: Decision | None = None
+        self._priority_next: str | None = None
+        self._trigger_events: list[Event] = []
+        self._waiting: list[PendingTrigger] = []
+        self._choosing: PendingTrigger | None = None
+        self._resolving: StackItem | None = None
+        self._plan: DamagePlan | None = None
+        self._once_per_turn: set[tuple[str, int, int]] = set()
+        self._instances = 0
+        self._counters: Counter[str] = Counter()
+
+    # ------------------------------------------------------------------ setup
+
+    def add_card(
+        self,
+        obj_id: str,
+        name: str,
+        owner: str,
+        zone: Zone | str,
+        *,
+        controller: str | None = None,
+        tapped: bool = False,
+        sick: bool = False,
+        damage: int = 0,
+        unlocked: Iterable[str] = (),
+        token: bool = False,
+    ) -> None:
+        """Put a card (or a token, on the battlefield) into the position. Setup only: no events, no
+        triggers. Raises :class:`ValueError` for an inconsistent setup."""
+        zone = Zone(zone)
+        if obj_id in self.objects or obj_id in self.order:
+            raise ValueError(f"duplicate object id {obj_id!r}")
+        if owner not in self.players:
+            raise ValueError(f"unknown owner {owner!r}")
+        try:
+            card = card_by_name(name)
+        except KeyError:
+            raise ValueError(f"unknown card {name!r}") from None
+        doors = {Door(d) for d in unlocked}
+        if zone is Zone.STACK:
+            raise ValueError("cards cannot be set up on the stack; cast them")
+        if zone is not Zone.BATTLEFIELD and (tapped or sick or damage or doors or controller or token):
+            raise ValueError(f"{obj_id}: tapped/sick/damage/unlocked/controller/token need zone battlefield")
+        if doors and not card.is_room:
+            raise ValueError(f"{obj_id}: only a Room has doors to unlock")
+        self.objects[obj_id] = GameObject(obj_id, card, owner, token)
+        self.zcc[obj_id] = 0
+        p = self.players[owner]
+        if zone is Zone.BATTLEFIELD:
+            ctrl = controller or owner
+            if ctrl not in self.players:
+                raise ValueError(f"unknown controller {ctrl!r}")
+            self._instances += 1
+            self.permanents[obj_id] = Permanent(obj_id, ctrl, self._instances, tapped, damage, sick, doors)
+            self.battlefield.append(obj_id)
+        elif zone is Zone.LIBRARY:
+            p.library.append(obj_id)
+        elif zone is Zone.HAND:
+            p.hand.append(obj_id)
+        elif zone is Zone.GRAVEYARD:
+            p.graveyard.append(obj_id)
+        else:
+            self.exile.append(obj_id)
+
+    def add_mana(self, player: str, mana: str) -> None:
+        """Setup: put mana (e.g. ``"{B}{B}{C}"``) into a player's pool."""
+        for sym, n in parse_mana(mana).items():
+            self.players[player].pool.add(sym, n)
+
+    def start(self, *, active: str | None = None, step: Step | str = Step.MAIN1, turn: int = 1) -> None:
+        """Begin play at the start of ``step`` of turn ``turn`` with ``active`` the active player."""
+        step = Step(step)
+        if self.started:
+            raise ValueError("the game has already started")
+        if step not in START_STEPS:
+            raise ValueError(f"cannot start in step {step.value}; start in one of {sorted(START_STEPS)}")
+        self.active = active or self.order[0]
+        if self.active not in self.players:
+            raise ValueError(f"unknown active player {self.active!r}")
+        self.turn = turn
+        self.started = True
+        self._enter_step(step, keep_pools=True)
+
+    # ------------------------------------------------------------------ queries
+
+    def opponent(self, player: str) -> str:
+        return self.order[1] if player == self.order[0] else self.order[0]
+
+    @property
+    def pending(self) -> Decision | None:
+        """The decision the game waits for, or None if the game is over."""
+        if self.game_over or not self.started:
+            return None
+        if self._decision is not None:
+            return self._decision
+        if self.priority is not None:
+            return Decision(DecisionKind.PRIORITY, self.priority, f"{self.priority} has priority")
+        return None
+
+    def life(self, player: str) -> int:
+        return self.players[player].life
+
+    def zone_of(self, obj_id: str) -> Zone | None:
+        """The zone an object is in, or None if it does not exist (any more)."""
+        if obj_id in self.permanents:
+            return Zone.BATTLEFIELD
+        if any(item.id == obj_id for item in self.stack):
+            return Zone.STACK
+        for p in self.players.values():
+            if obj_id in p.hand:
+                return Zone.HAND
+            if obj_id in p.library:
+                return Zone.LIBRARY
+            if obj_id in p.graveyard:
+                return Zone.GRAVEYARD
+        if obj_id in self.exile:
+            return Zone.EXILE
+        return None
+
+    def card_locations(self) -> Counter[str]:
+        """How many zones hold each card (tokens and copies excluded). Always 1 for every card."""
+        found: Counter[str] = Counter()
+        seq: list[str] = list(self.battlefield) + list(self.exile)
+        seq += [i.id for i in self.stack if i.is_spell and not i.is_copy]
+        for p in self.players.values():
+            seq += p.library + p.hand + p.graveyard
+        for obj_id in seq:
+            if obj_id in self.objects and not self.objects[obj_id].is_token:
+                found[obj_id] += 1
+        for obj_id, obj in self.objects.items():
+            if not obj.is_token:
+                found[obj_id] += 0
+        return found
+
+    def permanent(self, obj_id: str) -> Permanent:
+        try:
+            return self.permanents[obj_id]
+        except KeyError:
+            raise UnknownObjectError(f"{obj_id!r} is not a permanent on the battlefield") from None
+
+    def controller_of(self, obj_id: str) -> str:
+        if obj_id in self.permanents:
+            return self.permanents[obj_id].controller
+        for item in self.stack:
+            if item.id == obj_id:
+                return item.controller
+        return self.objects[obj_id].owner
+
+    def stack_item(self, obj_id: str) -> StackItem | None:
+        for item in self.stack:
+            if item.id == obj_id:
+                return item
+        return None
+
+    def characteristics(self, obj_id: str) -> Characteristics:
+        """Characteristics of a card, token, permanent or spell in its current zone (709.3b, 709.4, 709.5)."""
+        if obj_id in self.permanents:
+            perm = self.permanents[obj_id]
+            card = self.objects[obj_id].card
+            doors = tuple(d for d in (Door.LEFT, Door.RIGHT) if d in perm.unlocked) if card.is_room else None
+            return characteristics(card, doors, loses_banding=perm.loses_banding)
+        item = self.stack_item(obj_id)
+        if item is not None:
+            if item.card is None:
+                raise UnknownObjectError(f"{obj_id!r} is an ability, which has no characteristics here")
+            return characteristics(item.card, None if item.door is None else (item.door,))
+        if obj_id in self.objects:
+            return characteristics(self.objects[obj_id].card, None)
+        raise UnknownObjectError(f"unknown object {obj_id!r}")
+
+    def name_of(self, obj_id: str) -> str:
+        if obj_id in self.order:
+            return obj_id
+        if obj_id in self.objects or self.stack_item(obj_id) is not None:
+            try:
+                names = self.characteristics(obj_id).names
+            except UnknownObjectError:
+                names = ()
+            if names:
+                return " // ".join(names)
+        return obj_id
+
+    def has_name(self, obj_id: str, name: str) -> bool:
+        """709.4a: an object has the chosen name if one of its names is the chosen name."""
+        return name in self.characteristics(obj_id).names
+
+    def count_cards(self, player: str, zone: Zone | str, card_type: CardType | str | None = None) -> int:
+        """Number of cards (709.2: a split card is one card) in a player's hand/library/graveyard."""
+        zone = Zone(zone)
+        p = self.players[player]
+        cards = {Zone.HAND: p.hand, Zone.LIBRARY: p.library, Zone.GRAVEYARD: p.graveyard}[zone]
+        if card_type is None:
+            return len(cards)
+        ct = CardType(card_type)
+        return sum(1 for c in cards if self.characteristics(c).is_type(ct))
+
+    def is_creature(self, obj_id: str) -> bool:
+        return obj_id in self.permanents and self.characteristics(obj_id).is_type(CardType.CREATURE)
+
+    def damage_sources(self) -> list[DamageSource]:
+        """The current combat damage step's damage sources (who assigns what), if any."""
+        return [] if self._plan is None else list(self._plan.sources)
+
+    def snapshot(self) -> dict[str, Any]:
+        """A complete, comparable picture of the state (used to show refused actions change nothing)."""
+        return {
+            "players": {
+                n: {
+                    "life": p.life,
+                    "pool": dict(p.pool.amounts),
+                    "library": list(p.library),
+                    "hand": list(p.hand),
+                    "graveyard": list(p.graveyard),
+                    "drew_from_empty": p.drew_from_empty_library,
+                    "lost": p.lost,
+                }
+                for n, p in self.players.items()
+            },
+            "objects": {k: (v.card.name, v.owner, v.is_token) for k, v in self.objects.items()},
+            "zcc": dict(self.zcc),
+            "battlefield": list(self.battlefield),
+            "permanents": {k: v.to_json() for k, v in self.permanents.items()},
+            "exile": list(self.exile),
+            "stack": [i.to_json() for i in self.stack],
+            "events": len(self.events),
+            "turn": self.turn,
+            "active": self.active,
+            "step": self.step.value,
+            "priority": self.priority,
+            "passes": self.passes,
+            "combat": None if self.combat is None else self.combat.to_json(),
+            "game_over": self.game_over,
+            "decision": None if self._decision is None else self._decision.to_json(),
+            "priority_next": self._priority_next,
+            "trigger_events": len(self._trigger_events),
+            "waiting": [(t.controller, t.source, t.ability.text) for t in self._waiting],
+            "choosing": None
+            if self._choosing is None
+            else (self._choosing.source, self._choosing.ability.text),
+            "resolving": None if self._resolving is None else self._resolving.id,
+            "plan": None
+            if self._plan is None
+            else {
+                "assigners": list(self._plan.assigners),
+                "assigned": {k: dict(v) for k, v in self._plan.assigned.items()},
+                "sources": [(s.source, s.assigner, s.forced) for s in self._plan.sources],
+            },
+            "once_per_turn": sorted(self._once_per_turn),
+            "counters": dict(self._counters),
+        }
+
+    # ------------------------------------------------------------------ applying actions
+
+    def apply(self, action: Action) -> None:
+        """Carry out one decision. Raises a :class:`RulesError` subclass (state unchanged) if illegal."""
+        if not self.started:
+            raise TimingError("the game has not started")
+        if self.game_over:
+            raise GameOverError("the game is over")
+        if action.player not in self.players:
+            raise UnknownObjectError(f"unknown player {action.player!r}")
+        match action:
+            case PassPriority():
+                self._expect(DecisionKind.PRIORITY, action.player)
+                self._pass(action.player)
+            case TapForMana():
+                self._tap_for_mana(action)
+            case CastSpell():
+                self._cast(action)
+            case Unlock():
+                self._unlock(action)
+            case DeclareAttackers():
+                self._declare_attackers(action)
+            case DeclareBlockers():
+                self._declare_blockers(action)
+            case AssignCombatDamage():
+                self._assign_damage(action)
+            case ChooseTargets():
+                self._choose_targets(action)
+            case ChooseDoor() | ChooseCard() | ChooseName():
+                self._resolution_choice(action)
+            case _:  # pragma: no cover - exhaustive
+                raise RulesError(f"unknown action {action!r}")
+
+    def _expect(self, kind: DecisionKind, player: str) -> Decision:
+        pending = self.pending
+        if pending is None:
+            raise WrongDecisionError("the game is not waiting for a decision")
+        if pending.kind is not kind:
+            raise WrongDecisionError(
+                f"the game waits for {pending.kind.value} from {pending.player}, not {kind.value}"
+            )
+        if pending.player != player:
+            raise NotYourDecisionError(f"{pending.kind.value} is {pending.player}'s decision, not {player}'s")
+        return pending
+
+    def _log(self, type_: str, **data: Any) -> Event:
+        event = Event(type_, data)
+        self.events.append(event)
+        self._trigger_events.append(event)
+        return event
+
+    def _new_id(self, prefix: str) -> str:
+        self._counters[prefix] += 1
+        return f"{prefix}-{self._counters[prefix]}"
+
+    # ------------------------------------------------------------------ turn structure
+
+    def _enter_step(self, step: Step, *, keep_pools: bool = False) -> None:
+        if not keep_pools:
+            for p in self.players.values():
+                if p.pool.total:
+                    self._log("mana_emptied", player=p.name, mana=str(p.pool))
+                    p.pool.empty()
+        self.step = step
+        self.passes = 0
+        self.priority = None
+        self._log("step", step=step.value, turn=self.turn, active=self.active)
+        ap = self.active
+        if step is Step.UNTAP:
+            self._once_per_turn.clear()
+            for pid in self.battlefield:
+                perm = self.permanents[pid]
+                if perm.controller == ap:
+                    perm.sick = False
+                    if perm.tapped:
+                        perm.tapped = False
+                        self._log("untap", permanent=pid)
+            self._enter_step(Step.UPKEEP)
+            return
+        if step is Step.DRAW:
+            self._draw(ap)
+        elif step is Step.DECLARE_ATTACKERS:
+            self.combat = CombatState()
+            if any(self._can_attack(pid) for pid in self.battlefield):
+                self._decision = Decision(
+                    DecisionKind.DECLARE_ATTACKERS,
+                    ap,
+                    "declare attackers, their targets and bands (508.1, 702.22c)",
+                    tuple(pid for pid in self.battlefield if self._can_attack(pid)),
+                )
+                return
+            self.combat.attackers_declared = True
+            self._log("attackers_declared", player=ap, attackers={}, bands=[])
+        elif step is Step.DECLARE_BLOCKERS:
+            defender = self.opponent(ap)
+            potential = tuple(
+                pid
+                for pid in self.battlefield
+                if self.permanents[pid].controller == defender
+                and self.is_creature(pid)
+                and not self.permanents[pid].tapped
+            )
+            if potential:
+                self._decision = Decision(
+                    DecisionKind.DECLARE_BLOCKERS, defender, "declare blockers (509.1)", potential
+                )
+                return
+            self._finish_blocks({})
+            return
+        elif step in (Step.FIRST_STRIKE_DAMAGE, Step.COMBAT_DAMAGE):
+            self._start_damage_step()
+            return
+        elif step is Step.CLEANUP:
+            for pid in self.battlefield:
+                perm = self.permanents[pid]
+                perm.damage = 0
+                perm.loses_banding = False
+            self._log("cleanup")
+            self._next_step()
+            return
+        self._give_priority(ap)
+
+    def _next_step(self) -> None:
+        step = self.step
+        if step is Step.END_COMBAT:
+            self.combat = None
+            self._log("combat_ended")
+        if step is Step.CLEANUP:
+            self.active = self.opponent(self.active)
+            self.turn += 1
+            self._enter_step(Step.UNTAP)
+            return
+        nxt = STEP_ORDER[STEP_ORDER.index(step) + 1]
+        if step is Step.DECLARE_ATTACKERS and self.combat is not None and not self.combat.attackers:
+            nxt = Step.END_COMBAT  # 508.8
+        if nxt is Step.FIRST_STRIKE_DAMAGE and not self._any_first_strike():
+            nxt = Step.COMBAT_DAMAGE  # 510.4
+        self._enter_step(nxt)
+
+    def _any_first_strike(self) -> bool:
+        if self.combat is None:
+            return False
+        in_combat = list(self.combat.attackers) + list(self.combat.blocks)
+        return any(Keyword.FIRST_STRIKE in self.characteristics(c).keywords for c in in_combat)
+
+    def _pass(self, player: str) -> None:
+        self._log("pass", player=player)
+        self.passes += 1
+        if self.passes >= len(self.order):
+            self.passes = 0
+            self.priority = None
+            if self.stack:
+                self._resolve_top()
+            else:
+                self._next_step()
+        else:
+            self.priority = self.opponent(player)
+
+    def _give_priority(self, player: str) -> None:
+        """Give ``player`` priority, first performing state-based actions and putting triggered abilities
+        on the stack (117.5). A triggered ability needing targets makes the game wait for that choice."""
+        self._priority_next = player
+        self.priority = None
+        self._settle()
+
+    def _settle(self) -> None:
+        while True:
+            if self._decision is not None:
+                return
+            changed = self._state_based_actions()
+            self._collect_triggers()
+            if self.game_over:
+                self.priority = None
+                return
+            if changed:
+                continue
+            if self._waiting:
+                self._put_next_trigger()
+                continue
+            break
+        self.priority = self._priority_next
+        self.passes = 0
+
+    def _draw(self, player: str) -> None:
+        p = self.players[player]
+        if not p.library:
+            p.drew_from_empty_library = True
+            self._log("draw_from_empty_library", player=player)
+            return
+        card = p.library[0]
+        self._move(card, Zone.HAND)
+
+    # ------------------------------------------------------------------ state-based actions
+
+    def _state_based_actions(self) -> bool:
+        losers = [
+            p.name for p in self.players.values() if not p.lost and (p.life <= 0 or p.drew_from_empty_library)
+        ]
+        dying: list[tuple[str, str]] = []
+        for pid in self.battlefield:
+            ch = self.characteristics(pid)
+            if not ch.is_type(CardType.CREATURE) or ch.toughness is None:
+                continue
+            if ch.toughness <= 0:
+                dying.append((pid, "toughness 0 or less (704.5f)"))
+            elif self.permanents[pid].damage >= ch.toughness:
+                dying.append((pid, "lethal damage (704.5g)"))
+        for name in losers:
+            self.players[name].lost = True
+            self._log("player_loses", player=name)
+        for pid, why in dying:
+            self._log("dies", permanent=pid, reason=why)
+            self._move(pid, Zone.GRAVEYARD)
+        if losers:
+            alive = [p.name for p in self.players.values() if not p.lost]
+            self.game_over = True
+            self._log("game_over", winner=alive[0] if len(alive) == 1 else None)
+        return bool(losers or dying)
+
+    # ------------------------------------------------------------------ zones
+
+    def _remove_from_zone(self, obj_id: str) -> Zone:
+        zone = self.zone_of(obj_id)
+        if zone is None:
+            raise UnknownObjectError(f"{obj_id!r} is in no zone")
+        if zone is Zone.BATTLEFIELD:
+            del self.permanents[obj_id]
+            self.battlefield.remove(obj_id)
+            if self.combat is not None and self.combat.remove(obj_id):
+                self._log("removed_from_combat", creature=obj_id, reason="left the battlefield (506.4)")
+        elif zone is Zone.STACK:
+            self.stack = [i for i in self.stack if i.id != obj_id]
+        elif zone is Zone.EXILE:
+            self.exile.remove(obj_id)
+        else:
+            for p in self.players.values():
+                for lst in (p.library, p.hand, p.graveyard):
+                    if obj_id in lst:
+                        lst.remove(obj_id)
+        return zone
+
+    def _move(
+        self,
+        obj_id: str,
+        to: Zone,
+        *,
+        controller: str | None = None,
+        unlocked: Iterable[Door] = (),
+    ) -> None:
+        """Move an object to a zone (a new object, 400.7). Cards go to their owner's zones. An object
+        entering the battlefield other than from a resolving Room spell enters with both doors locked
+        (709.5d); ``unlocked`` is only passed by a resolving Room spell."""
+        obj = self.objects[obj_id]
+        origin = self._remove_from_zone(obj_id)
+        self.zcc[obj_id] += 1
+        owner = self.players[obj.owner]
+        if obj.is_token and to is not Zone.BATTLEFIELD:
+            self._log(
+                "zone_change", card=obj_id, owner=obj.owner, origin=origin.value, to=to.value, token=True
+            )
+            del self.objects[obj_id]
+            self._log("token_ceases_to_exist", token=obj_id)
+            return
+        doors = set(unlocked)
+        if to is Zone.BATTLEFIELD:
+            self._instances += 1
+            perm = Permanent(obj_id, controller or obj.owner, self._instances, sick=True, unlocked=doors)
+            self.permanents[obj_id] = perm
+            self.battlefield.append(obj_id)
+        elif to is Zone.HAND:
+            owner.hand.append(obj_id)
+        elif to is Zone.GRAVEYARD:
+            owner.graveyard.append(obj_id)
+        elif to is Zone.LIBRARY:
+            owner.library.insert(0, obj_id)
+        elif to is Zone.EXILE:
+            self.exile.append(obj_id)
+        else:  # pragma: no cover - the stack is entered by casting/copying only
+            raise RulesError("cannot move an object onto the stack")
+        self._log("zone_change", card=obj_id, owner=obj.owner, origin=origin.value, to=to.value)
+        if to is Zone.BATTLEFIELD and doors:
+            perm = self.permanents[obj_id]
+            for d in (Door.LEFT, Door.RIGHT):
+                if d in doors:
+                    self._log(
+                        "unlock",
+                        permanent=obj_id,
+                        door=d.value,
+                        name=obj.card.face(d).name,
+                        controller=perm.controller,
+                        instance=perm.instance,
+                        as_enters=True,
+                    )
+            if len(doors) == 2:
+                self._log(
+                    "fully_unlock", permanent=obj_id, controller=perm.controller, instance=perm.instance
+                )
+
+    def _set_door(self, obj_id: str, door: Door, unlocked: bool, *, how: str) -> None:
+        perm = self.permanents[obj_id]
+        card = self.objects[obj_id].card
+        if unlocked:
+            had = len(perm.unlocked)
+            perm.unlocked.add(door)
+            self._log(
+                "unlock",
+                permanent=obj_id,
+                door=door.value,
+                name=card.face(door).name,
+                controller=perm.controller,
+                instance=perm.instance,
+                how=how,
+            )
+            if had == 1 and len(perm.unlocked) == 2:
+                self._log(
+                    "fully_unlock", permanent=obj_id, controller=perm.controller, instance=perm.instance
+                )
+        else:
+            perm.unlocked.discard(door)
+            self._log("lock", permanent=obj_id, door=door.value, name=card.face(door).name, how=how)
+
+    def _create_token(self, card: CardDef, controller: str, *, unlocked: Iterable[Door] = ()) -> str:
+        tid = self._new_id("token")
+        self.objects[tid] = GameObject(tid, card, controller, is_token=True)
+        self.zcc[tid] = 0
+        self._instances += 1
+        doors = set(unlocked)
+        perm = Permanent(tid, controller, self._instances, sick=True, unlocked=doors)
+        self.permanents[tid] = perm
+        self.battlefield.append(tid)
+        self._log("token_created", token=tid, name=card.name, controller=controller)
+        for d in (Door.LEFT, Door.RIGHT):
+            if d in doors:
+                self._log(
+                    "unlock",
+                    permanent=tid,
+                    door=d.value,
+                    name=card.face(d).name,
+                    controller=controller,
+                    instance=perm.instance,
+                    as_enters=True,
+                )
+        return tid
+
+    # ------------------------------------------------------------------ mana, casting, unlocking
+
+    def _tap_for_mana(self, a: TapForMana) -> None:
+        self._expect(DecisionKind.PRIORITY, a.player)
+        perm = self.permanent(a.permanent)
+        if perm.controller != a.player:
+            raise NotYourDecisionError(f"{a.permanent} is controlled by {perm.controller}, not {a.player}")
+        symbol = self.characteristics(a.permanent).mana_ability
+        if symbol is None:
+            raise RulesError(f"{a.permanent} has no mana ability")
+        if perm.tapped:
+            raise RulesError(f"{a.permanent} is already tapped")
+        perm.tapped = True
+        self.players[a.player].pool.add(symbol)
+        self.passes = 0
+        self._log("mana_ability", player=a.player, permanent=a.permanent, mana="{" + symbol + "}")
+
+    def _cast(self, a: CastSpell) -> None:
+        self._expect(DecisionKind.PRIORITY, a.player)
+        p = self.players[a.player]
+        if a.card not in self.objects:
+            raise UnknownObjectError(f"unknown card {a.card!r}")
+        if a.card not in p.hand:
+            raise IllegalCastError(f"{a.card} is not in {a.player}'s hand")
+        card = self.objects[a.card].card
+        door: Door | None = None
+        if card.is_room:
+            if a.door is None:
+                raise IllegalCastError(f"choose which door of {card.name} to cast (709.3)")
+            if a.door == "both":
+                raise IllegalCastError(
+                    f"{card.name}: there is no way to cast both halves of a Room card; choose one door "
+                    "(709.3, Room ruling)"
+                )
+            door = _door(a.door)
+        elif a.door is not None:
+            raise IllegalCastError(f"{card.name} is not a split card; it has no door to choose")
+        chars = characteristics(card, None if door is None else (door,))  # 709.3a: only that half
+        if chars.is_type(CardType.LAND):
+            raise IllegalCastError("lands are played, not cast")
+        if chars.mana_cost is None:
+            raise IllegalCastError(f"{card.name} has no mana cost and cannot be cast")
+        sorcery_timing = a.player == self.active and self.step in MAIN_PHASES and not self.stack
+        if not chars.is_type(CardType.INSTANT) and not sorcery_timing:
+            raise TimingError(
+                f"{chars.names[0]} can be cast only in a main phase of {a.player}'s own turn with an empty "
+                "stack (307.1, 301.1)"
+            )
+        spec = chars.spell_effect.target if chars.spell_effect is not None else None
+        targets = self._check_targets(spec, a.targets, a.player, a.card)
+        spend = p.pool.plan_payment(chars.mana_cost, a.payment)
+        # --- all checks passed: cast it
+        p.hand.remove(a.card)
+        self.zcc[a.card] += 1
+        self.stack.append(
+            StackItem(
+                a.card,
+                a.player,
+                True,
+                card,
+                door,
+                effect=chars.spell_effect,
+                targets=targets,
+                text=chars.names[0],
+            )
+        )
+        p.pool.spend(spend)
+        self._log(
+            "cast",
+            player=a.player,
+            card=a.card,
+            name=chars.names[0],
+            door=None if door is None else door.value,
+            targets=[t for t, _ in targets],
+            mana_value=chars.mana_value,
+        )
+        self._give_priority(a.player)
+
+    def _unlock(self, a: Unlock) -> None:
+        self._expect(DecisionKind.PRIORITY, a.player)
+        perm = self.permanent(a.permanent)
+        card = self.objects[a.permanent].card
+        if perm.controller != a.player:
+            raise IllegalUnlockError(
+                f"{a.permanent} is controlled by {perm.controller}, not {a.player} (116.2m)"
+            )
+        if not card.is_room:
+            raise IllegalUnlockError(f"{a.permanent} has no doors (it is not a Room)")
+        try:
+            door = Door(a.door)
+        except ValueError:
+            raise IllegalUnlockError(
+                f"unknown door {a.door!r}: a Room's doors are 'left' and 'right'"
+            ) from None
+        if door in perm.unlocked:
+            raise IllegalUnlockError(
+                f"{card.face(door).name} is already unlocked; only a locked door can be unlocked"
+            )
+        if self.step not in MAIN_PHASES or self.active != a.player or self.stack:
+            where = []
+            if self.active != a.player:
+                where.append(f"it is {self.active}'s turn")
+            if self.step not in MAIN_PHASES:
+                where.append(f"the step is {self.step.value}")
+            if self.stack:
+                where.append("the stack is not empty")
+            raise IllegalUnlockError(
+                "unlocking is a special action a player may take only with priority, an empty stack, during "
+                f"a main phase of their own turn (116.2m, 709.5e); here {', '.join(where)}"
+            )
+        cost = card.face(door).mana_cost
+        assert cost is not None
+        spend = self.players[a.player].pool.plan_payment(cost, a.payment)
+        # --- checks passed
+        self.players[a.player].pool.spend(spend)
+        self._log("special_action", player=a.player, action="unlock", permanent=a.permanent, cost=str(cost))
+        self._set_door(a.permanent, door, True, how="special action")
+        self._give_priority(a.player)  # 116.3
+
+    # ------------------------------------------------------------------ targets
+
+    def _target_problem(
+        self, spec: TargetSpec, obj_id: str, controller: str, source: str | None
+    ) -> str | None:
+        """Why ``obj_id`` is not a legal target for ``spec``, or None if it is."""
+        kind = spec.kind
+        if kind in (TargetKind.CREATURE, TargetKind.ATTACKING_CREATURE, TargetKind.PERMANENT):
+            if obj_id not in self.permanents:
+                return f"{obj_id} is not a permanent on the battlefield"
+            if kind is not TargetKind.PERMANENT and not self.is_creature(obj_id):
+                return f"{obj_id} is not a creature"
+            if kind is TargetKind.ATTACKING_CREATURE and (
+                self.combat is None or obj_id not in self.combat.attackers
+            ):
+                return f"{obj_id} is not an attacking creature"
+            return None
+        if kind is TargetKind.ROOM_YOU_CONTROL:
+            if obj_id not in self.permanents:
+                return f"{obj_id} is not a permanent on the battlefield"
+            if "Room" not in self.characteristics(obj_id).subtypes:
+                return f"{obj_id} is not a Room"
+            if self.permanents[obj_id].controller != controller:
+                return f"{obj_id} is not controlled by {controller}"
+            return None
+        if kind is TargetKind.SPELL:
+            item = self.stack_item(obj_id)
+            if item is None or not item.is_spell:
+                return f"{obj_id} is not a spell on the stack"
+            if obj_id == source:
+                return "a spell cannot target itself (115.5)"
+            return None
+        # graveyard cards
+        owner_zone = None
+        for p in self.players.values():
+            if obj_id in p.graveyard:
+                owner_zone = p.name
+        if owner_zone is None:
+            return f"{obj_id} is not a card in a graveyard"
+        chars = self.characteristics(obj_id)
+        if kind is TargetKind.CREATURE_CARD_IN_YOUR_GRAVEYARD:
+            if owner_zone != controller:
+                return f"{obj_id} is not in {controller}'s graveyard"
+            if not chars.is_type(CardType.CREATURE):
+                return f"{obj_id} is not a creature card"
+            return None
+        if not chars.is_permanent_type:
+            return f"{obj_id} is not a permanent card"
+        return None
+
+    def legal_targets(self, spec: TargetSpec, controller: str, source: str | None = None) -> list[str]:
+        candidates = list(self.battlefield) + [i.id for i in self.stack]
+        for p in self.players.values():
+            candidates += p.graveyard
+        return [c for c in candidates if self._target_problem(spec, c, controller, source) is None]
+
+    def _check_targets(
+        self, spec: TargetSpec | None, chosen: Iterable[str], controller: str, source: str | None
+    ) -> tuple[tuple[str, int], ...]:
+        chosen = tuple(chosen)
+        if spec is None:
+            if chosen:
+                raise IllegalTargetError("this spell or ability has no targets")
+            return ()
+        if not spec.min_count <= len(chosen) <= spec.max_count:
+            want = (
+                str(spec.min_count)
+                if spec.min_count == spec.max_count
+                else f"{spec.min_count}-{spec.max_count}"
+            )
+            raise IllegalTargetError(f"choose {want} target {spec.kind.value}(s), not {len(chosen)}")
+        if len(set(chosen)) != len(chosen):
+            raise IllegalTargetError("the same object cannot be chosen twice for one 'target' (115.3)")
+        for t in chosen:
+            problem = self._target_problem(spec, t, controller, source)
+            if problem is not None:
+                raise IllegalTargetError(f"illegal target {t!r} (target {spec.kind.value}): {problem}")
+        return tuple((t, self.zcc.get(t, 0)) for t in chosen)
+
+    def _still_legal(self, item: StackItem) -> list[str]:
+        """Targets of ``item`` that are still legal: same object (no zone change) and still matching."""
+        if item.effect is None or item.effect.target is None:
+            return []
+        ok = []
+        for t, zc in item.targets:
+            if self.zcc.get(t, 0) != zc:
+                continue  # it changed zones: a new object (400.7)
+            if self._target_problem(item.effect.target, t, item.controller, item.id) is None:
+                ok.append(t)
+        return ok
+
+    # ------------------------------------------------------------------ triggered abilities
+
+    def _collect_triggers(self) -> None:
+        events, self._trigger_events = self._trigger_events, []
+        if not events:
+            return
+        for e in events:
+            if e.type == "unlock":
+                pid = e["permanent"]
+                perm = self.permanents.get(pid)
+                if perm is None or perm.instance != e["instance"]:
+                    continue
+                for door, ab in self.characteristics(pid).triggered:
+                    if (
+                        ab.trigger is Trigger.UNLOCK_THIS_DOOR
+                        and door is not None
+                        and door.value == e["door"]
+                    ):
+                        self._trigger(pid, ab, perm.controller)
+            elif e.type == "fully_unlock":
+                for pid in list(self.battlefield):
+                    perm = self.permanents[pid]
+                    if perm.controller != e["controller"]:
+                        continue
+                    for _, ab in self.characteristics(pid).triggered:
+                        if ab.trigger is Trigger.FULLY_UNLOCK_ROOM:
+                            self._trigger(pid, ab, perm.controller)
+        left_graveyard = {
+            e["owner"] for e in events if e.type == "zone_change" and e["origin"] == "graveyard"
+        }
+        combat_damagers = {
+            e["source_controller"]
+            for e in events
+            if e.type == "damage" and e.get("combat") and e["to_player"]
+        }
+        for pid in list(self.battlefield):
+            perm = self.permanents[pid]
+            for idx, (_, ab) in enumerate(self.characteristics(pid).triggered):
+                if ab.trigger is Trigger.CARDS_LEAVE_YOUR_GRAVEYARD and perm.controller in left_graveyard:
+                    key = (pid, perm.instance, idx)
+                    if ab.once_each_turn:
+                        if key in self._once_per_turn:
+                            self.events.append(
+                                Event(
+                                    "trigger_suppressed",
+                                    {"source": pid, "reason": "triggers only once each turn"},
+                                )
+                            )
+                            continue
+                        self._once_per_turn.add(key)
+                    self._trigger(pid, ab, perm.controller)
+                elif ab.trigger is Trigger.COMBAT_DAMAGE_TO_PLAYER and perm.controller in combat_damagers:
+                    self._trigger(pid, ab, perm.controller)
+
+    def _trigger(self, source: str, ability: TriggeredAbility, controller: str) -> None:
+        name = self.name_of(source)
+        self._waiting.append(PendingTrigger(controller, source, name, ability))
+        self.events.append(Event("trigger", {"source": source, "name": name, "ability": ability.text}))
+
+    def _put_next_trigger(self) -> None:
+        # APNAP (603.3b): the active player's triggers go on the stack first.
+        idx = next((i for i, t in enumerate(self._waiting) if t.controller == self.active), 0)
+        trig = self._waiting.pop(idx)
+        spec = trig.ability.effect.target
+        if spec is not None:
+            legal = self.legal_targets(spec, trig.controller, None)
+            if spec.min_count == 0 and not legal:
+                self._push_ability(trig, ())  # "up to one target" with nothing to target
+                return
+            if spec.min_count > 0 and len(legal) < spec.min_count:
+                self._log(
+                    "trigger_removed",
+                    source=trig.source,
+                    ability=trig.ability.text,
+                    reason="no legal target; it is removed from the stack (603.3d)",
+                )
+                return
+            self._choosing = trig
+            self._decision = Decision(
+                DecisionKind.CHOOSE_TARGETS,
+                trig.controller,
+                f"choose targets for {trig.source_name}: {trig.ability.text}",
+                tuple(legal),
+            )
+            return
+        self._push_ability(trig, ())
+
+    def _push_ability(self, trig: PendingTrigger, targets: tuple[tuple[str, int], ...]) -> None:
+        aid = self._new_id("ability")
+        self.stack.append(
+            StackItem(
+                aid,
+                trig.controller,
+                False,
+                None,
+                effect=trig.ability.effect,
+                targets=targets,
+                source=trig.source,
+                text=trig.ability.text,
+            )
+        )
+        self._log(
+            "ability_on_stack",
+            id=aid,
+            source=trig.source,
+            controller=trig.controller,
+            ability=trig.ability.text,
+            targets=[t for t, _ in targets],
+        )
+
+    def _choose_targets(self, a: ChooseTargets) -> None:
+        self._expect(DecisionKind.CHOOSE_TARGETS, a.player)
+        trig = self._choosing
+        assert trig is not None
+        targets = self._check_targets(trig.ability.effect.target, a.targets, trig.controller, None)
+        self._choosing = None
+        self._decision = None
+        self._push_ability(trig, targets)
+        self._settle()
+
+    # ------------------------------------------------------------------ resolving
+
+    def _resolve_top(self) -> None:
+        item = self.stack[-1]
+        self._log("resolving", id=item.id, text=item.text)
+        if item.effect is not None and item.effect.target is not None and item.targets:
+            legal = self._still_legal(item)
+            if not legal:
+                self._log("fizzles", id=item.id, reason="all its targets are illegal (608.2b)")
+                self._finish_resolution(item)
+                return
+        if item.is_spell and item.card is not None:
+            chars = characteristics(item.card, None if item.door is None else (item.door,))
+            if chars.is_permanent_type:
+                doors = () if item.door is None else (item.door,)
+                if item.is_copy:  # 707.10, 111.12: the copy becomes a token; 709.5b: a Room keeps both halves
+                    self.stack.pop()
+                    self._create_token(item.card, item.controller, unlocked=doors)
+                else:  # 709.5d: the cast door is unlocked as the Room enters
+                    self._move(item.id, Zone.BATTLEFIELD, controller=item.controller, unlocked=doors)
+                self._log("resolved", id=item.id)
+                self._give_priority(self.active)
+                return
+        if item.effect is not None and not self._do_effect(item):
+            return  # waiting for a choice made while resolving
+        self._finish_resolution(item)
+
+    def _finish_resolution(self, item: StackItem) -> None:
+        self._resolving = None
+        self._decision = None
+        if item.is_spell and not item.is_copy:
+            self._move(item.id, Zone.GRAVEYARD)
+        else:
+            self.stack = [i for i in self.stack if i.id != item.id]
+        self._log("resolved", id=item.id)
+        self._give_priority(self.active)
+
+    def _do_effect(self, item: StackItem) -> bool:
+        """Carry out ``item``'s effect. Returns False if a player must choose first (resolution pauses)."""
+        eff = item.effect
+        assert eff is not None
+        you = item.controller
+        targets = self._still_legal(item)
+        t = targets[0] if targets else None
+        k = eff.kind
+        if k is EffectKind.CREATE_HORROR:
+            self._create_token(HORROR_TOKEN, you)
+        elif k is EffectKind.DRAW:
+            self._draw(you)
+        elif k is EffectKind.GAIN_LIFE:
+            self.players[you].life += eff.amount
+            self._log("life_gain", player=you, amount=eff.amount)
+        elif t is None:
+            if eff.target is not None:
+                self._log("no_effect", id=item.id, reason="no target chosen")
+            else:
+                return self._effect_with_choice(item)
+        elif k is EffectKind.RETURN_TO_HAND or k is EffectKind.GRAVEYARD_TO_HAND:
+            self._move(t, Zone.HAND)
+        elif k is EffectKind.GRAVEYARD_TO_BATTLEFIELD:
+            self._move(t, Zone.BATTLEFIELD, controller=you)  # enters with both doors locked (709.5d)
+        elif k is EffectKind.DESTROY:
+            self._log("destroyed", permanent=t)
+            self._move(t, Zone.GRAVEYARD)
+        elif k is EffectKind.FLICKER:
+            self._move(t, Zone.EXILE)
+            if t in self.objects:
+                self._move(t, Zone.BATTLEFIELD)  # under its owner's control, both doors locked (709.5d)
+        elif k is EffectKind.LOSE_BANDING:
+            self.permanents[t].loses_banding = True
+            self._log("loses_banding", permanent=t, until="end of turn")
+        elif k is EffectKind.REMOVE_FROM_COMBAT:
+            if self.combat is not None and self.combat.remove(t):
+                self._log("removed_from_combat", creature=t, reason="effect (506.4)")
+        elif k is EffectKind.BECOMES_BLOCKED:
+            assert self.combat is not None
+            for member in self.combat.band_of(t):  # 702.22i: the whole band becomes blocked
+                if member in self.combat.attackers and member not in self.combat.blocked:
+                    self.combat.blocked.add(member)
+                    self._log("becomes_blocked", creature=member, by=[], cause=item.id)
+        elif k is EffectKind.COPY_SPELL:
+            orig = self.stack_item(t)
+            assert orig is not None
+            cid = self._new_id("copy")
+            self.stack.append(
+                StackItem(
+                    cid,
+                    you,
+                    True,
+                    orig.card,
+                    orig.door,
+                    is_copy=True,
+                    effect=orig.effect,
+                    targets=orig.targets,
+                    text=f"copy of {orig.text}",
+                )
+            )
+            self._log(
+                "spell_copied", copy=cid, original=t, controller=you, door=orig.door and orig.door.value
+            )
+        elif k in (EffectKind.UNLOCK_DOOR, EffectKind.LOCK_DOOR):
+            return self._effect_with_choice(item, t)
+        else:  # pragma: no cover
+            raise RulesError(f"unhandled effect {k}")
+        return True
+
+    def _effect_with_choice(self, item: StackItem, target: str | None = None) -> bool:
+        eff = item.effect
+        assert eff is not None
+        you = item.controller
+        if eff.kind in (EffectKind.UNLOCK_DOOR, EffectKind.LOCK_DOOR):
+            assert target is not None
+            unlocking = eff.kind is EffectKind.UNLOCK_DOOR
+            perm = self.permanents[target]
+            options = [d for d in (Door.LEFT, Door.RIGHT) if (d in perm.unlocked) != unlocking]
+            if not options:
+                self._log("no_effect", id=item.id, reason=f"no {'locked' if unlocking else 'unlocked'} door")
+                return True
+            if len(options) == 1:
+                self._set_door(target, options[0], unlocking, how=item.id)
+                return True
+            self._pause(
+                item, DecisionKind.CHOOSE_DOOR, f"choose a door of {target}", tuple(o.value for o in options)
+            )
+            return False
+        if eff.kind is EffectKind.DISCARD:
+            hand = self.players[you].hand
+            if not hand:
+                self._log("no_effect", id=item.id, reason="empty hand")
+                return True
+            if len(hand) == 1:
+                self._discard(you, hand[0])
+                return True
+            self._pause(item, DecisionKind.CHOOSE_CARD, "choose a card to discard", tuple(hand))
+            return False
+        if eff.kind is EffectKind.NAME_AND_REVEAL:
+            self._pause(item, DecisionKind.CHOOSE_NAME, "choose a card name (709.4a)", ())
+            return False
+        raise RulesError(f"unhandled effect {eff.kind}")  # pragma: no cover
+
+    def _pause(self, item: StackItem, kind: DecisionKind, prompt: str, options: tuple[str, ...]) -> None:
+        self._resolving = item
+        self._decision = Decision(kind, item.controller, prompt, options)
+
+    def _discard(self, player: str, card: str) -> None:
+        self._log("discard", player=player, card=card)
+        self._move(card, Zone.GRAVEYARD)
+
+    def _resolution_choice(self, a: ChooseDoor | ChooseCard | ChooseName) -> None:
+        kind = {
+            ChooseDoor: DecisionKind.CHOOSE_DOOR,
+            ChooseCard: DecisionKind.CHOOSE_CARD,
+            ChooseName: DecisionKind.CHOOSE_NAME,
+        }[type(a)]
+        decision = self._expect(kind, a.player)
+        item = self._resolving
+        assert item is not None and item.effect is not None
+        if isinstance(a, ChooseDoor):
+            if a.door not in decision.options:
+                raise IllegalChoiceError(f"choose one of {', '.join(decision.options)}, not {a.door!r}")
+            target = self._still_legal(item)[0]
+            self._decision = None
+            self._set_door(target, Door(a.door), item.effect.kind is EffectKind.UNLOCK_DOOR, how=item.id)
+        elif isinstance(a, ChooseCard):
+            if a.card not in decision.options:
+                raise IllegalChoiceError(f"{a.card!r} is not a card in {a.player}'s hand")
+            self._decision = None
+            self._discard(a.player, a.card)
+        else:
+            valid = {f.name for c in CARDS.values() for f in c.faces}
+            if a.name not in valid:
+                if " // " in a.name:
+                    raise IllegalChoiceError(
+                        f"{a.name!r} is not a card name: a split card has two names; choose one of them, not "
+                        "both (709.4a)"
+                    )
+                raise IllegalChoiceError(f"{a.name!r} is not the name of a card")
+            self._decision = None
+            hand = self.players[a.player].hand
+            n = sum(1 for c in hand if self.has_name(c, a.name))
+            self._log("name_chosen", player=a.player, name=a.name, matching_cards=n)
+            self.players[a.player].life += n
+            self._log("life_gain", player=a.player, amount=n)
+        self._finish_resolution(item)
+
+    # ------------------------------------------------------------------ combat: attackers and blockers
+
+    def _can_attack(self, pid: str) -> bool:
+        perm = self.permanents[pid]
+        return perm.controller == self.active and self.is_creature(pid) and not perm.tapped and not perm.sick
+
+    def _declare_attackers(self, a: DeclareAttackers) -> None:
+        self._expect(DecisionKind.DECLARE_ATTACKERS, a.player)
+        targets = dict(a.attackers)
+        for cid, target in targets.items():
+            if cid not in self.permanents:
+                raise IllegalAttackError(f"{cid!r} is not a permanent on the battlefield")
+            perm = self.permanents[cid]
+            if perm.controller != a.player:
+                raise IllegalAttackError(f"{cid} is controlled by {perm.controller}, not {a.player}")
+            if not self.is_creature(cid):
+                raise IllegalAttackError(f"{cid} is not a creature")
+            if perm.tapped:
+                raise IllegalAttackError(f"{cid} is tapped and cannot attack (508.1a)")
+            if perm.sick:
+                raise IllegalAttackError(
+                    f"{cid} has not been under {a.player}'s control since the turn began (302.6)"
+                )
+            if target == a.player or target not in self.players:
+                raise IllegalAttackError(f"{cid} must attack an opponent, not {target!r} (508.1b)")
+        bands = [list(b) for b in a.bands]
+        check_bands(bands, targets, {c: self.characteristics(c) for c in targets})
+        # --- legal: declare
+        assert self.combat is not None
+        for cid in targets:
+            self.permanents[cid].tapped = True
+        self.combat.attackers = targets
+        self.combat.bands = bands
+        self.combat.attackers_declared = True
+        self._decision = None
+        self._log(
+            "attackers_declared", player=a.player, attackers=dict(targets), bands=[list(b) for b in bands]
+        )
+        self._give_priority(self.active)
+
+    def _block_problem(self, blocker: str, attacker: str, defender: str) -> str | None:
+        assert self.combat is not None
+        if blocker not in self.permanents:
+            return f"{blocker!r} is not a permanent on the battlefield"
+        perm = self.permanents[blocker]
+        if perm.controller != defender:
+            return f"{blocker} is not controlled by {defender}"
+        if not self.is_creature(blocker):
+            return f"{blocker} is not a creature"
+        if perm.tapped:
+            return f"{blocker} is tapped (509.1a)"
+        if self.combat.attackers.get(attacker) != defender:
+            return f"{attacker!r} is not a creature attacking {defender}"
+        att = self.characteristics(attacker)
+        blk = self.characteristics(blocker)
+        if Keyword.FLYING in att.keywords and not ({Keyword.FLYING, Keyword.REACH} & blk.keywords):
+            return f"{attacker} has flying and {blocker} has neither flying nor reach (702.9b)"
+        for kw, land in LANDWALK.items():
+            if kw in att.keywords and any(
+                self.permanents[p].controller == defender and land in self.characteristics(p).subtypes
+                for p in self.battlefield
+            ):
+                return f"{attacker} has {kw.value} and {defender} controls a {land} (702.14c)"
+        return None
+
+    def _declare_blockers(self, a: DeclareBlockers) -> None:
+        self._expect(DecisionKind.DECLARE_BLOCKERS, a.player)
+        for blocker, attacker in a.blocks.items():
+            problem = self._block_problem(blocker, attacker, a.player)
+            if problem is not None:
+                raise IllegalBlockError(f"{blocker} cannot block {attacker}: {problem}")
+        self._decision = None
+        self._finish_blocks(dict(a.blocks))
+
+    def _finish_blocks(self, blocks: dict[str, str]) -> None:
+        combat = self.combat
+        assert combat is not None
+        for blocker, attacker in blocks.items():
+            blocked = [attacker]
+            # 702.22h: the other members of the band become blocked by the same blocking creature
+            blocked += [m for m in combat.band_of(attacker) if m != attacker]
+            combat.blocks[blocker] = blocked
+        combat.blockers_declared = True
+        self._log(
+            "blockers_declared",
+            player=self.opponent(self.active),
+            blocks={b: list(v) for b, v in combat.blocks.items()},
+        )
+        for attacker in list(combat.attackers):
+            by = combat.blockers_of(attacker)
+            if by and attacker not in combat.blocked:
+                combat.blocked.add(attacker)
+                self._log("becomes_blocked", creature=attacker, by=by)
+        self._give_priority(self.active)
+
+    # ------------------------------------------------------------------ combat damage
+
+    def _start_damage_step(self) -> None:
+        combat = self.combat
+        assert combat is not None
+        in_combat = list(combat.attackers) + [b for b in combat.blocks if b not in combat.attackers]
+        if self.step is Step.FIRST_STRIKE_DAMAGE:
+            combat.first_strikers = {
+                c for c in in_combat if Keyword.FIRST_STRIKE in self.characteristics(c).keywords
+            }
+            dealing = [c for c in in_combat if c in combat.first_strikers]
+        else:  # 510.4: creatures that had first strike as the first-strike step began don't deal damage again
+            done = combat.first_strikers or set()
+            dealing = [c for c in in_combat if c not in done]
+        sources = [s for c in dealing if (s := self._damage_source(c)) is not None]
+        order = [self.active, self.opponent(self.active)]  # 510.1: the active player announces first
+        assigners = [p for p in order if any(s.assigner == p and s.needs_choice for s in sources)]
+        self._plan = DamagePlan(sources, assigners)
+        self._next_assigner()
+
+    def _damage_source(self, c: str) -> DamageSource | None:
+        combat = self.combat
+        assert combat is not None
+        power = self.characteristics(c).power or 0
+        if power <= 0:
+            return None  # 510.1a
+        ap, dp = self.active, self.opponent(self.active)
+        if c in combat.attackers:
+            target = combat.attackers[c]
+            trample = Keyword.TRAMPLE in self.characteristics(c).keywords
+            if c not in combat.blocked:
+                return DamageSource(c, True, power, ap, (), target, "510.1b", {target: power})
+            blockers = tuple(combat.blockers_of(c))
+            if not blockers:
+                if trample:  # 702.19e
+                    return DamageSource(c, True, power, ap, (), target, "702.19e", {target: power})
+                return None  # 510.1c: blocked, but no creature blocking it any more
+            if group_triggers_banding_rule([self.characteristics(b) for b in blockers]):
+                forced = {blockers[0]: power} if len(blockers) == 1 else None
+                return DamageSource(c, True, power, dp, blockers, None, "702.22j", forced)
+            if trample:
+                return DamageSource(c, True, power, ap, blockers, target, "702.19b")
+            forced = {blockers[0]: power} if len(blockers) == 1 else None
+            return DamageSource(c, True, power, ap, blockers, None, "510.1c", forced)
+        blocked = tuple(a for a in combat.blocks.get(c, []) if a in combat.attackers)
+        if not blocked:
+            return None  # 510.1d
+        if group_triggers_banding_rule([self.characteristics(x) for x in blocked]):
+            forced = {blocked[0]: power} if len(blocked) == 1 else None
+            return DamageSource(c, False, power, ap, blocked, None, "702.22k", forced)
+        forced = {blocked[0]: power} if len(blocked) == 1 else None
+        return DamageSource(c, False, power, dp, blocked, None, "510.1d", forced)
+
+    def _next_assigner(self) -> None:
+        plan = self._plan
+        assert plan is not None
+        if plan.assigners:
+            player = plan.assigners[0]
+            mine = [s for s in plan.sources if s.assigner == player and s.needs_choice]
+            parts = []
+            for s in mine:
+                among = ", ".join(s.creatures + ((s.player,) if s.player else ()))
+                parts.append(f"{s.source} ({s.power} damage, {s.rule}) among {among}")
+            desc = "; ".join(parts)
+            self._decision = Decision(
+                DecisionKind.ASSIGN_COMBAT_DAMAGE,
+                player,
+                f"divide combat damage: {desc}",
+                tuple(s.source for s in mine),
+            )
+            return
+        self._decision = None
+        self._deal_combat_damage()
+
+    def _lethal_needed(self, creature: str) -> int:
+        tough = self.characteristics(creature).toughness or 0
+        return max(0, tough - self.permanents[creature].damage)
+
+    def _assign_damage(self, a: AssignCombatDamage) -> None:
+        self._expect(DecisionKind.ASSIGN_COMBAT_DAMAGE, a.player)
+        plan = self._plan
+        assert plan is not None
+        by_id = {s.source: s for s in plan.sources}
+        normalized: dict[str, dict[str, int]] = {}
+        for src, division in a.assignments.items():
+            s = by_id.get(src)
+            if s is None:
+                raise IllegalDamageAssignmentError(f"{src!r} assigns no combat damage in this step")
+            if s.assigner != a.player:
+                raise IllegalDamageAssignmentError(
+                    f"{src}'s combat damage is assigned by {s.assigner}, not {a.player} ({s.rule})"
+                )
+            clean: dict[str, int] = {}
+            for rcp, amount in division.items():
+                if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+                    raise IllegalDamageAssignmentError(f"{src}: amount for {rcp} must be a whole number >= 0")
+                if rcp not in s.creatures and rcp != s.player:
+                    allowed = ", ".join(s.creatures + ((s.player,) if s.player else ()))
+                    raise IllegalDamageAssignmentError(
+                        f"{src} cannot assign damage to {rcp}: it may assign only to {allowed} ({s.rule})"
+                    )
+                if amount:
+                    clean[rcp] = clean.get(rcp, 0) + amount
+            total = sum(clean.values())
+            if total != s.power:
+                raise IllegalDamageAssignmentError(
+                    f"{src} assigns {total} damage but must assign exactly its power, {s.power} (510.1a)"
+                )
+            if s.forced is not None and clean != s.forced:
+                raise IllegalDamageAssignmentError(f"{src} must assign its damage as {s.forced} ({s.rule})")
+            normalized[src] = clean
+        missing = [
+            s.source
+            for s in plan.sources
+            if s.assigner == a.player and s.needs_choice and s.source not in normalized
+        ]
+        if missing:
+            raise IllegalDamageAssignmentError(
+                f"{a.player} must also divide the damage of {', '.join(missing)}"
+            )
+        # 702.19b: trample damage to the player only once every blocker is assigned lethal damage
+        fixed: dict[str, dict[str, int]] = {s.source: s.forced for s in plan.sources if s.forced is not None}
+        fixed.update(plan.assigned)
+        fixed.update(normalized)
+        for src, division in normalized.items():
+            s = by_id[src]
+            if s.player is None or not division.get(s.player) or s.rule != "702.19b":
+                continue
+            for b in s.creatures:
+                from_others = sum(d.get(b, 0) for other, d in fixed.items() if other != src)
+                need = self._lethal_needed(b) - from_others
+                if division.get(b, 0) < need:
+                    raise IllegalDamageAssignmentError(
+                        f"{src} has trample but assigns {division.get(b, 0)} to {b}, which needs {need} more "
+                        f"for lethal damage; damage can go to {s.player} only once every blocker is assigned "
+                        "lethal damage (702.19b)"
+                    )
+        # --- legal
+        plan.assigned.update(normalized)
+        plan.assigners.pop(0)
+        self._next_assigner()
+
+    def _deal_combat_damage(self) -> None:
+        plan = self._plan
+        combat = self.combat
+        assert plan is not None and combat is not None
+        dealt: list[tuple[str, str, int]] = []
+        for s in plan.sources:
+            division = s.forced if s.forced is not None else plan.assigned[s.source]
+            self._log(
+                "damage_assignment",
+                source=s.source,
+                assigned_by=s.assigner,
+                assignment=dict(division),
+                rule=s.rule,
+                chosen=s.forced is None,
+                step=self.step.value,
+            )
+            for rcp, amount in division.items():
+                dealt.append((s.source, rcp, amount))
+        # 510.2: all combat damage is dealt simultaneously
+        for src, rcp, amount in dealt:
+            controller = self.permanents[src].controller
+            if rcp in self.players:
+                self.players[rcp].life -= amount
+            else:
+                self.permanents[rcp].damage += amount
+            self._log(
+                "damage",
+                source=src,
+                source_controller=controller,
+                to=rcp,
+                to_player=rcp in self.players,
+                amount=amount,
+                combat=True,
+                step=self.step.value,
+            )
+            combat.dealt_damage.add(src)
+        self._plan = None
+        self._give_priority(self.active)

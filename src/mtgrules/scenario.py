@@ -1,0 +1,596 @@
+"""JSON scenarios: a position, the players' decisions, and the expected outcome.
+
+The format is documented in ``docs/mtgrules.md``. :func:`run_scenario_file` never raises for a bad file:
+it returns a :class:`ScenarioResult` with status ``ERROR`` and a clear message instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from mtgrules import errors
+from mtgrules.actions import (
+    Action,
+    AssignCombatDamage,
+    CastSpell,
+    ChooseCard,
+    ChooseDoor,
+    ChooseName,
+    ChooseTargets,
+    DecisionKind,
+    DeclareAttackers,
+    DeclareBlockers,
+    PassPriority,
+    TapForMana,
+    Unlock,
+)
+from mtgrules.game import Game, Step
+from mtgrules.mana import parse_mana
+
+
+class ScenarioFormatError(Exception):
+    """The scenario file is malformed (not a rules failure)."""
+
+
+class Status(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+
+
+@dataclass
+class ScenarioResult:
+    path: str
+    id: str
+    status: Status
+    message: str = ""
+    rules: list[str] = field(default_factory=list)
+    title: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.path,
+            "id": self.id,
+            "status": self.status.value,
+            "message": self.message,
+            "rules": self.rules,
+            "title": self.title,
+        }
+
+
+class _Fail(Exception):
+    """An expectation was not met (carries the first difference)."""
+
+
+# ---------------------------------------------------------------------- small schema helpers
+
+JSON = Any
+
+
+def _obj(
+    value: JSON, where: str, allowed: set[str], required: frozenset[str] | set[str] = frozenset()
+) -> dict[str, JSON]:
+    if not isinstance(value, dict):
+        raise ScenarioFormatError(f"{where}: expected an object, got {type(value).__name__}")
+    unknown = set(value) - allowed
+    if unknown:
+        raise ScenarioFormatError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    missing = required - set(value)
+    if missing:
+        raise ScenarioFormatError(f"{where}: missing key(s) {sorted(missing)}")
+    return value
+
+
+def _str(value: JSON, where: str) -> str:
+    if not isinstance(value, str):
+        raise ScenarioFormatError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def _int(value: JSON, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ScenarioFormatError(f"{where}: expected an integer, got {value!r}")
+    return value
+
+
+def _bool(value: JSON, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ScenarioFormatError(f"{where}: expected true/false, got {value!r}")
+    return value
+
+
+def _strs(value: JSON, where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ScenarioFormatError(f"{where}: expected a list of strings, got {value!r}")
+    return [_str(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+
+def _str_map(value: JSON, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ScenarioFormatError(f"{where}: expected an object of strings, got {value!r}")
+    return {_str(k, where): _str(v, f"{where}.{k}") for k, v in value.items()}
+
+
+# ---------------------------------------------------------------------- setup
+
+_CARD_KEYS = {"id", "name", "owner", "zone", "controller", "tapped", "sick", "damage", "unlocked"}
+_SETUP_KEYS = {"players", "life", "active", "step", "turn", "cards", "mana"}
+
+
+def build_game(setup: JSON) -> Game:
+    """Build and start a game from a scenario's ``setup`` object."""
+    s = _obj(setup, "setup", _SETUP_KEYS)
+    players = _strs(s.get("players", ["A", "B"]), "setup.players")
+    try:
+        game = Game(players)
+    except ValueError as exc:
+        raise ScenarioFormatError(f"setup.players: {exc}") from None
+    for p, life in (s.get("life") or {}).items():
+        if p not in game.players:
+            raise ScenarioFormatError(f"setup.life: unknown player {p!r}")
+        game.players[p].life = _int(life, f"setup.life.{p}")
+    cards = s.get("cards", [])
+    if not isinstance(cards, list):
+        raise ScenarioFormatError("setup.cards: expected a list")
+    for i, c in enumerate(cards):
+        where = f"setup.cards[{i}]"
+        c = _obj(c, where, _CARD_KEYS, {"id", "name", "owner", "zone"})
+        try:
+            game.add_card(
+                _str(c["id"], f"{where}.id"),
+                _str(c["name"], f"{where}.name"),
+                _str(c["owner"], f"{where}.owner"),
+                _str(c["zone"], f"{where}.zone"),
+                controller=_str(c["controller"], f"{where}.controller") if "controller" in c else None,
+                tapped=_bool(c.get("tapped", False), f"{where}.tapped"),
+                sick=_bool(c.get("sick", False), f"{where}.sick"),
+                damage=_int(c.get("damage", 0), f"{where}.damage"),
+                unlocked=_strs(c.get("unlocked", []), f"{where}.unlocked"),
+            )
+        except ValueError as exc:
+            raise ScenarioFormatError(f"{where}: {exc}") from None
+    for p, mana in _str_map(s.get("mana", {}), "setup.mana").items():
+        if p not in game.players:
+            raise ScenarioFormatError(f"setup.mana: unknown player {p!r}")
+        try:
+            game.add_mana(p, mana)
+        except ValueError as exc:
+            raise ScenarioFormatError(f"setup.mana.{p}: {exc}") from None
+    try:
+        game.start(
+            active=_str(s["active"], "setup.active") if "active" in s else None,
+            step=_str(s.get("step", "main1"), "setup.step"),
+            turn=_int(s.get("turn", 1), "setup.turn"),
+        )
+    except ValueError as exc:
+        raise ScenarioFormatError(f"setup: {exc}") from None
+    return game
+
+
+# ---------------------------------------------------------------------- actions
+
+_ACTION_KEYS: dict[str, set[str]] = {
+    "pass": {"player"},
+    "tap": {"player", "permanent"},
+    "cast": {"player", "card", "door", "targets", "payment"},
+    "unlock": {"player", "permanent", "door", "payment"},
+    "declare_attackers": {"player", "attackers", "bands"},
+    "declare_blockers": {"player", "blocks"},
+    "assign_damage": {"player", "assignments"},
+    "choose_targets": {"player", "targets"},
+    "choose_door": {"player", "door"},
+    "choose_card": {"player", "card"},
+    "choose_name": {"player", "name"},
+}
+_MACROS = {"pass_until": {"step"}, "resolve": set()}
+_STEP_META = {"do", "error", "error_contains", "note"}
+
+
+def _payment(value: JSON, where: str) -> dict[str, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ScenarioFormatError(f'{where}: expected an object like {{"B": 1}}')
+    return {_str(k, where): _int(v, f"{where}.{k}") for k, v in value.items()}
+
+
+def parse_action(step: Mapping[str, JSON], where: str) -> Action:
+    """Turn one scenario step (``{"do": "cast", ...}``) into an :class:`Action`."""
+    do = step["do"]
+    params = {k: v for k, v in step.items() if k not in _STEP_META}
+    _obj(params, where, _ACTION_KEYS[do], {"player"})
+    player = _str(params["player"], f"{where}.player")
+
+    def need(key: str) -> JSON:
+        if key not in params:
+            raise ScenarioFormatError(f"{where}: '{do}' needs key {key!r}")
+        return params[key]
+
+    match do:
+        case "pass":
+            return PassPriority(player)
+        case "tap":
+            return TapForMana(player, _str(need("permanent"), f"{where}.permanent"))
+        case "cast":
+            door = params.get("door")
+            return CastSpell(
+                player,
+                _str(need("card"), f"{where}.card"),
+                None if door is None else _str(door, f"{where}.door"),
+                tuple(_strs(params.get("targets", []), f"{where}.targets")),
+                _payment(params.get("payment"), f"{where}.payment"),
+            )
+        case "unlock":
+            return Unlock(
+                player,
+                _str(need("permanent"), f"{where}.permanent"),
+                _str(need("door"), f"{where}.door"),
+                _payment(params.get("payment"), f"{where}.payment"),
+            )
+        case "declare_attackers":
+            bands = params.get("bands", [])
+            if not isinstance(bands, list):
+                raise ScenarioFormatError(f"{where}.bands: expected a list of lists")
+            return DeclareAttackers(
+                player,
+                _str_map(params.get("attackers", {}), f"{where}.attackers"),
+                tuple(tuple(_strs(b, f"{where}.bands[{i}]")) for i, b in enumerate(bands)),
+            )
+        case "declare_blockers":
+            return DeclareBlockers(player, _str_map(params.get("blocks", {}), f"{where}.blocks"))
+        case "assign_damage":
+            raw = need("assignments")
+            if not isinstance(raw, dict):
+                raise ScenarioFormatError(f"{where}.assignments: expected {{source: {{recipient: amount}}}}")
+            assignments: dict[str, dict[str, int]] = {}
+            for src, division in raw.items():
+                if not isinstance(division, dict):
+                    raise ScenarioFormatError(f"{where}.assignments.{src}: expected {{recipient: amount}}")
+                # amounts are passed through unchecked: the engine refuses non-integers with a rules error
+                assignments[src] = dict(division)
+            return AssignCombatDamage(player, assignments)
+        case "choose_targets":
+            return ChooseTargets(player, tuple(_strs(params.get("targets", []), f"{where}.targets")))
+        case "choose_door":
+            return ChooseDoor(player, _str(need("door"), f"{where}.door"))
+        case "choose_card":
+            return ChooseCard(player, _str(need("card"), f"{where}.card"))
+        case "choose_name":
+            return ChooseName(player, _str(need("name"), f"{where}.name"))
+    raise ScenarioFormatError(f"{where}: unknown action {do!r}")  # pragma: no cover
+
+
+def _error_class(name: str, where: str) -> type[errors.RulesError]:
+    cls = getattr(errors, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, errors.RulesError)):
+        names = sorted(n for n in dir(errors) if n.endswith("Error") and n != "ScenarioFormatError")
+        raise ScenarioFormatError(f"{where}.error: unknown error class {name!r}; one of {names}")
+    return cls
+
+
+def _pass_holder(game: Game, label: str) -> None:
+    pending = game.pending
+    if pending is None or pending.kind is not DecisionKind.PRIORITY:
+        what = "the game is over" if pending is None else f"{pending.kind.value} from {pending.player}"
+        raise _Fail(f"{label}: stopped, the game waits for {what}")
+    game.apply(PassPriority(pending.player))
+
+
+def _run_macro(game: Game, step: Mapping[str, JSON], label: str) -> None:
+    do = step["do"]
+    _obj({k: v for k, v in step.items() if k not in _STEP_META}, label, _MACROS[do])
+    if do == "pass_until":
+        try:
+            target = Step(_str(step.get("step"), f"{label}.step"))
+        except ValueError:
+            raise ScenarioFormatError(f"{label}: unknown step {step.get('step')!r}") from None
+        for _ in range(100):
+            if game.step is target:
+                return
+            if game.stack:
+                raise _Fail(f"{label}: the stack is not empty ({[i.id for i in game.stack]}); use 'resolve'")
+            _pass_holder(game, label)
+        raise _Fail(f"{label}: step {target.value} not reached")
+    # resolve: pass until the top object of the stack has left it
+    if not game.stack:
+        raise _Fail(f"{label}: the stack is empty")
+    top = game.stack[-1].id
+    for _ in range(10):
+        _pass_holder(game, label)
+        if all(i.id != top for i in game.stack):
+            return
+    raise _Fail(f"{label}: {top} did not resolve")  # pragma: no cover
+
+
+# ---------------------------------------------------------------------- expectations
+
+
+def _event_matches(event: Mapping[str, JSON], pattern: Mapping[str, JSON]) -> bool:
+    return all(k in event and event[k] == v for k, v in pattern.items())
+
+
+def _eq(label: str, expected: JSON, actual: JSON) -> None:
+    if expected != actual:
+        raise _Fail(f"{label}: expected {json.dumps(expected)}, got {json.dumps(actual)}")
+
+
+def _check_permanent_field(game: Game, key: str, exp: JSON, get: Callable[[str], JSON]) -> None:
+    for obj_id, value in _obj(exp, f"expect.{key}", set(exp) if isinstance(exp, dict) else set()).items():
+        if obj_id not in game.permanents:
+            raise _Fail(
+                f"{key}.{obj_id}: expected {json.dumps(value)}, but {obj_id} is not on the battlefield"
+            )
+        _eq(f"{key}.{obj_id}", value, get(obj_id))
+
+
+_EXPECT_KEYS = {
+    "life",
+    "zone",
+    "tapped",
+    "damage",
+    "controller",
+    "unlocked",
+    "characteristics",
+    "tokens",
+    "hand",
+    "graveyard",
+    "library",
+    "exile",
+    "stack",
+    "step",
+    "turn",
+    "active",
+    "pending",
+    "attacking",
+    "blocked",
+    "blocks",
+    "bands",
+    "events",
+    "no_events",
+    "count_cards",
+    "mana",
+    "game_over",
+    "note",
+}
+
+
+def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
+    """Raise :class:`_Fail` with the first difference between ``expect`` and the game."""
+    exp = _obj(expect, label, _EXPECT_KEYS)
+    if "life" in exp:
+        for p, v in _obj(exp["life"], f"{label}.life", set(game.players)).items():
+            _eq(f"life.{p}", v, game.life(p))
+    if "zone" in exp:
+        for obj_id, z in _str_map(exp["zone"], f"{label}.zone").items():
+            zone = game.zone_of(obj_id)
+            _eq(f"zone.{obj_id}", z, "none" if zone is None else zone.value)
+    if "tapped" in exp:
+        _check_permanent_field(game, "tapped", exp["tapped"], lambda o: game.permanents[o].tapped)
+    if "damage" in exp:
+        _check_permanent_field(game, "damage", exp["damage"], lambda o: game.permanents[o].damage)
+    if "controller" in exp:
+        _check_permanent_field(game, "controller", exp["controller"], lambda o: game.permanents[o].controller)
+    if "unlocked" in exp:
+        _check_permanent_field(
+            game, "unlocked", exp["unlocked"], lambda o: sorted(d.value for d in game.permanents[o].unlocked)
+        )
+    if "characteristics" in exp:
+        chars_exp = exp["characteristics"]
+        if not isinstance(chars_exp, dict):
+            raise ScenarioFormatError(f"{label}.characteristics: expected an object")
+        for obj_id, fields in chars_exp.items():
+            try:
+                actual = game.characteristics(obj_id).to_json()
+            except errors.RulesError as exc:
+                raise _Fail(f"characteristics.{obj_id}: {exc}") from None
+            for k, v in _obj(fields, f"{label}.characteristics.{obj_id}", set(actual)).items():
+                _eq(f"characteristics.{obj_id}.{k}", v, actual[k])
+    if "tokens" in exp:
+        for p, counts in _obj(exp["tokens"], f"{label}.tokens", set(game.players)).items():
+            actual_counts: dict[str, int] = {}
+            for pid in game.battlefield:
+                obj = game.objects[pid]
+                if obj.is_token and game.permanents[pid].controller == p:
+                    actual_counts[obj.card.name] = actual_counts.get(obj.card.name, 0) + 1
+            _eq(f"tokens.{p}", counts, actual_counts)
+    for zone_key in ("hand", "graveyard", "library"):
+        if zone_key in exp:
+            for p, ids in _obj(exp[zone_key], f"{label}.{zone_key}", set(game.players)).items():
+                actual_ids = list(getattr(game.players[p], zone_key))
+                want = _strs(ids, f"{label}.{zone_key}.{p}")
+                if zone_key != "library":
+                    want, actual_ids = sorted(want), sorted(actual_ids)
+                _eq(f"{zone_key}.{p}", want, actual_ids)
+    if "exile" in exp:
+        _eq("exile", sorted(_strs(exp["exile"], f"{label}.exile")), sorted(game.exile))
+    if "stack" in exp:
+        _eq("stack", _strs(exp["stack"], f"{label}.stack"), [i.id for i in game.stack])
+    if "step" in exp:
+        _eq("step", exp["step"], game.step.value)
+    if "turn" in exp:
+        _eq("turn", exp["turn"], game.turn)
+    if "active" in exp:
+        _eq("active", exp["active"], game.active)
+    if "pending" in exp:
+        pending = game.pending
+        actual_p = None if pending is None else {"kind": pending.kind.value, "player": pending.player}
+        _eq("pending", exp["pending"], actual_p)
+    combat = game.combat
+    if "attacking" in exp:
+        _eq(
+            "attacking",
+            sorted(_strs(exp["attacking"], f"{label}.attacking")),
+            sorted(combat.attackers) if combat else [],
+        )
+    if "blocked" in exp:
+        for c, v in _obj(exp["blocked"], f"{label}.blocked", set(exp["blocked"])).items():
+            _eq(f"blocked.{c}", v, combat is not None and c in combat.blocked)
+    if "blocks" in exp:
+        actual_blocks = {} if combat is None else {b: list(a) for b, a in combat.blocks.items()}
+        _eq("blocks", exp["blocks"], actual_blocks)
+    if "bands" in exp:
+        _eq("bands", exp["bands"], [] if combat is None else [list(b) for b in combat.bands])
+    if "mana" in exp:
+        for p, mana in _str_map(exp["mana"], f"{label}.mana").items():
+            try:
+                want_pool = parse_mana(mana)
+            except ValueError as exc:
+                raise ScenarioFormatError(f"{label}.mana.{p}: {exc}") from None
+            _eq(f"mana.{p}", want_pool, dict(game.players[p].pool.amounts))
+    if "game_over" in exp:
+        _eq("game_over", exp["game_over"], game.game_over)
+    if "count_cards" in exp:
+        items = exp["count_cards"]
+        if not isinstance(items, list):
+            raise ScenarioFormatError(f"{label}.count_cards: expected a list")
+        for i, item in enumerate(items):
+            where = f"{label}.count_cards[{i}]"
+            spec = _obj(item, where, {"player", "zone", "type", "equals"}, {"player", "zone", "equals"})
+            if spec["player"] not in game.players or spec["zone"] not in ("hand", "library", "graveyard"):
+                raise ScenarioFormatError(f"{where}: needs a known player and zone hand/library/graveyard")
+            try:
+                n = game.count_cards(spec["player"], spec["zone"], spec.get("type"))
+            except ValueError as exc:
+                raise ScenarioFormatError(f"{where}: {exc}") from None
+            what = f"{spec['player']} {spec['zone']} {spec.get('type') or 'cards'}"
+            _eq(f"count_cards[{i}] ({what})", spec["equals"], n)
+    log = [e.to_json() for e in game.events]
+    if "events" in exp:
+        patterns = exp["events"]
+        if not isinstance(patterns, list):
+            raise ScenarioFormatError(f"{label}.events: expected a list of partial events")
+        pos = 0
+        for i, pattern in enumerate(patterns):
+            if not isinstance(pattern, dict) or "type" not in pattern:
+                raise ScenarioFormatError(f"{label}.events[{i}]: expected an object with a 'type'")
+            while pos < len(log) and not _event_matches(log[pos], pattern):
+                pos += 1
+            if pos == len(log):
+                raise _Fail(
+                    f"events[{i}]: no event matching {json.dumps(pattern)} (in order after the previous one)"
+                )
+            pos += 1
+    if "no_events" in exp:
+        patterns = exp["no_events"]
+        if not isinstance(patterns, list):
+            raise ScenarioFormatError(f"{label}.no_events: expected a list of partial events")
+        for i, pattern in enumerate(patterns):
+            for e in log:
+                if _event_matches(e, pattern):
+                    raise _Fail(f"no_events[{i}]: found event {json.dumps(e)}")
+
+
+# ---------------------------------------------------------------------- running
+
+
+def run_scenario(data: JSON, path: str = "<scenario>") -> ScenarioResult:
+    """Run one parsed scenario."""
+    sid = data.get("id", path) if isinstance(data, dict) else path
+    result = ScenarioResult(path, str(sid), Status.PASS)
+    try:
+        top = _obj(data, "scenario", {"id", "title", "rules", "description", "setup", "steps", "expect"})
+        if "id" not in top or "setup" not in top or "rules" not in top:
+            raise ScenarioFormatError("scenario: 'id', 'rules' and 'setup' are required")
+        result.rules = _strs(top["rules"], "rules")
+        result.title = _str(top.get("title", ""), "title")
+        game = build_game(top["setup"])
+        steps = top.get("steps", [])
+        if not isinstance(steps, list):
+            raise ScenarioFormatError("steps: expected a list")
+        for n, step in enumerate(steps, 1):
+            _run_step(game, step, n)
+        if "expect" in top:
+            check_expectations(game, top["expect"])
+    except ScenarioFormatError as exc:
+        result.status, result.message = Status.ERROR, f"malformed scenario: {exc}"
+    except _Fail as exc:
+        result.status, result.message = Status.FAIL, str(exc)
+    except Exception as exc:  # an engine bug must not crash the runner
+        result.status, result.message = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
+    return result
+
+
+def _run_step(game: Game, step: JSON, n: int) -> None:
+    where = f"steps[{n}]"
+    if not isinstance(step, dict):
+        raise ScenarioFormatError(f"{where}: expected an object")
+    if "expect" in step:
+        _obj(step, where, {"expect", "note"})
+        try:
+            check_expectations(game, step["expect"], f"{where}.expect")
+        except _Fail as exc:
+            raise _Fail(f"step {n} (expect): {exc}") from None
+        return
+    if "do" not in step:
+        raise ScenarioFormatError(f"{where}: needs 'do' (an action) or 'expect'")
+    do = _str(step["do"], f"{where}.do")
+    label = f"step {n} ({do}{' by ' + str(step['player']) if 'player' in step else ''})"
+    if do in _MACROS:
+        if "error" in step:
+            raise ScenarioFormatError(f"{where}: 'error' is not allowed on {do!r}")
+        try:
+            _run_macro(game, step, label)
+        except errors.RulesError as exc:
+            raise _Fail(f"{label}: refused: {type(exc).__name__}: {exc}") from None
+        return
+    if do not in _ACTION_KEYS:
+        raise ScenarioFormatError(
+            f"{where}: unknown action {do!r}; one of {sorted(set(_ACTION_KEYS) | set(_MACROS))}"
+        )
+    action = parse_action(step, where)
+    expected_error = _error_class(_str(step["error"], f"{where}.error"), where) if "error" in step else None
+    contains = _str(step.get("error_contains", ""), f"{where}.error_contains")
+    before = game.snapshot() if expected_error is not None else None
+    try:
+        game.apply(action)
+    except errors.RulesError as exc:
+        if expected_error is None:
+            raise _Fail(f"{label}: refused: {type(exc).__name__}: {exc}") from None
+        if not isinstance(exc, expected_error):
+            raise _Fail(
+                f"{label}: expected {expected_error.__name__}, got {type(exc).__name__}: {exc}"
+            ) from None
+        if contains and contains not in str(exc):
+            raise _Fail(f"{label}: error message {str(exc)!r} does not contain {contains!r}") from None
+        if game.snapshot() != before:
+            raise _Fail(f"{label}: the refused action changed the game state") from None
+        return
+    if expected_error is not None:
+        raise _Fail(f"{label}: expected {expected_error.__name__}, but the action was accepted")
+
+
+def load_scenario(path: Path) -> JSON:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioFormatError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioFormatError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+
+
+def run_scenario_file(path: Path | str) -> ScenarioResult:
+    p = Path(path)
+    try:
+        data = load_scenario(p)
+    except ScenarioFormatError as exc:
+        return ScenarioResult(str(p), p.stem, Status.ERROR, str(exc))
+    return run_scenario(data, str(p))
+
+
+def run_files(paths: Sequence[Path | str]) -> list[ScenarioResult]:
+    """Run scenario files; a directory runs every ``*.json`` in it (sorted)."""
+    results = []
+    for path in paths:
+        p = Path(path)
+        files = sorted(p.glob("*.json")) if p.is_dir() else [p]
+        results += [run_scenario_file(f) for f in files]
+    return results
