@@ -1560,9 +1560,9 @@ class Game:
                 need = self._lethal_needed(b) - from_others
                 if division.get(b, 0) < need:
                     raise IllegalDamageAssignmentError(
-                        f"{src} has trample but assigns {division.get(b, 0)} to {b}, which needs {need} more "
-                        f"for lethal damage; damage can go to {s.player} only once every blocker is assigned "
-                        "lethal damage (702.19b)"
+                        f"{src} has trample but assigns {division.get(b, 0)} to {b}, which needs {need} "
+                        f"from it for lethal damage; damage can go to {s.player} only once every blocker is "
+                        "assigned lethal damage (702.19b)"
                     )
         # --- legal
         plan.assigned.update(normalized)

@@ -352,6 +352,7 @@ _EXPECT_KEYS = {
     "bands",
     "events",
     "no_events",
+    "count_events",
     "count_cards",
     "mana",
     "game_over",
@@ -475,6 +476,16 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
                     f"events[{i}]: no event matching {json.dumps(pattern)} (in order after the previous one)"
                 )
             pos += 1
+    if "count_events" in exp:
+        items = exp["count_events"]
+        if not isinstance(items, list):
+            raise ScenarioFormatError(f"{label}.count_events: expected a list")
+        for i, item in enumerate(items):
+            spec = _obj(item, f"{label}.count_events[{i}]", {"match", "equals"}, {"match", "equals"})
+            if not isinstance(spec["match"], dict):
+                raise ScenarioFormatError(f"{label}.count_events[{i}].match: expected a partial event")
+            n = sum(1 for e in log if _event_matches(e, spec["match"]))
+            _eq(f"count_events[{i}] {json.dumps(spec['match'])}", spec["equals"], n)
     if "no_events" in exp:
         patterns = exp["no_events"]
         if not isinstance(patterns, list):
