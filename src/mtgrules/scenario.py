@@ -302,8 +302,11 @@ def _run_macro(game: Game, step: Mapping[str, JSON], label: str) -> None:
     top = game.stack[-1].id
     for _ in range(10):
         _pass_holder(game, label)
-        if all(i.id != top for i in game.stack):
-            return
+        pending = game.pending
+        if all(i.id != top for i in game.stack) or (
+            pending is not None and pending.kind is not DecisionKind.PRIORITY
+        ):
+            return  # resolved, or paused for a choice made while it resolves
     raise _Fail(f"{label}: {top} did not resolve")  # pragma: no cover
 
 
