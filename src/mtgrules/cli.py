@@ -7,7 +7,6 @@ import sys
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from mtgrules.carddb import CARDS
 from mtgrules.cards import characteristics
@@ -63,21 +62,16 @@ def scenario(files: tuple[str, ...], as_json: bool) -> None:
 @main.command()
 def cards() -> None:
     """List the cards the engine knows (printed cards and test cards)."""
-    table = Table("name", "mana cost", "MV", "type", "P/T", "text", "test")
     for name, card in CARDS.items():
         ch = characteristics(card, None)
-        types = " ".join([*ch.supertypes, *sorted(t.value for t in ch.types)])
+        types = " ".join([*ch.supertypes, *sorted(t.value.capitalize() for t in ch.types)])
         if ch.subtypes:
-            types += " — " + " ".join(ch.subtypes)
-        pt = f"{ch.power}/{ch.toughness}" if ch.power is not None else ""
-        text = " // ".join(f.text for f in card.faces)
-        table.add_row(
-            name,
-            str(ch.mana_cost or ""),
-            str(ch.mana_value),
-            types,
-            pt,
-            text,
-            "yes" if card.test_card else "",
-        )
-    Console().print(table)
+            types += " - " + " ".join(ch.subtypes)
+        pt = f" {ch.power}/{ch.toughness}" if ch.power is not None else ""
+        cost = f" {ch.mana_cost} (MV {ch.mana_value})" if ch.mana_cost is not None else ""
+        if card.is_room:
+            text = " // ".join(f"[{f.name} {f.mana_cost}] {f.text}" for f in card.faces)
+        else:
+            text = card.faces[0].text
+        test = " [test card]" if card.test_card else ""
+        click.echo(f"{name}{cost} - {types}{pt}{test}" + (f": {text}" if text else ""))
