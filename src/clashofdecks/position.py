@@ -325,7 +325,11 @@ def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:
     shuffles the hidden ones among the hidden places.  The copy shares no state with ``game``.
     """
     g = game.clone()
+    g._rng = rng.getrandbits(64)  # future chance (shuffles, reshuffles) is unknown too
     opp = 1 - player
+    if g._setup is not None:
+        _sample_setup(g, player, rng)
+        return g
     if g._solo:
         if player == 0 and len(g._deck) > 1:
             body = g._deck[:-1]
@@ -341,6 +345,25 @@ def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:
         hand[i] = c
     g._legal = None
     return g
+
+
+def _sample_setup(g: Game, player: int, rng: random.Random) -> None:
+    """Setup stage: the face-down draft pile's order, and an opponent's custom deck that is built but
+    not yet revealed (R2.5), are unknown."""
+    from dataclasses import replace
+
+    from .formats import SetupState
+
+    st = g._setup
+    assert isinstance(st, SetupState)
+    pool = list(st.pool)
+    rng.shuffle(pool)
+    cards = list(st.cards)
+    opp = 1 - player
+    if st.kind == "custom" and st.built[opp] and not all(st.built):
+        cards[opp] = tuple(sorted(rng.sample(range(N_CARDS), len(cards[opp]))))
+    g._setup = replace(st, pool=tuple(pool), cards=(cards[0], cards[1]))
+    g._legal = None
 
 
 __all__ = [

@@ -63,7 +63,25 @@ Creature = tuple[int, int, bool, bool, bool, int]
 
 LANE_NAMES: Final = ("top", "bottom")
 _MASK64: Final = (1 << 64) - 1
-_INC_TO_SLOT: Final = A.INC_SLOT
+#: A creature as it is at the start of a turn, one shared tuple per card.
+_FRESH: Final[tuple[Creature, ...]] = tuple((c, 0, False, False, False, 0) for c in range(N_CARDS))
+_END: Final = A.END
+_NEXT: Final = A.NEXT
+_PLAY_BASE: Final = A.PLAY_BASE
+_MAX_POSITION: Final = A.MAX_POSITION
+#: Per creature card, its two play actions (top, bottom).
+_PLAY_PAIR: Final = tuple((A.PLAY_BASE + c * 2, A.PLAY_BASE + c * 2 + 1) for c in range(N_CARDS))
+#: Per incantation card, per lane key (player*2 + lane), per lane size: its cast actions, precomputed.
+_CAST_TARGETS: Final[dict[int, tuple[tuple[tuple[int, ...], ...], ...]]] = {
+    c: tuple(
+        tuple(
+            tuple(A.CAST_BASE + (slot * 4 + k) * A.MAX_POSITION + pos for pos in range(size))
+            for size in range(A.MAX_POSITION + 1)
+        )
+        for k in range(4)
+    )
+    for c, slot in A.INC_SLOT.items()
+}
 
 
 def rng_next(state: int) -> tuple[int, int]:
@@ -398,51 +416,46 @@ class Game:
         p = self._active
         hand = self._hands[p]
         mana = self._mana
-        acts: list[int] = []
         summon = stage == SUMMON
         casting = summon or self._timing_combat
-        lanes = self._lanes
         n = len(hand)
-        seen = 0
-        targets: list[int] | None = None
-        fort_side = self._fort[p]
-        fi = -1
-        for idx in range(n):
-            c = hand[idx]
-            if c >= N_CARDS:
-                fi = idx
-                continue
-            seen += 1
-            if seen > 4:
-                break
-            cost = COST[c]
-            if cost > mana:
-                continue
-            if IS_INCANTATION[c]:
-                if not casting:
-                    continue
-                if targets is None:
-                    targets = []
-                    for q in (0, 1):
-                        for ln in (0, 1):
-                            size = len(lanes[q * 2 + ln])
-                            if size:
-                                base = (q * 2 + ln) * A.MAX_POSITION
-                                targets.extend(range(base, base + size))
-                if targets:
-                    base = A.CAST_BASE + _INC_TO_SLOT[c] * 4 * A.MAX_POSITION
-                    acts.extend(base + t for t in targets)
-            elif summon:
-                if n <= 2:
-                    continue  # R3.4: keep one card besides the fortress
-                if idx == n - 1 and fi == n - 2 and fort_side:
-                    continue  # R3.4a: the last card right of the Fort
-                acts.append(A.PLAY_BASE + c * 2)
-                acts.append(A.PLAY_BASE + c * 2 + 1)
-        if not summon and self._can_next():
-            acts.append(A.NEXT)
-        acts.append(A.END)
-        acts.sort()
+        fort = self._fort[p]
+        fi = hand.index(FORT if fort else BASTION)
+        window = hand[:5]  # the 4 leftmost cards besides the fortress (R3.2)
+        del window[fi if fi < 5 else 4]
+        # R3.4: keep a card besides the fortress; R3.4a: never the last card right of a Fort.
+        can_play = summon and n > 2
+        blocked = hand[-1] if fort and fi == n - 2 else -1
+        plays: list[int] = []
+        casts: list[int] = []
+        for c in window:
+            if COST[c] <= mana:
+                if IS_INCANTATION[c]:
+                    if casting:
+                        casts.append(c)
+                elif can_play and c != blocked:
+                    plays.append(c)
+        if summon:
+            acts = [_END]
+        else:
+            acts = [_END, _NEXT] if self._can_next() else [_END]
+        if plays:
+            if len(plays) > 1:
+                plays.sort()
+            for c in plays:
+                acts += _PLAY_PAIR[c]
+        if casts:
+            l0, l1, l2, l3 = self._lanes
+            s0, s1, s2, s3 = len(l0), len(l1), len(l2), len(l3)
+            if s0 or s1 or s2 or s3:
+                if len(casts) > 1:
+                    casts.sort()
+                for c in casts:
+                    t = _CAST_TARGETS[c]
+                    acts += t[0][s0]
+                    acts += t[1][s1]
+                    acts += t[2][s2]
+                    acts += t[3][s3]
         return acts
 
     def legal_action_mask(self) -> list[bool]:
@@ -454,10 +467,6 @@ class Game:
         return mask
 
     def is_legal(self, action: int) -> bool:
-        if self._stage == SETUP and self._pending is None:
-            from .formats import setup_is_legal
-
-            return setup_is_legal(self, action)
         return action in self.legal_actions()
 
     # ------------------------------------------------------------------ text notation
@@ -551,8 +560,8 @@ class Game:
             la[3][:],
             self._fort[:],
             self._known[:],
-            self._deck[:],
-            self._discard[:],
+            self._deck[:] if self._solo else self._deck,  # duel: always empty, never mutated
+            self._discard[:] if self._solo else self._discard,
             self._pending,
             self._cast_cont,
             self._chain,
@@ -561,6 +570,7 @@ class Game:
             self._last_turn,
             self._rng,
             self._setup,
+            self._legal,
         )
 
     def _restore(self, s: tuple[object, ...]) -> None:
@@ -590,10 +600,10 @@ class Game:
             self._last_turn,
             self._rng,
             self._setup,
+            self._legal,
         ) = s  # type: ignore[assignment]
         self._hands = [h0, h1]  # type: ignore[list-item]
         self._lanes = [l0, l1, l2, l3]  # type: ignore[list-item]
-        self._legal = None
 
     def apply(self, action: int) -> tuple[Event, ...]:
         """Apply a legal action of :attr:`current_player` and return the events it caused.
@@ -601,12 +611,15 @@ class Game:
         Raises :class:`IllegalActionError` (with the reason) for an action that is not legal now;
         the game is then exactly as before.
         """
-        if not self.is_legal(action):
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
             raise IllegalActionError(self.explain_illegal(action))
         self._history.append((self._snapshot(), action))
         self._legal = None
-        events = self._events
-        start = len(events)
+        rec = self._record
+        start = len(self._events) if rec else 0
         if self._pending is not None:
             self._do_order(action)
         elif self._stage == SETUP:
@@ -631,8 +644,9 @@ class Game:
             rest, lane = divmod(rest, 2)
             slot, q = divmod(rest, 2)
             self._cast(INCANTATIONS[slot], q, lane, pos)
-        if not self._record:
+        if not rec:
             return ()
+        events = self._events
         out = tuple(events[start:])
         del events[start:]
         return out
@@ -741,23 +755,16 @@ class Game:
 
     # ------------------------------------------------------------------ combat
 
-    def _activation_lanes(self, p: int) -> tuple[int, int]:
-        if self._rotated and p == 1:
-            return (1, 0)
-        return (0, 1)
-
-    def _can_attack(self, p: int, lane: int, i: int) -> bool:
-        L = self._lanes[p * 2 + lane]
-        if not L[i][C_NEW]:
-            return True
-        return bool(self._abilities(p, L, i) & RAGE) and bool(self._lanes[(1 - p) * 2 + lane])
-
     def _can_next(self) -> bool:
         p = self._active
+        lanes = self._lanes
         for lane in (0, 1):
-            L = self._lanes[p * 2 + lane]
+            L = lanes[p * 2 + lane]
             for i in range(len(L)):
-                if not L[i][C_ACTIVATED] and self._can_attack(p, lane, i):
+                cr = L[i]
+                if not cr[C_ACTIVATED] and (
+                    not cr[C_NEW] or (self._abilities(p, L, i) & RAGE and lanes[(1 - p) * 2 + lane])
+                ):
                     return True
         return False
 
@@ -766,7 +773,7 @@ class Game:
         left to activate, False when resolution paused for a decision, True otherwise."""
         p = self._active
         lanes = self._lanes
-        for lane in self._activation_lanes(p):
+        for lane in (1, 0) if self._rotated and p == 1 else (0, 1):
             L = lanes[p * 2 + lane]
             i = len(L) - 1
             while i >= 0:
@@ -775,8 +782,8 @@ class Game:
                     i -= 1
                     continue
                 L[i] = (cr[0], cr[1], cr[2], cr[3], True, cr[5])
-                if self._can_attack(p, lane, i):
-                    return self._attack_chain(p, cr[C_CARD])
+                if not cr[C_NEW] or (self._abilities(p, L, i) & RAGE and lanes[(1 - p) * 2 + lane]):
+                    return self._attack_chain(p, cr[C_CARD], lane, i)
                 if self._record:
                     self._emit(EventKind.ACTIVATION_PASSED, "R3.5b", player=p, card=CARD_IDS[cr[0]])
                 i -= 1
@@ -801,14 +808,18 @@ class Game:
                     return lane, i
         raise AssertionError("attacker not in play")  # pragma: no cover
 
-    def _attack_chain(self, p: int, c: int) -> bool:
-        """One activation: an attack and its Berserk re-attacks (R3.7, R6.6).  False if paused."""
+    def _attack_chain(self, p: int, c: int, lane: int = -1, i: int = -1) -> bool:
+        """One activation: an attack and its Berserk re-attacks (R3.7, R6.6).  False if paused.
+
+        ``lane``/``i`` locate the attacker when known (else it is looked up)."""
         q = 1 - p
         rec = self._record
+        lanes = self._lanes
         while True:
-            lane, i = self._find(p, c)
-            L = self._lanes[p * 2 + lane]
-            E = self._lanes[q * 2 + lane]
+            if lane < 0:
+                lane, i = self._find(p, c)
+            L = lanes[p * 2 + lane]
+            E = lanes[q * 2 + lane]
             bits = self._abilities(p, L, i)
             cr = L[i]
             if cr[C_NEW] and (not bits & RAGE or not E):
@@ -853,69 +864,79 @@ class Game:
             if paused:
                 self._chain = (p, c)
                 return False
+            # The attacker's own lane did not change (only the defender's creatures were hit).
 
     def _hit(self, q: int, lane: int, pos: int, amount: int, bits: int, from_inc: bool) -> list[int]:
         """Deal one attack's damage to ``q``'s creature at (lane, pos) and its Splash/Perforation
         victims, all worked out on the board as it stands (R6.9); remove the destroyed (R3.8) and
         return their cards in hit order (target, Splash victim, Perforation victim)."""
         lanes = self._lanes
-        L = lanes[q * 2 + lane]
-        hits = [(lane, pos, True)]
-        if bits & SPLASH and pos < len(lanes[q * 2 + 1 - lane]):
-            hits.append((1 - lane, pos, False))
-        if bits & PERFORATION and pos + 1 < len(L):
-            hits.append((lane, pos + 1, False))
-        rec = self._record
-        prot_any = self._prot_any
-        # Abilities of every victim first: Aura adjacency as it stands before any change.
-        victims = [(ln, ps, tgt, self._abilities(q, lanes[q * 2 + ln], ps)) for ln, ps, tgt in hits]
-        destroyed: list[tuple[int, int]] = []
-        for ln, ps, tgt, vb in victims:
-            VL = lanes[q * 2 + ln]
-            cr = VL[ps]
-            vc = cr[C_CARD]
-            if from_inc and vb & INDESTRUCTIBLE:
-                if rec:
-                    self._emit(
-                        EventKind.ABSORBED, "R6.5", player=q, card=CARD_IDS[vc], detail="Indestructible"
-                    )
-                continue
-            if amount <= 0:
-                continue
-            if vb & PROTECTION and not cr[C_PROTECTED] and (tgt or prot_any):
-                VL[ps] = (vc, cr[1], cr[2], True, cr[4], cr[5])
-                if rec:
-                    self._emit(
-                        EventKind.ABSORBED,
-                        "R6.4" if tgt else "R6.4b",
-                        player=q,
-                        card=CARD_IDS[vc],
-                        detail="Protection",
-                    )
-                continue
-            dmg = cr[C_DAMAGE] + amount
-            VL[ps] = (vc, dmg, cr[2], cr[3], cr[4], cr[5])
-            if rec:
-                role = "target" if tgt else ("Splash" if ln != lane else "Perforation")
-                self._emit(
-                    EventKind.DAMAGED,
-                    "R3.8" if tgt else ("R6.1" if ln != lane else "R6.2"),
-                    player=q,
-                    card=CARD_IDS[vc],
-                    amount=amount,
-                    detail=f"{role}, {dmg}/{HEALTH[vc]}",
-                )
-            if dmg >= HEALTH[vc]:
-                destroyed.append((ln, ps))
+        base = q * 2
+        L = lanes[base + lane]
+        splash = bits & SPLASH and pos < len(lanes[base + 1 - lane])
+        perforation = bits & PERFORATION and pos + 1 < len(L)
+        if not splash and not perforation:
+            # The common case: one victim.
+            vc = self._damage(q, L, pos, self._abilities(q, L, pos), amount, from_inc, 0)
+            if vc < 0:
+                return []
+            del L[pos]
+            if self._record:
+                self._emit(EventKind.DESTROYED, "R3.8", player=q, card=CARD_IDS[vc])
+            return [vc]
+        hits = [(lane, pos, 0)]
+        if splash:
+            hits.append((1 - lane, pos, 1))
+        if perforation:
+            hits.append((lane, pos + 1, 2))
+        # Abilities of every victim first: Aura adjacency as it stands before any change (R6.9).
+        victims = [(ln, ps, role, self._abilities(q, lanes[base + ln], ps)) for ln, ps, role in hits]
+        destroyed: list[tuple[int, int, int]] = []
+        for ln, ps, role, vb in victims:
+            vc = self._damage(q, lanes[base + ln], ps, vb, amount, from_inc, role)
+            if vc >= 0:
+                destroyed.append((ln, ps, vc))
         if not destroyed:
             return []
-        cards = [lanes[q * 2 + ln][ps][C_CARD] for ln, ps in destroyed]
-        for ln, ps in sorted(destroyed, key=lambda t: -t[1]):
-            del lanes[q * 2 + ln][ps]
-        if rec:
+        for ln, ps, _ in sorted(destroyed, key=lambda t: -t[1]):
+            del lanes[base + ln][ps]
+        cards = [vc for _, _, vc in destroyed]
+        if self._record:
             for vc in cards:
                 self._emit(EventKind.DESTROYED, "R3.8", player=q, card=CARD_IDS[vc])
         return cards
+
+    def _damage(
+        self, q: int, VL: list[Creature], ps: int, vb: int, amount: int, from_inc: bool, role: int
+    ) -> int:
+        """Damage one victim (role 0 = target, 1 = Splash, 2 = Perforation); its card if destroyed, else -1."""
+        cr = VL[ps]
+        vc = cr[C_CARD]
+        if from_inc and vb & INDESTRUCTIBLE:
+            if self._record:
+                self._emit(EventKind.ABSORBED, "R6.5", player=q, card=CARD_IDS[vc], detail="Indestructible")
+            return -1
+        if amount <= 0:
+            return -1
+        if vb & PROTECTION and not cr[C_PROTECTED] and (role == 0 or self._prot_any):
+            VL[ps] = (vc, cr[1], cr[2], True, cr[4], cr[5])
+            if self._record:
+                rule = "R6.4" if role == 0 else "R6.4b"
+                self._emit(EventKind.ABSORBED, rule, player=q, card=CARD_IDS[vc], detail="Protection")
+            return -1
+        dmg = cr[C_DAMAGE] + amount
+        VL[ps] = (vc, dmg, cr[2], cr[3], cr[4], cr[5])
+        if self._record:
+            what = ("target", "Splash", "Perforation")[role]
+            self._emit(
+                EventKind.DAMAGED,
+                ("R3.8", "R6.1", "R6.2")[role],
+                player=q,
+                card=CARD_IDS[vc],
+                amount=amount,
+                detail=f"{what}, {dmg}/{HEALTH[vc]}",
+            )
+        return vc if dmg >= HEALTH[vc] else -1
 
     def _return_destroyed(self, q: int, cards: list[int]) -> bool:
         """Return destroyed creatures (R3.8); True if their owner must first choose the order (R3.9)."""
@@ -1007,9 +1028,10 @@ class Game:
     # ------------------------------------------------------------------ end of turn
 
     def _end_turn(self) -> None:
-        for L in self._lanes:
-            for i in range(len(L)):
-                L[i] = (L[i][0], 0, False, False, False, 0)
+        lanes = self._lanes
+        for k in range(4):
+            if lanes[k]:
+                lanes[k] = [_FRESH[cr[0]] for cr in lanes[k]]
         self._ending = False
         if self._record:
             self._emit(EventKind.TURN_ENDED, "R3.10", player=self._active, amount=self._turn)
