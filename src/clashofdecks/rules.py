@@ -909,7 +909,7 @@ class Game:
     def _damage(
         self, q: int, VL: list[Creature], ps: int, vb: int, amount: int, from_inc: bool, role: int
     ) -> int:
-        """Damage one victim (role 0 = target, 1 = Splash, 2 = Perforation); its card if destroyed, else -1."""
+        """Damage one victim (role 0 target, 1 Splash, 2 Perforation): its card if destroyed, else -1."""
         cr = VL[ps]
         vc = cr[C_CARD]
         if from_inc and vb & INDESTRUCTIBLE:
