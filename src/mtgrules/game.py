@@ -1372,6 +1372,12 @@ class Game:
         )
         self._give_priority(self.active)
 
+    def block_problem(self, blocker: str, attacker: str) -> str | None:
+        """Why ``blocker`` cannot block ``attacker`` now (None if it can), for the defending player."""
+        if self.combat is None:
+            return "there is no combat"
+        return self._block_problem(blocker, attacker, self.opponent(self.active))
+
     def _block_problem(self, blocker: str, attacker: str, defender: str) -> str | None:
         assert self.combat is not None
         if blocker not in self.permanents:
