@@ -1,14 +1,147 @@
-"""``clash replay``: placeholder until its implementation lands (owned by another engineer)."""
+"""``clash replay FILE``: step through a saved game record, forward and back.
+
+A replay is seen by a spectator: every card is shown (no R9 hiding).  Moving forward applies the
+next recorded action and prints the events it caused; moving back uses the engine's ``undo`` and
+then re-applies the action before, so the events shown always belong to the step on screen.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 
 import click
+from rich.console import Console
+from rich.text import Text
+
+from ..errors import ClashError
+from ..events import Event
+from ..record import GameRecord, start_game
+from ..rules import Game
+from ..ui.i18n import LANGUAGES, t
+from ..ui.render import Context, render_event, render_game
+from .play_cmd import localised_names, stdin_reader
+
+
+class Replayer:
+    """A game record and a cursor: ``step`` actions applied, 0 to ``len(record.actions)``."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self.record = record
+        self.game: Game = start_game(record, record_events=True)
+        self.events: tuple[Event, ...] = ()
+
+    @property
+    def step(self) -> int:
+        return len(self.game.history)
+
+    @property
+    def total(self) -> int:
+        return len(self.record.actions)
+
+    def go(self, target: int) -> None:
+        """Move to ``target`` (clamped), keeping the events of the last action applied."""
+        target = max(0, min(self.total, target))
+        game = self.game
+        if target < self.step:
+            while self.step > max(target - 1, 0):
+                game.undo()
+        self.events = ()
+        while self.step < target:
+            text = self.record.actions[self.step]
+            try:
+                self.events = game.apply_text(text)
+            except ClashError as exc:
+                raise ClashError(f"action {self.step + 1} {text!r} does not replay: {exc}") from None
+
+
+def _names(record: GameRecord, lang: str) -> tuple[str, str]:
+    if record.mode == "solo":
+        return localised_names(("@player", "@automaton"), lang)
+    raw = []
+    for s, p in enumerate(record.players):
+        raw.append(f"@player {s + 1}" if p == "human" else p.capitalize())
+    return localised_names((raw[0], raw[1]), lang)
+
+
+def _show(console: Console, rep: Replayer, ctx: Context) -> None:
+    lang = ctx.lang
+    for event in rep.events:
+        console.print(render_event(event, ctx), highlight=False)
+    console.print(render_game(rep.game, ctx), highlight=False)
+    where = Text()
+    if rep.step == 0:
+        where.append(t(lang, "replay_start"), style="bold")
+    else:
+        where.append(t(lang, "replay_step", i=rep.step, n=rep.total), style="bold")
+        where.append(f"  ·  {rep.record.actions[rep.step - 1]}", style="bold cyan")
+    if rep.step == rep.total:
+        where.append(f"  ({t(lang, 'replay_end')})", style="dim")
+    console.print(where, highlight=False)
+
+
+def run_replay(rep: Replayer, console: Console, ctx: Context, read_line: Callable[[str], str | None]) -> int:
+    """The interactive loop; returns the exit status."""
+    _show(console, rep, ctx)
+    console.print(t(ctx.lang, "replay_hint"), style="dim", highlight=False)
+    while True:
+        line = read_line("replay> ")
+        if line is None:
+            return 0
+        cmd = line.strip().lower()
+        if cmd in ("q", "quit", "exit"):
+            return 0
+        if cmd in ("", "n", "next", "f"):
+            target = rep.step + 1
+        elif cmd in ("b", "back", "p", "prev"):
+            target = rep.step - 1
+        elif cmd == "first":
+            target = 0
+        elif cmd == "last":
+            target = rep.total
+        elif cmd.isdigit() and int(cmd) <= rep.total:
+            target = int(cmd)
+        else:
+            console.print(t(ctx.lang, "replay_bad", n=rep.total), style="bold red", highlight=False)
+            continue
+        if target < 0 or target > rep.total:
+            console.print(t(ctx.lang, "replay_end"), style="yellow", highlight=False)
+            continue
+        rep.go(target)
+        _show(console, rep, ctx)
 
 
 @click.command()
-def replay() -> None:
-    """(not implemented yet)"""
-    click.echo("clash replay: not implemented yet", err=True)
-    sys.exit(2)
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True)
+@click.option("--no-color", is_flag=True, help="no colours (also when NO_COLOR is set).")
+@click.option("--at", "at", type=int, default=None, help="start at action N (0 = before the first).")
+@click.option("--all", "show_all", is_flag=True, help="print every step, then the result, and exit.")
+def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool) -> None:
+    """Step through a saved game FILE (a game record): Enter/n forward, b back, N jumps, q quits."""
+    console = Console(no_color=no_color or bool(os.environ.get("NO_COLOR")), highlight=False, emoji=False)
+    try:
+        record = GameRecord.load(file)
+        rep = Replayer(record)
+    except ClashError as exc:
+        console.print(f"clash replay: {exc}", style="bold red", highlight=False)
+        sys.exit(1)
+    ctx = Context(lang=lang, names=_names(record, lang), viewer=None)
+    seed = record.seed if record.seed is not None else "-"
+    players = " vs ".join(ctx.names)
+    title = t(lang, "replay_title", mode=record.mode, format=record.format, seed=seed, players=players)
+    console.print(title, style="bold", highlight=False)
+    try:
+        if show_all:
+            _show(console, rep, ctx)
+            while rep.step < rep.total:
+                rep.go(rep.step + 1)
+                _show(console, rep, ctx)
+            sys.exit(0)
+        if at is not None:
+            rep.go(at)
+        sys.exit(run_replay(rep, console, ctx, stdin_reader(console)))
+    except ClashError as exc:
+        console.print(f"clash replay: {exc}", style="bold red", highlight=False)
+        sys.exit(1)

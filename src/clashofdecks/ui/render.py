@@ -1,0 +1,652 @@
+"""Pure rendering: a game (or an event) in, a Rich renderable out.
+
+Nothing here reads input, prints, or changes the game, so the same functions serve ``clash play``,
+``clash replay`` and the tests (which render into a recording console and read the text back).
+
+What a viewer may see follows R9: the opponent's hand comes from
+:func:`clashofdecks.position.view`, so hidden cards are shown as ``?``; a ``viewer`` of ``None``
+(replays, spectators) sees everything.
+
+Screen legend (also in docs/play.md): a creature is drawn as a small box titled with its address
+(``P.LANE.N``, the target notation of ``cast``), its printed name, ``attack/health`` with damage
+taken this turn as ``−N``, its abilities (``*`` = granted by a neighbour's Aura) and its per-turn
+markers (new, done, Protection used).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.columns import Columns
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..cards import CARD_INDEX, CARDS, N_CARDS
+from ..events import Event, EventKind
+from ..position import view
+from ..rules import Game
+from .i18n import ability_help, ability_keys, ability_name, event_text, rules_summary, t
+
+#: Colours of the two sides: the viewer (or seat 0 in a replay) is green, the other side red.
+SIDE_STYLES = ("green", "red")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """How to draw: the language, each seat's display name, and whose eyes the screen is for."""
+
+    lang: str = "en"
+    names: tuple[str, str] = ("player 0", "player 1")
+    viewer: int | None = 0
+
+    def name(self, seat: int | None) -> str:
+        if seat is None or seat not in (0, 1):
+            return "?"
+        return self.names[seat]
+
+    def side_style(self, seat: int) -> str:
+        ref = 0 if self.viewer is None else self.viewer
+        return SIDE_STYLES[0 if seat == ref else 1]
+
+
+def card_name(card_id: str | None, lang: str = "en") -> str:
+    """The printed name of ``card_id``; the fortress sides in ``lang``; ``?`` stays ``?``."""
+    if card_id is None:
+        return "?"
+    if card_id == "BASTION":
+        return t(lang, "bastion")
+    if card_id == "FORT":
+        return t(lang, "fort")
+    idx = CARD_INDEX.get(card_id)
+    if idx is None or idx >= N_CARDS:
+        return card_id
+    return CARDS[idx].name
+
+
+def card_stats(card_id: str, lang: str) -> str:
+    """``cost 3 · 3/5`` for a creature, ``cost 1 · damage 1`` for an incantation."""
+    c = CARDS[CARD_INDEX[card_id]]
+    value = f"{c.attack}/{c.health}" if c.is_creature else t(lang, "damage_value", n=c.attack)
+    return f"{t(lang, 'cost')} {c.cost} · {value}"
+
+
+def card_abilities(card_id: str, lang: str) -> str:
+    """The printed abilities (and Aura) of a card, in ``lang``."""
+    c = CARDS[CARD_INDEX[card_id]]
+    words = [ability_name(lang, a) for a in c.abilities]
+    if c.aura:
+        words.append(t(lang, "aura_grants", names=", ".join(ability_name(lang, a) for a in c.aura)))
+    return ", ".join(words)
+
+
+# ---------------------------------------------------------------------------- the board
+
+
+def render_creature(creature: dict[str, Any], address: str, seat: int, ctx: Context) -> Panel:
+    """One creature as a small box (see the module docstring for the legend)."""
+    cid = str(creature["card"])
+    c = CARDS[CARD_INDEX[cid]]
+    lang = ctx.lang
+    body = Text(justify="left")
+    body.append(c.name, style="bold")
+    body.append("\n")
+    bonus = int(creature.get("sprint_bonus", 0) or 0)
+    body.append(str(c.attack + bonus), style="bold yellow" if bonus else "")
+    if bonus:
+        body.append(f"(+{bonus})", style="yellow")
+    body.append(f"/{c.health}")
+    damage = int(creature.get("damage", 0) or 0)
+    if damage:
+        body.append(f" −{damage}", style="bold red")
+    granted = set(creature.get("granted", ()) or ())
+    abilities: Sequence[str] = creature.get("abilities", c.abilities) or ()
+    for ab in abilities:
+        body.append("\n")
+        if ab in granted:
+            body.append(ability_name(lang, ab) + "*", style="italic cyan")
+        else:
+            body.append(ability_name(lang, ab), style="cyan")
+    if c.aura:
+        body.append("\n")
+        body.append(
+            t(lang, "aura_grants", names=",".join(ability_name(lang, a) for a in c.aura)), style="magenta"
+        )
+    marks = []
+    if creature.get("new"):
+        marks.append(t(lang, "new_marker"))
+    if creature.get("activated"):
+        marks.append(t(lang, "activated_marker"))
+    if creature.get("protected"):
+        marks.append(t(lang, "protection_used"))
+    if marks:
+        body.append("\n")
+        body.append(" ".join(marks), style="dim")
+    return Panel(
+        body,
+        title=address,
+        title_align="left",
+        box=box.ROUNDED,
+        border_style=ctx.side_style(seat),
+        padding=(0, 1),
+        expand=False,
+    )
+
+
+def _lane_row(game: Game, seat: int, lane: str, ctx: Context, *, towards_bridge: bool) -> RenderableType:
+    creatures = game.lane(seat, lane)
+    if not creatures:
+        return Text(t(ctx.lang, "empty"), style="dim")
+    panels = [render_creature(cr, f"{seat}.{lane}.{i}", seat, ctx) for i, cr in enumerate(creatures)]
+    if towards_bridge:
+        panels.reverse()  # far → bridge, so the front creature touches the bridge
+    grid = Table.grid(padding=(0, 0))
+    for _ in panels:
+        grid.add_column(justify="right" if towards_bridge else "left")
+    grid.add_row(*panels)
+    return grid
+
+
+def render_board(game: Game, ctx: Context) -> Table:
+    """Both realms and the two lanes, the bridges in the middle (R1.1, R1.2).
+
+    The viewer's realm is on the left, drawn from its far end to the bridge; the other realm on the
+    right, from the bridge outwards: the creatures that fight each other face each other.
+    """
+    left = 0 if ctx.viewer is None else ctx.viewer
+    right = 1 - left
+    lang = ctx.lang
+    table = Table(box=box.SIMPLE_HEAD, expand=False, show_edge=False, pad_edge=False)
+    table.add_column(t(lang, "lane"), style="bold", no_wrap=True)
+    table.add_column(
+        f"{t(lang, 'realm_of', name=ctx.name(left))} ({t(lang, 'far_to_bridge')})",
+        justify="right",
+        header_style=ctx.side_style(left),
+    )
+    table.add_column(t(lang, "bridge"), justify="center", style="bold white", no_wrap=True)
+    table.add_column(
+        f"{t(lang, 'realm_of', name=ctx.name(right))} ({t(lang, 'bridge_to_far')})",
+        justify="left",
+        header_style=ctx.side_style(right),
+    )
+    for lane in ("top", "bottom"):
+        table.add_row(
+            t(lang, lane),
+            _lane_row(game, left, lane, ctx, towards_bridge=True),
+            "║\n╬\n║",
+            _lane_row(game, right, lane, ctx, towards_bridge=False),
+        )
+    return table
+
+
+# ---------------------------------------------------------------------------- hands and fortresses
+
+
+def render_fortress(game: Game, seat: int, ctx: Context) -> Text:
+    """``Bastion · 8 places left`` (R1.4, R4): the life of a player, or of the automaton (R7.6)."""
+    side, left, _size = game.fortress(seat)
+    text = Text()
+    text.append(t(ctx.lang, "bastion" if side == "BASTION" else "fort"), style="bold yellow")
+    text.append(" · ")
+    style = "bold red" if left <= 2 else "bold"
+    text.append(t(ctx.lang, "places_left", n=left), style=style)
+    return text
+
+
+def _visible_hand(game: Game, seat: int, ctx: Context) -> list[str]:
+    if ctx.viewer is None or ctx.viewer == seat or game.phase == "setup":
+        return game.hand(seat)
+    hand: list[str] = view(game, ctx.viewer)["players"][seat]["hand"]
+    return hand
+
+
+def render_hand(game: Game, seat: int, ctx: Context) -> RenderableType:
+    """A hand, left to right (R1.3): the 4 playable cards (R3.2) marked ▶, the fortress card marked.
+
+    Cards the viewer may not see (R9.2) are ``?``; a fully hidden hand is one compact line.
+    """
+    lang = ctx.lang
+    cards = _visible_hand(game, seat, ctx)
+    title = Text(t(lang, "hand_of", name=ctx.name(seat)), style=f"bold {ctx.side_style(seat)}")
+    title.append(f"  ({len(cards)})  ")
+    title.append_text(render_fortress(game, seat, ctx))
+    if not (ctx.viewer is None or ctx.viewer == seat):
+        line = Text()
+        for i, c in enumerate(cards):
+            if i:
+                line.append(" ")
+            if c in ("BASTION", "FORT"):
+                line.append(f"[{card_name(c, lang)}]", style="bold yellow")
+            elif c == "?":
+                line.append("?", style="dim")
+            else:
+                line.append(card_name(c, lang))
+        parts: list[RenderableType] = [title, line]
+        if "?" in cards:
+            parts.append(Text(t(lang, "hidden_cards"), style="dim"))
+        return Group(*parts)
+    playable = set(game.playable_cards(seat))
+    table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, show_header=False)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("mark", no_wrap=True)
+    table.add_column("card", no_wrap=True)
+    table.add_column("stats", no_wrap=True)
+    table.add_column("abilities")
+    for i, c in enumerate(cards, start=1):
+        if c in ("BASTION", "FORT"):
+            _side, left, _ = game.fortress(seat)
+            table.add_row(
+                str(i),
+                Text("■", style="bold yellow"),
+                Text(card_name(c, lang), style="bold yellow"),
+                Text(t(lang, "places_left", n=left), style="yellow"),
+                Text(t(lang, "fortress"), style="dim"),
+            )
+            continue
+        is_playable = c in playable
+        name = Text(card_name(c, lang), style="bold" if is_playable else "dim")
+        if card_name(c, lang).upper() != c:
+            name.append(f" ({c})", style="dim")
+        table.add_row(
+            str(i),
+            Text("▶", style="bold green") if is_playable else Text(" "),
+            name,
+            Text(card_stats(c, lang), style="" if is_playable else "dim"),
+            Text(card_abilities(c, lang), style="cyan" if is_playable else "dim cyan"),
+        )
+    legend = Text("▶ " + t(lang, "playable") + " (R3.2)   ■ " + t(lang, "fortress"), style="dim")
+    return Group(title, table, legend)
+
+
+def render_automaton(game: Game, ctx: Context) -> RenderableType:
+    """The automaton's side (R7): fortress life, deck above the fortress, the public discard pile."""
+    lang = ctx.lang
+    line = Text(t(lang, "automaton").capitalize(), style=f"bold {ctx.side_style(1)}")
+    line.append("  ")
+    line.append_text(render_fortress(game, 1, ctx))
+    line.append("  ·  ")
+    line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
+    discard = game.automaton_discard
+    line2 = Text(f"{t(lang, 'discard')}: {len(discard)}", style="")
+    if discard:
+        line2.append("  (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
+    return Group(line, line2)
+
+
+def render_status(game: Game, ctx: Context) -> Text:
+    """Turn, whose decision, phase and mana, in one line."""
+    lang = ctx.lang
+    text = Text()
+    if game.is_over():
+        outcome = game.outcome
+        text.append(t(lang, "phase_over").upper(), style="bold magenta")
+        if outcome is not None:
+            text.append(" · ")
+            if outcome.winner is None:
+                text.append(t(lang, "draw"), style="bold")
+            else:
+                text.append(t(lang, "winner_is", name=ctx.name(outcome.winner)), style="bold")
+            text.append(f" ({outcome.reason})", style="dim")
+        return text
+    if game.phase == "setup":
+        text.append(t(lang, "phase_setup").upper(), style="bold magenta")
+        text.append(" · ")
+        text.append(t(lang, "decides", name=ctx.name(game.current_player)), style="bold")
+        return text
+    text.append(f"{t(lang, 'turn').capitalize()} {game.turn}", style="bold magenta")
+    text.append(" · ")
+    text.append(t(lang, "to_play", name=ctx.name(game.active)), style=f"bold {ctx.side_style(game.active)}")
+    text.append(" · ")
+    text.append(t(lang, "phase_summon" if game.phase == "summon" else "phase_combat"), style="bold")
+    text.append(" · ")
+    text.append(f"{t(lang, 'mana')} {game.mana}", style="bold blue")
+    pending = game.pending
+    if pending is not None:
+        text.append(" · ")
+        text.append(t(lang, "decides", name=ctx.name(pending[0])), style="bold yellow")
+        text.append(" (R3.9)", style="dim")
+    return text
+
+
+def render_setup(game: Game, ctx: Context) -> RenderableType:
+    """The setup stage (R2, R7.1): the revealed draft cards, the cards each side has so far."""
+    from ..formats import setup_summary
+
+    lang = ctx.lang
+    summary = setup_summary(game)
+    decision = str(summary["decision"])
+    who = ctx.name(int(summary["player"]))  # type: ignore[call-overload]
+    key = {"pick": "setup_draft", "deck": "setup_deck", "build": "setup_build", "ban": "setup_ban"}[decision]
+    parts: list[RenderableType] = [Text(t(lang, key, name=who), style="bold magenta")]
+    revealed: list[str] = list(summary["revealed"])  # type: ignore[call-overload]
+    if revealed:
+        table = Table(title=t(lang, "revealed"), box=box.ROUNDED, title_justify="left")
+        table.add_column("id", style="bold")
+        table.add_column("card")
+        table.add_column(t(lang, "cost"))
+        table.add_column(t(lang, "abilities"), style="cyan")
+        for c in revealed:
+            table.add_row(c, card_name(c, lang), card_stats(c, lang), card_abilities(c, lang))
+        parts.append(table)
+    cards: list[list[str]] = summary["cards"]  # type: ignore[assignment]
+    for seat, cs in enumerate(cards):
+        if game.is_solo and seat == 1 and decision == "deck":
+            continue
+        line = Text(f"{t(lang, 'cards_of', name=ctx.name(seat))} ({len(cs)}): ", style=ctx.side_style(seat))
+        line.append(", ".join(card_name(c, lang) for c in cs) or "—")
+        parts.append(line)
+    if summary.get("face_down"):
+        parts.append(Text(t(lang, "face_down", n=summary["face_down"]), style="dim"))
+    if decision == "deck":
+        parts.append(render_precon_decks(lang, list(summary.get("decks_taken", []))))  # type: ignore[call-overload]
+    if decision in ("build", "ban"):
+        parts.append(render_card_pool(lang))
+    return Group(*parts)
+
+
+def render_precon_decks(lang: str, taken: Iterable[int] = ()) -> Table:
+    """The four preconstructed decks (R2.3), taken ones dimmed."""
+    from ..cards import CARD_IDS, PRECONSTRUCTED_DECKS
+
+    gone = set(taken)
+    table = Table(box=box.ROUNDED, show_header=True)
+    table.add_column(t(lang, "deck"), justify="right")
+    table.add_column("cards")
+    for n, deck in sorted(PRECONSTRUCTED_DECKS.items()):
+        style = "dim strike" if n in gone else ""
+        table.add_row(str(n), Text(", ".join(card_name(CARD_IDS[c], lang) for c in deck), style=style))
+    return table
+
+
+def render_card_pool(lang: str) -> Table:
+    """Every card with its facts, for building a custom deck (R2.5)."""
+    table = Table(title=t(lang, "card_pool"), box=box.SIMPLE, title_justify="left")
+    table.add_column("id", style="bold")
+    table.add_column(t(lang, "cost"))
+    table.add_column(t(lang, "abilities"), style="cyan")
+    for c in CARDS:
+        table.add_row(c.id, card_stats(c.id, lang), card_abilities(c.id, lang))
+    return table
+
+
+def render_game(game: Game, ctx: Context) -> RenderableType:
+    """The whole screen: status, the other side's hand, the board, the viewer's own hand."""
+    if game.phase == "setup":
+        return Group(render_status(game, ctx), render_setup(game, ctx))
+    me = 0 if ctx.viewer is None else ctx.viewer
+    other = 1 - me
+    parts: list[RenderableType] = [Text(""), render_status(game, ctx)]
+    if game.is_solo and other == 1:
+        parts.append(render_automaton(game, ctx))
+    else:
+        parts.append(render_hand(game, other, ctx))
+    parts.append(render_board(game, ctx))
+    if game.is_solo and me == 1:
+        parts.append(render_automaton(game, ctx))
+    else:
+        parts.append(render_hand(game, me, ctx))
+    if any(cr["granted"] for seat in (0, 1) for ln in ("top", "bottom") for cr in game.lane(seat, ln)):
+        parts.append(Text(t(ctx.lang, "granted_marker"), style="dim"))
+    return Group(*parts)
+
+
+# ---------------------------------------------------------------------------- actions
+
+
+def describe_action(game: Game, text: str, lang: str) -> str:
+    """A short gloss for an action text, to read next to the notation (card names as printed)."""
+    words = text.split()
+    if not words:
+        return ""
+    verb = words[0]
+    if verb in ("play", "pick", "ban") and len(words) >= 2 and words[1] in CARD_INDEX:
+        gloss = f"{card_name(words[1], lang)}: {card_stats(words[1], lang)}"
+        abil = card_abilities(words[1], lang)
+        return f"{gloss} {abil}".rstrip()
+    if verb == "cast" and len(words) == 3:
+        try:
+            p, lane, n = words[2].split(".")
+            target = game.lane(int(p), lane)[int(n)]["card"]
+        except (ValueError, IndexError, KeyError):
+            return ""
+        return f"{card_name(words[1], lang)} → {card_name(str(target), lang)}"
+    return ""
+
+
+def render_actions(game: Game, texts: Sequence[str], ctx: Context) -> RenderableType:
+    """The legal actions numbered from 1, in the engine's order, each with its notation."""
+    lang = ctx.lang
+    items: list[Text] = []
+    for i, text in enumerate(texts, start=1):
+        item = Text(f"{i:>2}. ", style="bold")
+        item.append(text, style="bold green" if text in ("end", "next") else "bold")
+        gloss = describe_action(game, text, lang)
+        if gloss:
+            item.append(f"  {gloss}", style="dim")
+        items.append(item)
+    who = game.current_player
+    header = Text(t(lang, "actions_of", name=ctx.name(who)) if who != ctx.viewer else t(lang, "actions"))
+    header.stylize("bold underline")
+    return Group(header, Columns(items, column_first=True, padding=(0, 3)))
+
+
+# ---------------------------------------------------------------------------- events
+
+_EVENT_STYLE: dict[EventKind, str] = {
+    EventKind.TURN_STARTED: "bold magenta",
+    EventKind.PHASE_CHANGED: "magenta",
+    EventKind.PLAYED: "",
+    EventKind.CAST: "bold blue",
+    EventKind.FIZZLED: "dim",
+    EventKind.REVEALED: "",
+    EventKind.ACTIVATION_PASSED: "dim",
+    EventKind.SPRINTED: "yellow",
+    EventKind.ATTACKED: "bold",
+    EventKind.DAMAGED: "yellow",
+    EventKind.ABSORBED: "cyan",
+    EventKind.DESTROYED: "bold red",
+    EventKind.RETURNED: "red",
+    EventKind.DISCARDED: "dim red",
+    EventKind.FORTRESS_MOVED: "bold red",
+    EventKind.BASTION_FELL: "bold reverse red",
+    EventKind.DECK_REBUILT: "yellow",
+    EventKind.ORDER_CHOSEN: "",
+    EventKind.DECISION_PENDING: "bold yellow",
+    EventKind.TURN_ENDED: "dim",
+    EventKind.GAME_OVER: "bold reverse magenta",
+    EventKind.SETUP: "",
+}
+
+_ICONS: dict[EventKind, str] = {
+    EventKind.TURN_STARTED: "══",
+    EventKind.ATTACKED: "⚔ ",
+    EventKind.DAMAGED: "  ✶",
+    EventKind.DESTROYED: "  ✖",
+    EventKind.RETURNED: "  ↩",
+    EventKind.FORTRESS_MOVED: "  ▶",
+    EventKind.BASTION_FELL: "  ‼",
+    EventKind.ABSORBED: "  ◆",
+    EventKind.CAST: "✦ ",
+    EventKind.GAME_OVER: "★ ",
+}
+
+_IDS = re.compile(r"[A-Z][A-Z!]+")
+
+
+def _names_in(text: str, lang: str) -> str:
+    return ", ".join(card_name(w, lang) for w in text.split() if w in CARD_INDEX)
+
+
+def _setup_sentence(event: Event, ctx: Context) -> str:
+    detail = event.detail or ""
+    lang = ctx.lang
+    who = ctx.name(event.player)
+    if detail.startswith("revealed "):
+        return event_text(lang, "setup_revealed", cards=_names_in(detail, lang))
+    if " gets " in detail:
+        return event_text(lang, "setup_gets", who=who, cards=_names_in(detail, lang))
+    if detail.startswith("picks "):
+        return event_text(lang, "setup_picks", who=who, cards=card_name(event.card, lang))
+    if detail.startswith("chooses deck "):
+        return event_text(lang, "setup_deck", who=who, cards=detail.rsplit(" ", 1)[-1])
+    if detail.startswith("builds"):
+        return event_text(lang, "setup_builds", who=who)
+    if detail.startswith("reveals "):
+        return event_text(lang, "setup_reveals", who=who, cards=_names_in(detail, lang))
+    if detail.startswith("removes "):
+        return event_text(lang, "setup_removes", who=who, cards=card_name(event.card, lang))
+    if detail.startswith("hands shuffled"):
+        return event_text(lang, "setup_dealt")
+    return detail
+
+
+def event_sentence(event: Event, ctx: Context) -> str:
+    """The event as a sentence in ``ctx.lang`` with the players' names and printed card names."""
+    lang = ctx.lang
+    k = event.kind
+    who = ctx.name(event.player)
+    card = card_name(event.card, lang)
+    lane = t(lang, event.lane) if event.lane in ("top", "bottom") else (event.lane or "")
+    n = event.amount if event.amount is not None else 0
+    if k is EventKind.SETUP:
+        return _setup_sentence(event, ctx)
+    if k is EventKind.TURN_STARTED:
+        detail = event.detail or ""
+        m = re.match(r"(\d+)", detail)
+        text = event_text(lang, "turn_started", n=n, who=who, mana=m.group(1) if m else "?")
+        if "last turn" in detail:
+            text += " — " + event_text(lang, "last_turn")
+        return text
+    if k is EventKind.ATTACKED:
+        if event.detail and "berserk" in event.detail:
+            return event_text(lang, "berserk", who=who, card=card)
+        if event.target_card is None:
+            return event_text(
+                lang, "attacked_player", who=who, card=card, tgt=ctx.name(event.target_player), n=n
+            )
+        return event_text(lang, "attacked", who=who, card=card, tcard=card_name(event.target_card, lang), n=n)
+    if k is EventKind.CAST:
+        return event_text(
+            lang,
+            "cast",
+            who=who,
+            card=card,
+            tcard=card_name(event.target_card, lang),
+            tgt=ctx.name(event.target_player),
+            lane=lane,
+            pos=event.position if event.position is not None else "",
+        )
+    if k is EventKind.DAMAGED:
+        detail = event.detail or ""
+        m = re.match(r"(\w+), (\d+)/(\d+)", detail)
+        if m:
+            role_word = m.group(1)
+            role = (
+                event_text(lang, "role_target")
+                if role_word == "target"
+                else ability_name(lang, role_word.lower())
+            )
+            return event_text(lang, "damaged", card=card, n=n, role=role, total=m.group(2), health=m.group(3))
+        return event.describe()
+    if k is EventKind.ABSORBED:
+        return event_text(
+            lang, "absorbed", card=card, detail=ability_name(lang, (event.detail or "").lower())
+        )
+    if k in (EventKind.ORDER_CHOSEN, EventKind.DECISION_PENDING):
+        detail = _IDS.sub(lambda m: card_name(m.group(0), lang), event.detail or "")
+        return event_text(lang, k.value, who=who, detail=detail)
+    if k is EventKind.GAME_OVER:
+        if event.player is None:
+            head = t(lang, "draw")
+        else:
+            head = t(lang, "winner_is", name=ctx.name(event.player))
+        return f"{head}! ({event.detail})"
+    if k is EventKind.BASTION_FELL:
+        return event_text(lang, "bastion_fell", who=who)
+    return event_text(lang, k.value, who=who, card=card, lane=lane, n=n, detail=event.detail or "")
+
+
+def render_event(event: Event, ctx: Context, *, show_rule: bool = True) -> Text:
+    """One line for one event: an icon, the sentence, coloured by kind, and its rule number."""
+    text = Text()
+    icon = _ICONS.get(event.kind, "  ·" if event.kind is not EventKind.SETUP else "•")
+    style = _EVENT_STYLE.get(event.kind, "")
+    if event.player in (0, 1) and event.kind in (EventKind.PLAYED, EventKind.ATTACKED, EventKind.CAST):
+        style = f"{style} {ctx.side_style(event.player)}".strip()
+    text.append(f"{icon} ", style=style)
+    text.append(event_sentence(event, ctx), style=style)
+    if show_rule:
+        text.append(f"  [{event.rule}]", style="dim")
+    return text
+
+
+def render_events(events: Iterable[Event], ctx: Context, *, show_rule: bool = True) -> list[Text]:
+    """Every event as a line (see :func:`render_event`)."""
+    return [render_event(e, ctx, show_rule=show_rule) for e in events]
+
+
+# ---------------------------------------------------------------------------- help
+
+
+def render_help(lang: str) -> RenderableType:
+    """``help``: the commands, a rules summary with rule numbers, and what each ability does."""
+    commands = Table(box=box.SIMPLE, show_header=False, pad_edge=False)
+    commands.add_column(style="bold")
+    commands.add_column()
+    rows = [
+        ("1, 2, …", "choose the numbered action"),
+        ("play CARD top|bottom", "R3.3 summon a playable creature into a lane"),
+        ("cast CARD P.LANE.N", "R5 cast an incantation at a creature (e.g. cast BOOM 1.top.0)"),
+        ("next", "R3.5 resolve the next attacking creature"),
+        ("end", "end Summoning; in Combat, resolve the remaining attacks and end the turn"),
+        ("order CARD CARD…", "R3.9 the return order of creatures destroyed together"),
+        ("pick CARD · deck N", "R2.4 draft pick · R2.3 preconstructed deck"),
+        ("build CARD×10 · ban CARD", "R2.5 custom deck and removals"),
+        ("hint", "ask the search agent for a move"),
+        ("undo", "take back your last decision of this turn"),
+        ("save FILE · load FILE", "write / read a game record (JSON)"),
+        ("board", "draw the screen again"),
+        ("quit", "leave the game"),
+    ]
+    for a, b in rows:
+        commands.add_row(a, b)
+    rules = Text("\n".join(rules_summary(lang)))
+    abilities = Table(box=box.SIMPLE, show_header=False, pad_edge=False)
+    abilities.add_column(style="bold cyan", no_wrap=True)
+    abilities.add_column()
+    for key in ability_keys():
+        abilities.add_row(ability_name(lang, key), ability_help(lang, key))
+    return Group(
+        Text("Commands", style="bold underline"),
+        commands,
+        Text("Rules", style="bold underline"),
+        rules,
+        Text(""),
+        Text(t(lang, "abilities").capitalize(), style="bold underline"),
+        abilities,
+    )
+
+
+__all__ = [
+    "Context",
+    "card_name",
+    "describe_action",
+    "event_sentence",
+    "render_actions",
+    "render_automaton",
+    "render_board",
+    "render_creature",
+    "render_event",
+    "render_events",
+    "render_fortress",
+    "render_game",
+    "render_hand",
+    "render_help",
+    "render_setup",
+    "render_status",
+]
