@@ -281,3 +281,19 @@ def test_locker_room_draws_on_combat_damage() -> None:
         g.apply(PassPriority(g.pending.player))  # type: ignore[union-attr]
     assert g.players["A"].hand == ["card"]
     assert g.life("B") == 19
+
+
+def test_spell_whose_target_changed_zones_does_not_resolve() -> None:
+    g = Game()
+    g.add_card("squire", "Squire", "B", "battlefield")
+    g.add_card("recall", "Test Recall", "A", "hand")
+    g.add_card("flicker", "Test Flicker", "A", "hand")
+    g.add_mana("A", "{U}{U}{W}")
+    g.start(active="A", step="main1", turn=2)
+    g.apply(CastSpell("A", "recall", None, ("squire",), {"U": 2}))  # keep {W} for the Flicker
+    g.apply(CastSpell("A", "flicker", None, ("squire",)))  # resolves first: the Squire is a new object
+    for _ in range(4):
+        g.apply(PassPriority(g.pending.player))  # type: ignore[union-attr]
+    assert [e["id"] for e in g.events if e.type == "fizzles"] == ["recall"]  # 608.2b, 400.7
+    assert g.zone_of("squire").value == "battlefield"  # type: ignore[union-attr]
+    assert g.zone_of("recall").value == "graveyard"  # type: ignore[union-attr]
