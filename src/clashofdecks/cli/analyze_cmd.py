@@ -1,14 +1,91 @@
-"""``clash analyze``: placeholder until its implementation lands (owned by another engineer)."""
+"""``clash analyze RECORD``: win chance after each turn and the biggest mistakes (see analyze.py)."""
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import click
 
 
 @click.command()
-def analyze() -> None:
-    """(not implemented yet)"""
-    click.echo("clash analyze: not implemented yet", err=True)
-    sys.exit(2)
+@click.argument("record", type=click.Path(path_type=Path))
+@click.option("--iterations", default=300, show_default=True, help="Search iterations per decision.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the searches (same seed, same notes).")
+@click.option(
+    "--perfect",
+    is_flag=True,
+    help="Judge with MCTS on the true state (hidden cards known) instead of ISMCTS from each player's view.",
+)
+@click.option("--top", default=3, show_default=True, help="How many mistakes to flag.")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, as_json: bool) -> None:
+    """Annotate the game record RECORD (a JSON file written by `clash play` or `clash simulate`)
+    with the estimated win chance after each turn, and flag the biggest mistakes."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.table import Table
+
+    from ..analyze import analyze_record
+    from ..errors import RecordError
+    from ..record import GameRecord
+
+    if iterations < 1:
+        click.echo("clash analyze: --iterations must be at least 1", err=True)
+        sys.exit(2)
+    try:
+        rec = GameRecord.load(record)
+    except RecordError as exc:
+        click.echo(f"clash analyze: {exc}", err=True)
+        sys.exit(2)
+    err = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]analysing"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
+    )
+    try:
+        with progress:
+            bar = progress.add_task("actions", total=len(rec.actions))
+            result = analyze_record(
+                rec,
+                iterations=iterations,
+                seed=seed,
+                perfect_information=perfect,
+                progress=lambda done, _total: progress.update(bar, completed=done),
+            )
+    except RecordError as exc:
+        click.echo(f"clash analyze: {exc}", err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(top), indent=2))
+        return
+    names = rec.players
+    console = Console()
+    table = Table(
+        title=f"{rec.mode} {rec.format} game, seed {rec.seed}: {names[0]} (P0) vs {names[1]} (P1)",
+        caption=f"{'MCTS (true state)' if perfect else 'ISMCTS (each player’s view)'}, "
+        f"{iterations} iterations per decision",
+    )
+    table.add_column("turn", justify="right")
+    table.add_column("player")
+    table.add_column("actions")
+    table.add_column("P0 wins", justify="right")
+    for t in result.turns:
+        who = "setup" if t.turn == 0 else f"P{t.active}"
+        table.add_row(str(t.turn), who, " · ".join(t.actions), f"{100 * t.p0_win_chance:.0f}%")
+    console.print(table)
+    mistakes = result.mistakes(top)
+    if not mistakes:
+        console.print("No move lost 5% or more of its player's win chance by this search's judgement.")
+    for rank, d in enumerate(mistakes, 1):
+        console.print(
+            f"{rank}. turn {d.turn}, P{d.player} ({names[d.player]}): [bold]{d.action}[/bold] "
+            f"— win chance {100 * (d.best or 0):.0f}% → {100 * d.after:.0f}% "
+            f"(search preferred [bold]{d.best_action}[/bold])"
+        )
+    if rec.result is not None:
+        w = rec.result.get("winner")
+        if w in (0, 1):
+            console.print(f"Result: P{w} ({names[w]}) wins.")
+        else:
+            console.print("Result: draw (turn cap).")

@@ -1,0 +1,433 @@
+"""Tree search players: ``ismcts`` (fair, R9) and ``mcts`` (perfect information, for analysis).
+
+Both run the same UCT search (:class:`Search`); they differ only in the state each iteration
+starts from:
+
+* ``ismcts`` is single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).  Every
+  iteration samples a *determinization*, a full state consistent with what the searching player
+  may know (:func:`clashofdecks.position.sample_determinization`: the opponent's hidden hand
+  places, the automaton deck order, the face-down draft pile, future shuffles), and descends one
+  shared tree keyed by actions.  Because the legal actions differ between determinizations, a
+  child's UCB term counts how often it was *available* rather than how often its parent was
+  visited ("availability counts").  The agent never looks at a hidden card: it searches a
+  canonical copy in which the hidden cards are sorted before they are shuffled, so its decision
+  is a function of the player's view and its seed only (``tests/test_search.py`` checks this by
+  permuting hidden cards).
+* ``mcts`` searches the true state (hidden cards and the future of the game's RNG included): an
+  upper reference for ``ismcts`` and the engine of ``clash analyze``.  It is *not* a fair player.
+
+Tree nodes belong to ``game.current_player`` of the state they were entered from, so a return
+order (R3.9) chosen by the opponent during our turn is the opponent's node, and in solo every
+node is the player's: the automaton never decides, its turn resolves inside ``end`` and is the
+chance the determinizations sample.  Rewards are 1 for a win, 0 for a loss and 1/2 for a capped
+draw, always from the point of view of the node's player.
+
+Decision kinds: every action listed by ``legal_actions()``.  The custom build stage (R2.5) lists
+C(32, 10) decks; the tree offers a few candidate builds instead (the best ten cards by the greedy
+heuristic's :func:`~clashofdecks.agents.greedy.card_value` and variants of it), and rollouts build
+a random deck.
+
+Budgets: ``iterations`` per decision (deterministic for a seed), or ``seconds`` (wall clock; then
+not reproducible).  Decisions with one legal action are answered without search.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
+from ..cards import N_CARDS
+from ..position import sample_determinization
+from ..rules import Game
+from .base import Agent, no_decision_error
+from .greedy import CARD_RANKING, evaluate
+
+#: Default UCB exploration constant for rewards in [0, 1] (see docs/ai.md for the tuning runs).
+DEFAULT_C: Final = 0.7
+#: A rollout longer than this many actions stops and is scored by the heuristic (a safety net:
+#: random games last about 50 actions).
+MAX_ROLLOUT_ACTIONS: Final = 2000
+#: Candidate builds offered at a custom build node (R2.5): the top ten cards plus variants.
+BUILD_CANDIDATES: Final = 8
+ROLLOUTS: Final = ("random", "greedy")
+
+
+class _Node:
+    """A tree node: the statistics of the action that led here, for the player who chose it."""
+
+    __slots__ = ("avail", "builds", "children", "player", "visits", "wins")
+
+    def __init__(self, player: int) -> None:
+        self.player = player
+        self.visits = 0
+        self.wins = 0.0
+        self.avail = 1
+        self.children: dict[int, _Node] = {}
+        self.builds: list[int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search found at its root."""
+
+    action: int
+    #: Estimated chance that the player to move wins after ``action`` (mean reward of its node).
+    win_chance: float
+    iterations: int
+    seconds: float
+    #: Per root action: (visits, mean reward for the player to move), most visited first.
+    stats: tuple[tuple[int, int, float], ...]
+
+    def value_of(self, action: int) -> float | None:
+        """The mean reward of ``action`` at the root, if the search visited it."""
+        for a, n, v in self.stats:
+            if a == action and n:
+                return v
+        return None
+
+
+def _canonical(game: Game, player: int) -> Game:
+    """A copy of ``game`` in which every card ``player`` cannot see is replaced by the sorted list of
+    the hidden cards (their identities are public in every format, R9; only their order is hidden).
+
+    Sampling determinizations from this copy makes the samples depend on the view alone, so the
+    search never depends on the true hidden order, not even through the RNG.
+    """
+    g = game.clone()
+    g.record_events = False
+    opp = 1 - player
+    setup = g._setup
+    if setup is not None:
+        pool = getattr(setup, "pool", ())
+        g._setup = replace(setup, pool=tuple(sorted(pool)))  # type: ignore[type-var]
+    elif g._solo:
+        if player == 0 and len(g._deck) > 1:
+            g._deck = [*sorted(g._deck[:-1]), g._deck[-1]]
+    else:
+        hand = g._hands[opp]
+        known = g._known[opp]
+        slots = [i for i, c in enumerate(hand) if c < N_CARDS and not known >> c & 1]
+        for i, c in zip(slots, sorted(hand[i] for i in slots), strict=True):
+            hand[i] = c
+    g._legal = None
+    return g
+
+
+def _reward(game: Game) -> float:
+    """Player 0's reward at a finished game: 1 win, 0 loss, 1/2 draw."""
+    w = game.winner
+    return 0.5 if w is None else (1.0 if w == 0 else 0.0)
+
+
+def _heuristic_reward(game: Game) -> float:
+    """Player 0's win chance guessed from the greedy heuristic (for over-long rollouts only)."""
+    score = evaluate(game, 0)
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score / 4.0))))
+
+
+def _random_build(rnd: Callable[[], float]) -> int:
+    cards = list(range(N_CARDS))
+    for i in range(DECK_SIZE_CUSTOM):  # partial Fisher-Yates
+        j = i + int(rnd() * (N_CARDS - i))
+        cards[i], cards[j] = cards[j], cards[i]
+    return BUILD_BASE + build_rank(cards[:DECK_SIZE_CUSTOM])
+
+
+def candidate_builds(rng: random.Random, count: int = BUILD_CANDIDATES) -> list[int]:
+    """Custom build actions (R2.5) worth searching: the ten best cards by the greedy ranking, then
+    variants that swap one or two of them for other cards (distinct, in a seeded order)."""
+    best = list(CARD_RANKING[:DECK_SIZE_CUSTOM])
+    rest = list(CARD_RANKING[DECK_SIZE_CUSTOM:])
+    out = [BUILD_BASE + build_rank(best)]
+    tries = 0
+    while len(out) < count and tries < 100 * count:
+        tries += 1
+        deck = best[:]
+        for _ in range(1 + rng.randrange(2)):
+            deck[rng.randrange(DECK_SIZE_CUSTOM)] = rest[rng.randrange(len(rest))]
+        if len(set(deck)) == DECK_SIZE_CUSTOM:
+            action = BUILD_BASE + build_rank(deck)
+            if action not in out:
+                out.append(action)
+    return out
+
+
+def _is_build(legal: Sequence[int]) -> bool:
+    return isinstance(legal, range)
+
+
+class Search:
+    """UCT over a tree of actions, from determinizations (``perfect_information=False``) or from
+    copies of the true state (``True``).
+
+    ``c`` is the exploration constant; ``rollout`` is ``"random"`` (uniform over legal actions, the
+    benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic: slower, stronger).
+    """
+
+    def __init__(
+        self,
+        *,
+        c: float = DEFAULT_C,
+        rollout: str = "random",
+        perfect_information: bool = False,
+    ) -> None:
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"unknown rollout policy {rollout!r} (choose {' or '.join(ROLLOUTS)})")
+        if c < 0:
+            raise ValueError(f"the exploration constant must be >= 0, not {c}")
+        self.c = c
+        self.rollout = rollout
+        self.perfect_information = perfect_information
+
+    # ------------------------------------------------------------------ the search
+
+    def run(
+        self,
+        game: Game,
+        rng: random.Random,
+        *,
+        iterations: int | None = 1000,
+        seconds: float | None = None,
+    ) -> SearchResult:
+        """Search from ``game`` (not changed) for ``game.current_player``; stop after ``iterations``
+        or ``seconds``, whichever comes first (at least one iteration)."""
+        me = game.current_player
+        if me < 0:
+            raise ValueError("the game is over: nothing to search")
+        if iterations is None and seconds is None:
+            raise ValueError("a search needs a budget: iterations or seconds")
+        if self.perfect_information:
+            base = game.clone()
+            base.record_events = False
+
+            def start() -> Game:
+                g = base.clone()
+                return g
+
+        else:
+            base = _canonical(game, me)
+
+            def start() -> Game:
+                return sample_determinization(base, me, rng)
+
+        root = _Node(1 - me)
+        t0 = time.perf_counter()
+        deadline = None if seconds is None else t0 + seconds
+        limit = iterations if iterations is not None else 1 << 62
+        done = 0
+        while done < limit:
+            self._iterate(root, start(), rng)
+            done += 1
+            if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - t0
+        stats = sorted(
+            ((a, ch.visits, ch.wins / ch.visits if ch.visits else 0.0) for a, ch in root.children.items()),
+            key=lambda s: (-s[1], -s[2], s[0]),
+        )
+        best = stats[0]
+        return SearchResult(best[0], best[2], done, elapsed, tuple(stats))
+
+    def _iterate(self, root: _Node, d: Game, rng: random.Random) -> None:
+        c = self.c
+        log = math.log
+        sqrt = math.sqrt
+        node = root
+        path = [root]
+        while not d.is_over():
+            legal = d.legal_actions()
+            if _is_build(legal):
+                if node.builds is None:
+                    node.builds = candidate_builds(rng)
+                legal = node.builds
+            children = node.children
+            untried: list[int] | None = None
+            best: _Node | None = None
+            best_action = -1
+            best_score = -1.0
+            for a in legal:
+                ch = children.get(a)
+                if ch is None:
+                    if untried is None:
+                        untried = [a]
+                    else:
+                        untried.append(a)
+                    continue
+                ch.avail += 1
+                if untried is None:
+                    score = ch.wins / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                    if score > best_score:
+                        best_score = score
+                        best = ch
+                        best_action = a
+            player = d.current_player
+            if untried is not None:
+                a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                child = _Node(player)
+                children[a] = child
+                d.apply(a)
+                path.append(child)
+                break
+            assert best is not None
+            d.apply(best_action)
+            node = best
+            path.append(node)
+        reward = self._rollout(d, rng) if not d.is_over() else _reward(d)
+        for n in path:
+            n.visits += 1
+            n.wins += reward if n.player == 0 else 1.0 - reward
+
+    # ------------------------------------------------------------------ rollouts
+
+    def _rollout(self, d: Game, rng: random.Random) -> float:
+        rnd = rng.random
+        greedy = self.rollout == "greedy"
+        for _ in range(MAX_ROLLOUT_ACTIONS):
+            if d.is_over():
+                return _reward(d)
+            legal = d.legal_actions()
+            if _is_build(legal):
+                d.apply(_random_build(rnd))
+                continue
+            n = len(legal)
+            if n == 1:
+                d.apply(legal[0])
+            elif greedy:
+                d.apply(_greedy_choice(d, legal, rnd))
+            else:
+                d.apply(legal[int(rnd() * n)])
+        return _heuristic_reward(d)
+
+
+def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> int:
+    """The one-ply greedy move on a determinized state (ties broken at random)."""
+    player = d.current_player
+    best: list[int] = []
+    best_score = -math.inf
+    for a in list(legal):
+        d.apply(a)
+        score = evaluate(d, player)
+        d.undo()
+        if score > best_score:
+            best_score = score
+            best = [a]
+        elif score == best_score:
+            best.append(a)
+    return best[0] if len(best) == 1 else best[int(rnd() * len(best))]
+
+
+class _SearchAgent(Agent):
+    """Shared body of the two search agents."""
+
+    perfect_information = False
+
+    def __init__(
+        self,
+        seed: int | None = 0,
+        *,
+        iterations: int | None = 1000,
+        seconds: float | None = None,
+        c: float = DEFAULT_C,
+        rollout: str = "random",
+    ) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, not {seconds}")
+        if iterations is None and seconds is None:
+            raise ValueError("a search agent needs a budget: iterations or seconds")
+        self.iterations = iterations
+        self.seconds = seconds
+        self.search = Search(c=c, rollout=rollout, perfect_information=self.perfect_information)
+        self._seed = seed
+        self._rng = random.Random(seed)
+        self.last: SearchResult | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        self._seed = seed
+        self._rng = random.Random(seed)
+
+    def act(self, game: Game) -> int:
+        if game.current_player < 0:
+            raise no_decision_error(game, self.name)
+        legal = game.legal_actions()
+        if not _is_build(legal) and len(legal) == 1:
+            self.last = None
+            return legal[0]
+        if not legal:
+            raise no_decision_error(game, self.name)
+        rng = random.Random(self._rng.getrandbits(64))
+        self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
+        return self.last.action
+
+
+class ISMCTSAgent(_SearchAgent):
+    """``ismcts``: information-set MCTS from the player's own view (fair: R9)."""
+
+    name = "ismcts"
+    perfect_information = False
+
+
+class MCTSAgent(_SearchAgent):
+    """``mcts``: the same search on the true state (sees hidden cards: analysis and reference only)."""
+
+    name = "mcts"
+    perfect_information = True
+
+
+def hint(game: Game, seconds: float = 2.0, *, seed: int = 0) -> tuple[int, float]:
+    """The best action found by a fair search (ISMCTS from the current player's view) in about
+    ``seconds``, with its estimated chance of winning for the player to move."""
+    if game.current_player < 0:
+        raise no_decision_error(game, "hint")
+    result = Search().run(game, random.Random(seed), iterations=None, seconds=seconds)
+    return result.action, result.win_chance
+
+
+def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:
+    """The benchmark position: a seeded random duel (engine.md) after ``turns`` complete turns."""
+    rng = random.Random(seed)
+    game = Game.random_duel(seed, record_events=False)
+    while not game.is_over() and game.turn <= turns:
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    if game.is_over():
+        raise ValueError(f"random duel {seed} ended before turn {turns + 1}; choose another seed")
+    return game
+
+
+def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000) -> float:
+    """ISMCTS iterations per second (random rollouts, one core) from the position after 6 turns
+    of the seeded random duel game ``seed`` (``clash bench``)."""
+    game = position_after_random_turns(seed)
+    result = Search().run(game, random.Random(seed), iterations=iterations)
+    return result.iterations / result.seconds
+
+
+__all__ = [
+    "DEFAULT_C",
+    "ISMCTSAgent",
+    "MCTSAgent",
+    "Search",
+    "SearchResult",
+    "candidate_builds",
+    "hint",
+    "ismcts_iterations_per_second",
+    "position_after_random_turns",
+]
+
+
+def _register() -> None:
+    """Make ``ismcts`` and ``mcts`` (default budget: 1,000 iterations) known to the registry."""
+    from .registry import register_agent
+
+    register_agent("ismcts", ISMCTSAgent)
+    register_agent("mcts", MCTSAgent)
+
+
+_register()
