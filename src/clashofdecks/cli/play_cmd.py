@@ -118,7 +118,7 @@ class Session:
         return min(self.humans) if self.humans else 0
 
     def say(self, key: str, style: str = "", **values: object) -> None:
-        self.console.print(t(self.lang, key, **values), style=style, highlight=False)
+        self.console.print(t(self.lang, key, **values), style=style, highlight=False, soft_wrap=True)
 
     def apply(self, action: int) -> tuple[Event, ...]:
         """Apply ``action`` for the current player, remembering who decided (for ``undo``)."""
@@ -202,8 +202,10 @@ class Session:
         with self.console.status(t(self.lang, "thinking", name=self.names[seat]), spinner="dots"):
             action = agent.act(game)
         text = game.action_text(action)
+        if text.startswith("build"):
+            text = "build …"  # R2.5: a custom deck stays hidden until both are built
         self.console.print(
-            t(self.lang, "plays", name=self.names[seat], action=text), style="bold red", highlight=False
+            t(self.lang, "plays", name=self.names[seat], action=text), style="dim", highlight=False
         )
         self.show_events(self.apply(action))
 

@@ -129,7 +129,7 @@ def render_creature(creature: dict[str, Any], address: str, seat: int, ctx: Cont
         body.append(" ".join(marks), style="dim")
     return Panel(
         body,
-        title=address,
+        title=Text(address, justify="left"),
         title_align="left",
         box=box.ROUNDED,
         border_style=ctx.side_style(seat),
@@ -178,7 +178,7 @@ def render_board(game: Game, ctx: Context) -> Table:
         table.add_row(
             t(lang, lane),
             _lane_row(game, left, lane, ctx, towards_bridge=True),
-            "║\n╬\n║",
+            "║\n╬\n║" if game.lane(0, lane) or game.lane(1, lane) else "╬",
             _lane_row(game, right, lane, ctx, towards_bridge=False),
         )
     return table
