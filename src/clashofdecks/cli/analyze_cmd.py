@@ -62,7 +62,8 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     names = rec.players
     console = Console()
     table = Table(
-        title=f"{rec.mode} {rec.format} game, seed {rec.seed}: {names[0]} (P0) vs {names[1]} (P1)",
+        title=f"{rec.mode} {rec.format} game{'' if rec.seed is None else f', seed {rec.seed}'}: "
+        f"{names[0]} (P0) vs {names[1]} (P1)",
         caption=f"{'MCTS (true state)' if perfect else 'ISMCTS (each player’s view)'}, "
         f"{iterations} iterations per decision",
     )
@@ -81,7 +82,8 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
         console.print(
             f"{rank}. turn {d.turn}, P{d.player} ({names[d.player]}): [bold]{d.action}[/bold] "
             f"— win chance {100 * (d.best or 0):.0f}% → {100 * d.after:.0f}% "
-            f"(search preferred [bold]{d.best_action}[/bold])"
+            f"(search preferred [bold]{d.best_action}[/bold])",
+            soft_wrap=True,
         )
     if rec.result is not None:
         w = rec.result.get("winner")

@@ -1,0 +1,124 @@
+"""``clash arena``: tournament layout, statistics (Wilson, Bradley-Terry Elo) and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from clashofdecks.agents.mcts import ISMCTSAgent, MCTSAgent
+from clashofdecks.arena import (
+    ArenaError,
+    Pairing,
+    agent_from_spec,
+    bradley_terry_elo,
+    elo_with_intervals,
+    parse_spec,
+    run_arena,
+    tasks_for,
+    wilson,
+)
+from clashofdecks.cli import main
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    low, high = wilson(80, 100)
+    assert low == pytest.approx(0.7111, abs=1e-4)
+    assert high == pytest.approx(0.8666, abs=1e-4)
+    assert wilson(0, 10)[0] == pytest.approx(0.0)
+    assert wilson(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_bradley_terry_elo_recovers_a_known_rate() -> None:
+    """75 % against one opponent is an Elo gap of 400·log10(3) ≈ 190.8 (no prior)."""
+    elo = bradley_terry_elo(2, {(0, 1): (75.0, 100)}, prior_draws=0.0)
+    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(3), abs=0.01)
+    assert sum(elo) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_bradley_terry_prior_keeps_a_perfect_score_finite() -> None:
+    elo = bradley_terry_elo(2, {(0, 1): (20.0, 20)})
+    assert math.isfinite(elo[0]) and elo[0] > elo[1]
+
+
+def test_elo_intervals_contain_the_estimate() -> None:
+    p = Pairing(0, 1, {s: (1.5 if s % 4 else 0.5, 2) for s in range(40)})
+    elo, low, high = elo_with_intervals(2, [p], bootstrap=200, seed=3)
+    for e, lo, hi in zip(elo, low, high, strict=True):
+        assert lo <= e <= hi
+    assert elo[0] > 0 > elo[1]
+
+
+def test_every_deal_is_played_from_both_seats() -> None:
+    tasks = tasks_for(3, 4, seed=10)
+    assert len(tasks) == 3 * 4
+    per_pair_deal = Counter((t.a, t.b, t.seed) for t in tasks)
+    assert set(per_pair_deal.values()) == {2}
+    assert {t.seed for t in tasks} == {10, 11}  # the same deals for every pairing
+    assert {(t.a, t.b, t.seed, t.swap) for t in tasks} == {
+        (a, b, s, w) for a, b in ((0, 1), (0, 2), (1, 2)) for s in (10, 11) for w in (False, True)
+    }
+    with pytest.raises(ArenaError):
+        tasks_for(2, 3, seed=1)
+
+
+def test_agent_specs() -> None:
+    assert parse_spec("ismcts") == ("ismcts", {})
+    assert parse_spec("ismcts:500") == ("ismcts", {"iterations": 500})
+    assert parse_spec("mcts:seconds=0.5,c=1.2") == ("mcts", {"seconds": 0.5, "c": 1.2, "iterations": None})
+    agent = agent_from_spec("ismcts:iterations=40,rollout=greedy", 3)
+    assert isinstance(agent, ISMCTSAgent) and agent.iterations == 40
+    assert isinstance(agent_from_spec("mcts:10"), MCTSAgent)
+    for bad in (
+        "greedy:100",
+        "ismcts:depth=3",
+        "ismcts:lots",
+        "nobody",
+        "ismcts:0",
+        "ismcts:rollout=perfect",
+    ):
+        with pytest.raises(ArenaError):
+            agent_from_spec(bad)
+
+
+def test_round_robin_is_reproducible_and_counts_every_game() -> None:
+    first = run_arena(["random", "greedy", "ismcts:15"], games=2, seed=3, bootstrap=50)
+    second = run_arena(["random", "greedy", "ismcts:15"], games=2, seed=3, bootstrap=50)
+    assert [r.winner for r in first.results] == [r.winner for r in second.results]
+    assert [p.games for p in first.pairings] == [2, 2, 2]
+    assert len(first.results) == 6
+    assert first.elo == second.elo
+    data = first.to_dict()
+    assert [row["games"] for row in data["pairings"]] == [2, 2, 2]
+
+
+def test_greedy_beats_random_over_shared_deals() -> None:
+    """A sanity check that the bookkeeping credits the right agent: greedy wins most games."""
+    result = run_arena(["random", "greedy"], games=10, seed=1, bootstrap=50)
+    row = result.table()[0]
+    assert row["agent"] == "random" and row["games"] == 10
+    assert row["win_rate"] <= 0.3
+    assert result.elo[1] > result.elo[0]
+
+
+def test_cli_arena_json_and_errors() -> None:
+    runner = CliRunner()
+    res = runner.invoke(main, ["arena", "random", "greedy", "--games", "2", "--workers", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["agents"] == ["random", "greedy"]
+    assert data["pairings"][0]["games"] == 2
+    bad = runner.invoke(main, ["arena", "random", "wizard"])
+    assert bad.exit_code == 2
+    assert "unknown agent" in bad.output and "Traceback" not in bad.output
+    odd = runner.invoke(main, ["arena", "random", "greedy", "--games", "3"])
+    assert odd.exit_code == 2
+
+
+def test_cli_arena_table_with_two_workers() -> None:
+    res = CliRunner().invoke(main, ["arena", "random", "greedy", "--games", "2", "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    assert "Elo" in res.output and "greedy" in res.output
