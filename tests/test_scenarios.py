@@ -1,0 +1,336 @@
+"""The scenario suite (rules R1-R6 and both rulebook FAQs) and the reference turns, as pytest cases.
+
+Every scenario of ``tests/scenarios`` (the ``disputed/`` folder excepted) and every reference turn of
+``tests/data/reference-turns`` is one test case, run through :func:`clashofdecks.scenario.run_file`.
+The runner itself is tested too: a wrong expectation and an "illegal" action that is legal must FAIL,
+and ``clash scenario`` must exit 0/1 accordingly.  ``docs/rules-coverage.md`` must match the table
+regenerated from the scenario files, and every rule number R3.1-R6.9 must be cited by a scenario.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from clashofdecks import Game
+from clashofdecks.cli import main as cli_main
+from clashofdecks.errors import ClashError
+from clashofdecks.position import dump_position, load_position
+from clashofdecks.scenario import ScenarioResult, run_file, run_scenario
+
+TESTS = Path(__file__).resolve().parent
+SCENARIO_DIR = TESTS / "scenarios"
+REFERENCE_DIR = TESTS / "data" / "reference-turns"
+DOC = TESTS.parent / "docs" / "rules-coverage.md"
+
+
+def _coverage_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("coverage_table", TESTS / "tools" / "coverage_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+COVERAGE = _coverage_tool()
+SUITE_FILES: list[Path] = COVERAGE.suite_files(SCENARIO_DIR)
+REFERENCE_FILES = sorted(REFERENCE_DIR.glob("*.json"))
+
+
+def _items(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, list) else [data]
+
+
+def _cases(files: list[Path]) -> list[Any]:
+    return [
+        pytest.param(path, i, id=str(item.get("name", f"{path.name}[{i}]")))
+        for path in files
+        for i, item in enumerate(_items(path))
+    ]
+
+
+@cache
+def _results(path: Path) -> tuple[ScenarioResult, ...]:
+    return tuple(run_file(path))
+
+
+def _refused_without_change(item: dict[str, Any]) -> bool:
+    """Independent check of an ``illegal`` scenario through the public API only.
+
+    Used solely to tell apart the runner's known false alarm "the refused action changed the game"
+    (its snapshot compares the engine's lazily filled legal-action cache; reported to the lead): the
+    action must be refused and the expanded position, the legal actions and the history unchanged.
+    """
+    game = load_position(item["position"], record_events=False)
+    for text in item["actions"]:
+        game.apply_text(text)
+    before = (dump_position(game, expanded=True), list(game.legal_actions()), game.history)
+    try:
+        game.apply_text(item["illegal"])
+    except ClashError:
+        after = (dump_position(game, expanded=True), list(game.legal_actions()), game.history)
+        return after == before
+    return False
+
+
+def _check(path: Path, index: int) -> None:
+    result = _results(path)[index]
+    if not result.passed and result.message == "the refused action changed the game":
+        item = _items(path)[index]
+        assert _refused_without_change(item), f"{result.name}: {result.message}"
+        return
+    assert result.passed, f"{result.name} ({path.name}): {result.message}"
+
+
+@pytest.mark.parametrize(("path", "index"), _cases(SUITE_FILES))
+def test_scenario(path: Path, index: int) -> None:
+    """One scenario of the suite: its rule numbers are in its ``rules`` field and the coverage doc."""
+    _check(path, index)
+
+
+@pytest.mark.parametrize(("path", "index"), _cases(REFERENCE_FILES))
+def test_reference_turn(path: Path, index: int) -> None:
+    """One whole turn of a random game, as played by the independent reference implementation."""
+    _check(path, index)
+
+
+def test_suite_and_reference_turns_are_present() -> None:
+    assert len(SUITE_FILES) >= 7
+    assert sum(len(_items(p)) for p in SUITE_FILES) >= 150
+    assert len(REFERENCE_FILES) >= 344
+
+
+def test_scenario_names_are_unique_and_described() -> None:
+    names = [item["name"] for path in SUITE_FILES for item in _items(path)]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    for path in SUITE_FILES:
+        for item in _items(path):
+            assert item.get("rules"), f"{item['name']}: a suite scenario must cite rule numbers"
+            assert item.get("description"), f"{item['name']}: a suite scenario needs a description"
+
+
+# ---------------------------------------------------------------------------------------- coverage
+
+#: Every rule and ruling number of R3-R6 in the digest (copied here: tests never read ../shared).
+DIGEST_R3_R6 = [
+    "R3.1",
+    "R3.2",
+    "R3.3",
+    "R3.4",
+    "R3.4a",
+    "R3.4b",
+    "R3.4c",
+    "R3.5",
+    "R3.5a",
+    "R3.5b",
+    "R3.6",
+    "R3.7",
+    "R3.8",
+    "R3.9",
+    "R3.10",
+    "R4.1",
+    "R4.2",
+    "R4.2a",
+    "R4.3",
+    "R4.4",
+    "R5.1",
+    "R5.1a",
+    "R5.2",
+    "R5.2a",
+    "R5.3",
+    "R5.4",
+    "R5.4a",
+    "R5.5",
+    "R6.1",
+    "R6.2",
+    "R6.3",
+    "R6.4",
+    "R6.4a",
+    "R6.4b",
+    "R6.4c",
+    "R6.5",
+    "R6.5a",
+    "R6.5b",
+    "R6.6",
+    "R6.6a",
+    "R6.7",
+    "R6.8",
+    "R6.8a",
+    "R6.9",
+]
+#: Also asked for: board words, the rotated-lanes Variant.
+OTHER_RULES = ["R1.2", "R1.3", "R1.4", "R1.5", "R1.5a"]
+#: The rulebook's FAQ questions: 15 general ones, 12 on special abilities.
+FAQ_IDS = [f"FAQ-G{i}" for i in range(1, 16)] + [f"FAQ-A{i}" for i in range(1, 13)]
+
+
+def test_every_r3_to_r6_rule_and_faq_question_has_a_scenario() -> None:
+    cited = COVERAGE.collect(SCENARIO_DIR)
+    missing = [r for r in [*DIGEST_R3_R6, *OTHER_RULES, *FAQ_IDS] if r not in cited]
+    assert not missing, f"no scenario cites {missing}"
+
+
+def test_every_cited_number_is_a_known_rule_or_faq_question() -> None:
+    cited = COVERAGE.collect(SCENARIO_DIR)
+    unknown = sorted(set(cited) - set(COVERAGE.RULES) - set(COVERAGE.FAQ))
+    assert not unknown, f"typo in a rules field? {unknown}"
+    assert set(DIGEST_R3_R6) <= set(COVERAGE.RULES)
+
+
+def test_rules_coverage_doc_is_up_to_date() -> None:
+    expected = COVERAGE.render(SCENARIO_DIR)
+    assert DOC.read_text(encoding="utf-8") == expected, (
+        "docs/rules-coverage.md is stale: run .venv/bin/python tests/tools/coverage_table.py --write"
+    )
+    assert "**not covered**" not in expected
+
+
+# ------------------------------------------------------------------------- R2.6 (not a position)
+
+
+def test_r2_6_first_player_gets_six_mana_on_the_first_turn_only() -> None:
+    """R2.6: the starting player has 6 mana on the very first turn (9 cards in hand); the other
+    player's first turn has the normal mana (R3.1), and so has the starting player's second turn."""
+    game = Game.random_duel(seed=7, record_events=False)
+    assert (game.turn, game.active, game.phase) == (1, 0, "summon")
+    assert len(game.hand(0)) == 9 and game.hand(0)[0] == "BASTION"
+    assert game.mana == 6
+    game.apply_text("end")
+    game.apply_text("end")
+    assert (game.turn, game.active) == (2, 1)
+    assert game.mana == len(game.hand(1)) == 9
+    game.apply_text("end")
+    game.apply_text("end")
+    assert (game.turn, game.active) == (3, 0)
+    assert game.mana == len(game.hand(0)) == 9
+
+    from_hands = Game.from_hands([["ZOMBIE", "GRRR", "BARON"], ["OGRE", "TROLL", "GNOME", "BRUTE"]])
+    assert from_hands.mana == 6 and from_hands.hand(0) == ["BASTION", "ZOMBIE", "GRRR", "BARON"]
+
+
+# ------------------------------------------------------------------------ the runner can fail
+
+BASE = {
+    "name": "runner self-test",
+    "rules": ["R3.7"],
+    "position": {
+        "active": 0,
+        "phase": "combat",
+        "mana": 0,
+        "players": [
+            {"hand": ["BASTION", "BOOM", "GRRR"], "lanes": {"top": ["BARON"], "bottom": []}},
+            {"hand": ["BASTION", "OGRE", "TROLL"], "lanes": {"top": ["BRUTE"], "bottom": []}},
+        ],
+    },
+    "actions": ["next"],
+    "expect": {"players": [{}, {"lanes": {"top": [{"card": "BRUTE", "damage": 3}], "bottom": []}}]},
+}
+
+
+def _variant(**changes: Any) -> dict[str, Any]:
+    scenario = copy.deepcopy(BASE)
+    scenario.update(changes)
+    return scenario
+
+
+def test_runner_passes_the_right_expectation() -> None:
+    assert run_scenario(_variant()).passed
+
+
+def test_runner_fails_a_wrong_expectation_and_names_the_difference() -> None:
+    wrong = _variant(
+        expect={"players": [{}, {"lanes": {"top": [{"card": "BRUTE", "damage": 4}], "bottom": []}}]}
+    )
+    result = run_scenario(wrong)
+    assert not result.passed and not result.error
+    assert "damage" in result.message and "4" in result.message and "3" in result.message
+
+
+def test_runner_fails_a_wrong_lane_length() -> None:
+    wrong = _variant(expect={"players": [{}, {"lanes": {"top": [], "bottom": []}}]})
+    assert not run_scenario(wrong).passed
+
+
+def test_runner_fails_an_illegal_action_that_is_legal() -> None:
+    scenario = _variant(illegal="next", actions=[])
+    del scenario["expect"]
+    result = run_scenario(scenario)
+    assert not result.passed
+    assert "accepted" in result.message
+
+
+def test_runner_reports_a_refused_setup_action() -> None:
+    result = run_scenario(_variant(actions=["next", "next"]))
+    assert not result.passed and "refused" in result.message
+
+
+def test_runner_reports_a_malformed_scenario() -> None:
+    result = run_scenario(_variant(expect=None, illegal=None))
+    assert not result.passed and result.error
+
+
+# ---------------------------------------------------------------------- the clash scenario CLI
+
+
+def _write(path: Path, scenarios: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps(scenarios), encoding="utf-8")
+    return path
+
+
+def test_cli_scenario_exit_status_and_json(tmp_path: Path) -> None:
+    good = _write(tmp_path / "good.json", [_variant(name="good one")])
+    bad_expect = _variant(
+        name="bad one", expect={"players": [{}, {"lanes": {"top": ["OGRE"], "bottom": []}}]}
+    )
+    bad = _write(tmp_path / "bad.json", [_variant(name="good again"), bad_expect])
+    runner = CliRunner()
+
+    ok = runner.invoke(cli_main, ["scenario", str(good)])
+    assert ok.exit_code == 0, ok.output
+    assert "PASS good one" in ok.output and "1 passed, 0 failed" in ok.output
+
+    failing = runner.invoke(cli_main, ["scenario", str(bad)])
+    assert failing.exit_code == 1
+    assert "FAIL bad one" in failing.output and "1 passed, 1 failed" in failing.output
+
+    as_json = runner.invoke(cli_main, ["scenario", "--json", str(bad)])
+    assert as_json.exit_code == 1
+    report = json.loads(as_json.output)
+    assert (report["passed"], report["failed"]) == (1, 1)
+    assert [r["status"] for r in report["results"]] == ["PASS", "FAIL"]
+    first, second = report["results"]
+    assert set(first) >= {"name", "path", "status", "message", "rules"}
+    assert first["name"] == "good again" and first["rules"] == ["R3.7"] and first["message"] == ""
+    assert second["name"] == "bad one" and "OGRE" in second["message"]
+
+
+def test_cli_scenario_runs_a_directory(tmp_path: Path) -> None:
+    _write(tmp_path / "a.json", [_variant(name="a")])
+    (tmp_path / "sub").mkdir()
+    _write(tmp_path / "sub" / "b.json", [_variant(name="b")])
+    result = CliRunner().invoke(cli_main, ["scenario", "--json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert sorted(r["name"] for r in json.loads(result.output)["results"]) == ["a", "b"]
+
+
+def test_cli_scenario_on_the_suite_file() -> None:
+    """``clash scenario`` on one file of the suite (quiet: failures and summary only)."""
+    path = SCENARIO_DIR / "r6-abilities.json"
+    result = CliRunner().invoke(cli_main, ["scenario", "-q", "--json", str(path)])
+    report = json.loads(result.output)
+    assert report["passed"] + report["failed"] == len(_items(path))
+    real_failures = [
+        r
+        for r in report["results"]
+        if r["status"] != "PASS" and r["message"] != "the refused action changed the game"
+    ]
+    assert not real_failures, real_failures
