@@ -19,7 +19,8 @@ from clashofdecks import Game
 from clashofdecks.cli import play_cmd
 from clashofdecks.cli.play_cmd import Session, localised_names
 from clashofdecks.formats import new_game, seat_of
-from clashofdecks.record import GameRecord, replay
+from clashofdecks.record import GameRecord, record_game, replay
+from clashofdecks.ui.render import render_game
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 CHOICE = re.compile(
@@ -321,8 +322,6 @@ def test_replay_steps_forward_and_back(tmp_path: Path) -> None:
         game.apply(game.legal_actions()[-1])
     game.apply_text("end")
     game.apply_text("end")
-    from clashofdecks.record import record_game
-
     path = tmp_path / "r.json"
     record_game(game, players=["human", "automaton"]).save(path)
     result = run("replay", str(path), stdin="last\nb\nb\n3\nfirst\nxyz\nq\n")
@@ -343,3 +342,24 @@ def test_replay_of_a_bad_file_is_a_clear_error(tmp_path: Path) -> None:
     result = run("replay", str(path), "--all")
     assert result.returncode == 1
     assert "does not replay" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_a_computers_custom_build_stays_hidden_until_both_are_built_r2_5() -> None:
+    seed = next(s for s in range(50) if seat_of(new_game(mode="duel", format="custom", seed=s), 0) == 1)
+    game = new_game(mode="duel", format="custom", seed=seed)
+    session, out = make_session(
+        game,
+        [],
+        humans=frozenset({1}),
+        agents={0: play_cmd.make_agent("random", 3)},
+        names=("Random", "Player"),
+        players=("random", "human"),
+    )
+    session._computer_move(0)  # seat 0 (player A) builds first
+    text = out.getvalue()
+    assert "Random: build …" in text
+    assert "reveals" not in text
+    hidden = session.ctx(1)
+    console = Console(file=io.StringIO(), width=160, no_color=True, record=True)
+    console.print(render_game(session.game, hidden))
+    assert "Random's cards (10): ?, ?" in console.export_text()

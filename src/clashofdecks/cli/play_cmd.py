@@ -97,6 +97,7 @@ class Session:
     preset_deck: int | None = None
     preset_seat: int | None = None
     _last_viewer: int | None = None
+    _shown: tuple[int, int] | None = None  # (seat, history length) of the last screen drawn
 
     # ------------------------------------------------------------------ helpers
 
@@ -151,14 +152,13 @@ class Session:
 
     def run(self) -> int:
         """Play until the game is over and the human quits (or input ends); the exit status."""
-        shown_for: tuple[int, int] | None = None
         while True:
             game = self.game
             if game.is_over():
-                if shown_for != (-1, len(game.history)):
+                if self._shown != (-1, len(game.history)):
                     self.show_screen()
                     self.say("game_over_hint", style="dim")
-                    shown_for = (-1, len(game.history))
+                    self._shown = (-1, len(game.history))
                 if not self._prompt_once(final=True):
                     return 0
                 continue
@@ -169,7 +169,7 @@ class Session:
             if self._apply_preset(seat):
                 continue
             key = (seat, len(game.history))
-            if shown_for != key:
+            if self._shown != key:
                 if self.hot_seat and self._last_viewer is not None and self._last_viewer != seat:
                     self.say("pass_device", style="bold yellow", name=self.names[seat])
                 self._last_viewer = seat
@@ -178,7 +178,7 @@ class Session:
                 if texts:
                     self.console.print(render_actions(game, texts, self.ctx()), highlight=False)
                 self.say("input_hint", style="dim")
-                shown_for = key
+                self._shown = key
             if not self._prompt_once(final=False):
                 return 0
 
@@ -339,6 +339,7 @@ class Session:
         self.players = players
         self.preset_deck = None
         self._last_viewer = None
+        self._shown = None
         self.say("loaded", style="bold green", path=path, n=len(record.actions))
         return True
 

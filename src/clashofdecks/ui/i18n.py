@@ -221,6 +221,8 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "Passez le clavier à {name}.",
         "キーボードを{name}に渡してください。",
     ),
+    "help_commands": ("Commands", "Befehle", "Commandes", "コマンド"),
+    "help_rules": ("Rules", "Regeln", "Règles", "ルール"),
     # ------------------------------------------------------------ replay
     "replay_title": (
         "Replay: {mode}, {format}, seed {seed}, {players}",

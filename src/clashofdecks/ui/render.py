@@ -328,7 +328,7 @@ def render_setup(game: Game, ctx: Context) -> RenderableType:
         table = Table(title=t(lang, "revealed"), box=box.ROUNDED, title_justify="left")
         table.add_column("id", style="bold")
         table.add_column("card")
-        table.add_column(t(lang, "cost"))
+        table.add_column(f"{t(lang, 'cost')} · {t(lang, 'attack_health')}")
         table.add_column(t(lang, "abilities"), style="cyan")
         for c in revealed:
             table.add_row(c, card_name(c, lang), card_stats(c, lang), card_abilities(c, lang))
@@ -622,9 +622,9 @@ def render_help(lang: str) -> RenderableType:
     for key in ability_keys():
         abilities.add_row(ability_name(lang, key), ability_help(lang, key))
     return Group(
-        Text("Commands", style="bold underline"),
+        Text(t(lang, "help_commands"), style="bold underline"),
         commands,
-        Text("Rules", style="bold underline"),
+        Text(t(lang, "help_rules"), style="bold underline"),
         rules,
         Text(""),
         Text(t(lang, "abilities").capitalize(), style="bold underline"),
