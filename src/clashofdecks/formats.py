@@ -20,7 +20,7 @@ from .cards import BASTION, CARD_IDS, FORT, N_CARDS, PRECONSTRUCTED_DECKS
 from .errors import ClashError
 from .events import EventKind
 from .options import Ruleset, Threat
-from .rules import SETUP, SUMMON, Game
+from .rules import SETUP, SUMMON, Game, seed_rng
 
 FORMATS: Final = ("precon", "draft", "custom")
 MODES: Final = ("duel", "solo")
@@ -74,7 +74,7 @@ def new_game(
     solo = mode == "solo"
     ruleset = ruleset or Ruleset()
     game = Game(solo=solo, ruleset=ruleset, threat=threat if solo else None, record_events=record_events)
-    game._rng = seed & ((1 << 64) - 1)
+    game._rng = seed_rng(seed)
     game._stage = SETUP
     game.meta.update({"mode": mode, "format": format, "seed": seed})
     # Seat of the rulebook's player A.  The coin toss (R2.3a) happens first; its winner is player A

@@ -13,7 +13,7 @@ from typing import Any, Final
 from .cards import BASTION, CARD_IDS, CARD_INDEX, FORT, HEALTH, IS_INCANTATION, N_CARDS
 from .errors import InvalidPositionError
 from .options import Ruleset, Threat
-from .rules import COMBAT, DRAW, OVER, SUMMON, Creature, Game
+from .rules import COMBAT, DRAW, OVER, SUMMON, Creature, Game, seed_rng
 
 CREATURE_FIELDS: Final = ("damage", "new", "protected", "activated", "sprint_bonus")
 _DEFAULTS: Final[dict[str, Any]] = {
@@ -325,7 +325,7 @@ def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:
     shuffles the hidden ones among the hidden places.  The copy shares no state with ``game``.
     """
     g = game.clone()
-    g._rng = rng.getrandbits(64)  # future chance (shuffles, reshuffles) is unknown too
+    g._rng = seed_rng(rng.getrandbits(64))  # future chance (shuffles, reshuffles) is unknown too
     opp = 1 - player
     if g._setup is not None:
         _sample_setup(g, player, rng)

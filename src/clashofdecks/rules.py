@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from hashlib import blake2b
 from typing import Final
 
 from . import actions as A
@@ -63,9 +64,14 @@ Creature = tuple[int, int, bool, bool, bool, int]
 
 LANE_NAMES: Final = ("top", "bottom")
 _MASK64: Final = (1 << 64) - 1
+_MASK32: Final = (1 << 32) - 1
 #: A creature as it is at the start of a turn, one shared tuple per card.
 _FRESH: Final[tuple[Creature, ...]] = tuple((c, 0, False, False, False, 0) for c in range(N_CARDS))
 _END: Final = A.END
+_DEFAULT_RULESET: Final = Ruleset()
+_DEFAULT_THREAT: Final = Threat()
+_CAST_BASE: Final = A.CAST_BASE
+_ORDER_BASE: Final = A.ORDER_BASE
 _NEXT: Final = A.NEXT
 _PLAY_BASE: Final = A.PLAY_BASE
 _MAX_POSITION: Final = A.MAX_POSITION
@@ -84,13 +90,26 @@ _CAST_TARGETS: Final[dict[int, tuple[tuple[tuple[int, ...], ...], ...]]] = {
 }
 
 
+def rng_block(state: int) -> bytes:
+    """64 random bytes for RNG ``state`` (BLAKE2b in counter mode: portable, exact, fast in CPython).
+
+    The state is one int, ``seed << 32 | counter``, so ``clone()`` copies it for free and two seeds
+    never share a stream."""
+    return blake2b(state.to_bytes(12, "little"), digest_size=64).digest()
+
+
 def rng_next(state: int) -> tuple[int, int]:
-    """SplitMix64: a tiny, portable PRNG whose whole state is one int (so clone() copies it)."""
+    """One SplitMix64 step: ``(new state, 64-bit output)``; a small helper for deriving seeds."""
     state = (state + 0x9E3779B97F4A7C15) & _MASK64
     z = state
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
     return state, z ^ (z >> 31)
+
+
+def seed_rng(seed: int) -> int:
+    """The RNG state for a game seed (any int; reduced to 64 bits)."""
+    return (seed & _MASK64) << 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +174,8 @@ class Game:
         threat: Threat | None = None,
         record_events: bool = True,
     ) -> None:
-        self._ruleset = ruleset or Ruleset()
-        self._threat = threat if threat is not None else Threat()
+        self._ruleset = ruleset or _DEFAULT_RULESET
+        self._threat = threat if threat is not None else _DEFAULT_THREAT
         self._solo = solo
         self._rotated = self._ruleset.lanes == "rotated"
         self._timing_combat = self._ruleset.incantation_timing == "summon_and_combat"
@@ -221,7 +240,7 @@ class Game:
         """The benchmark's random duel deal: shuffle the 32 cards with the seeded RNG, 8 to each player,
         Bastion leftmost, player 0 starts with 6 mana (R2.6)."""
         game = cls(ruleset=ruleset, record_events=record_events)
-        game._rng = seed & _MASK64
+        game._rng = seed_rng(seed)
         cards = list(range(N_CARDS))
         game._shuffle(cards)
         game._hands = [[BASTION, *cards[:8]], [BASTION, *cards[8:16]]]
@@ -231,17 +250,37 @@ class Game:
 
     # ------------------------------------------------------------------ RNG
 
+    def _next_block(self) -> bytes:
+        block = rng_block(self._rng)
+        self._rng = (self._rng & ~_MASK32) | ((self._rng + 1) & _MASK32)
+        return block
+
     def _below(self, n: int) -> int:
-        """Uniform integer in [0, n) by rejection (no modulo bias)."""
+        """Uniform integer in [0, n), n < 2**64, by rejection (no modulo bias)."""
         limit = (1 << 64) - ((1 << 64) % n)
         while True:
-            self._rng, z = rng_next(self._rng)
-            if z < limit:
-                return z % n
+            block = self._next_block()
+            for k in range(0, 64, 8):
+                z = int.from_bytes(block[k : k + 8], "little")
+                if z < limit:
+                    return z % n
 
     def _shuffle(self, items: list[int]) -> None:
+        """Fisher-Yates with one random byte per step (rejection keeps it exactly uniform; n <= 256)."""
+        block = b""
+        k = 64
         for i in range(len(items) - 1, 0, -1):
-            j = self._below(i + 1)
+            n = i + 1
+            limit = 256 - 256 % n
+            while True:
+                if k == 64:
+                    block = self._next_block()
+                    k = 0
+                byte = block[k]
+                k += 1
+                if byte < limit:
+                    break
+            j = byte % n
             items[i], items[j] = items[j], items[i]
 
     # ------------------------------------------------------------------ public queries
@@ -552,16 +591,16 @@ class Game:
             self._winner,
             self._winner_reason,
             self._over_phase,
-            h[0][:],
-            h[1][:],
-            la[0][:],
-            la[1][:],
-            la[2][:],
-            la[3][:],
-            self._fort[:],
-            self._known[:],
-            self._deck[:] if self._solo else self._deck,  # duel: always empty, never mutated
-            self._discard[:] if self._solo else self._discard,
+            h[0].copy(),
+            h[1].copy(),
+            la[0].copy(),
+            la[1].copy(),
+            la[2].copy(),
+            la[3].copy(),
+            self._fort.copy(),
+            self._known.copy(),
+            self._deck.copy() if self._solo else self._deck,  # duel: always empty, never mutated
+            self._discard.copy() if self._solo else self._discard,
             self._pending,
             self._cast_cont,
             self._chain,
@@ -620,36 +659,42 @@ class Game:
         self._legal = None
         rec = self._record
         start = len(self._events) if rec else 0
-        if self._pending is not None:
-            self._do_order(action)
-        elif self._stage == SETUP:
-            from .formats import setup_apply
-
-            setup_apply(self, action)
-        elif action == A.END:
+        if action == _END and self._pending is None:
             if self._stage == SUMMON:
                 self._stage = COMBAT
-                if self._record:
+                if rec:
                     self._emit(EventKind.PHASE_CHANGED, "R3", player=self._active, detail="combat")
-            else:
+            elif self._stage == COMBAT:
                 self._ending = True
                 self._run_activations()
-        elif action == A.NEXT:
-            self._activate_next()
-        elif action < A.CAST_BASE:
-            c, lane = divmod(action - A.PLAY_BASE, 2)
-            self._play(c, lane)
-        else:
-            rest, pos = divmod(action - A.CAST_BASE, A.MAX_POSITION)
+            else:
+                self._apply_setup(action)
+        elif action < _CAST_BASE and self._stage != SETUP:
+            if action == _NEXT:
+                self._activate_next()
+            else:
+                c, lane = divmod(action - _PLAY_BASE, 2)
+                self._play(c, lane)
+        elif action < _ORDER_BASE and self._stage != SETUP:
+            rest, pos = divmod(action - _CAST_BASE, _MAX_POSITION)
             rest, lane = divmod(rest, 2)
             slot, q = divmod(rest, 2)
             self._cast(INCANTATIONS[slot], q, lane, pos)
+        elif self._pending is not None:
+            self._do_order(action)
+        else:
+            self._apply_setup(action)
         if not rec:
             return ()
         events = self._events
         out = tuple(events[start:])
         del events[start:]
         return out
+
+    def _apply_setup(self, action: int) -> None:
+        from .formats import setup_apply
+
+        setup_apply(self, action)
 
     def undo(self) -> int:
         """Take back the last action; returns it.  Raises :class:`IndexError` when there is none."""
