@@ -216,3 +216,24 @@ def test_help_lists_commands_rules_and_every_ability_with_its_rule() -> None:
         assert rule in out and name in out
     assert "Flächenschaden" in text_of(render_help("de"))
     assert "スプラッシュ" in text_of(render_help("ja"))
+
+
+def test_a_crowded_lane_on_a_narrow_screen_is_drawn_one_creature_per_line() -> None:
+    crowd = ["OGRE", "BRUTE", "BARON", "TROLL", "ALPHA", "GNOME", "GRRR"]
+    position = {
+        "mode": "duel",
+        "active": 0,
+        "phase": "summon",
+        "mana": 3,
+        "players": [
+            {"hand": ["BASTION", "ZOMBIE"], "lanes": {"top": [], "bottom": []}},
+            {"hand": ["BASTION", "BOOM"], "lanes": {"top": crowd, "bottom": []}},
+        ],
+    }
+    game = load_position(position)
+    narrow = text_of(render_board(game, Context(names=("Ann", "Bob"), viewer=0, width=80)), width=80)
+    for i, cid in enumerate(crowd):
+        line = next(line for line in narrow.splitlines() if f"1.top.{i} " in line)
+        assert CARDS[[c.id for c in CARDS].index(cid)].name in line
+    wide = text_of(render_board(game, Context(names=("Ann", "Bob"), viewer=0, width=300)), width=300)
+    assert "╭─ 1.top.6" in wide  # boxes when they fit

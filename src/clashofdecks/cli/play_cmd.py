@@ -108,7 +108,7 @@ class Session:
     def ctx(self, viewer: int | None = None) -> Context:
         if viewer is None:
             viewer = self._viewer()
-        return Context(lang=self.lang, names=self.names, viewer=viewer)
+        return Context(lang=self.lang, names=self.names, viewer=viewer, width=self.console.width)
 
     def _viewer(self) -> int:
         cp = self.game.current_player

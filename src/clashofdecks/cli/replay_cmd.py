@@ -127,7 +127,7 @@ def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool)
     except ClashError as exc:
         console.print(f"clash replay: {exc}", style="bold red", highlight=False)
         sys.exit(1)
-    ctx = Context(lang=lang, names=_names(record, lang), viewer=None)
+    ctx = Context(lang=lang, names=_names(record, lang), viewer=None, width=console.width)
     seed = record.seed if record.seed is not None else "-"
     players = " vs ".join(ctx.names)
     title = t(lang, "replay_title", mode=record.mode, format=record.format, seed=seed, players=players)

@@ -44,6 +44,8 @@ class Context:
     lang: str = "en"
     names: tuple[str, str] = ("player 0", "player 1")
     viewer: int | None = 0
+    #: The screen width: a lane whose boxes would not fit is drawn one creature per line.
+    width: int = 100
 
     def name(self, seat: int | None) -> str:
         if seat is None or seat not in (0, 1):
@@ -88,35 +90,32 @@ def card_abilities(card_id: str, lang: str) -> str:
 # ---------------------------------------------------------------------------- the board
 
 
-def render_creature(creature: dict[str, Any], address: str, seat: int, ctx: Context) -> Panel:
-    """One creature as a small box (see the module docstring for the legend)."""
+def _creature_parts(creature: dict[str, Any], ctx: Context) -> list[Text]:
+    """The lines of a creature: name, attack/health and damage, abilities, Aura, markers."""
     cid = str(creature["card"])
     c = CARDS[CARD_INDEX[cid]]
     lang = ctx.lang
-    body = Text(justify="left")
-    body.append(c.name, style="bold")
-    body.append("\n")
+    parts = [Text(c.name, style="bold")]
+    stats = Text()
     bonus = int(creature.get("sprint_bonus", 0) or 0)
-    body.append(str(c.attack + bonus), style="bold yellow" if bonus else "")
+    stats.append(str(c.attack + bonus), style="bold yellow" if bonus else "")
     if bonus:
-        body.append(f"(+{bonus})", style="yellow")
-    body.append(f"/{c.health}")
+        stats.append(f"(+{bonus})", style="yellow")
+    stats.append(f"/{c.health}")
     damage = int(creature.get("damage", 0) or 0)
     if damage:
-        body.append(f" −{damage}", style="bold red")
+        stats.append(f" −{damage}", style="bold red")
+    parts.append(stats)
     granted = set(creature.get("granted", ()) or ())
     abilities: Sequence[str] = creature.get("abilities", c.abilities) or ()
     for ab in abilities:
-        body.append("\n")
         if ab in granted:
-            body.append(ability_name(lang, ab) + "*", style="italic cyan")
+            parts.append(Text(ability_name(lang, ab) + "*", style="italic cyan"))
         else:
-            body.append(ability_name(lang, ab), style="cyan")
+            parts.append(Text(ability_name(lang, ab), style="cyan"))
     if c.aura:
-        body.append("\n")
-        body.append(
-            t(lang, "aura_grants", names=",".join(ability_name(lang, a) for a in c.aura)), style="magenta"
-        )
+        names = ",".join(ability_name(lang, a) for a in c.aura)
+        parts.append(Text(t(lang, "aura_grants", names=names), style="magenta"))
     marks = []
     if creature.get("new"):
         marks.append(t(lang, "new_marker"))
@@ -125,8 +124,14 @@ def render_creature(creature: dict[str, Any], address: str, seat: int, ctx: Cont
     if creature.get("protected"):
         marks.append(t(lang, "protection_used"))
     if marks:
-        body.append("\n")
-        body.append(" ".join(marks), style="dim")
+        parts.append(Text(" ".join(marks), style="dim"))
+    return parts
+
+
+def render_creature(creature: dict[str, Any], address: str, seat: int, ctx: Context) -> Panel:
+    """One creature as a small box (see the module docstring for the legend)."""
+    body = Text("\n", justify="left").join(_creature_parts(creature, ctx))
+    body.justify = "left"
     return Panel(
         body,
         title=Text(address, justify="left"),
@@ -138,10 +143,35 @@ def render_creature(creature: dict[str, Any], address: str, seat: int, ctx: Cont
     )
 
 
-def _lane_row(game: Game, seat: int, lane: str, ctx: Context, *, towards_bridge: bool) -> RenderableType:
+def _panel_width(creature: dict[str, Any], address: str, ctx: Context) -> int:
+    inner = max(max(p.cell_len for p in _creature_parts(creature, ctx)), len(address) + 3)
+    return inner + 4
+
+
+def render_creature_line(creature: dict[str, Any], address: str, seat: int, ctx: Context) -> Text:
+    """One creature on one line (the compact board, for crowded lanes or narrow terminals)."""
+    parts = _creature_parts(creature, ctx)
+    line = Text(address + " ", style=f"dim {ctx.side_style(seat)}")
+    line.append_text(parts[0])
+    line.append(" ")
+    line.append_text(parts[1])
+    for part in parts[2:]:
+        line.append(" · ")
+        line.append_text(part)
+    return line
+
+
+def _lane_row(
+    game: Game, seat: int, lane: str, ctx: Context, *, towards_bridge: bool, compact: bool
+) -> RenderableType:
     creatures = game.lane(seat, lane)
     if not creatures:
         return Text(t(ctx.lang, "empty"), style="dim")
+    if compact:
+        # One line each, the creature next to the bridge first.
+        return Group(
+            *(render_creature_line(cr, f"{seat}.{lane}.{i}", seat, ctx) for i, cr in enumerate(creatures))
+        )
     panels = [render_creature(cr, f"{seat}.{lane}.{i}", seat, ctx) for i, cr in enumerate(creatures)]
     if towards_bridge:
         panels.reverse()  # far → bridge, so the front creature touches the bridge
@@ -150,6 +180,14 @@ def _lane_row(game: Game, seat: int, lane: str, ctx: Context, *, towards_bridge:
         grid.add_column(justify="right" if towards_bridge else "left")
     grid.add_row(*panels)
     return grid
+
+
+def _needs_compact(game: Game, lane: str, ctx: Context) -> bool:
+    need = 30  # lane names, bridge, padding
+    for seat in (0, 1):
+        for i, cr in enumerate(game.lane(seat, lane)):
+            need += _panel_width(cr, f"{seat}.{lane}.{i}", ctx)
+    return need > ctx.width
 
 
 def render_board(game: Game, ctx: Context) -> Table:
@@ -175,11 +213,12 @@ def render_board(game: Game, ctx: Context) -> Table:
         header_style=ctx.side_style(right),
     )
     for lane in ("top", "bottom"):
+        compact = _needs_compact(game, lane, ctx)
         table.add_row(
             t(lang, lane),
-            _lane_row(game, left, lane, ctx, towards_bridge=True),
+            _lane_row(game, left, lane, ctx, towards_bridge=True, compact=compact),
             "║\n╬\n║" if game.lane(0, lane) or game.lane(1, lane) else "╬",
-            _lane_row(game, right, lane, ctx, towards_bridge=False),
+            _lane_row(game, right, lane, ctx, towards_bridge=False, compact=compact),
         )
     return table
 
@@ -641,6 +680,7 @@ __all__ = [
     "render_automaton",
     "render_board",
     "render_creature",
+    "render_creature_line",
     "render_event",
     "render_events",
     "render_fortress",
