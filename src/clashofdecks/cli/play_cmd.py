@@ -673,4 +673,10 @@ def play(
         console.print(f"Clash of Decks · {desc}", style="bold", highlight=False)
     session.pace = pace
     session.hint_seconds = hint_seconds
-    sys.exit(session.run())
+    try:
+        status = session.run()
+    except KeyboardInterrupt:  # Ctrl-C while the other side plays: leave quietly
+        console.print()
+        session.say("bye")
+        status = 130
+    sys.exit(status)
