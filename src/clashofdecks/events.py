@@ -6,8 +6,8 @@ one-line English sentence, and ``rule`` answers "why?".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class EventKind(StrEnum):
@@ -38,9 +38,8 @@ class EventKind(StrEnum):
 LANE_NAMES = ("top", "bottom")
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One thing that happened.  Fields that do not apply are ``None``."""
+class Event(NamedTuple):
+    """One thing that happened (immutable).  Fields that do not apply are ``None``."""
 
     kind: EventKind
     rule: str
