@@ -77,6 +77,13 @@ RULES: dict[str, str] = {
     "R6.8": "Aura: neighbours have the ability while adjacent; not the Aura creature",
     "R6.8a": "what a granted ability did stays done",
     "R6.9": "abilities checked at each attack; hits worked out before removals",
+    "R7.2": "solo: automaton mana 6 + 1 per player creature",
+    "R7.3": "solo: automaton summons top, then alternating, until its mana is spent",
+    "R7.3a": "solo: the lane alternation advances only when a creature is placed",
+    "R7.4": "solo: an automaton incantation targets the creature nearest the bridge",
+    "R7.4a": "solo: the player's creature, top lane on a tie; no target: free, discarded",
+    "R7.5": "solo: automaton creatures follow creature rules; its spent cards go to its discard pile",
+    "R7.6": "solo: each point of damage to the automaton discards its top deck card",
 }
 
 #: The rulebook's FAQ questions (German rulebook, "FAQ - Allgemein" and "FAQ - Spezialfähigkeiten").
