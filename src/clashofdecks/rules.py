@@ -655,10 +655,30 @@ class Game:
             legal = self._legal = self._compute_legal()
         if action not in legal:
             raise IllegalActionError(self.explain_illegal(action))
-        self._history.append((self._snapshot(), action))
-        self._legal = None
         rec = self._record
         start = len(self._events) if rec else 0
+        if self._stage == SUMMON and action < _CAST_BASE and self._pending is None:
+            # Light undo records for the two commonest actions (see undo()).
+            if action == _END:
+                self._history.append(((legal,), action))
+                self._legal = None
+                self._stage = COMBAT
+                if rec:
+                    self._emit(EventKind.PHASE_CHANGED, "R3", player=self._active, detail="combat")
+            else:
+                p = self._active
+                self._history.append(((legal, self._hands[p].copy(), self._mana, self._fort[p]), action))
+                self._legal = None
+                c, lane = divmod(action - _PLAY_BASE, 2)
+                self._play(c, lane)
+            if not rec:
+                return ()
+            events = self._events
+            out = tuple(events[start:])
+            del events[start:]
+            return out
+        self._history.append((self._snapshot(), action))
+        self._legal = None
         if action == _END and self._pending is None:
             if self._stage == SUMMON:
                 self._stage = COMBAT
@@ -701,7 +721,20 @@ class Game:
         if not self._history:
             raise IndexError("nothing to undo")
         snap, action = self._history.pop()
-        self._restore(snap)
+        size = len(snap)
+        if size == 1:  # `end` of Summoning
+            self._stage = SUMMON
+            self._legal = snap[0]  # type: ignore[assignment]
+        elif size == 4:  # `play`: the hand, mana and fortress side before; the creature was appended
+            p = self._active
+            legal, hand, mana, fort = snap
+            self._legal = legal  # type: ignore[assignment]
+            self._hands[p] = hand  # type: ignore[call-overload]
+            self._mana = mana  # type: ignore[assignment]
+            self._fort[p] = fort  # type: ignore[call-overload]
+            self._lanes[p * 2 + ((action - _PLAY_BASE) & 1)].pop()
+        else:
+            self._restore(snap)
         return action
 
     @property
@@ -709,8 +742,8 @@ class Game:
         """The actions applied so far (that can be undone), oldest first."""
         return [a for _, a in self._history]
 
-    def clone(self, *, keep_history: bool = False) -> Game:
-        """An independent copy (RNG state included).  Undo history is not copied unless asked."""
+    def clone(self) -> Game:
+        """An independent copy (RNG state included); the copy starts with an empty undo history."""
         g = Game.__new__(Game)
         g._ruleset = self._ruleset
         g._threat = self._threat
@@ -723,7 +756,7 @@ class Game:
         g._threat_bits = self._threat_bits
         g._record = self._record
         g._events = []
-        g._history = list(self._history) if keep_history else []
+        g._history = []
         g._legal = self._legal
         g.meta = dict(self.meta)
         g._restore(self._snapshot())

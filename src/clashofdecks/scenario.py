@@ -107,6 +107,7 @@ def run_scenario(data: Any, path: str | None = None) -> ScenarioResult:
         except ClashError as exc:
             return ScenarioResult(name, False, f"action {i + 1} {text!r} was refused: {exc}", rules, path)
     if "illegal" in data:
+        game.legal_actions()  # fill the legal-action cache first: it is part of the snapshot
         before = dump_position(game)
         snapshot = game._snapshot()
         try:
