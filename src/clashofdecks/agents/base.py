@@ -42,3 +42,14 @@ def no_decision_error(game: Game, who: str) -> NoDecisionError:
     """The error an agent raises when asked to act in a game that has no decision to make."""
     state = "the game is over" if game.is_over() else f"no legal action in phase {game.phase}"
     return NoDecisionError(f"agent {who!r} was asked to act, but {state}")
+
+
+def is_build_stage(game: Game) -> bool:
+    """True while ``game.current_player`` must build a custom 10-card deck (R2.5).
+
+    The build choices are too many to list (C(32, 10)); agents choose a set and check it with
+    ``game.is_legal`` rather than scanning ``legal_actions()``.
+    """
+    from ..actions import BUILD_BASE
+
+    return game.phase == "setup" and game.pending is None and game.is_legal(BUILD_BASE)

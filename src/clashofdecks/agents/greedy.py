@@ -40,7 +40,7 @@ from ..cards import (
 )
 from ..position import sample_determinization
 from ..rules import Game
-from .base import Agent, no_decision_error
+from .base import Agent, is_build_stage, no_decision_error
 
 WIN: Final = 1e9
 
@@ -289,12 +289,11 @@ class GreedyAgent(Agent):
 
     def _setup_action(self, game: Game) -> int:
         """Draft picks, deck choice, bans and custom builds by the static card ranking."""
+        if is_build_stage(game):
+            # The build stage (R2.5): the 10 best-ranked cards.
+            return BUILD_BASE + build_rank(CARD_RANKING[:DECK_SIZE_CUSTOM])
         legal = game.legal_actions()
         if not legal:
-            # The build stage (R2.5): the 10 best-ranked cards.
-            action = BUILD_BASE + build_rank(CARD_RANKING[:DECK_SIZE_CUSTOM])
-            if game.is_legal(action):
-                return action
             raise no_decision_error(game, self.name)
 
         def value(action: int) -> float:

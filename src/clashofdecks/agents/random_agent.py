@@ -1,7 +1,7 @@
 """``random``: uniform over the legal actions, seeded (the benchmark's random player).
 
-In the custom format's build stage (R2.5) ``legal_actions()`` is empty because the 10-card sets are
-too many to list; the random agent then builds a uniformly random 10-card deck from its 32 cards.
+In the custom format's build stage (R2.5) the 10-card sets are too many to enumerate; the random
+agent then draws a uniformly random 10-card deck from its 32 cards.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import random
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
 from ..rules import Game
-from .base import Agent, no_decision_error
+from .base import Agent, is_build_stage, no_decision_error
 
 
 class RandomAgent(Agent):
@@ -26,12 +26,10 @@ class RandomAgent(Agent):
         self._rng = random.Random(seed)
 
     def act(self, game: Game) -> int:
-        legal = game.legal_actions()
-        if legal:
-            return legal[self._rng.randrange(len(legal))]
-        if game.phase == "setup" and not game.is_over():
+        if is_build_stage(game):
             # The build stage (R2.5): any 10 different cards make a legal deck.
-            action = BUILD_BASE + build_rank(self._rng.sample(range(N_CARDS), DECK_SIZE_CUSTOM))
-            if game.is_legal(action):
-                return action
-        raise no_decision_error(game, self.name)
+            return BUILD_BASE + build_rank(self._rng.sample(range(N_CARDS), DECK_SIZE_CUSTOM))
+        legal = game.legal_actions()
+        if not legal:
+            raise no_decision_error(game, self.name)
+        return legal[self._rng.randrange(len(legal))]
