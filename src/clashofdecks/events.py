@@ -51,6 +51,15 @@ class Event(NamedTuple):
     target_player: int | None = None
     target_card: str | None = None
     detail: str | None = None
+    #: A machine-readable sub-kind: DAMAGED "target"/"splash"/"perforation"; ABSORBED "protection"/
+    #: "indestructible"; ATTACKED "berserk" for a re-attack; SETUP "revealed"/"gets"/"picks"/"deck"/
+    #: "builds"/"reveals"/"removes"/"dealt"/"coin"; GAME_OVER "fort_rightmost"/"survived_last_turn"/
+    #: "turn_cap"; TURN_STARTED "last_turn" for the automaton's last turn.
+    role: str | None = None
+    #: A second number: DAMAGED the creature's damage after the hit; TURN_STARTED the mana.
+    value: int | None = None
+    #: Card ids an event is about when there are several (SETUP reveals, gets, reveals of decks).
+    cards: tuple[str, ...] | None = None
 
     def describe(self) -> str:
         """A short English sentence, for logs and front ends."""

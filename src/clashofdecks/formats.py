@@ -133,8 +133,9 @@ def _advance(game: Game) -> None:
         if verb == "reveal":
             st = replace(st, steps=st.steps[1:], revealed=st.pool[:4], pool=st.pool[4:])
             if rec:
+                ids = tuple(CARD_IDS[c] for c in st.revealed)
                 game._emit(
-                    EventKind.SETUP, "R2.4", detail="revealed " + " ".join(CARD_IDS[c] for c in st.revealed)
+                    EventKind.SETUP, "R2.4", detail="revealed " + " ".join(ids), role="revealed", cards=ids
                 )
         else:
             cards = list(st.cards)
@@ -146,6 +147,8 @@ def _advance(game: Game) -> None:
                     "R7.1" if game._solo else "R2.4",
                     player=seat,
                     detail=f"{who} gets " + " ".join(CARD_IDS[c] for c in st.revealed),
+                    role="gets",
+                    cards=tuple(CARD_IDS[c] for c in st.revealed),
                 )
             st = replace(st, steps=st.steps[1:], revealed=(), cards=(cards[0], cards[1]))
     game._setup = st
@@ -170,7 +173,7 @@ def _deal(game: Game, st: SetupState) -> None:
             game._hands[seat] = [BASTION, *cards]
     game._setup = None
     if rec:
-        game._emit(EventKind.SETUP, "R2.6", detail="hands shuffled, Bastion leftmost")
+        game._emit(EventKind.SETUP, "R2.6", detail="hands shuffled, Bastion leftmost", role="dealt")
     game._turn = 1
     if game._solo and game._threat.starts == "automaton":
         game._active = 1  # R7.1a: the automaton uses its own mana; the player's first turn is normal
@@ -180,7 +183,7 @@ def _deal(game: Game, st: SetupState) -> None:
     game._stage = SUMMON
     game._mana = 6  # R2.6: the starting player's very first turn
     if rec:
-        game._emit(EventKind.TURN_STARTED, "R2.6", player=0, amount=1, detail="6 mana (first turn)")
+        game._emit(EventKind.TURN_STARTED, "R2.6", player=0, amount=1, detail="6 mana (first turn)", value=6)
 
 
 # ---------------------------------------------------------------------------- hooks used by Game
@@ -244,7 +247,9 @@ def setup_apply(game: Game, action: int) -> None:
         cards[seat] = PRECONSTRUCTED_DECKS[n]
         st = replace(st, steps=rest, cards=(cards[0], cards[1]), decks=(*st.decks, n))
         if rec:
-            game._emit(EventKind.SETUP, "R2.3", player=seat, detail=f"chooses deck {n}")
+            game._emit(
+                EventKind.SETUP, "R2.3", player=seat, detail=f"chooses deck {n}", role="deck", amount=n
+            )
     elif verb == "pick":
         c = action - A.PICK_BASE
         cards[seat] = (*cards[seat], c)
@@ -252,14 +257,21 @@ def setup_apply(game: Game, action: int) -> None:
             st, steps=rest, cards=(cards[0], cards[1]), revealed=tuple(x for x in st.revealed if x != c)
         )
         if rec:
-            game._emit(EventKind.SETUP, "R2.4", player=seat, card=CARD_IDS[c], detail=f"picks {CARD_IDS[c]}")
+            game._emit(
+                EventKind.SETUP,
+                "R2.4",
+                player=seat,
+                card=CARD_IDS[c],
+                detail=f"picks {CARD_IDS[c]}",
+                role="picks",
+            )
     elif verb == "build":
         deck = A.build_unrank(action - A.BUILD_BASE)
         cards[seat] = deck
         built = (True, st.built[1]) if seat == 0 else (st.built[0], True)
         st = replace(st, steps=rest, cards=(cards[0], cards[1]), built=built)
         if rec:
-            game._emit(EventKind.SETUP, "R2.5", player=seat, detail="builds a 10-card deck")
+            game._emit(EventKind.SETUP, "R2.5", player=seat, detail="builds a 10-card deck", role="builds")
             if all(built):
                 for s in (0, 1):
                     game._emit(
@@ -267,6 +279,8 @@ def setup_apply(game: Game, action: int) -> None:
                         "R2.5",
                         player=s,
                         detail="reveals " + " ".join(CARD_IDS[c] for c in cards[s]),
+                        role="reveals",
+                        cards=tuple(CARD_IDS[c] for c in cards[s]),
                     )
     else:  # ban
         c = action - A.BAN_BASE
@@ -275,7 +289,12 @@ def setup_apply(game: Game, action: int) -> None:
         st = replace(st, steps=rest, cards=(cards[0], cards[1]))
         if rec:
             game._emit(
-                EventKind.SETUP, "R2.5", player=seat, card=CARD_IDS[c], detail=f"removes {CARD_IDS[c]}"
+                EventKind.SETUP,
+                "R2.5",
+                player=seat,
+                card=CARD_IDS[c],
+                detail=f"removes {CARD_IDS[c]}",
+                role="removes",
             )
     game._setup = st
     _advance(game)

@@ -40,7 +40,7 @@ from .cards import (
     SPLASH,
     SPRINT,
 )
-from .errors import IllegalActionError
+from .errors import ClashError, IllegalActionError
 from .events import Event, EventKind
 from .options import Ruleset, Threat
 
@@ -518,7 +518,12 @@ class Game:
         return A.format_action(action, self._pending[1] if self._pending else None)
 
     def legal_action_texts(self) -> list[str]:
-        return [self.action_text(a) for a in self.legal_actions()]
+        """The legal actions as text.  Refused in the custom build stage, where every one of the
+        C(32, 10) decks is legal (write ``build`` with ten card ids instead)."""
+        legal = self.legal_actions()
+        if isinstance(legal, range):
+            raise ClashError(f"{len(legal):,} builds are legal now: write 'build' and ten card ids")
+        return [self.action_text(a) for a in legal]
 
     def apply_text(self, text: str) -> tuple[Event, ...]:
         """Parse and apply action text."""
@@ -937,7 +942,12 @@ class Game:
                 return not paused
             if rec:
                 self._emit(
-                    EventKind.ATTACKED, "R6.6", player=p, card=CARD_IDS[c], detail="berserk: attacks again"
+                    EventKind.ATTACKED,
+                    "R6.6",
+                    player=p,
+                    card=CARD_IDS[c],
+                    detail="berserk: attacks again",
+                    role="berserk",
                 )
             if paused:
                 self._chain = (p, c)
@@ -992,7 +1002,14 @@ class Game:
         vc = cr[C_CARD]
         if from_inc and vb & INDESTRUCTIBLE:
             if self._record:
-                self._emit(EventKind.ABSORBED, "R6.5", player=q, card=CARD_IDS[vc], detail="Indestructible")
+                self._emit(
+                    EventKind.ABSORBED,
+                    "R6.5",
+                    player=q,
+                    card=CARD_IDS[vc],
+                    detail="Indestructible",
+                    role="indestructible",
+                )
             return -1
         if amount <= 0:
             return -1
@@ -1000,7 +1017,14 @@ class Game:
             VL[ps] = (vc, cr[1], cr[2], True, cr[4], cr[5])
             if self._record:
                 rule = "R6.4" if role == 0 else "R6.4b"
-                self._emit(EventKind.ABSORBED, rule, player=q, card=CARD_IDS[vc], detail="Protection")
+                self._emit(
+                    EventKind.ABSORBED,
+                    rule,
+                    player=q,
+                    card=CARD_IDS[vc],
+                    detail="Protection",
+                    role="protection",
+                )
             return -1
         dmg = cr[C_DAMAGE] + amount
         VL[ps] = (vc, dmg, cr[2], cr[3], cr[4], cr[5])
@@ -1013,6 +1037,8 @@ class Game:
                 card=CARD_IDS[vc],
                 amount=amount,
                 detail=f"{what}, {dmg}/{HEALTH[vc]}",
+                role=what.lower(),
+                value=dmg,
             )
         return vc if dmg >= HEALTH[vc] else -1
 
@@ -1091,9 +1117,11 @@ class Game:
             if fid == BASTION:
                 self._bastion_falls(q, "R4.2")
             else:
-                self._game_over(1 - q, "R4.3", f"player {q}'s Fort reached the rightmost place")
+                self._game_over(
+                    1 - q, "R4.3", f"player {q}'s Fort reached the rightmost place", "fort_rightmost"
+                )
 
-    def _game_over(self, winner: int, rule: str, reason: str) -> None:
+    def _game_over(self, winner: int, rule: str, reason: str, code: str) -> None:
         self._winner = winner
         self._winner_reason = reason
         if self._stage != OVER:
@@ -1101,7 +1129,9 @@ class Game:
         self._stage = OVER
         self._ending = False
         if self._record:
-            self._emit(EventKind.GAME_OVER, rule, player=winner if winner != DRAW else None, detail=reason)
+            self._emit(
+                EventKind.GAME_OVER, rule, player=winner if winner != DRAW else None, detail=reason, role=code
+            )
 
     # ------------------------------------------------------------------ end of turn
 
@@ -1114,10 +1144,12 @@ class Game:
         if self._record:
             self._emit(EventKind.TURN_ENDED, "R3.10", player=self._active, amount=self._turn)
         if self._solo and self._active == 1 and self._last_turn:
-            self._game_over(0, "R7.8", "the player survived the automaton's last turn")
+            self._game_over(0, "R7.8", "the player survived the automaton's last turn", "survived_last_turn")
             return
         if self._max_turns is not None and self._turn >= self._max_turns:
-            self._game_over(DRAW, "ruleset.max_turns", f"turn cap {self._max_turns} reached: draw")
+            self._game_over(
+                DRAW, "ruleset.max_turns", f"turn cap {self._max_turns} reached: draw", "turn_cap"
+            )
             return
         self._turn += 1
         self._active = 1 - self._active
@@ -1132,7 +1164,12 @@ class Game:
         self._mana = len(self._hands[p])
         if self._record:
             self._emit(
-                EventKind.TURN_STARTED, "R3.1", player=p, amount=self._turn, detail=f"{self._mana} mana"
+                EventKind.TURN_STARTED,
+                "R3.1",
+                player=p,
+                amount=self._turn,
+                detail=f"{self._mana} mana",
+                value=self._mana,
             )
 
     # ------------------------------------------------------------------ the automaton (R7)
@@ -1146,7 +1183,15 @@ class Game:
             detail = f"{self._mana} mana" + (
                 ", last turn: deck empty above its Fort" if self._last_turn else ""
             )
-            self._emit(EventKind.TURN_STARTED, "R7.2", player=1, amount=self._turn, detail=detail)
+            self._emit(
+                EventKind.TURN_STARTED,
+                "R7.2",
+                player=1,
+                amount=self._turn,
+                detail=detail,
+                value=self._mana,
+                role="last_turn" if self._last_turn else None,
+            )
         self._auto = (0, 0)
         self._automaton_continue()
 

@@ -27,7 +27,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..cards import CARD_INDEX, CARDS, N_CARDS
+from ..cards import CARD_INDEX, CARDS, HEALTH, N_CARDS
 from ..events import Event, EventKind
 from ..position import view
 from ..rules import Game
@@ -522,26 +522,27 @@ def _names_in(text: str, lang: str) -> str:
 
 
 def _setup_sentence(event: Event, ctx: Context) -> str:
-    detail = event.detail or ""
     lang = ctx.lang
     who = ctx.name(event.player)
-    if detail.startswith("revealed "):
-        return event_text(lang, "setup_revealed", cards=_names_in(detail, lang))
-    if " gets " in detail:
-        return event_text(lang, "setup_gets", who=who, cards=_names_in(detail, lang))
-    if detail.startswith("picks "):
+    cards = ", ".join(card_name(c, lang) for c in event.cards or ())
+    role = event.role
+    if role == "revealed":
+        return event_text(lang, "setup_revealed", cards=cards)
+    if role == "gets":
+        return event_text(lang, "setup_gets", who=who, cards=cards)
+    if role == "picks":
         return event_text(lang, "setup_picks", who=who, cards=card_name(event.card, lang))
-    if detail.startswith("chooses deck "):
-        return event_text(lang, "setup_deck", who=who, cards=detail.rsplit(" ", 1)[-1])
-    if detail.startswith("builds"):
+    if role == "deck":
+        return event_text(lang, "setup_deck", who=who, cards=str(event.amount))
+    if role == "builds":
         return event_text(lang, "setup_builds", who=who)
-    if detail.startswith("reveals "):
-        return event_text(lang, "setup_reveals", who=who, cards=_names_in(detail, lang))
-    if detail.startswith("removes "):
+    if role == "reveals":
+        return event_text(lang, "setup_reveals", who=who, cards=cards)
+    if role == "removes":
         return event_text(lang, "setup_removes", who=who, cards=card_name(event.card, lang))
-    if detail.startswith("hands shuffled"):
+    if role == "dealt":
         return event_text(lang, "setup_dealt")
-    return detail
+    return event.detail or ""
 
 
 def event_sentence(event: Event, ctx: Context) -> str:
@@ -555,14 +556,13 @@ def event_sentence(event: Event, ctx: Context) -> str:
     if k is EventKind.SETUP:
         return _setup_sentence(event, ctx)
     if k is EventKind.TURN_STARTED:
-        detail = event.detail or ""
-        m = re.match(r"(\d+)", detail)
-        text = event_text(lang, "turn_started", n=n, who=who, mana=m.group(1) if m else "?")
-        if "last turn" in detail:
+        mana = event.value if event.value is not None else "?"
+        text = event_text(lang, "turn_started", n=n, who=who, mana=mana)
+        if event.role == "last_turn":
             text += " — " + event_text(lang, "last_turn")
         return text
     if k is EventKind.ATTACKED:
-        if event.detail and "berserk" in event.detail:
+        if event.role == "berserk":
             return event_text(lang, "berserk", who=who, card=card)
         if event.target_card is None:
             return event_text(
@@ -581,21 +581,15 @@ def event_sentence(event: Event, ctx: Context) -> str:
             pos=event.position if event.position is not None else "",
         )
     if k is EventKind.DAMAGED:
-        detail = event.detail or ""
-        m = re.match(r"(\w+), (\d+)/(\d+)", detail)
-        if m:
-            role_word = m.group(1)
-            role = (
-                event_text(lang, "role_target")
-                if role_word == "target"
-                else ability_name(lang, role_word.lower())
-            )
-            return event_text(lang, "damaged", card=card, n=n, role=role, total=m.group(2), health=m.group(3))
-        return event.describe()
-    if k is EventKind.ABSORBED:
-        return event_text(
-            lang, "absorbed", card=card, detail=ability_name(lang, (event.detail or "").lower())
+        role = (
+            event_text(lang, "role_target")
+            if event.role == "target"
+            else ability_name(lang, event.role or "")
         )
+        health = HEALTH[CARD_INDEX[event.card]] if event.card in CARD_INDEX else "?"
+        return event_text(lang, "damaged", card=card, n=n, role=role, total=event.value, health=health)
+    if k is EventKind.ABSORBED:
+        return event_text(lang, "absorbed", card=card, detail=ability_name(lang, event.role or ""))
     if k in (EventKind.ORDER_CHOSEN, EventKind.DECISION_PENDING):
         detail = _IDS.sub(lambda m: card_name(m.group(0), lang), event.detail or "")
         return event_text(lang, k.value, who=who, detail=detail)
