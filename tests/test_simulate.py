@@ -1,0 +1,177 @@
+"""Batch simulation (``clashofdecks.sim``) and ``clash simulate``: determinism across worker counts,
+the greedy-vs-random strength check, the interval math, records, and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clashofdecks.cli import main
+from clashofdecks.record import GameRecord, replay
+from clashofdecks.sim import (
+    SimConfig,
+    SimulationError,
+    derive_seed,
+    run_games,
+    simulate,
+    summarize,
+    wilson_interval,
+)
+
+
+def test_results_identical_for_one_and_two_workers() -> None:
+    """Same seed, 1 vs 2 worker processes: the very same games (seeds, seats, winners, lengths)."""
+    for config in (
+        SimConfig(mode="duel", agents=("greedy", "random"), games=24, seed=11, format="draft"),
+        SimConfig(mode="solo", agents=("greedy",), games=12, seed=5, level=1, format="precon"),
+    ):
+        one = run_games(config, workers=1)
+        two = run_games(config, workers=2)
+        assert one == two
+        assert [r.index for r in one] == list(range(config.games))
+        assert summarize(config, one).to_dict() == summarize(config, two).to_dict()
+
+
+def test_greedy_beats_random_in_at_least_95_percent_of_400_duels() -> None:
+    """Issue 4: greedy wins >= 95% of 400 duel games against random (draft format, fixed seed)."""
+    summary = simulate(SimConfig(mode="duel", agents=("greedy", "random"), games=400, seed=2024), workers=1)
+    greedy, rand = summary.agents
+    assert greedy.name == "greedy" and rand.name == "random"
+    assert greedy.games == 400
+    assert greedy.wins >= 380, f"greedy won {greedy.wins}/400"
+    assert greedy.wins + rand.wins + summary.draws == 400
+    # Seats alternate: each agent started exactly half of the games.
+    assert greedy.games_first == rand.games_first == 200
+
+
+def test_wilson_interval_matches_a_hand_computation() -> None:
+    """8 wins of 10, z = 1.96: centre (0.8 + z²/20)/(1 + z²/10) = 0.71674, half-width
+    z·sqrt(0.8·0.2/10 + z²/400)/(1 + z²/10) = 0.22658 → [0.49016, 0.94331] (textbook value)."""
+    z = 1.959963984540054
+    centre = (0.8 + z * z / 20) / (1 + z * z / 10)
+    half = z * math.sqrt(0.016 + z * z / 400) / (1 + z * z / 10)
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(centre - half, abs=1e-12)
+    assert high == pytest.approx(centre + half, abs=1e-12)
+    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
+    # Edge cases: never outside [0, 1], and the interval of 0 successes starts at 0.
+    assert wilson_interval(0, 20)[0] == 0.0
+    assert wilson_interval(20, 20)[1] == 1.0
+    assert wilson_interval(10, 10)[0] == pytest.approx(0.7225, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_summary_counts_and_averages() -> None:
+    config = SimConfig(mode="duel", agents=("random", "random"), games=30, seed=3, format="random")
+    results = run_games(config, workers=1)
+    summary = summarize(config, results)
+    a, b = summary.agents
+    assert a.wins + b.wins + summary.draws == 30
+    assert a.losses == b.wins and b.losses == a.wins
+    assert summary.avg_turns == pytest.approx(sum(r.turns for r in results) / 30)
+    assert summary.avg_actions == pytest.approx(sum(r.actions for r in results) / 30)
+    low, high = wilson_interval(a.wins, 30)
+    assert (a.ci_low, a.ci_high) == (low, high)
+    # Seating: agent A sits in seat 0 in even games.
+    assert all(r.seats == ("random", "random") for r in results)
+
+
+def test_turn_cap_makes_draws() -> None:
+    """ruleset.max_turns: a game still running at the end of the cap is a draw (no winner)."""
+    config = SimConfig(
+        mode="duel", agents=("random", "random"), games=20, seed=1, format="random", max_turns=2
+    )
+    summary = simulate(config, workers=1)
+    assert summary.draws > 0
+    assert all(r.turns <= 2 for r in summary.results)
+    assert all((r.winner is None) == (r.reason.startswith("turn cap")) for r in summary.results)
+
+
+def test_seeds_are_derived_per_game() -> None:
+    assert derive_seed(1, 0) == derive_seed(1, 0)
+    seeds = {derive_seed(1, i) for i in range(1000)}
+    assert len(seeds) == 1000
+    assert derive_seed(1, 0) != derive_seed(2, 0)
+    assert all(0 <= s < 2**48 for s in seeds)
+
+
+def test_bad_configs_are_refused() -> None:
+    with pytest.raises(SimulationError, match="duel needs 2"):
+        run_games(SimConfig(mode="duel", agents=("greedy",)), workers=1)
+    with pytest.raises(SimulationError, match="not played in solo"):
+        run_games(SimConfig(mode="solo", agents=("greedy",), format="custom"), workers=1)
+    with pytest.raises(ValueError, match="unknown agent 'zz'"):
+        run_games(SimConfig(mode="duel", agents=("greedy", "zz")), workers=1)
+
+
+def test_records_replay_to_the_same_result(tmp_path: Path) -> None:
+    config = SimConfig(mode="solo", agents=("greedy",), games=4, seed=9, records_dir=str(tmp_path))
+    results = run_games(config, workers=1)
+    files = sorted(tmp_path.glob("game-*.json"))
+    assert len(files) == 4
+    for res, path in zip(results, files, strict=True):
+        record = GameRecord.load(path)
+        assert record.players == ["greedy", "automaton"]
+        game = replay(record)
+        assert game.winner == res.winner and game.turn == res.turns
+
+
+# ---------------------------------------------------------------------------- CLI
+
+
+def test_cli_json_shape() -> None:
+    result = CliRunner().invoke(
+        main,
+        ["simulate", "--mode", "duel", "--agents", "greedy", "random", "--games", "10", "--seed", "4",
+         "--workers", "1", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {
+        "mode",
+        "format",
+        "games",
+        "seed",
+        "agents",
+        "draws",
+        "avg_turns",
+        "avg_actions",
+        "workers",
+    } <= set(data)
+    assert data["mode"] == "duel" and data["format"] == "draft" and data["games"] == 10
+    names = [a["name"] for a in data["agents"]]
+    assert names == ["greedy", "random"]
+    for a in data["agents"]:
+        assert {"wins", "losses", "draws", "win_rate", "ci_low", "ci_high"} <= set(a)
+        assert 0 <= a["ci_low"] <= a["win_rate"] <= a["ci_high"] <= 1
+    assert sum(a["wins"] for a in data["agents"]) + data["draws"] == 10
+
+
+def test_cli_solo_table_and_records(tmp_path: Path) -> None:
+    out = tmp_path / "recs"
+    result = CliRunner().invoke(
+        main,
+        ["simulate", "--mode", "solo", "--agent", "random", "--level", "2", "--games", "3",
+         "--workers", "1", "--records", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "automaton" in result.output and "95% CI" in result.output
+    assert len(list(out.glob("game-*.json"))) == 3
+
+
+def test_cli_unknown_agent_is_a_clear_error() -> None:
+    result = CliRunner().invoke(main, ["simulate", "--agents", "greedy", "nobody", "--games", "2"])
+    assert result.exit_code == 2
+    assert "unknown agent 'nobody'" in result.output
+    assert "greedy" in result.output and "random" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_wrong_option_for_mode() -> None:
+    result = CliRunner().invoke(main, ["simulate", "--mode", "solo", "--agents", "greedy", "random"])
+    assert result.exit_code == 2
+    assert "--agents is for duel" in result.output
