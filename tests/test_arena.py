@@ -17,11 +17,14 @@ from clashofdecks.arena import (
     bradley_terry_elo,
     elo_with_intervals,
     parse_spec,
+    parse_threat,
     run_arena,
+    run_solo,
     tasks_for,
     wilson,
 )
 from clashofdecks.cli import main
+from clashofdecks.options import Threat
 
 
 def test_wilson_interval_matches_known_values() -> None:
@@ -122,3 +125,46 @@ def test_cli_arena_table_with_two_workers() -> None:
     res = CliRunner().invoke(main, ["arena", "random", "greedy", "--games", "2", "--workers", "2"])
     assert res.exit_code == 0, res.output
     assert "Elo" in res.output and "greedy" in res.output
+
+
+# ---------------------------------------------------------------------------- solo (R7, R8)
+
+
+def test_solo_agents_play_the_same_deals_against_the_automaton() -> None:
+    result = run_solo(["greedy", "random"], games=8, seed=5, threat=Threat.level(1))
+    assert [r.games for r in result.rows] == [8, 8]
+    seeds = [sorted(r.task.seed for r in result.results if r.task.a == a) for a in (0, 1)]
+    assert seeds[0] == seeds[1] == list(range(5, 13))
+    # Rows agree with the per-game results (-1: the automaton won).
+    for a, row in enumerate(result.rows):
+        assert row.wins == sum(1 for r in result.results if r.task.a == a and r.winner == a)
+    assert result.rows[0].wins >= result.rows[1].wins
+    assert result.to_dict()["threat_points"] == 1
+
+
+def test_parse_threat_forms() -> None:
+    """R8.2 options by name; the points are the caller's business (any allocation is allowed)."""
+    t = parse_threat("base_mana=8,starts=automaton,abilities=rage+splash")
+    assert (t.base_mana, t.starts, set(t.abilities)) == (8, "automaton", {"rage", "splash"})
+    assert t.threat_points() == 5
+    assert parse_threat('{"resilience": "fort", "defence": "minus_one"}').threat_points() == 1
+    for bad in ("base_mana=11", "colour=red", "base_mana", "{not json", "abilities=wings"):
+        with pytest.raises(ArenaError):
+            parse_threat(bad)
+
+
+def test_cli_arena_solo() -> None:
+    runner = CliRunner()
+    res = runner.invoke(
+        main,
+        ["arena", "greedy", "--mode", "solo", "--level", "3", "--games", "3", "--workers", "1", "--json"],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["threat"]["base_mana"] == 9 and data["rows"][0]["games"] == 3
+    both = runner.invoke(
+        main, ["arena", "greedy", "--mode", "solo", "--level", "1", "--threat", "base_mana=7"]
+    )
+    assert both.exit_code == 2
+    duel_level = runner.invoke(main, ["arena", "greedy", "random", "--level", "1"])
+    assert duel_level.exit_code == 2 and "solo" in duel_level.output

@@ -21,6 +21,7 @@ with search settings, ``ismcts:iterations=1000``, ``ismcts:500`` (iterations),
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import os
@@ -32,10 +33,10 @@ from typing import Any, Final
 from .agents.base import Agent
 from .errors import ClashError
 from .formats import FORMATS, new_game, seat_of
-from .options import Ruleset
+from .options import Ruleset, Threat
 
 #: Search settings an agent spec may give (``NAME:key=value,…``).
-SEARCH_KEYS: Final = ("iterations", "seconds", "c", "rollout")
+SEARCH_KEYS: Final = ("iterations", "seconds", "c", "rollout", "cutoff")
 Z95: Final = 1.959963984540054
 
 
@@ -65,7 +66,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if key not in SEARCH_KEYS:
             raise ArenaError(f"unknown setting {key!r} in {spec!r} (known: {', '.join(SEARCH_KEYS)})")
         try:
-            if key == "iterations":
+            if key in ("iterations", "cutoff"):
                 settings[key] = int(value)
             elif key in ("seconds", "c"):
                 settings[key] = float(value)
@@ -97,6 +98,43 @@ def agent_from_spec(spec: str, seed: int = 0) -> Agent:
         raise ArenaError(f"{spec}: {exc}") from None
 
 
+def parse_threat(text: str) -> Threat:
+    """Solo threat options (R8.2) from a JSON object (the position format's ``threat``) or from
+    ``key=value`` pairs separated by commas, abilities joined by ``+``:
+    ``base_mana=8,starts=automaton,abilities=rage+splash``."""
+    from .errors import InvalidPositionError
+
+    text = text.strip()
+    data: dict[str, Any] = {}
+    if text.startswith("{"):
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ArenaError(f"--threat is not valid JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise ArenaError("--threat must be a JSON object")
+        data = loaded
+    elif text:
+        for item in text.split(","):
+            key, eq, value = item.partition("=")
+            key, value = key.strip(), value.strip()
+            if not eq:
+                raise ArenaError(f"--threat: expected key=value, got {item!r}")
+            if key == "abilities":
+                data[key] = [a for a in value.split("+") if a]
+            elif key in ("extra_mana_per_creature", "base_mana"):
+                try:
+                    data[key] = int(value)
+                except ValueError:
+                    raise ArenaError(f"--threat: {key} must be an integer, not {value!r}") from None
+            else:
+                data[key] = value
+    try:
+        return Threat.from_dict(data)
+    except InvalidPositionError as exc:
+        raise ArenaError(str(exc)) from None
+
+
 # ---------------------------------------------------------------------------- one game
 
 
@@ -114,7 +152,8 @@ class Task:
 @dataclass(frozen=True, slots=True)
 class GameResult:
     task: Task
-    #: Index (into the tournament's list) of the winning agent, or None for a draw.
+    #: Index (into the tournament's list) of the winning agent, -1 for the automaton (solo), or
+    #: None for a draw (turn cap).
     winner: int | None
     turns: int
     actions: int
@@ -141,8 +180,39 @@ def play_duel(
     return winner, game.turn, actions
 
 
-def _run_task(args: tuple[Task, tuple[str, ...], str, int | None]) -> GameResult:
-    task, specs, fmt, max_turns = args
+def play_solo(
+    agent: Agent,
+    *,
+    seed: int,
+    format: str = "draft",
+    threat: Threat | None = None,
+    ruleset: Ruleset | None = None,
+) -> tuple[bool | None, int, int]:
+    """Play one solo game (the agent in seat 0 against the automaton, R7/R8); returns (the agent
+    won, or None for a capped draw; turns; actions)."""
+    game = new_game(
+        mode="solo", format=format, seed=seed, ruleset=ruleset, threat=threat, record_events=False
+    )
+    actions = 0
+    while not game.is_over():
+        game.apply(agent.act(game))
+        actions += 1
+    w = game.winner
+    return (None if w is None else w == 0), game.turn, actions
+
+
+_TaskArgs = tuple[Task, tuple[str, ...], str, int | None, Threat | None]
+
+
+def _run_task(args: _TaskArgs) -> GameResult:
+    task, specs, fmt, max_turns, threat = args
+    if task.b < 0:  # solo: agent a against the automaton
+        agent = agent_from_spec(specs[task.a], task.seed * 2)
+        agent.reset(task.seed * 2)
+        won, turns, actions = play_solo(
+            agent, seed=task.seed, format=fmt, threat=threat, ruleset=Ruleset(max_turns=max_turns)
+        )
+        return GameResult(task, None if won is None else (task.a if won else -1), turns, actions)
     first, second = (task.b, task.a) if task.swap else (task.a, task.b)
     # Agent seeds come from the deal and the seat taken, so a replayed task is the same game.
     agents = [agent_from_spec(specs[first], task.seed * 2), agent_from_spec(specs[second], task.seed * 2 + 1)]
@@ -324,10 +394,16 @@ def tasks_for(n_agents: int, games: int, seed: int) -> list[Task]:
 
 
 def iter_results(
-    specs: Sequence[str], tasks: Sequence[Task], *, format: str, workers: int, max_turns: int | None
+    specs: Sequence[str],
+    tasks: Sequence[Task],
+    *,
+    format: str,
+    workers: int,
+    max_turns: int | None,
+    threat: Threat | None = None,
 ) -> Iterator[GameResult]:
     """Play ``tasks`` (in this process when ``workers`` is 1, else in a pool), yielding as they end."""
-    args = [(t, tuple(specs), format, max_turns) for t in tasks]
+    args: list[_TaskArgs] = [(t, tuple(specs), format, max_turns, threat) for t in tasks]
     if workers <= 1:
         for a in args:
             yield _run_task(a)
@@ -378,18 +454,110 @@ def run_arena(
     return ArenaResult(list(specs), format, games, seed, ordered, elo, low, high, results, draws)
 
 
+@dataclass
+class SoloRow:
+    agent: str
+    games: int
+    wins: int
+    draws: int
+
+    @property
+    def win_rate(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = wilson(self.wins + 0.5 * self.draws, self.games)
+        return {
+            "agent": self.agent,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "win_rate": self.win_rate,
+            "ci95": [low, high],
+        }
+
+
+@dataclass
+class SoloResult:
+    """Each agent against the automaton on the same deals."""
+
+    agents: list[str]
+    format: str
+    games: int
+    seed: int
+    threat: Threat
+    rows: list[SoloRow]
+    results: list[GameResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": "solo",
+            "agents": self.agents,
+            "format": self.format,
+            "games": self.games,
+            "seed": self.seed,
+            "threat": self.threat.to_dict(),
+            "threat_points": self.threat.threat_points(),
+            "rows": [r.to_dict() for r in self.rows],
+            "mean_turns": sum(r.turns for r in self.results) / max(1, len(self.results)),
+        }
+
+
+def run_solo(
+    specs: Sequence[str],
+    *,
+    games: int = 100,
+    seed: int = 1,
+    format: str = "draft",
+    threat: Threat | None = None,
+    workers: int = 1,
+    max_turns: int | None = 200,
+    on_result: Callable[[GameResult, int, int], None] | None = None,
+) -> SoloResult:
+    """Every agent plays the same ``games`` solo deals (seeds ``seed, seed+1, …``) against the
+    automaton with ``threat`` (default: the quick game, R7)."""
+    if not specs:
+        raise ArenaError("name at least one agent")
+    if format not in ("draft", "precon"):
+        raise ArenaError(f"the {format} format is not played in solo (R2.2): choose draft or precon")
+    if games < 1:
+        raise ArenaError(f"games must be at least 1, not {games}")
+    for s in specs:
+        agent_from_spec(s, 0)
+    threat = threat or Threat()
+    tasks = [Task(a, -1, seed + k, False) for a in range(len(specs)) for k in range(games)]
+    rows = [SoloRow(s, 0, 0, 0) for s in specs]
+    results: list[GameResult] = []
+    stream = iter_results(specs, tasks, format=format, workers=workers, max_turns=max_turns, threat=threat)
+    for done, r in enumerate(stream, 1):
+        results.append(r)
+        row = rows[r.task.a]
+        row.games += 1
+        row.wins += r.winner == r.task.a
+        row.draws += r.winner is None
+        if on_result is not None:
+            on_result(r, done, len(tasks))
+    results.sort(key=lambda r: (r.task.a, r.task.seed))
+    return SoloResult(list(specs), format, games, seed, threat, rows, results)
+
+
 __all__ = [
     "ArenaError",
     "ArenaResult",
     "GameResult",
     "Pairing",
+    "SoloResult",
+    "SoloRow",
     "Task",
     "agent_from_spec",
     "bradley_terry_elo",
     "elo_with_intervals",
     "parse_spec",
+    "parse_threat",
     "play_duel",
+    "play_solo",
     "run_arena",
+    "run_solo",
     "tasks_for",
     "wilson",
 ]

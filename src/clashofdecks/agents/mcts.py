@@ -55,6 +55,10 @@ MAX_ROLLOUT_ACTIONS: Final = 2000
 #: Candidate builds offered at a custom build node (R2.5): the top ten cards plus variants.
 BUILD_CANDIDATES: Final = 8
 ROLLOUTS: Final = ("random", "greedy")
+#: Logistic scales turning the greedy heuristic's score into a win chance for cut-off rollouts,
+#: fitted (maximum likelihood) on positions of greedy games: duel, solo.  See docs/ai.md.
+EVAL_SCALE_DUEL: Final = 12.0
+EVAL_SCALE_SOLO: Final = 20.0
 
 
 class _Node:
@@ -125,9 +129,12 @@ def _reward(game: Game) -> float:
 
 
 def _heuristic_reward(game: Game) -> float:
-    """Player 0's win chance guessed from the greedy heuristic (for over-long rollouts only)."""
-    score = evaluate(game, 0)
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score / 4.0))))
+    """Player 0's win chance guessed from the greedy heuristic's score (a logistic fit)."""
+    if game.is_over():
+        return _reward(game)
+    scale = EVAL_SCALE_SOLO if game.is_solo else EVAL_SCALE_DUEL
+    score = evaluate(game, 0) / scale
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
 
 
 def _random_build(rnd: Callable[[], float]) -> int:
@@ -167,6 +174,9 @@ class Search:
 
     ``c`` is the exploration constant; ``rollout`` is ``"random"`` (uniform over legal actions, the
     benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic: slower, stronger).
+    ``cutoff`` (None: play to the end) stops a rollout once ``cutoff`` turns after the leaf's turn
+    are over and scores the position with the greedy heuristic turned into a win chance
+    (:func:`_heuristic_reward`); ``cutoff=0`` finishes the leaf's own turn only.
     """
 
     def __init__(
@@ -174,14 +184,18 @@ class Search:
         *,
         c: float = DEFAULT_C,
         rollout: str = "random",
+        cutoff: int | None = None,
         perfect_information: bool = False,
     ) -> None:
+        if cutoff is not None and cutoff < 0:
+            raise ValueError(f"the rollout cutoff must be >= 0 turns, not {cutoff}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout policy {rollout!r} (choose {' or '.join(ROLLOUTS)})")
         if c < 0:
             raise ValueError(f"the exploration constant must be >= 0, not {c}")
         self.c = c
         self.rollout = rollout
+        self.cutoff = cutoff
         self.perfect_information = perfect_information
 
     # ------------------------------------------------------------------ the search
@@ -287,9 +301,13 @@ class Search:
     def _rollout(self, d: Game, rng: random.Random) -> float:
         rnd = rng.random
         greedy = self.rollout == "greedy"
+        cutoff = self.cutoff
+        limit = (1 << 62) if cutoff is None else d.turn + cutoff
         for _ in range(MAX_ROLLOUT_ACTIONS):
             if d.is_over():
                 return _reward(d)
+            if d.turn > limit and d.phase != "setup":
+                return _heuristic_reward(d)
             legal = d.legal_actions()
             if _is_build(legal):
                 d.apply(_random_build(rnd))
@@ -334,6 +352,7 @@ class _SearchAgent(Agent):
         seconds: float | None = None,
         c: float = DEFAULT_C,
         rollout: str = "random",
+        cutoff: int | None = None,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -343,7 +362,9 @@ class _SearchAgent(Agent):
             raise ValueError("a search agent needs a budget: iterations or seconds")
         self.iterations = iterations
         self.seconds = seconds
-        self.search = Search(c=c, rollout=rollout, perfect_information=self.perfect_information)
+        self.search = Search(
+            c=c, rollout=rollout, cutoff=cutoff, perfect_information=self.perfect_information
+        )
         self._seed = seed
         self._rng = random.Random(seed)
         self.last: SearchResult | None = None

@@ -1,36 +1,39 @@
-"""``clash arena AGENT...``: a round robin with shared deals and swapped seats (see arena.py)."""
+"""``clash arena AGENT...``: a round robin with shared deals and swapped seats, or (``--mode solo``)
+every agent against the automaton on the same deals (see arena.py)."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+from typing import Any
 
 import click
 
 
 @click.command()
 @click.argument("agents", nargs=-1, required=True)
+@click.option("--mode", default="duel", show_default=True, type=click.Choice(["duel", "solo"]))
 @click.option(
     "--games",
     default=20,
     show_default=True,
-    help="Games per pairing (even: every deal is played from both seats).",
+    help="Duel: games per pairing (even: every deal is played from both seats).  Solo: games per agent.",
 )
 @click.option(
     "--format", "fmt", default="draft", show_default=True, type=click.Choice(["draft", "precon", "custom"])
 )
 @click.option("--seed", default=1, show_default=True, help="First deal seed (deals are seed, seed+1, …).")
+@click.option("--level", default=None, type=click.IntRange(0, 5), help="Solo: difficulty level (R8.3), 0-5.")
 @click.option(
-    "--workers",
-    default=0,
-    help="Worker processes (0: one per core).  Each game runs on one core.",
+    "--threat",
+    default=None,
+    help="Solo: any threat allocation (R8.2), as JSON or key=value pairs, e.g. "
+    "'base_mana=8,starts=automaton,abilities=rage+splash'.",
 )
+@click.option("--workers", default=0, help="Worker processes (0: one per core).  Each game runs on one core.")
 @click.option(
-    "--max-turns",
-    default=200,
-    show_default=True,
-    help="Turn cap (a capped game is a draw); 0 for none.",
+    "--max-turns", default=200, show_default=True, help="Turn cap (a capped game is a draw); 0 for none."
 )
 @click.option(
     "--bootstrap", default=1000, show_default=True, help="Bootstrap resamples for the Elo intervals."
@@ -38,9 +41,12 @@ import click
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def arena(
     agents: tuple[str, ...],
+    mode: str,
     games: int,
     fmt: str,
     seed: int,
+    level: int | None,
+    threat: str | None,
     workers: int,
     max_turns: int,
     bootstrap: int,
@@ -50,26 +56,41 @@ def arena(
 
     An agent is a name (random, greedy, mcts, ismcts) with optional search settings:
     `ismcts:1000` (iterations per decision), `ismcts:seconds=0.5`, `mcts:iterations=200,c=1.0`,
+    `ismcts:100,cutoff=1` (rollouts stop one turn after the leaf and are scored by the heuristic),
     `ismcts:rollout=greedy`.  Every pairing plays the same deals, each from both seats.
+
+    With --mode solo, each agent plays the same deals against the automaton (--level or --threat).
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-    from rich.table import Table
 
-    from ..arena import ArenaError, GameResult, agent_from_spec, run_arena, tasks_for
+    from ..arena import ArenaError, GameResult, agent_from_spec, parse_threat, run_arena, run_solo, tasks_for
+    from ..options import Threat
 
     err = Console(stderr=True)
     n_workers = workers if workers > 0 else (os.cpu_count() or 1)
+
+    def fail(message: str) -> None:
+        click.echo(f"clash arena: {message}", err=True)
+        sys.exit(2)
+
+    threat_opts: Threat | None = None
     try:
         for spec in agents:
             agent_from_spec(spec)
-        total = len(tasks_for(len(agents), games, seed))
+        if mode == "duel":
+            if len(agents) < 2:
+                fail("a duel arena needs at least two agents (or use --mode solo)")
+            if level is not None or threat is not None:
+                fail("--level and --threat are solo options (add --mode solo)")
+            total = len(tasks_for(len(agents), games, seed))
+        else:
+            if level is not None and threat is not None:
+                fail("give --level or --threat, not both")
+            threat_opts = parse_threat(threat) if threat is not None else Threat.level(level or 0)
+            total = len(agents) * games
     except ArenaError as exc:
-        click.echo(f"clash arena: {exc}", err=True)
-        sys.exit(2)
-    if len(agents) < 2:
-        click.echo("clash arena: an arena needs at least two agents", err=True)
-        sys.exit(2)
+        fail(str(exc))
     progress = Progress(
         TextColumn("[bold]arena"),
         BarColumn(),
@@ -79,6 +100,7 @@ def arena(
         console=err,
         transient=True,
     )
+    result: Any
     with progress:
         bar = progress.add_task("games", total=total)
 
@@ -86,25 +108,48 @@ def arena(
             progress.update(bar, completed=done)
 
         try:
-            result = run_arena(
-                agents,
-                games=games,
-                seed=seed,
-                format=fmt,
-                workers=n_workers,
-                max_turns=max_turns or None,
-                bootstrap=bootstrap,
-                on_result=on_result,
-            )
+            if mode == "duel":
+                result = run_arena(
+                    agents,
+                    games=games,
+                    seed=seed,
+                    format=fmt,
+                    workers=n_workers,
+                    max_turns=max_turns or None,
+                    bootstrap=bootstrap,
+                    on_result=on_result,
+                )
+            else:
+                result = run_solo(
+                    agents,
+                    games=games,
+                    seed=seed,
+                    format=fmt,
+                    threat=threat_opts,
+                    workers=n_workers,
+                    max_turns=max_turns or None,
+                    on_result=on_result,
+                )
         except ArenaError as exc:
-            click.echo(f"clash arena: {exc}", err=True)
-            sys.exit(2)
+            fail(str(exc))
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
+    if mode == "duel":
+        _print_duel(result, agents, games, seed, fmt, max_turns)
+    else:
+        _print_solo(result, level)
+
+
+def _print_duel(
+    result: Any, agents: tuple[str, ...], games: int, seed: int, fmt: str, max_turns: int
+) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console()
     table = Table(
-        title=f"clash arena: {fmt} duels, {games} games per pairing (seeds {seed}…{seed + games // 2 - 1})"
+        title=f"clash arena: {fmt} duels, {games} games per pairing (deals {seed}…{seed + games // 2 - 1})"
     )
     for col in ("agent", "opponent", "games", "win rate", "95% interval"):
         table.add_column(col, justify="left" if col in ("agent", "opponent") else "right")
@@ -121,11 +166,37 @@ def arena(
     elo = Table(title="Elo (Bradley–Terry, mean 0; 95% bootstrap intervals)")
     for col in ("agent", "Elo", "95% interval"):
         elo.add_column(col, justify="left" if col == "agent" else "right")
-    order = sorted(range(len(agents)), key=lambda i: -result.elo[i])
-    for i in order:
+    for i in sorted(range(len(agents)), key=lambda i: -result.elo[i]):
         elo.add_row(
             agents[i], f"{result.elo[i]:+.0f}", f"{result.elo_low[i]:+.0f} … {result.elo_high[i]:+.0f}"
         )
     console.print(elo)
     if result.draws:
         console.print(f"{result.draws} games reached the {max_turns}-turn cap (draws count half).")
+
+
+def _print_solo(result: Any, level: int | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    data = result.to_dict()
+    points = data["threat_points"]
+    what = f"level {level}" if level is not None else f"{points} threat points"
+    console = Console()
+    table = Table(
+        title=f"clash arena: solo {result.format}, {what}, {result.games} games per agent "
+        f"(deals {result.seed}…{result.seed + result.games - 1})",
+        caption="threat: " + json.dumps(data["threat"]),
+    )
+    for col in ("agent", "games", "wins", "win rate", "95% interval"):
+        table.add_column(col, justify="left" if col == "agent" else "right")
+    for row in data["rows"]:
+        low, high = row["ci95"]
+        table.add_row(
+            row["agent"],
+            str(row["games"]),
+            str(row["wins"]),
+            f"{100 * row['win_rate']:.1f}%",
+            f"{100 * low:.1f}–{100 * high:.1f}%",
+        )
+    console.print(table)
