@@ -31,7 +31,12 @@ RULES: dict[str, str] = {
     "R1.4": "Bastion side first, Fort after it falls",
     "R1.5": "top/bottom name the same shared lanes for both players",
     "R1.5a": "Variant lanes=rotated: activation order of player 1",
+    "R2.2": "formats: precon, draft, custom; custom not in solo",
+    "R2.3": "preconstructed: the decks differ in duel; solo automaton gets the other three",
+    "R2.3a": "the coin toss comes first; its winner is player A and starts",
+    "R2.4": "duel draft: A-B-B-A then B-A-A-B, twice; 8 cards each",
     "R2.5": "Custom format: each player owns a Starter Kit (same card on both sides)",
+    "R2.6a": "Variant first_player=last_draft_pick: player B starts",
     "R2.6": "the starting player gets 6 mana on the very first turn",
     "R3.1": "mana = cards in hand; unspent mana lost; never spend more",
     "R3.2": "only the 4 leftmost cards besides the fortress are playable",
@@ -77,13 +82,26 @@ RULES: dict[str, str] = {
     "R6.8": "Aura: neighbours have the ability while adjacent; not the Aura creature",
     "R6.8a": "what a granted ability did stays done",
     "R6.9": "abilities checked at each attack; hits worked out before removals",
+    "R7.1": "solo setup: keep 1 of 4 until 8/24; automaton deck with its fortress at the bottom",
+    "R7.1a": "solo: when the automaton starts, the player's first turn has normal mana",
     "R7.2": "solo: automaton mana 6 + 1 per player creature",
     "R7.3": "solo: automaton summons top, then alternating, until its mana is spent",
     "R7.3a": "solo: the lane alternation advances only when a creature is placed",
+    "R7.3b": "Variant automaton_lanes=per_card: every revealed card takes a lane slot",
     "R7.4": "solo: an automaton incantation targets the creature nearest the bridge",
     "R7.4a": "solo: the player's creature, top lane on a tie; no target: free, discarded",
     "R7.5": "solo: automaton creatures follow creature rules; its spent cards go to its discard pile",
+    "R7.5a": "solo: automaton creatures destroyed together are discarded in hit order",
     "R7.6": "solo: each point of damage to the automaton discards its top deck card",
+    "R7.6a": "solo: damage beyond the cards above the automaton's fortress is lost",
+    "R7.7": "solo: deck empty above the Bastion: flip to Fort, the discard pile becomes the deck",
+    "R7.8": "solo: Fort rightmost loses; the automaton's last turn with its deck empty above its Fort",
+    "R7.8a": "solo: the flip happens at once; the last turn is the first that begins empty",
+    "R8.1": "solo levels: spend exactly the level's threat points; quick game 0",
+    "R8.2": "threat options: extra mana, base mana, first player, resilience, defence, abilities",
+    "R8.2a": "several abilities, 1 point each; incantations gain Splash/Perforation",
+    "R8.2b": "defence: each attack on the automaton deals 1 less, never below 0",
+    "R8.3": "levels 1-5: base mana 7, 8, 9, 10; 10 and the automaton starts",
 }
 
 #: The rulebook's FAQ questions (German rulebook, "FAQ - Allgemein" and "FAQ - Spezialfähigkeiten").
@@ -119,9 +137,32 @@ FAQ: dict[str, str] = {
 
 #: Checks that are pytest functions, not scenarios (what a position cannot express).
 EXTRA_CHECKS: dict[str, list[str]] = {
+    "R2.2": ["tests/test_formats.py::test_r2_2_custom_is_not_played_in_solo_and_bad_names_are_refused"],
+    "R2.3": [
+        "tests/test_formats.py::test_r2_3_precon_duel_decks_differ_and_a_taken_deck_is_refused",
+        "tests/test_formats.py::test_r2_3_precon_solo_the_automaton_gets_the_three_other_decks",
+    ],
+    "R2.3a": ["tests/test_formats.py::test_r2_3a_coin_toss_varies_with_the_seed_and_decides_seat_0"],
+    "R2.4": [
+        "tests/test_formats.py::test_r2_4_duel_draft_order_a_bb_a_then_b_aa_b_twice",
+        "tests/test_formats.py::test_r2_4_last_card_of_each_round_goes_to_the_first_picker",
+    ],
+    "R2.5": ["tests/test_formats.py::test_r2_5_custom_builds_and_removals_by_the_right_players"],
     "R2.6": [
         "tests/test_scenarios.py::test_r2_6_first_player_gets_six_mana_on_the_first_turn_only",
+        "tests/test_formats.py::test_r2_6_first_turn_has_6_mana_and_the_bastion_leftmost",
     ],
+    "R2.6a": ["tests/test_formats.py::test_r2_6a_last_draft_pick_variant_b_starts"],
+    "R7.1": ["tests/test_formats.py::test_r7_1_solo_draft_keep_one_of_four_until_8_and_24"],
+    "R7.1a": ["tests/test_formats.py::test_r7_1a_automaton_starts_player_has_normal_mana"],
+    "R7.8": ["tests/test_solo_properties.py::test_random_solo_games_keep_every_card_once_and_end"],
+    "R7.8a": ["tests/test_solo_properties.py::test_r7_8_no_reveal_when_deck_empty_above_fort"],
+    "R8.1": [
+        "tests/test_threat.py::test_r8_1_the_quick_game_is_the_zero_point_default",
+        "tests/test_threat.py::test_r8_1_check_level_accepts_only_the_exact_total",
+    ],
+    "R8.2": ["tests/test_threat.py::test_r8_2_threat_points_of_each_option"],
+    "R8.3": ["tests/test_threat.py::test_r8_3_levels_are_the_plain_allocations"],
 }
 
 
