@@ -75,6 +75,8 @@ def test_agent_specs() -> None:
     agent = agent_from_spec("ismcts:iterations=40,rollout=greedy", 3)
     assert isinstance(agent, ISMCTSAgent) and agent.iterations == 40
     assert isinstance(agent_from_spec("mcts:10"), MCTSAgent)
+    assert parse_spec("ismcts:cutoff=none")[1] == {"cutoff": None}
+    assert parse_spec("ismcts:50,cutoff=2")[1] == {"iterations": 50, "cutoff": 2}
     for bad in (
         "greedy:100",
         "ismcts:depth=3",

@@ -66,7 +66,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if key not in SEARCH_KEYS:
             raise ArenaError(f"unknown setting {key!r} in {spec!r} (known: {', '.join(SEARCH_KEYS)})")
         try:
-            if key in ("iterations", "cutoff"):
+            if key == "cutoff" and value in ("auto", "none"):
+                settings[key] = None if value == "none" else "auto"
+            elif key in ("iterations", "cutoff"):
                 settings[key] = int(value)
             elif key in ("seconds", "c"):
                 settings[key] = float(value)

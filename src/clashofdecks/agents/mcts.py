@@ -38,7 +38,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, Literal
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
@@ -59,6 +59,10 @@ ROLLOUTS: Final = ("random", "greedy")
 #: fitted (maximum likelihood) on positions of greedy games: duel, solo.  See docs/ai.md.
 EVAL_SCALE_DUEL: Final = 12.0
 EVAL_SCALE_SOLO: Final = 20.0
+#: Turns a solo rollout plays after its leaf's turn before the heuristic scores it (``"auto"``).
+SOLO_CUTOFF: Final = 2
+#: A rollout cutoff in turns, None (play to the end) or "auto" (see :class:`Search`).
+Cutoff = int | None | Literal["auto"]
 
 
 class _Node:
@@ -176,7 +180,9 @@ class Search:
     benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic: slower, stronger).
     ``cutoff`` (None: play to the end) stops a rollout once ``cutoff`` turns after the leaf's turn
     are over and scores the position with the greedy heuristic turned into a win chance
-    (:func:`_heuristic_reward`); ``cutoff=0`` finishes the leaf's own turn only.
+    (:func:`_heuristic_reward`); ``cutoff=0`` finishes the leaf's own turn only.  ``"auto"`` (the
+    default) plays duels to the end and cuts solo rollouts after :data:`SOLO_CUTOFF` turns: random
+    play almost never beats the automaton, so full random rollouts say little there.
     """
 
     def __init__(
@@ -184,10 +190,10 @@ class Search:
         *,
         c: float = DEFAULT_C,
         rollout: str = "random",
-        cutoff: int | None = None,
+        cutoff: Cutoff = "auto",
         perfect_information: bool = False,
     ) -> None:
-        if cutoff is not None and cutoff < 0:
+        if cutoff != "auto" and cutoff is not None and (not isinstance(cutoff, int) or cutoff < 0):
             raise ValueError(f"the rollout cutoff must be >= 0 turns, not {cutoff}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout policy {rollout!r} (choose {' or '.join(ROLLOUTS)})")
@@ -302,6 +308,8 @@ class Search:
         rnd = rng.random
         greedy = self.rollout == "greedy"
         cutoff = self.cutoff
+        if cutoff == "auto":
+            cutoff = SOLO_CUTOFF if d.is_solo else None
         limit = (1 << 62) if cutoff is None else d.turn + cutoff
         for _ in range(MAX_ROLLOUT_ACTIONS):
             if d.is_over():
@@ -352,7 +360,7 @@ class _SearchAgent(Agent):
         seconds: float | None = None,
         c: float = DEFAULT_C,
         rollout: str = "random",
-        cutoff: int | None = None,
+        cutoff: Cutoff = "auto",
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
