@@ -38,6 +38,13 @@ import click
 @click.option(
     "--bootstrap", default=1000, show_default=True, help="Bootstrap resamples for the Elo intervals."
 )
+@click.option(
+    "--log",
+    "log_path",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Append one JSON line per finished game to this file (follow long runs, keep partial results).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def arena(
     agents: tuple[str, ...],
@@ -50,6 +57,7 @@ def arena(
     workers: int,
     max_turns: int,
     bootstrap: int,
+    log_path: str | None,
     as_json: bool,
 ) -> None:
     """Play a round robin between AGENTS and print win rates and Elo ratings with 95% intervals.
@@ -104,8 +112,19 @@ def arena(
     with progress:
         bar = progress.add_task("games", total=total)
 
-        def on_result(_r: GameResult, done: int, _total: int) -> None:
+        log = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+
+        def on_result(r: GameResult, done: int, _total: int) -> None:
             progress.update(bar, completed=done)
+            if log is not None:
+                t = r.task
+                players = [agents[t.a], "automaton" if t.b < 0 else agents[t.b]]
+                if t.swap:
+                    players.reverse()
+                winner = None if r.winner is None else ("automaton" if r.winner < 0 else agents[r.winner])
+                entry = {"deal": t.seed, "participants": players, "winner": winner, "turns": r.turns}
+                log.write(json.dumps(entry) + "\n")
+                log.flush()
 
         try:
             if mode == "duel":
@@ -132,6 +151,9 @@ def arena(
                 )
         except ArenaError as exc:
             fail(str(exc))
+        finally:
+            if log is not None:
+                log.close()
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
