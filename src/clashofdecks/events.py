@@ -64,6 +64,8 @@ class Event(NamedTuple):
     def describe(self) -> str:
         """A short English sentence, for logs and front ends."""
         who = f"P{self.player}" if self.player is not None else ""
+        if self.player == 1 and self.rule.startswith("R7"):
+            who = "the automaton"
         k = self.kind
         if k is EventKind.TURN_STARTED:
             return f"turn {self.amount}: {who} to play ({self.detail})"
@@ -83,6 +85,8 @@ class Event(NamedTuple):
         if k is EventKind.SPRINTED:
             return f"{who}'s {self.card} sprints to the front, passing {self.amount} (+{self.amount} attack)"
         if k is EventKind.ATTACKED:
+            if self.role == "berserk":
+                return f"{who}'s {self.card} destroyed a creature: Berserk, it attacks again"
             if self.target_card is None:
                 return f"{who}'s {self.card} attacks P{self.target_player} directly for {self.amount}"
             return f"{who}'s {self.card} attacks {self.target_card} for {self.amount}"

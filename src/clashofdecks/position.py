@@ -93,7 +93,12 @@ def dump_position(game: Game, *, expanded: bool = False) -> dict[str, Any]:
     out["players"] = players
     if game._pending is not None:
         who, cards = game._pending
-        out["pending"] = {"player": who, "decision": "order", "cards": [CARD_IDS[c] for c in cards]}
+        pending: dict[str, Any] = {"player": who, "decision": "order", "cards": [CARD_IDS[c] for c in cards]}
+        if game._cast_cont is not None:
+            # The incantation being resolved is in no hand or lane until the order is chosen (R5.4a).
+            caster, inc = game._cast_cont
+            pending["resolving"] = {"player": caster, "card": CARD_IDS[inc]}
+        out["pending"] = pending
     return out
 
 
@@ -246,6 +251,11 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
                 raise _fail(
                     f"{where}.deck", "must end with its fortress card (BASTION or FORT) and hold it once"
                 )
+            if deck == [BASTION] and winner is None:
+                raise _fail(
+                    f"{where}.deck",
+                    "empty above its Bastion: the Bastion would already have flipped to Fort (R7.7, R7.8a)",
+                )
             game._fort[p] = deck[-1] == FORT
             game._deck = deck
             game._discard = [_card(v, f"{where}.discard[{i}]") for i, v in enumerate(pl.get("discard", []))]
@@ -332,14 +342,14 @@ def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:
         return g
     if g._solo:
         if player == 0 and len(g._deck) > 1:
-            body = g._deck[:-1]
+            body = sorted(g._deck[:-1])  # sorted first: the sample depends only on the view and rng
             rng.shuffle(body)
             g._deck = [*body, g._deck[-1]]
         return g
     hand = g._hands[opp]
     known = g._known[opp]
     slots = [i for i, c in enumerate(hand) if c < N_CARDS and not known >> c & 1]
-    cards = [hand[i] for i in slots]
+    cards = sorted(hand[i] for i in slots)  # sorted first: the sample depends only on the view and rng
     rng.shuffle(cards)
     for i, c in zip(slots, cards, strict=True):
         hand[i] = c

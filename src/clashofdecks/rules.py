@@ -499,8 +499,11 @@ class Game:
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
+        legal = self.legal_actions()
+        if isinstance(legal, range):
+            raise ClashError("the custom build stage's decisions are outside the fixed action space")
         mask = [False] * A.ACTION_SPACE
-        for a in self.legal_actions():
+        for a in legal:
             if a < A.ACTION_SPACE:
                 mask[a] = True
         return mask
@@ -1271,7 +1274,7 @@ class Game:
         self._discard = []
         self._fort[1] = True
         if self._record:
-            self._emit(EventKind.BASTION_FELL, "R7.7", player=1, detail="automaton's Bastion flipped to Fort")
+            self._emit(EventKind.BASTION_FELL, "R7.7", player=1, detail="its deck is empty above it")
             self._emit(EventKind.DECK_REBUILT, "R7.7", player=1, amount=len(pile))
 
     # ------------------------------------------------------------------ iteration helpers

@@ -1,0 +1,64 @@
+"""Engine edge cases found by the solo and formats reviews (each names its rule)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clashofdecks import InvalidPositionError, load_position
+from clashofdecks.events import Event, EventKind
+from clashofdecks.position import dump_position
+
+
+def _solo(deck: list[str], discard: list[str]) -> dict[str, object]:
+    return {
+        "mode": "solo",
+        "turn": 1,
+        "active": 0,
+        "phase": "combat",
+        "mana": 0,
+        "players": [
+            {
+                "hand": ["BASTION", "TROLL", "GNOME", "GRRR", "OGRE"],
+                "lanes": {"top": ["BRUTE"], "bottom": []},
+            },
+            {"automaton": True, "deck": deck, "discard": discard, "lanes": {"top": [], "bottom": []}},
+        ],
+    }
+
+
+def test_r7_7_automaton_deck_empty_above_its_bastion_is_refused() -> None:
+    """R7.7/R7.8a: the Bastion flips the moment the deck is empty above it; such a position cannot exist."""
+    with pytest.raises(InvalidPositionError, match=r"R7\.7"):
+        load_position(_solo(["BASTION"], ["ZOMBIE"]))
+    load_position(_solo(["FORT"], ["ZOMBIE"]))  # empty above its Fort: the last turn is next (R7.8)
+
+
+def test_r5_4a_pending_order_during_a_cast_names_the_resolving_incantation() -> None:
+    """R5.4a/R3.9: while the owner chooses the return order the incantation is in no zone: the dump says so."""
+    game = load_position(
+        {
+            "active": 0,
+            "phase": "summon",
+            "mana": 9,
+            "players": [
+                {"hand": ["BASTION", "METEORITE", "ZOMBIE"], "lanes": {"top": [], "bottom": []}},
+                {"hand": ["BASTION", "OGRE"], "lanes": {"top": ["ASSASSIN", "GNOME"], "bottom": []}},
+            ],
+        }
+    )
+    game.apply_text("cast METEORITE 1.top.0")
+    pending = dump_position(game)["pending"]
+    assert pending == {
+        "player": 1,
+        "decision": "order",
+        "cards": ["ASSASSIN", "GNOME"],
+        "resolving": {"player": 0, "card": "METEORITE"},
+    }
+    game.apply_text("order GNOME ASSASSIN")
+    assert game.hand(0) == ["BASTION", "ZOMBIE", "METEORITE"]
+    assert game.hand(1) == ["BASTION", "OGRE", "GNOME", "ASSASSIN"]
+
+
+def test_r6_6_berserk_event_describes_the_reattack() -> None:
+    event = Event(EventKind.ATTACKED, "R6.6", player=1, card="OGRE", role="berserk")
+    assert event.describe() == "P1's OGRE destroyed a creature: Berserk, it attacks again"
