@@ -34,7 +34,7 @@ def test_r7_7_automaton_deck_empty_above_its_bastion_is_refused() -> None:
 
 
 def test_r5_4a_pending_order_during_a_cast_names_the_resolving_incantation() -> None:
-    """R5.4a/R3.9: while the owner chooses the return order the incantation is in no zone: the dump says so."""
+    """R5.4a/R3.9: while the owner chooses the order the incantation is in no zone: the dump says so."""
     game = load_position(
         {
             "active": 0,
