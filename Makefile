@@ -14,7 +14,7 @@ $(BIN)/clash: pyproject.toml
 setup: $(BIN)/clash
 
 play: setup
-	$(BIN)/clash play
+	$(BIN)/clash play $(ARGS)
 
 test: setup
 	$(BIN)/pytest

@@ -842,16 +842,18 @@ class Game:
     # ------------------------------------------------------------------ combat
 
     def _can_next(self) -> bool:
+        """Whether a not-yet-activated creature of the active player can attack now (R3.5, R3.6)."""
         p = self._active
         lanes = self._lanes
         for lane in (0, 1):
             L = lanes[p * 2 + lane]
-            for i in range(len(L)):
-                cr = L[i]
-                if not cr[C_ACTIVATED] and (
-                    not cr[C_NEW] or (self._abilities(p, L, i) & RAGE and lanes[(1 - p) * 2 + lane])
-                ):
-                    return True
+            for cr in L:
+                if not cr[C_ACTIVATED]:
+                    if not cr[C_NEW]:
+                        return True
+                    # A new creature attacks only with Rage and an enemy creature in its lane (R6.3).
+                    if lanes[(1 - p) * 2 + lane] and self._abilities(p, L, L.index(cr)) & RAGE:
+                        return True
         return False
 
     def _activate_next(self) -> bool | None:

@@ -12,13 +12,25 @@ from rich.table import Table
 @click.command()
 @click.option("--games", default=2000, show_default=True, help="Random duel games to measure over.")
 @click.option("--seed", default=1, show_default=True, help="Seed of the random games.")
+@click.option("--rounds", default=3, show_default=True, help="Repeat each measurement; report the best.")
+@click.option(
+    "--ismcts-iterations", default=3000, show_default=True, help="ISMCTS iterations to time (0: skip)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bench(games: int, seed: int, as_json: bool) -> None:
+def bench(games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: bool) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     from ..bench import run_bench
 
     console = Console(stderr=True)
-    res = run_bench(games=games, seed=seed, progress=None if as_json else lambda m: console.log(m))
+    if games < 1 or rounds < 1 or ismcts_iterations < 0:
+        raise click.BadParameter("--games and --rounds must be positive, --ismcts-iterations at least 0")
+    res = run_bench(
+        games=games,
+        seed=seed,
+        rounds=rounds,
+        ismcts_iterations=ismcts_iterations,
+        progress=None if as_json else lambda m: console.log(m),
+    )
     if as_json:
         click.echo(json.dumps(res.to_dict(), indent=2))
         return
@@ -32,5 +44,5 @@ def bench(games: int, seed: int, as_json: bool) -> None:
     table.add_row("clone()", f"{res.clone_us:.2f} µs ({res.clones_per_s:,.0f}/s)")
     table.add_row("apply+undo pair", f"{res.apply_undo_us:.2f} µs ({res.apply_undo_pairs_per_s:,.0f}/s)")
     for key, value in res.extra.items():
-        table.add_row(key, f"{value:,.0f}")
+        table.add_row(key.replace("_", " "), f"{value:,.0f}")
     Console().print(table)
