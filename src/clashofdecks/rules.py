@@ -75,6 +75,17 @@ _ORDER_BASE: Final = A.ORDER_BASE
 _NEXT: Final = A.NEXT
 _PLAY_BASE: Final = A.PLAY_BASE
 _MAX_POSITION: Final = A.MAX_POSITION
+#: Action integer -> (card, lane) for play actions; cast index -> (card, player, lane, position).
+_PLAY_DECODE: Final = {A.PLAY_BASE + c * 2 + ln: (c, ln) for c in range(N_CARDS) for ln in (0, 1)}
+_CAST_DECODE: Final = tuple(
+    (
+        INCANTATIONS[i // (4 * A.MAX_POSITION)],
+        i // (2 * A.MAX_POSITION) % 2,
+        i // A.MAX_POSITION % 2,
+        i % A.MAX_POSITION,
+    )
+    for i in range(A.CAST_COUNT)
+)
 #: Per creature card, its two play actions (top, bottom).
 _PLAY_PAIR: Final = tuple((A.PLAY_BASE + c * 2, A.PLAY_BASE + c * 2 + 1) for c in range(N_CARDS))
 #: Per incantation card, per lane key (player*2 + lane), per lane size: its cast actions, precomputed.
@@ -664,7 +675,8 @@ class Game:
         if action not in legal:
             raise IllegalActionError(self.explain_illegal(action))
         rec = self._record
-        start = len(self._events) if rec else 0
+        if rec:
+            self._events = []
         if self._stage == SUMMON and action < _CAST_BASE and self._pending is None:
             # Light undo records for the two commonest actions (see undo()).
             if action == _END:
@@ -677,14 +689,8 @@ class Game:
                 p = self._active
                 self._history.append(((legal, self._hands[p].copy(), self._mana, self._fort[p]), action))
                 self._legal = None
-                c, lane = divmod(action - _PLAY_BASE, 2)
-                self._play(c, lane)
-            if not rec:
-                return ()
-            events = self._events
-            out = tuple(events[start:])
-            del events[start:]
-            return out
+                self._play(*_PLAY_DECODE[action])
+            return tuple(self._events) if rec else ()
         self._history.append((self._snapshot(), action))
         self._legal = None
         if action == _END and self._pending is None:
@@ -701,23 +707,14 @@ class Game:
             if action == _NEXT:
                 self._activate_next()
             else:
-                c, lane = divmod(action - _PLAY_BASE, 2)
-                self._play(c, lane)
+                self._play(*_PLAY_DECODE[action])
         elif action < _ORDER_BASE and self._stage != SETUP:
-            rest, pos = divmod(action - _CAST_BASE, _MAX_POSITION)
-            rest, lane = divmod(rest, 2)
-            slot, q = divmod(rest, 2)
-            self._cast(INCANTATIONS[slot], q, lane, pos)
+            self._cast(*_CAST_DECODE[action - _CAST_BASE])
         elif self._pending is not None:
             self._do_order(action)
         else:
             self._apply_setup(action)
-        if not rec:
-            return ()
-        events = self._events
-        out = tuple(events[start:])
-        del events[start:]
-        return out
+        return tuple(self._events) if rec else ()
 
     def _apply_setup(self, action: int) -> None:
         from .formats import setup_apply
@@ -770,6 +767,13 @@ class Game:
         g._restore(self._snapshot())
         g._legal = self._legal
         return g
+
+    def take_events(self) -> tuple[Event, ...]:
+        """Events emitted outside :meth:`apply` (when the game was created: the first draft reveal,
+        the deal, an automaton's first turn), once; ``apply`` returns its own events."""
+        out = tuple(self._events)
+        self._events = []
+        return out
 
     @property
     def record_events(self) -> bool:
