@@ -486,6 +486,12 @@ MALFORMED: list[tuple[str, Callable[[dict[str, Any]], object], str, bool]] = [
         False,
     ),
     (
+        "automaton deck empty above its Bastion",
+        lambda d: _solo(d, {"automaton": True, "deck": ["BASTION"], "discard": ["GNOME"]}),
+        r"players\[1\]\.deck: empty above its Bastion: the Bastion would already have flipped",
+        False,
+    ),
+    (
         "automaton with a hand",
         lambda d: _solo(d, {"automaton": True, "hand": ["BASTION", "GNOME"], "deck": ["FORT"]}),
         r"players\[1\]: unknown key 'hand'",
@@ -545,6 +551,41 @@ def test_malformed_position_names_the_problem(
         load_position(position)
 
 
+def test_pending_decision_is_dumped_with_the_resolving_incantation() -> None:
+    """R3.9, R5.4a: a dump during a return-order decision carries ``pending``; when the decision
+    interrupts an incantation, ``pending.resolving`` names it (it is in no hand or lane meanwhile).
+    The schema accepts both; loading such a position is refused (optional in engine.md)."""
+    base: dict[str, Any] = {
+        "active": 0,
+        "mana": 3,
+        "players": [
+            {"hand": ["BASTION", "COMBUSTION", "BARON", "OGRE"], "lanes": {"top": ["BRIGAND"]}},
+            {"hand": ["BASTION", "TROLL"], "lanes": {"top": ["ZOMBIE"], "bottom": ["GNOME"]}},
+        ],
+    }
+    cast = load_position({**base, "phase": "summon"})
+    cast.apply_text("cast COMBUSTION 1.top.0")
+    out = dump_position(cast)
+    assert out["pending"] == {
+        "player": 1,
+        "decision": "order",
+        "cards": ["ZOMBIE", "GNOME"],
+        "resolving": {"player": 0, "card": "COMBUSTION"},
+    }
+    assert out["players"][0]["hand"] == ["BASTION", "BARON", "OGRE"]
+    attack = load_position({**base, "phase": "combat"})
+    attack.apply_text("next")  # Brigand's Splash attack destroys both (R6.1)
+    assert dump_position(attack)["pending"] == {
+        "player": 1,
+        "decision": "order",
+        "cards": ["ZOMBIE", "GNOME"],
+    }
+    for game in (cast, attack):
+        assert schema_errors(dump_position(game)) == []
+        with pytest.raises(InvalidPositionError, match="pending decision cannot be loaded"):
+            load_position(dump_position(game))
+
+
 def test_malformed_json_text_and_non_objects() -> None:
     with pytest.raises(InvalidPositionError, match="not valid JSON"):
         load_position("{players: []")
@@ -586,6 +627,7 @@ def test_schema_enums_match_the_card_data_and_options() -> None:
     defs = schema()["$defs"]
     assert defs["cardId"]["enum"] == [c.id for c in CARDS]
     assert defs["creatureId"]["enum"] == [c.id for c in CARDS if c.is_creature]
+    assert defs["incantationId"]["enum"] == [c.id for c in CARDS if not c.is_creature]
     assert defs["fortressId"]["enum"] == ["BASTION", "FORT"]
     ruleset = defs["ruleset"]["properties"]
     assert set(ruleset) == set(DEFAULT_RULESET)
@@ -667,6 +709,8 @@ def test_schema_rejects_a_bad_pending_object() -> None:
     pos = copy.deepcopy(EXAMPLE)
     pos["pending"] = {"player": 0, "decision": "order", "cards": ["BRUTE", "OGRE"]}
     assert schema_errors(pos) == []
+    pos["pending"]["resolving"] = {"player": 1, "card": "CYCLONE"}
+    assert schema_errors(pos) == []
     for bad in (
         {"player": 0, "decision": "pick", "cards": ["BRUTE", "OGRE"]},
         {"player": 2, "decision": "order", "cards": ["BRUTE", "OGRE"]},
@@ -674,6 +718,13 @@ def test_schema_rejects_a_bad_pending_object() -> None:
         {"player": 0, "decision": "order", "cards": ["BRUTE", "BOOM"]},
         {"player": 0, "decision": "order"},
         {"player": 0, "decision": "order", "cards": ["BRUTE", "OGRE"], "why": "R3.9"},
+        {"player": 0, "decision": "order", "cards": ["BRUTE", "OGRE"], "resolving": {"player": 1}},
+        {
+            "player": 0,
+            "decision": "order",
+            "cards": ["BRUTE", "OGRE"],
+            "resolving": {"player": 1, "card": "OGRE"},
+        },
     ):
         pos["pending"] = bad
         assert schema_errors(pos), bad
