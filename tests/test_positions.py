@@ -308,9 +308,11 @@ def _players(d: dict[str, Any]) -> list[dict[str, Any]]:
     return players
 
 
-def _solo(d: dict[str, Any], automaton: Any) -> None:
+def _solo(d: dict[str, Any], automaton: Any, **extra: Any) -> None:
+    """Make ``d`` a solo position with ``automaton`` as players[1] (and ``extra`` top-level keys)."""
     d["mode"] = "solo"
     _players(d)[1] = automaton
+    d.update(extra)
 
 
 # (id, mutation of EXAMPLE, expected message (regex), the schema rejects it too)
@@ -499,34 +501,27 @@ MALFORMED: list[tuple[str, Callable[[dict[str, Any]], object], str, bool]] = [
     ),
     (
         "bad threat value",
-        lambda d: (
-            _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}),
-            d.update(threat={"base_mana": 11}),
-        ),
+        lambda d: _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}, threat={"base_mana": 11}),
         r"threat: base_mana must be one of 6, 7, 8, 9, 10, not 11",
         True,
     ),
     (
         "unknown threat option",
-        lambda d: (
-            _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}),
-            d.update(threat={"power": 1}),
-        ),
+        lambda d: _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}, threat={"power": 1}),
         r"threat: unknown option 'power'",
         True,
     ),
     (
         "unknown threat ability",
-        lambda d: (
-            _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}),
-            d.update(threat={"abilities": ["flying"]}),
+        lambda d: _solo(
+            d, {"automaton": True, "deck": ["GNOME", "BASTION"]}, threat={"abilities": ["flying"]}
         ),
         r"threat: unknown ability 'flying'",
         True,
     ),
     (
         "threat not an object",
-        lambda d: (_solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}), d.update(threat=3)),
+        lambda d: _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}, threat=3),
         r"threat must be an object",
         True,
     ),

@@ -401,12 +401,14 @@ def test_same_seed_and_choices_give_the_same_solo_game(seed: int, threat: Threat
 def test_clone_is_independent_and_copies_the_rng(seed: int, ruleset: Ruleset, cut: int) -> None:
     """A clone equals the original, shares nothing with it (playing the clone to its end leaves the
     original untouched, and the other way round), and, RNG included, continues identically."""
-    for i, make in enumerate(
-        (
-            lambda s: Game.random_duel(s, ruleset=ruleset, record_events=False),
-            lambda s: setup_game("solo", "draft", s, ruleset, Threat(), random.Random(s)),
-        )
-    ):
+
+    def duel(s: int) -> Game:
+        return Game.random_duel(s, ruleset=ruleset, record_events=False)
+
+    def solo(s: int) -> Game:
+        return setup_game("solo", "draft", s, ruleset, Threat(), random.Random(s))
+
+    for i, make in enumerate((duel, solo)):
         game = make(seed)
         rng = random.Random(seed ^ i)
         for _ in range(cut):

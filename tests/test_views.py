@@ -332,7 +332,7 @@ def test_sample_does_not_know_future_chance() -> None:
 def test_sample_during_setup_keeps_what_is_public(fmt: str) -> None:
     """R2: in the setup stage the face-down draft pile is hidden; what the setup shows is kept."""
     game = new_game(mode="duel", format=fmt, seed=6)
-    seen = set()
+    seen: set[tuple[object, ...]] = set()
     for seed in range(10):
         sample = sample_determinization(game, game.current_player, random.Random(seed))
         assert setup_summary(sample) == setup_summary(game)
@@ -341,6 +341,8 @@ def test_sample_during_setup_keeps_what_is_public(fmt: str) -> None:
             # The next four cards to be revealed come from the shuffled face-down pile.
             for _ in range(4):
                 sample.apply(sample.legal_actions()[0])
-            seen.add(tuple(setup_summary(sample)["revealed"]))  # type: ignore[arg-type]
+            revealed = setup_summary(sample)["revealed"]
+            assert isinstance(revealed, list)
+            seen.add(tuple(revealed))
     if fmt == "draft":
         assert len(seen) > 5
