@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from clashofdecks.agents.mcts import (
 from clashofdecks.agents.registry import make_agent
 from clashofdecks.analyze import analyze_record
 from clashofdecks.cli import main
-from clashofdecks.formats import new_game
+from clashofdecks.formats import SetupState, new_game
 from clashofdecks.record import GameRecord, record_game
 
 
@@ -257,3 +258,17 @@ def test_cli_analyze(tmp_path: Path) -> None:
     assert text.exit_code == 0 and "cast BOOM 1.top.0" in text.output
     missing = runner.invoke(main, ["analyze", str(tmp_path / "nope.json")])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
+
+
+def test_ismcts_never_reads_the_face_down_draft_pile() -> None:
+    """R2.4: the draft pile is face down for both players; only its order differs here (set
+    through the private setup state, as no public call builds such a pair)."""
+    game = new_game(mode="duel", format="draft", seed=3, record_events=False)
+    other = game.clone()
+    st = other._setup
+    assert isinstance(st, SetupState)
+    other._setup = dataclasses.replace(st, pool=tuple(reversed(st.pool)))
+    a1, a2 = ISMCTSAgent(2, iterations=60), ISMCTSAgent(2, iterations=60)
+    assert a1.act(game) == a2.act(other)
+    assert a1.last is not None and a2.last is not None
+    assert a1.last.stats == a2.last.stats

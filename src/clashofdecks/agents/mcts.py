@@ -88,7 +88,7 @@ class SearchResult:
     win_chance: float
     iterations: int
     seconds: float
-    #: Per root action: (visits, mean reward for the player to move), most visited first.
+    #: Per root action: (action, visits, mean reward for the player to move), most visited first.
     stats: tuple[tuple[int, int, float], ...]
 
     def value_of(self, action: int) -> float | None:
@@ -99,30 +99,21 @@ class SearchResult:
         return None
 
 
-def _canonical(game: Game, player: int) -> Game:
-    """A copy of ``game`` in which every card ``player`` cannot see is replaced by the sorted list of
-    the hidden cards (their identities are public in every format, R9; only their order is hidden).
+def _canonical(game: Game) -> Game:
+    """A copy of ``game`` to sample determinizations from, so that every sample depends on the
+    searching player's view and the search's RNG alone, never on the true hidden order.
 
-    Sampling determinizations from this copy makes the samples depend on the view alone, so the
-    search never depends on the true hidden order, not even through the RNG.
+    :func:`~clashofdecks.position.sample_determinization` already sorts the hidden hand places and
+    the automaton deck before shuffling them; the face-down draft pile (R2.4, R7.1) is still
+    shuffled from its true order, so it is sorted here (the one private field this module touches;
+    to drop once the engine sorts it too).
     """
     g = game.clone()
     g.record_events = False
-    opp = 1 - player
     setup = g._setup
     if setup is not None:
         pool = getattr(setup, "pool", ())
         g._setup = replace(setup, pool=tuple(sorted(pool)))  # type: ignore[type-var]
-    elif g._solo:
-        if player == 0 and len(g._deck) > 1:
-            g._deck = [*sorted(g._deck[:-1]), g._deck[-1]]
-    else:
-        hand = g._hands[opp]
-        known = g._known[opp]
-        slots = [i for i, c in enumerate(hand) if c < N_CARDS and not known >> c & 1]
-        for i, c in zip(slots, sorted(hand[i] for i in slots), strict=True):
-            hand[i] = c
-    g._legal = None
     return g
 
 
@@ -230,7 +221,7 @@ class Search:
                 return g
 
         else:
-            base = _canonical(game, me)
+            base = _canonical(game)
 
             def start() -> Game:
                 return sample_determinization(base, me, rng)
