@@ -205,9 +205,18 @@ def play_checked(game: Game, rng: random.Random) -> int:
     check_invariants(game, start)
     n = 0
     while not game.is_over():
+        mover, turn = game.current_player, game.turn
+        own_turn = mover == game.active
         game.apply(rng.choice(game.legal_actions()))
         n += 1
         check_invariants(game, start)
+        if own_turn and not game.is_solo and game.is_over():
+            # R3.4, R3.4a: no play of a player's own turn makes them lose (a turn cap may draw).
+            assert game.winner in (mover, None), f"player {mover} lost by their own action"
+        if game.turn != turn and not game.is_over() and game.pending is None:
+            # R3.1: a new turn's mana is the hand size, fortress card included (R2.6 and R7.1a:
+            # only the starting player's very first turn differs, and this is not turn 1).
+            assert game.mana == len(game.hand(game.active)), (game.turn, game.mana, game.hand(game.active))
     return n
 
 
@@ -336,6 +345,37 @@ def test_solo_with_threat_options_undo_and_round_trip(seed: int, ruleset: Rulese
     for i in range(8):
         rng = random.Random(seed ^ i)
         deep_check_game(setup_game("solo", "draft", seed + i, ruleset, threat, rng), rng)
+
+
+@_settings(30)
+@given(seed=seeds, ruleset=rulesets, threat=threats, cut=st.integers(0, 50))
+def test_a_loaded_position_plays_on_like_the_original(
+    seed: int, ruleset: Ruleset, threat: Threat, cut: int
+) -> None:
+    """A position holds the whole state of a game that is not waiting for a decision: the game
+    loaded from it accepts the same actions and goes through the same positions to the end (in
+    solo, until chance acts: R7.7's reshuffle uses the game's RNG, which is not part of a position)."""
+    rng = random.Random(seed)
+    for game in (
+        Game.random_duel(seed, ruleset=ruleset, record_events=False),
+        setup_game("solo", "draft", seed, ruleset, threat, rng),
+    ):
+        for _ in range(cut):
+            if game.is_over() or game.pending is not None:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        if game.pending is not None:
+            continue
+        loaded = load_position(dump_position(game), record_events=False)
+        while not game.is_over():
+            side = game.fortress(1)[0]
+            action = rng.choice(game.legal_actions())
+            assert loaded.legal_actions() == game.legal_actions()
+            game.apply(action)
+            loaded.apply(action)
+            if game.is_solo and game.fortress(1)[0] != side:
+                break
+            assert dump_position(loaded) == dump_position(game)
 
 
 def test_undo_all_the_way_back_restores_the_start() -> None:
