@@ -598,8 +598,12 @@ def test_invalid_position_error_is_a_value_error() -> None:
 def test_a_view_is_not_loadable() -> None:
     """Views are output only (engine.md): their hidden cards "?" are not card ids."""
     game = Game.random_duel(11)
-    with pytest.raises(InvalidPositionError, match=r"unknown card id '\?'"):
+    with pytest.raises(InvalidPositionError, match=r"unknown key 'hidden_cards'"):
         load_position(view(game, 0))
+    v = view(game, 0)
+    del v["players"][1]["hidden_cards"]
+    with pytest.raises(InvalidPositionError, match=r"unknown card id '\?'"):
+        load_position(v)
 
 
 def test_positions_cover_the_play_phases_only() -> None:

@@ -76,6 +76,9 @@ def test_view_is_the_position_but_the_hidden_cards() -> None:
                     assert shown == card
             rest = copy.deepcopy(v)
             rest["players"][opp]["hand"] = real
+            # The cards behind the "?" are listed, sorted: identities public, places hidden (R9).
+            hidden = rest["players"][opp].pop("hidden_cards")
+            assert hidden == sorted(card for shown, card in zip(seen, real, strict=True) if shown == HIDDEN)
             assert rest == pos
         assert dump_position(game) == pos
 

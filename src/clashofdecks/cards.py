@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
+from .errors import ClashError
+
 # Ability bits (one int per card; Aura grants are a second int).
 SPLASH: Final = 1
 PERFORATION: Final = 2
@@ -108,7 +110,7 @@ PRECONSTRUCTED_DECKS: Final[dict[int, tuple[int, ...]]] = {
 ABILITY_NAMES: Final[dict[str, dict[str, str]]] = _DATA["ability_names"]
 
 
-class UnknownCardError(ValueError):
+class UnknownCardError(ClashError):
     """A card id that is not in the card data."""
 
 

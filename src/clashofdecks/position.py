@@ -213,7 +213,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         raise InvalidPositionError(f"phase must be 'summon' or 'combat', not {phase!r}")
     game._mana = _int(data["mana"], "mana", 0)
     winner = data.get("winner")
-    if winner not in (None, 0, 1, "draw") or isinstance(winner, bool):
+    if not (winner is None or winner == "draw" or (type(winner) is int and winner in (0, 1))):
         raise InvalidPositionError(f"winner must be null, 0, 1 or 'draw', not {winner!r}")
     if "pending" in data:
         raise InvalidPositionError(
@@ -310,6 +310,8 @@ def view(game: Game, player: int) -> dict[str, Any]:
 
     Hidden: the opponent's hand cards whose place is not public (the fortress card and cards that
     returned to the hand rightmost stay visible), and the automaton deck but its fortress card.
+    The player object with hidden places also lists ``hidden_cards``: the cards behind the ``"?"``,
+    sorted (their identities are public in every format, R9.1; their places are not, R9.2).
     Output only: a view is not loadable as a position.
     """
     pos = dump_position(game)
@@ -318,11 +320,16 @@ def view(game: Game, player: int) -> dict[str, Any]:
         if player == 0:
             deck = pos["players"][1]["deck"]
             pos["players"][1]["deck"] = [HIDDEN] * (len(deck) - 1) + [deck[-1]]
+            pos["players"][1]["hidden_cards"] = sorted(deck[:-1])
         return pos
     known = game._known[opp]
-    pos["players"][opp]["hand"] = [
-        CARD_IDS[c] if c >= N_CARDS or known >> c & 1 else HIDDEN for c in game._hands[opp]
-    ]
+    hand = game._hands[opp]
+    pos["players"][opp]["hand"] = [CARD_IDS[c] if c >= N_CARDS or known >> c & 1 else HIDDEN for c in hand]
+    # Whose identities are public (drafted, a chosen deck, a revealed custom deck: R9.1), only not
+    # their places: the cards behind the "?", sorted.
+    pos["players"][opp]["hidden_cards"] = sorted(
+        CARD_IDS[c] for c in hand if c < N_CARDS and not known >> c & 1
+    )
     return pos
 
 
