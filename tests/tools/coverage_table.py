@@ -102,6 +102,8 @@ RULES: dict[str, str] = {
     "R8.2a": "several abilities, 1 point each; incantations gain Splash/Perforation",
     "R8.2b": "defence: each attack on the automaton deals 1 less, never below 0",
     "R8.3": "levels 1-5: base mana 7, 8, 9, 10; 10 and the automaton starts",
+    "R9.1": "public: boards, fortress places, hand sizes, identities of played/revealed/drafted cards",
+    "R9.2": "hidden: the shuffled order of a hand until played, the automaton deck order",
 }
 
 #: The rulebook's FAQ questions (German rulebook, "FAQ - Allgemein" and "FAQ - Spezialfähigkeiten").
@@ -163,6 +165,17 @@ EXTRA_CHECKS: dict[str, list[str]] = {
     ],
     "R8.2": ["tests/test_threat.py::test_r8_2_threat_points_of_each_option"],
     "R8.3": ["tests/test_threat.py::test_r8_3_levels_are_the_plain_allocations"],
+    "R9.1": [
+        "tests/test_views.py::test_view_is_the_position_but_the_hidden_cards",
+        "tests/test_views.py::test_fortress_is_visible_where_damage_moved_it",
+        "tests/test_views.py::test_cards_returned_to_the_hand_are_visible_at_their_place",
+    ],
+    "R9.2": [
+        "tests/test_views.py::test_opponent_hand_is_hidden_but_the_fortress_card",
+        "tests/test_views.py::test_solo_automaton_deck_is_hidden_but_its_fortress_card",
+        "tests/test_views.py::test_samples_are_consistent_with_the_view",
+        "tests/test_views.py::test_sample_is_seeded_deterministic_and_depends_only_on_the_view",
+    ],
 }
 
 
