@@ -11,6 +11,17 @@ from typing import Any, Final
 
 from .errors import InvalidPositionError
 
+
+def _check_keys(cls: type, data: Any, what: str, word: str, error: type[InvalidPositionError]) -> None:
+    """Refuse a non-object or an unknown key, naming it and the known ones."""
+    if not isinstance(data, dict):
+        raise error(f"{what} must be an object, not {data!r}")
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise error(f"{what}: unknown {word} {unknown[0]!r} (known: {', '.join(sorted(known))})")
+
+
 VARIANT_CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "lanes": ("shared", "rotated"),  # R1.5a
     "first_player": ("random", "last_draft_pick"),  # R2.6a
@@ -51,14 +62,7 @@ class Ruleset:
 
     @classmethod
     def from_dict(cls, data: Any) -> Ruleset:
-        if not isinstance(data, dict):
-            raise InvalidPositionError(f"ruleset must be an object, not {data!r}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InvalidPositionError(
-                f"ruleset: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})"
-            )
+        _check_keys(cls, data, "ruleset", "key", InvalidPositionError)
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,12 +143,7 @@ class Threat:
 
     @classmethod
     def from_dict(cls, data: Any) -> Threat:
-        if not isinstance(data, dict):
-            raise ThreatError(f"threat must be an object, not {data!r}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ThreatError(f"threat: unknown option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        _check_keys(cls, data, "threat", "option", ThreatError)
         values = dict(data)
         if "abilities" in values:
             if not isinstance(values["abilities"], list | tuple):
