@@ -47,7 +47,7 @@ from ..rules import Game
 from .base import Agent, no_decision_error
 from .greedy import CARD_RANKING, evaluate
 
-#: Default UCB exploration constant for rewards in [0, 1] (see docs/ai.md for the tuning runs).
+#: Default UCB exploration constant for rewards in [0, 1] (about 1/sqrt(2); not tuned further).
 DEFAULT_C: Final = 0.7
 #: A rollout longer than this many actions stops and is scored by the heuristic (a safety net:
 #: random games last about 50 actions).
