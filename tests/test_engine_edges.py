@@ -62,3 +62,37 @@ def test_r5_4a_pending_order_during_a_cast_names_the_resolving_incantation() -> 
 def test_r6_6_berserk_event_describes_the_reattack() -> None:
     event = Event(EventKind.ATTACKED, "R6.6", player=1, card="OGRE", role="berserk")
     assert event.describe() == "P1's OGRE destroyed a creature: Berserk, it attacks again"
+
+
+def test_keep_undo_off_plays_the_same_game_without_undo_records() -> None:
+    """Rollouts turn undo records off: the game is the same, and there is nothing to undo."""
+    import random
+
+    from clashofdecks import Game
+
+    for seed in range(30):
+        a, b = Game.random_duel(seed), Game.random_duel(seed)
+        b.keep_undo = False
+        rng = random.Random(seed)
+        while not a.is_over():
+            legal = a.legal_actions()
+            assert list(b.legal_actions()) == list(legal)
+            action = legal[rng.randrange(len(legal))]
+            assert a.apply(action) == b.apply(action)
+            assert dump_position(a) == dump_position(b)
+        assert b.history == []
+        with pytest.raises(IndexError):
+            b.undo()
+        assert b.clone().keep_undo is False
+
+
+def test_agent_names_may_carry_search_settings() -> None:
+    """`clash simulate --agents ismcts:50 greedy` and `clash play --vs ismcts:50` take a budget."""
+    from clashofdecks.agents.mcts import ISMCTSAgent
+    from clashofdecks.agents.registry import make_agent
+    from clashofdecks.errors import ClashError
+
+    agent = make_agent("ismcts:50,cutoff=2", 1)
+    assert isinstance(agent, ISMCTSAgent)
+    with pytest.raises(ClashError, match="takes no settings"):
+        make_agent("greedy:5", 1)

@@ -373,7 +373,7 @@ def _sample_setup(g: Game, player: int, rng: random.Random) -> None:
 
     st = g._setup
     assert isinstance(st, SetupState)
-    pool = list(st.pool)
+    pool = sorted(st.pool)  # sorted first: the sample depends only on what is public and rng
     rng.shuffle(pool)
     cards = list(st.cards)
     opp = 1 - player

@@ -151,6 +151,7 @@ class Game:
         "_fort",
         "_hands",
         "_history",
+        "_keep_undo",
         "_known",
         "_lanes",
         "_last_turn",
@@ -197,6 +198,7 @@ class Game:
         self._record = record_events
         self._events: list[Event] = []
         self._history: list[tuple[tuple[object, ...], int]] = []
+        self._keep_undo = True
         self._legal: Sequence[int] | None = None
         self._stage = SUMMON
         self._turn = 1
@@ -677,6 +679,10 @@ class Game:
         rec = self._record
         if rec:
             self._events = []
+        if not self._keep_undo:
+            self._legal = None
+            self._dispatch(action)
+            return tuple(self._events) if rec else ()
         if self._stage == SUMMON and action < _CAST_BASE and self._pending is None:
             # Light undo records for the two commonest actions (see undo()).
             if action == _END:
@@ -693,6 +699,12 @@ class Game:
             return tuple(self._events) if rec else ()
         self._history.append((self._snapshot(), action))
         self._legal = None
+        self._dispatch(action)
+        return tuple(self._events) if rec else ()
+
+    def _dispatch(self, action: int) -> None:
+        """Resolve a verified action (the undo record, if any, is already taken)."""
+        rec = self._record
         if action == _END and self._pending is None:
             if self._stage == SUMMON:
                 self._stage = COMBAT
@@ -714,7 +726,6 @@ class Game:
             self._do_order(action)
         else:
             self._apply_setup(action)
-        return tuple(self._events) if rec else ()
 
     def _apply_setup(self, action: int) -> None:
         from .formats import setup_apply
@@ -762,6 +773,7 @@ class Game:
         g._record = self._record
         g._events = []
         g._history = []
+        g._keep_undo = self._keep_undo
         g._legal = self._legal
         g.meta = dict(self.meta)
         g._restore(self._snapshot())
@@ -774,6 +786,18 @@ class Game:
         out = tuple(self._events)
         self._events = []
         return out
+
+    @property
+    def keep_undo(self) -> bool:
+        """Whether :meth:`apply` keeps undo records (default True).  Rollouts and simulations that
+        never undo may turn it off to save the snapshot; :meth:`undo` then has nothing to take back."""
+        return self._keep_undo
+
+    @keep_undo.setter
+    def keep_undo(self, value: bool) -> None:
+        self._keep_undo = value
+        if not value:
+            self._history.clear()
 
     @property
     def record_events(self) -> bool:

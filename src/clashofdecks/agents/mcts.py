@@ -37,7 +37,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final, Literal
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
@@ -103,17 +103,12 @@ def _canonical(game: Game) -> Game:
     """A copy of ``game`` to sample determinizations from, so that every sample depends on the
     searching player's view and the search's RNG alone, never on the true hidden order.
 
-    :func:`~clashofdecks.position.sample_determinization` already sorts the hidden hand places and
-    the automaton deck before shuffling them; the face-down draft pile (R2.4, R7.1) is still
-    shuffled from its true order, so it is sorted here (the one private field this module touches;
-    to drop once the engine sorts it too).
+    :func:`~clashofdecks.position.sample_determinization` sorts the hidden hand places, the
+    automaton deck and the face-down draft pile (R2.4, R7.1) before shuffling them, so a sample
+    depends only on the view and the seed.
     """
     g = game.clone()
     g.record_events = False
-    setup = g._setup
-    if setup is not None:
-        pool = getattr(setup, "pool", ())
-        g._setup = replace(setup, pool=tuple(sorted(pool)))  # type: ignore[type-var]
     return g
 
 
@@ -225,6 +220,9 @@ class Search:
 
             def start() -> Game:
                 return sample_determinization(base, me, rng)
+
+        if self.rollout != "greedy":
+            base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
 
         root = _Node(1 - me)
         t0 = time.perf_counter()

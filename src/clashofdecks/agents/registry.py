@@ -85,8 +85,14 @@ def known_agents() -> list[str]:
 def make_agent(name: str, seed: int = 0) -> Agent:
     """A new agent called ``name``, seeded with ``seed``.
 
+    ``name`` may carry search settings, ``NAME:key=value,…`` or ``NAME:N`` (N iterations), e.g.
+    ``ismcts:200,cutoff=2`` (see :func:`clashofdecks.arena.parse_spec`).
     Raises :class:`UnknownAgentError` (listing the known names) for a name nobody provides.
     """
+    if ":" in name:
+        from ..arena import agent_from_spec
+
+        return agent_from_spec(name, seed)
     if name not in _FACTORIES:
         _load_lazy(name)
     factory = _FACTORIES.get(name)
