@@ -96,3 +96,15 @@ def test_agent_names_may_carry_search_settings() -> None:
     assert isinstance(agent, ISMCTSAgent)
     with pytest.raises(ClashError, match="takes no settings"):
         make_agent("greedy:5", 1)
+
+
+def test_take_events_returns_what_creation_emitted_once() -> None:
+    """Events emitted before the first action (R2.4's first reveal) are handed out once."""
+    from clashofdecks.formats import new_game
+
+    game = new_game(mode="duel", format="draft", seed=5)
+    first = game.take_events()
+    assert [e.role for e in first] == ["revealed"] and len(first[0].cards or ()) == 4
+    assert game.take_events() == ()
+    picked = game.apply(game.legal_actions()[0])
+    assert picked and all(e.kind is EventKind.SETUP for e in picked)

@@ -118,6 +118,26 @@ def new_game(
     return game
 
 
+def start_game(
+    *,
+    mode: str,
+    format: str,
+    seed: int,
+    ruleset: Ruleset | None = None,
+    threat: Threat | None = None,
+    record_events: bool = True,
+) -> Game:
+    """:func:`new_game`, or for ``format="random"`` the benchmark deal :meth:`Game.random_duel`
+    (duel only): how records and simulations start a game from its format and seed."""
+    if format == "random":
+        if mode != "duel":
+            raise FormatError("the random deal is a duel format")
+        return Game.random_duel(seed, ruleset=ruleset, record_events=record_events)
+    return new_game(
+        mode=mode, format=format, seed=seed, ruleset=ruleset, threat=threat, record_events=record_events
+    )
+
+
 def _state(game: Game) -> SetupState:
     st = game._setup
     assert isinstance(st, SetupState)
@@ -193,10 +213,6 @@ def setup_current_player(game: Game) -> int:
     return _state(game).steps[0][1]
 
 
-def _deck_owner_for_ban(st: SetupState, seat: int) -> int:
-    return 1 - seat
-
-
 def setup_legal_actions(game: Game) -> range | list[int]:
     st = _state(game)
     verb, seat = st.steps[0]
@@ -205,15 +221,9 @@ def setup_legal_actions(game: Game) -> range | list[int]:
     if verb == "pick":
         return sorted(A.PICK_BASE + c for c in st.revealed)
     if verb == "ban":
-        return sorted(A.BAN_BASE + c for c in st.cards[_deck_owner_for_ban(st, seat)])
+        # A ban removes a card of the opponent's deck (R2.5).
+        return sorted(A.BAN_BASE + c for c in st.cards[1 - seat])
     return range(A.BUILD_BASE, A.BUILD_BASE + A.BUILD_COUNT)  # every 10-card set (R2.5)
-
-
-def setup_is_legal(game: Game, action: int) -> bool:
-    st = _state(game)
-    if st.steps[0][0] == "build":
-        return A.BUILD_BASE <= action < A.BUILD_BASE + A.BUILD_COUNT
-    return action in setup_legal_actions(game)
 
 
 def setup_explain(game: Game, action: int) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ClashError, RecordError
-from .formats import new_game
+from .formats import start_game as start_from_format
 from .options import Ruleset, Threat
 from .position import load_position
 from .rules import Game
@@ -136,9 +136,7 @@ def start_game(record: GameRecord, *, record_events: bool = True) -> Game:
             assert record.position is not None
             return load_position(record.position, record_events=record_events)
         assert record.seed is not None
-        if record.format == "random":
-            return Game.random_duel(record.seed, ruleset=record.ruleset, record_events=record_events)
-        return new_game(
+        return start_from_format(
             mode=record.mode,
             format=record.format,
             seed=record.seed,

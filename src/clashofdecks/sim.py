@@ -102,13 +102,9 @@ class GameResult:
 
 def start_game(spec: GameSpec) -> Game:
     """The game of ``spec`` at the start of its setup (``format`` ``random``: the benchmark deal)."""
-    if spec.format == "random":
-        if spec.mode != "duel":
-            raise SimulationError("the random deal is a duel format")
-        return Game.random_duel(spec.seed, ruleset=spec.ruleset, record_events=False)
-    from .formats import new_game
+    from .formats import start_game as start_from_format
 
-    return new_game(
+    return start_from_format(
         mode=spec.mode,
         format=spec.format,
         seed=spec.seed,
