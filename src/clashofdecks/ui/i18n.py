@@ -134,10 +134,16 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "番号か行動 · help · hint · undo · save ファイル · load ファイル · quit",
     ),
     "bad_number": (
-        "There is no choice {n}: choose 1 to {max}.",
-        "Es gibt keine Möglichkeit {n}: wähle 1 bis {max}.",
-        "Il n'y a pas de choix {n} : choisissez de 1 à {max}.",
-        "{n}番はありません：1〜{max}を選んでください。",
+        "There is no choice {n}: choose {valid}.",
+        "Es gibt keine Möglichkeit {n}: wähle {valid}.",
+        "Il n'y a pas de choix {n} : choisissez {valid}.",
+        "{n}番はありません：{valid}から選んでください。",
+    ),
+    "undo_revealed": (
+        "Nothing to undo: cards were revealed since your last decision.",
+        "Nichts zurückzunehmen: seit deiner letzten Entscheidung wurden Karten aufgedeckt.",
+        "Rien à annuler : des cartes ont été révélées depuis votre dernière décision.",
+        "取り消せません：最後の選択の後にカードが公開されました。",
     ),
     "illegal": (
         "Not possible: {reason}",

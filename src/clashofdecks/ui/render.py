@@ -307,7 +307,8 @@ def render_hand(game: Game, seat: int, ctx: Context) -> RenderableType:
 def render_automaton(game: Game, ctx: Context) -> RenderableType:
     """The automaton's side (R7): fortress life, deck above the fortress, the public discard pile."""
     lang = ctx.lang
-    line = Text(ctx.name(1), style=f"bold {ctx.side_style(1)}")
+    name = ctx.name(1)
+    line = Text(name[:1].upper() + name[1:], style=f"bold {ctx.side_style(1)}")
     line.append("  ")
     line.append_text(render_fortress(game, 1, ctx))
     line.append("  ·  ")
@@ -359,7 +360,8 @@ def outcome_reason(game: Game, ctx: Context) -> str:
     outcome = game.outcome
     if outcome is None:
         return ""
-    code = str(getattr(outcome, "termination", "") or "")
+    termination = getattr(outcome, "termination", None)
+    code = str(getattr(termination, "value", termination) or "")
     if not code:
         reason = outcome.reason
         if outcome.winner is None:
@@ -645,7 +647,8 @@ def render_hand_compact(game: Game, seat: int, ctx: Context, *, abilities: bool 
 def render_automaton_compact(game: Game, ctx: Context) -> Text:
     """The automaton's side in one line: name, fortress, deck, discard pile (R7)."""
     lang = ctx.lang
-    line = Text(ctx.name(1), style=f"bold {ctx.side_style(1)}")
+    name = ctx.name(1)
+    line = Text(name[:1].upper() + name[1:], style=f"bold {ctx.side_style(1)}")
     line.append(" · ")
     line.append_text(render_fortress(game, 1, ctx))
     line.append(" · ")
@@ -889,7 +892,13 @@ def event_sentence(event: Event, ctx: Context) -> str:
             head = t(lang, "draw")
         else:
             head = t(lang, "winner_is", name=ctx.name(event.player))
-        return f"{head}! ({event.detail})"
+        key = f"reason_{event.role}"
+        if has_key(key):
+            loser = None if event.player is None else 1 - event.player
+            reason = t(lang, key, winner=ctx.name(event.player), loser=ctx.name(loser))
+        else:
+            reason = event.detail or ""
+        return f"{head}! ({reason})"
     if k is EventKind.BASTION_FELL:
         return event_text(lang, "bastion_fell", who=who)
     return event_text(lang, k.value, who=who, card=card, lane=lane, n=n, detail=event.detail or "")
