@@ -400,10 +400,10 @@ class TerminalGame:
     def _prompt_once(self, *, final: bool) -> bool:
         """Read and handle one line; ``False`` when the session should end."""
         seat = self.session.to_move
-        name = self.names[seat] if seat in (0, 1) else "clash"
+        prompt = t(self.lang, "prompt", name=self.names[seat]) if seat in (0, 1) else "clash> "
         if isinstance(self.read_line, LineReader):
             self.read_line.completions = self.action_texts
-        line = self.read_line(t(self.lang, "prompt", name=name))
+        line = self.read_line(prompt)
         if line is None:  # end of input (Ctrl-D)
             self.console.print()
             self.say("bye")
