@@ -21,7 +21,7 @@ from ..events import Event
 from ..formats import seat_of
 from ..record import GameRecord, initial_game
 from ..rules import Game
-from ..ui.i18n import LANGUAGES, t
+from ..ui.i18n import LANGUAGES, has_key, t
 from ..ui.render import Context, render_event, render_game
 from .play_cmd import localised_names, stdin_reader
 
@@ -141,7 +141,9 @@ def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool)
     ctx = Context(lang=lang, names=_names(record, rep.game, lang), viewer=None, width=console.width)
     seed = record.seed if record.seed is not None else "-"
     players = " vs ".join(ctx.names)
-    title = t(lang, "replay_title", mode=record.mode, format=record.format, seed=seed, players=players)
+    mode = t(lang, f"mode_{record.mode}")
+    fmt = t(lang, f"format_{record.format}") if has_key(f"format_{record.format}") else record.format
+    title = t(lang, "replay_title", mode=mode, format=fmt, seed=seed, players=players)
     console.print(title, style="bold", highlight=False)
     try:
         if show_all:

@@ -92,8 +92,9 @@ def card_abilities(card_id: str, lang: str) -> str:
 # ---------------------------------------------------------------------------- the board
 
 
-def _creature_parts(creature: dict[str, Any], ctx: Context) -> list[Text]:
-    """The lines of a creature: name, attack/health and damage, abilities, Aura, markers."""
+def _creature_parts(creature: dict[str, Any], ctx: Context, *, printed: bool = True) -> list[Text]:
+    """The lines of a creature: name, attack/health and damage, abilities, Aura, markers
+    (``printed=False`` leaves out its printed abilities and Aura, keeping those granted to it)."""
     cid = str(creature["card"])
     c = CARDS[CARD_INDEX[cid]]
     lang = ctx.lang
@@ -113,9 +114,9 @@ def _creature_parts(creature: dict[str, Any], ctx: Context) -> list[Text]:
     for ab in abilities:
         if ab in granted:
             parts.append(Text(ability_name(lang, ab) + "*", style="italic cyan"))
-        else:
+        elif printed:
             parts.append(Text(ability_name(lang, ab), style="cyan"))
-    if c.aura:
+    if c.aura and printed:
         names = ",".join(ability_name(lang, a) for a in c.aura)
         parts.append(Text(t(lang, "aura_grants", names=names), style="magenta"))
     marks = []
@@ -150,9 +151,12 @@ def _panel_width(creature: dict[str, Any], address: str, ctx: Context) -> int:
     return inner + 4
 
 
-def render_creature_line(creature: dict[str, Any], address: str, seat: int, ctx: Context) -> Text:
-    """One creature on one line (the compact board, for crowded lanes or narrow terminals)."""
-    parts = _creature_parts(creature, ctx)
+def render_creature_line(
+    creature: dict[str, Any], address: str, seat: int, ctx: Context, *, printed: bool = True
+) -> Text:
+    """One creature on one line (the compact board, for crowded lanes or narrow terminals);
+    ``printed=False``: without its printed abilities (the smallest screens)."""
+    parts = _creature_parts(creature, ctx, printed=printed)
     line = Text(address + " ", style=f"dim {ctx.side_style(seat)}")
     line.append_text(parts[0])
     line.append(" ")
@@ -660,7 +664,7 @@ def render_automaton_compact(game: Game, ctx: Context) -> Text:
     return line
 
 
-def render_board_compact(game: Game, ctx: Context) -> Table:
+def render_board_compact(game: Game, ctx: Context, *, printed: bool = True) -> Table:
     """The board with one creature per line: row N of a lane shows each side's creature N (N = 0
     next to the bridge), so the creatures that fight each other are on the same line."""
     left = 0 if ctx.viewer is None else ctx.viewer
@@ -691,7 +695,8 @@ def render_board_compact(game: Game, ctx: Context) -> Table:
             cells: list[Text] = []
             for seat, creatures in ((left, mine), (right, theirs)):
                 if i < len(creatures):
-                    cells.append(render_creature_line(creatures[i], f"{seat}.{lane}.{i}", seat, ctx))
+                    address = f"{seat}.{lane}.{i}"
+                    cells.append(render_creature_line(creatures[i], address, seat, ctx, printed=printed))
                 else:
                     cells.append(Text(t(lang, "empty") if i == 0 else "", style="dim"))
             grid.add_row(
@@ -703,8 +708,11 @@ def render_board_compact(game: Game, ctx: Context) -> Table:
     return grid
 
 
-def render_game_compact(game: Game, ctx: Context, *, abilities: bool = True) -> RenderableType:
-    """The whole screen in few lines (an 80×24 terminal): status, other side, board, own hand."""
+def render_game_compact(
+    game: Game, ctx: Context, *, abilities: bool = True, board_abilities: bool = True
+) -> RenderableType:
+    """The whole screen in few lines (an 80×24 terminal): status, other side, board, own hand
+    (``abilities``: in the hand; ``board_abilities``: the printed abilities of creatures in play)."""
     if game.phase == "setup":
         return Group(render_status(game, ctx), render_setup(game, ctx, compact=True))
     me = 0 if ctx.viewer is None else ctx.viewer
@@ -714,7 +722,7 @@ def render_game_compact(game: Game, ctx: Context, *, abilities: bool = True) -> 
         parts.append(render_automaton_compact(game, ctx))
     else:
         parts.append(render_hand_compact(game, other, ctx, abilities=abilities))
-    parts.append(render_board_compact(game, ctx))
+    parts.append(render_board_compact(game, ctx, printed=board_abilities))
     if game.is_solo and me == 1:
         parts.append(render_automaton_compact(game, ctx))
     else:
@@ -755,8 +763,9 @@ def render_screen(
     if layout == "auto" and measure_lines(full, ctx.width) <= room:
         return full
     candidates: list[RenderableType] = []
-    for level, abilities in ((1, True), (2, True), (2, False)):
-        parts: list[RenderableType] = [render_game_compact(game, ctx, abilities=abilities)]
+    for level, abilities, board_abilities in ((1, True, True), (2, False, True), (2, False, False)):
+        game_part = render_game_compact(game, ctx, abilities=abilities, board_abilities=board_abilities)
+        parts: list[RenderableType] = [game_part]
         if texts:
             parts.append(render_actions(game, texts, ctx, compact=level, commands=commands))
         elif commands:
