@@ -59,6 +59,11 @@ class Context:
         return SIDE_STYLES[0 if seat == ref else 1]
 
 
+def colon(lang: str) -> str:
+    """A colon and its spaces as ``lang`` writes them (French: a space before; Japanese: full width)."""
+    return {"fr": " : ", "ja": "："}.get(lang, ": ")
+
+
 def card_name(card_id: str | None, lang: str = "en") -> str:
     """The printed name of ``card_id``; the fortress sides in ``lang``; ``?`` stays ``?``."""
     if card_id is None:
@@ -318,7 +323,7 @@ def render_automaton(game: Game, ctx: Context) -> RenderableType:
     line.append("  ·  ")
     line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
     discard = game.automaton_discard
-    line2 = Text(f"{t(lang, 'discard')}: {len(discard)}", style="")
+    line2 = Text(f"{t(lang, 'discard')}{colon(lang)}{len(discard)}", style="")
     if discard:
         line2.append("  (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
     return Group(line, line2)
@@ -423,7 +428,9 @@ def render_setup(game: Game, ctx: Context, *, compact: bool = False) -> Renderab
     for seat, cs in enumerate(cards):
         if game.is_solo and seat == 1 and decision == "deck":
             continue
-        line = Text(f"{t(lang, 'cards_of', name=ctx.name(seat))} ({len(cs)}): ", style=ctx.side_style(seat))
+        line = Text(
+            f"{t(lang, 'cards_of', name=ctx.name(seat))} ({len(cs)}){colon(lang)}", style=ctx.side_style(seat)
+        )
         line.append(", ".join(card_name(c, lang) for c in cs) or "—")
         parts.append(line)
     if summary.get("face_down"):
@@ -544,7 +551,7 @@ def describe_action(game: Game, text: str, lang: str, ctx: Context | None = None
             return t(lang, "end_gloss_summon")
         return t(lang, "end_gloss_combat" if "next" in game.legal_action_texts() else "end_gloss_last")
     if verb in ("play", "pick", "ban") and len(words) >= 2 and words[1] in CARD_INDEX:
-        gloss = f"{card_name(words[1], lang)}: {card_stats(words[1], lang)}"
+        gloss = f"{card_name(words[1], lang)}{colon(lang)}{card_stats(words[1], lang)}"
         abil = card_abilities(words[1], lang)
         return f"{gloss} {abil}".rstrip()
     if verb == "cast" and len(words) == 3:
@@ -586,7 +593,7 @@ def render_actions(
         else:
             gloss = ""
         if gloss:
-            item.append(f"  {gloss}" if not compact else f" {gloss}", style="dim")
+            item.append(f"  {gloss}" if not compact else f" ({gloss})", style="dim")
         items.append(item)
     who = game.current_player
     header = Text(
@@ -628,7 +635,7 @@ def render_hand_compact(game: Game, seat: int, ctx: Context, *, abilities: bool 
     title.append(f" ({len(cards)}) · ")
     title.append_text(render_fortress(game, seat, ctx))
     if not (ctx.viewer is None or ctx.viewer == seat):
-        title.append(": ")
+        title.append(colon(lang))
         for i, c in enumerate(cards):
             if i:
                 title.append(" ")
@@ -658,7 +665,7 @@ def render_automaton_compact(game: Game, ctx: Context) -> Text:
     line.append(" · ")
     line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
     discard = game.automaton_discard
-    line.append(f" · {t(lang, 'discard')}: {len(discard)}")
+    line.append(f" · {t(lang, 'discard')}{colon(lang)}{len(discard)}")
     if discard:
         line.append(" (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
     return line
