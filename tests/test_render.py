@@ -341,6 +341,7 @@ ENGLISH = (
     "Player",
     "setup",
     "preconstructed",
+    "CARD",
     "seed",
     "threat",
     "reached",

@@ -243,6 +243,7 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
     ),
     "help_commands": ("Commands", "Befehle", "Commandes", "コマンド"),
     "file_word": ("FILE", "DATEI", "FICHIER", "ファイル"),
+    "card_word": ("CARD", "KARTE", "CARTE", "カード"),
     "help_choose": (
         "choose the numbered action",
         "die nummerierte Möglichkeit wählen",

@@ -948,15 +948,16 @@ def render_help(lang: str) -> RenderableType:
     commands.add_column(style="bold")
     commands.add_column()
     file_word = t(lang, "file_word")
+    card = t(lang, "card_word")
     rows = [
         ("1, 2, …", t(lang, "help_choose")),
-        ("play CARD top|bottom", t(lang, "help_play")),
-        ("cast CARD P.LANE.N", t(lang, "help_cast")),
+        (f"play {card} top|bottom", t(lang, "help_play")),
+        (f"cast {card} P.LANE.N", t(lang, "help_cast")),
         ("next", t(lang, "help_next")),
         ("end", t(lang, "help_end")),
-        ("order CARD CARD…", t(lang, "help_order")),
-        ("pick CARD · deck N", t(lang, "help_setup")),
-        ("build CARD×10 · ban CARD", t(lang, "help_build")),
+        (f"order {card} {card}…", t(lang, "help_order")),
+        (f"pick {card} · deck N", t(lang, "help_setup")),
+        (f"build {card}×10 · ban {card}", t(lang, "help_build")),
         ("hint", t(lang, "help_hint")),
         ("undo", t(lang, "help_undo")),
         (f"save {file_word} [--force] · load {file_word}", t(lang, "help_save")),
