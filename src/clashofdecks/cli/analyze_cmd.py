@@ -78,7 +78,7 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     console.print(table)
     mistakes = result.mistakes(top)
     if not mistakes:
-        console.print("No move lost 5 points or more of its player's rollout score by this search's judgement.")
+        console.print("No move lost 5 points or more of its player's rollout score in this search.")
     for rank, d in enumerate(mistakes, 1):
         console.print(
             f"{rank}. turn {d.turn}, P{d.player} ({names[d.player]}): [bold]{d.action}[/bold] "

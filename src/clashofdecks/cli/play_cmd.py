@@ -342,7 +342,7 @@ class TerminalGame:
         since their last decision.  ``False`` if input ended."""
         if self._last_viewer is not None:
             if self.clear_screen:
-                self.console.clear()
+                self._clear()
                 self.say("screen_hidden", style="dim")
             self.say("pass_device", style="bold yellow", name=self.names[seat])
             self.say("handover", style="yellow", name=self.names[seat])
@@ -352,7 +352,7 @@ class TerminalGame:
                 self.autosave_note()
                 return False
             if self.clear_screen:
-                self.console.clear()
+                self._clear()
             unseen, self._unseen = self._unseen, []
             ctx = self.ctx(seat)
             for event in unseen:
@@ -360,6 +360,12 @@ class TerminalGame:
                     self.console.print(render_event(event, ctx), highlight=False)
         self._unseen = []
         return True
+
+    def _clear(self) -> None:
+        """Clear the screen and the terminal's scrollback (xterm ``ESC [3J``): the last hand is gone."""
+        self.console.clear()
+        self.console.file.write("\x1b[3J")
+        self.console.file.flush()
 
     def game_over_options(self) -> None:
         """What can still be done once the game is over (only what works there)."""
