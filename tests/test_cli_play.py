@@ -399,6 +399,32 @@ def test_pty_input_typed_while_the_automaton_plays_is_discarded() -> None:
     child.expect(pexpect.EOF)
 
 
+def test_pty_tab_completion_and_history_at_the_prompt() -> None:
+    """readline at a terminal: Tab completes commands and the notation of legal actions, the up
+    arrow brings back the previous line."""
+    child = spawn("--format", "precon", "--deck", "1", "--seed", "7")
+    child.expect(r"Player> ")
+    child.send("boa\t\r")  # "board" by completion
+    child.expect(r"Player> ")
+    out = clean(child.before)
+    assert "Turn 1 · Player to play" in out and "do not understand" not in out
+    _, action = _first(choices(out), "play")  # e.g. play BRUTE top
+    card = action.split()[1]
+    child.send(f"pl\t{card[:4].lower()}\t")  # play + the card's id, completed from four letters
+    child.expect(f"{card} ")
+    child.send("t\t\r")  # top
+    child.expect(r"Player> ")
+    played = f"Player plays {card.capitalize()[:4]}"
+    assert played in clean(child.before)
+    child.send("undo\r")
+    child.expect(r"Player> ")
+    child.send("\x1b[A\x1b[A\r")  # two lines back: play CARD top
+    child.expect(r"Player> ")
+    assert played in clean(child.before)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
 # ---------------------------------------------------------------------------- piped input, errors
 
 
