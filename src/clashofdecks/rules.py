@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from hashlib import blake2b
-from typing import Any, Final
+from typing import Final
 
 from . import actions as A
 from . import setup as setup_stage
@@ -210,6 +210,9 @@ class GameState:
     hidden_identities: bool = False
 
 
+_EMPTY_DUEL: Final = GameState()
+
+
 class Game:
     """A game of Clash of Decks (duel or solo).  Build one with :func:`clashofdecks.new_game`,
     :meth:`Game.random_duel`, :meth:`Game.from_hands` or :func:`clashofdecks.load_position`."""
@@ -271,7 +274,7 @@ class Game:
         """An empty game for this module's own constructors, which fill it in."""
         game = cls.__new__(cls)
         game._configure(solo, ruleset or _DEFAULT_RULESET, threat or _DEFAULT_THREAT, record_events)
-        game._set_state(GameState(solo=solo))
+        game._set_state(_EMPTY_DUEL if not solo else GameState(solo=True))
         return game
 
     def _configure(self, solo: bool, ruleset: Ruleset, threat: Threat, record_events: bool) -> None:
@@ -287,9 +290,8 @@ class Game:
         self._record = record_events
         self._events: list[Event] = []
         self._history: deque[tuple[tuple[object, ...], int]] = deque(maxlen=UNDO_LIMIT)
-        #: Every action applied since the game's start, as a cons chain ``(earlier, action)`` (``()``
-        #: when empty): O(1) to extend, shared by clones, independent of undo records.
-        self._actions: tuple[object, ...] = ()
+        #: Every action applied since the game's start, independent of undo records (what records list).
+        self._actions: list[int] = []
         self._keep_undo = True
         self._legal: Sequence[int] | None = None
         #: Free-form metadata (format, seed, names) kept with records; not part of the position.
@@ -693,8 +695,13 @@ class Game:
     def legal_actions(self) -> Sequence[int]:
         """The legal actions of :attr:`current_player`, as sorted integers (empty when over).
 
-        In the custom format's build stage this is a ``range`` over every 10-card deck (R2.5):
-        C(32, 10) integers, never materialised.  Do not mutate the returned sequence.
+        Immutable (a tuple; in the custom format's build stage a ``range`` over every 10-card deck,
+        R2.5: C(32, 10) integers, never materialised), so a caller cannot disturb the game by changing it.
+
+        >>> game = Game.random_duel(seed=1)
+        >>> legal = game.legal_actions()
+        >>> type(legal).__name__, game.action_text(legal[0])
+        ('tuple', 'end')
         """
         legal = self._legal
         if legal is None:
@@ -704,10 +711,10 @@ class Game:
     def _compute_legal(self) -> Sequence[int]:
         stage = self._stage
         if stage == OVER:
-            return []
+            return ()
         if self._pending is not None:
             n = len(A.order_permutations(self._pending[1]))
-            return list(range(A.ORDER_BASE, A.ORDER_BASE + n))
+            return tuple(range(A.ORDER_BASE, A.ORDER_BASE + n))
         if stage == SETUP:
             return setup_stage.legal_actions(self._setup)  # type: ignore[arg-type]
         p = self._active
@@ -753,7 +760,7 @@ class Game:
                     acts += t[1][s1]
                     acts += t[2][s2]
                     acts += t[3][s3]
-        return acts
+        return tuple(acts)
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
@@ -922,7 +929,7 @@ class Game:
         rec = self._record
         if rec:
             self._events = []
-        self._actions = (self._actions, action)
+        self._actions.append(action)
         if not self._keep_undo:
             self._legal = None
             self._dispatch(action)
@@ -1020,7 +1027,7 @@ class Game:
         if not self._history:
             raise IndexError("nothing to undo")
         snap, action = self._history.pop()
-        self._actions = self._actions[0]  # type: ignore[assignment]  # the cons chain's tail
+        self._actions.pop()
         size = len(snap)
         if size == 1:  # `end` of Summoning
             self._stage = SUMMON
@@ -1041,13 +1048,7 @@ class Game:
     def history(self) -> list[int]:
         """Every action applied since the game started (or was loaded), oldest first, whether or not
         it can still be undone (see :attr:`keep_undo`): what a game record lists."""
-        out: list[int] = []
-        node: Any = self._actions
-        while node:
-            node, action = node
-            out.append(action)
-        out.reverse()
-        return out
+        return self._actions.copy()
 
     @property
     def undo_depth(self) -> int:
@@ -1070,7 +1071,7 @@ class Game:
         g._record = self._record
         g._events = []
         g._history = deque(maxlen=UNDO_LIMIT)
-        g._actions = self._actions
+        g._actions = self._actions.copy()
         g._keep_undo = self._keep_undo
         g._legal = self._legal
         g.meta = dict(self.meta)
