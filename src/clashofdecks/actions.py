@@ -57,10 +57,17 @@ LANE_INDEX: Final = {"top": 0, "bottom": 1}
 
 
 def play_action(card: int, lane: int) -> int:
+    """The integer of ``play CARD LANE`` (card index, lane 0 top / 1 bottom).
+
+    >>> from clashofdecks.cards import card_index
+    >>> format_action(play_action(card_index("OGRE"), 1))
+    'play OGRE bottom'
+    """
     return PLAY_BASE + card * 2 + lane
 
 
 def cast_action(card: int, player: int, lane: int, position: int) -> int:
+    """The integer of ``cast CARD P.LANE.N`` for an incantation card index."""
     return CAST_BASE + ((INC_SLOT[card] * 2 + player) * 2 + lane) * MAX_POSITION + position
 
 
@@ -82,6 +89,11 @@ def build_unrank(rank: int) -> tuple[int, ...]:
 
 
 def order_permutations(cards: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every return order of ``cards`` (R3.9), in the order ``order`` actions number them.
+
+    >>> order_permutations((3, 5))
+    [(3, 5), (5, 3)]
+    """
     return list(permutations(cards))
 
 

@@ -153,6 +153,7 @@ def dump_position(game: Game, *, expanded: bool = False) -> dict[str, Any]:
 
 
 def dump_position_text(game: Game, *, indent: int | None = None) -> str:
+    """The position as JSON text (see :func:`dump_position`)."""
     return json.dumps(dump_position(game), indent=indent, ensure_ascii=False)
 
 

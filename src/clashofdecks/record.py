@@ -56,6 +56,7 @@ class GameRecord:
     result: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (``docs/formats.md``, "Game records")."""
         out: dict[str, Any] = {
             "record_version": RECORD_VERSION,
             "mode": self.mode,
@@ -72,6 +73,7 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
+        """A record from JSON data, checked; :class:`RecordError` names the first problem."""
         if not isinstance(data, dict):
             raise RecordError("a game record must be a JSON object")
         unknown = sorted(set(data) - _KEYS)
@@ -114,12 +116,14 @@ class GameRecord:
         )
 
     def save(self, path: str | Path) -> None:
+        """Write the record as UTF-8 JSON to ``path`` (``~`` expands)."""
         Path(path).expanduser().write_text(
             json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
+        """Read a record; a missing, unreadable, binary or malformed file raises :class:`RecordError`."""
         try:
             data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
         except OSError as exc:

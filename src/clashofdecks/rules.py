@@ -160,6 +160,7 @@ class Outcome:
 
     @property
     def is_draw(self) -> bool:
+        """True for a game ended by the turn cap (the rules themselves have no draw)."""
         return self.winner is None
 
 
@@ -555,18 +556,22 @@ class Game:
 
     @property
     def ruleset(self) -> Ruleset:
+        """The rule variants in force (:class:`~clashofdecks.options.Ruleset`)."""
         return self._ruleset
 
     @property
     def threat(self) -> Threat:
+        """The solo threat options (R8.2); the quick game's in a duel, where they do not apply."""
         return self._threat
 
     @property
     def is_solo(self) -> bool:
+        """True in solo (seat 1 is the automaton, R7)."""
         return self._solo
 
     @property
     def turn(self) -> int:
+        """The turn number: 1 on the first player's first turn, +1 with every turn of either player."""
         return self._turn
 
     @property
@@ -576,10 +581,16 @@ class Game:
 
     @property
     def mana(self) -> int:
+        """The mana the active player has left this turn."""
         return self._mana
 
     @property
     def phase(self) -> str:
+        """``setup``, ``summon``, ``combat`` or ``over``.
+
+        >>> Game.random_duel(seed=1).phase
+        'summon'
+        """
         return ("setup", "summon", "combat", "over")[self._stage]
 
     @property
@@ -602,10 +613,12 @@ class Game:
         return self._pending[0], tuple(CARD_IDS[c] for c in self._pending[1])
 
     def is_over(self) -> bool:
+        """Whether the game has ended (see :attr:`outcome`)."""
         return self._stage == OVER
 
     @property
     def outcome(self) -> Outcome | None:
+        """How the game ended (winner, reason, :class:`Termination`), or ``None`` while it goes on."""
         if self._stage != OVER:
             return None
         return Outcome(None if self._winner == DRAW else self._winner, self._winner_reason, self._termination)
@@ -616,6 +629,12 @@ class Game:
         return None if self._winner == DRAW else self._winner
 
     def hand(self, player: int) -> list[str]:
+        """``player``'s hand left to right as card ids, fortress card included (the whole truth: for what
+        a player may see, use :func:`clashofdecks.position.view`).
+
+        >>> Game.from_hands([["OGRE"], ["GNOME"]]).hand(0)
+        ['BASTION', 'OGRE']
+        """
         return [CARD_IDS[c] for c in self._hands[player]]
 
     def lane(self, player: int, lane: int | str) -> list[dict[str, object]]:
@@ -663,6 +682,7 @@ class Game:
 
     @property
     def automaton_discard(self) -> list[str]:
+        """The automaton's discard pile, oldest first (public, R9.1)."""
         return [CARD_IDS[c] for c in self._discard]
 
     def playable_cards(self, player: int) -> list[str]:
@@ -774,6 +794,12 @@ class Game:
         return mask
 
     def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now (fast even in the custom build stage).
+
+        >>> game = Game.random_duel(seed=1)
+        >>> game.is_legal(game.parse_action("end"))
+        True
+        """
         return action in self.legal_actions()
 
     # ------------------------------------------------------------------ text notation
@@ -783,6 +809,7 @@ class Game:
         return A.parse_action(text, self._pending[1] if self._pending else None)
 
     def action_text(self, action: int) -> str:
+        """The text notation of ``action`` (the inverse of :meth:`parse_action`)."""
         return A.format_action(action, self._pending[1] if self._pending else None)
 
     def legal_action_texts(self) -> list[str]:
@@ -1100,6 +1127,7 @@ class Game:
 
     @property
     def record_events(self) -> bool:
+        """Whether :meth:`apply` returns events (off: faster, for rollouts and simulations)."""
         return self._record
 
     @record_events.setter

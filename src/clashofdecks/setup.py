@@ -112,6 +112,7 @@ def advance(st: SetupState, solo: bool, emit: Emit | None) -> SetupState:
 
 
 def current_player(st: SetupState) -> int:
+    """The seat whose decision the next setup step is."""
     return st.steps[0][1]
 
 
