@@ -130,7 +130,7 @@ def test_pty_plays_a_complete_solo_quick_game_to_its_end(data_dir: Path) -> None
     assert "The game is over. Type" in clean(child.before)  # no undo once it is over
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    child.close()
+    child.wait()
     assert child.exitstatus == 0
     [saved] = saved_games(data_dir)
     assert saved["record"]["result"] is not None  # type: ignore[index]
@@ -243,7 +243,7 @@ def test_pty_hot_seat_duel_with_handover_undo_save_and_load(tmp_path: Path) -> N
     assert "I do not understand 'fly away'" in screen
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    child.close()
+    child.wait()
     assert child.exitstatus == 0
 
 
@@ -291,7 +291,7 @@ def test_pty_ctrl_c_during_a_hint_cancels_only_the_hint() -> None:
     assert "Turn 1 · Player to play" in clean(child.before)
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    child.close()
+    child.wait()
     assert child.exitstatus == 0
 
 
@@ -308,7 +308,7 @@ def test_pty_ctrl_c_at_the_prompt_keeps_the_game_and_resume_continues_it(data_di
     child.expect(r"The game is saved in (\S+);\s*clash play --resume continues it")
     path = Path(child.match.group(1))
     child.expect(pexpect.EOF)
-    child.close()
+    child.wait()
     assert child.exitstatus == 130
     assert path.parent == data_dir / "games" and path.exists()
     record = json.loads(path.read_text())["record"]
@@ -323,7 +323,7 @@ def test_pty_ctrl_c_at_the_prompt_keeps_the_game_and_resume_continues_it(data_di
     resumed.sendeof()  # Ctrl-D: leaves, and says where the game is
     resumed.expect("clash play --resume continues it")
     resumed.expect(pexpect.EOF)
-    resumed.close()
+    resumed.wait()
     assert resumed.exitstatus == 0
     assert json.loads(path.read_text())["record"]["actions"] == ["deck 2", "end", "end", "end"]
 
@@ -369,7 +369,7 @@ def test_pty_binary_file_given_to_load_is_a_clear_error_and_the_game_goes_on(tmp
     child.expect(r"Player> ")
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    child.close()
+    child.wait()
     assert child.exitstatus == 0
 
 
