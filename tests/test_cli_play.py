@@ -467,6 +467,23 @@ def test_bad_options_give_a_message_and_exit_2_without_traceback(args: list[str]
     assert "Traceback" not in result.stderr
 
 
+def test_an_unwritable_autosave_folder_is_said_at_once_and_the_game_goes_on(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be\n")
+    result = subprocess.run(
+        [*CLASH, "play", "--format", "precon", "--deck", "1", "--seed", "2"],
+        input="end\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "160", "CLASH_DATA_DIR": str(blocker)},
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("The game was not saved automatically") >= 2  # at the start and when leaving
+    assert "save FILE keeps it" in out and "Combat" in out and "Traceback" not in result.stderr
+
+
 def test_help_states_the_exit_statuses() -> None:
     out = " ".join(run("play", "--help").stdout.split())
     assert "Exit status: 0 after quit or at the end of input, 1 when a saved game cannot be loaded" in out

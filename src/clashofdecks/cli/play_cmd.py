@@ -86,6 +86,8 @@ class LineReader:
     console: Console
     interactive: bool = False
     completions: Callable[[], Sequence[str]] = lambda: ()
+    #: Command words completed besides :attr:`completions` (a trailing space: an argument follows).
+    commands: Sequence[str] = COMMANDS
     _readline: Any = None
 
     def __post_init__(self) -> None:
@@ -106,7 +108,7 @@ class LineReader:
         line = rl.get_line_buffer()[: rl.get_endidx()]
         start = rl.get_begidx()
         words: list[str] = []
-        for option in (*COMMANDS, *self.completions()):
+        for option in (*self.commands, *self.completions()):
             if option.lower().startswith(line.lower()):
                 rest = option[start:]
                 word = rest.split(" ", 1)[0]
@@ -145,9 +147,9 @@ class LineReader:
         return True
 
 
-def stdin_reader(console: Console) -> LineReader:
+def stdin_reader(console: Console, commands: Sequence[str] = COMMANDS) -> LineReader:
     """The reader for this process's standard input (interactive when it is a terminal)."""
-    return LineReader(console, interactive=sys.stdin.isatty())
+    return LineReader(console, interactive=sys.stdin.isatty(), commands=commands)
 
 
 # ---------------------------------------------------------------------------- names
@@ -887,6 +889,8 @@ def play(
         terminal._last_viewer = -1 if terminal.hot_seat else None
     else:
         terminal.show_events(session.initial_events, paced=False)
+    if store.error is not None:
+        terminal.autosave_note()  # say at once that this game is not kept
     sys.exit(terminal.run())
 
 

@@ -154,7 +154,8 @@ def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool)
             sys.exit(0)
         if at is not None:
             rep.go(at)
-        sys.exit(run_replay(rep, console, ctx, stdin_reader(console)))
+        reader = stdin_reader(console, commands=("next", "back", "first", "last", "quit"))
+        sys.exit(run_replay(rep, console, ctx, reader))
     except KeyboardInterrupt:
         console.print()
         sys.exit(130)
