@@ -656,6 +656,59 @@ def test_a_real_hint_names_a_legal_action() -> None:
     assert action and action.group(1) in session.legal_actions(0)
 
 
+class FakeReadline:
+    """The three calls of the ``readline`` module a completer makes, for a given line."""
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+
+    def get_line_buffer(self) -> str:
+        return self.line
+
+    def get_begidx(self) -> int:
+        return self.line.rfind(" ") + 1
+
+    def get_endidx(self) -> int:
+        return len(self.line)
+
+
+def completions_of(reader: object, line: str) -> list[str]:
+    from clashofdecks.cli.play_cmd import LineReader
+
+    assert isinstance(reader, LineReader)
+    reader._readline = FakeReadline(line)
+    text = line[line.rfind(" ") + 1 :]
+    out = []
+    while (word := reader._complete(text, len(out))) is not None:
+        out.append(word)
+    return out
+
+
+def test_tab_completion_offers_commands_actions_and_card_ids_for_a_custom_deck() -> None:
+    from clashofdecks.cli.play_cmd import LineReader
+
+    session = GameSession.new(
+        mode="duel", format="custom", seed=2, participants=[Seat.human(), Seat.agent_seat("random")]
+    )
+    terminal, _ = make_terminal(session)
+    reader = LineReader(terminal.console)
+    reader.completions = terminal.completion_texts
+    reader.words = terminal.typed_words
+    if session.is_agent_turn():
+        terminal._computer_move()
+    assert session.is_build_stage()
+    assert completions_of(reader, "bu") == ["build "]
+    assert completions_of(reader, "h") == ["help", "hint"]
+    assert completions_of(reader, "build BRUTE ca") == ["CARAPACE ", "CARNIVORE "]
+    precon = GameSession.new(mode="solo", format="precon", seed=2, participants=[Seat.human()])
+    terminal, _ = make_terminal(precon)
+    reader.completions = terminal.completion_texts
+    reader.words = terminal.typed_words
+    assert completions_of(reader, "de") == ["deck "]
+    assert completions_of(reader, "deck ") == ["1", "2", "3", "4"]
+    assert completions_of(reader, "deck 3 x") == []
+
+
 # ---------------------------------------------------------------------------- replay
 
 

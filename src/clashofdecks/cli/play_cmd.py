@@ -32,6 +32,7 @@ import click
 from rich.console import Console
 
 from ..agents.registry import UnknownAgentError
+from ..cards import CARDS
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError
 from ..events import Event, EventKind
 from ..formats import setup_summary
@@ -88,6 +89,8 @@ class LineReader:
     completions: Callable[[], Sequence[str]] = lambda: ()
     #: Command words completed besides :attr:`completions` (a trailing space: an argument follows).
     commands: Sequence[str] = COMMANDS
+    #: Words completed anywhere on the line (the card ids while a custom deck is typed, R2.5).
+    words: Callable[[], Sequence[str]] = lambda: ()
     _readline: Any = None
 
     def __post_init__(self) -> None:
@@ -115,6 +118,10 @@ class LineReader:
                 word += " " if " " in rest.strip() or option.endswith(" ") else ""
                 if word and word not in words:
                     words.append(word)
+        if start > 0:
+            for extra in self.words():
+                if extra.lower().startswith(text.lower()) and f"{extra} " not in words:
+                    words.append(f"{extra} ")
         return words[state] if state < len(words) else None
 
     def __call__(self, prompt: str) -> str | None:
@@ -265,6 +272,16 @@ class TerminalGame:
         """The listed choices (empty in the custom build stage: R2.5 decks are typed)."""
         return self.session.legal_actions(self.session.to_move)
 
+    def completion_texts(self) -> list[str]:
+        """What Tab completes at the start of the line: the legal actions (``build`` in R2.5's stage)."""
+        return ["build "] if self.session.is_build_stage() else self.action_texts()
+
+    def typed_words(self) -> list[str]:
+        """Card ids, completed anywhere on the line while a custom deck is typed (R2.5)."""
+        if self.session.is_build_stage():
+            return [card.id for card in CARDS]
+        return []
+
     def commands_hint(self) -> str:
         return t(self.lang, "choices_hint", file=t(self.lang, "file_word"))
 
@@ -410,7 +427,8 @@ class TerminalGame:
         seat = self.session.to_move
         prompt = t(self.lang, "prompt", name=self.names[seat]) if seat in (0, 1) else "clash> "
         if isinstance(self.read_line, LineReader):
-            self.read_line.completions = self.action_texts
+            self.read_line.completions = self.completion_texts
+            self.read_line.words = self.typed_words
         line = self.read_line(prompt)
         if line is None:  # end of input (Ctrl-D)
             self.console.print()
