@@ -38,6 +38,7 @@ from ..events import Event, EventKind
 from ..formats import setup_summary
 from ..options import THREAT_ABILITIES, Ruleset, Threat
 from ..record import GameRecord
+from ..rules import Game
 from ..session import HUMAN, FileStore, GameSession, Seat, SessionError, UndoError
 from ..ui.i18n import LANGUAGES, t
 from ..ui.render import (
@@ -229,7 +230,7 @@ class TerminalGame:
     # ------------------------------------------------------------------ helpers
 
     @property
-    def game(self) -> Any:
+    def game(self) -> Game:
         return self.session.game
 
     @property

@@ -3,9 +3,13 @@
 Card names stay as printed (the Starter Kit prints one name per card); ability names come from the
 card data (:data:`clashofdecks.cards.ABILITY_NAMES`), so the screen uses the same words as the
 rulebook of each language.  Everything else the player reads (UI words, event sentences, the rules
-summary of ``help``) is looked up here by key; a key missing in a language falls back to English, so
-a partial translation can never crash the game.  Action *notation* (``play BRUTE top``) is never
-translated: it is the same in every language, like chess notation.
+summary of ``help``, the command list, table headers, why a game ended) is looked up here by key.
+An empty entry would fall back to English rather than crash, but ``tests/test_render.py`` checks that
+every row has all four languages, that no row repeats the English except the listed same-word rows,
+and that no English UI word appears on a German, French or Japanese screen.  A value ``n`` picks the
+singular row ``key_one`` ("1 place left"); French elides ``de`` before a vowel ("royaume d'Ismcts").
+Action *notation* (``play BRUTE top``) and the command words are never translated: they are the same
+in every language, like chess notation.
 """
 
 from __future__ import annotations
