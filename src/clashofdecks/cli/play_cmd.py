@@ -217,6 +217,8 @@ class TerminalGame:
     layout: str = "auto"
     #: Lines of the terminal (``None``: output is not a screen, draw everything).
     height: int | None = None
+    #: Measure the terminal again at each screen (it may have been resized).
+    follow_terminal: bool = False
     store: SafeStore | None = None
     preset_deck: int | None = None
     preset_seat: int | None = None
@@ -289,6 +291,8 @@ class TerminalGame:
     def show_screen(self) -> None:
         texts = [] if self.session.is_over else self.action_texts()
         footer = "" if self.session.is_over else t(self.lang, "input_hint")
+        if self.follow_terminal:
+            self.height = screen_height(self.console)
         screen = render_screen(
             self.game,
             texts,
@@ -899,6 +903,7 @@ def play(
         hint_seconds=hint_seconds,
         layout=layout,
         height=screen_height(console),
+        follow_terminal=True,
         store=store,
         preset_deck=deck,
         preset_seat=preset_seat,
