@@ -10,29 +10,24 @@ import pytest
 from click.testing import CliRunner
 
 from clashofdecks.agents.mcts import ISMCTSAgent, MCTSAgent
-from clashofdecks.arena import (
-    ArenaError,
-    Pairing,
-    agent_from_spec,
-    bradley_terry_elo,
-    elo_with_intervals,
-    parse_spec,
-    parse_threat,
-    run_arena,
-    run_solo,
-    tasks_for,
-    wilson,
-)
+from clashofdecks.agents.registry import make_agent
+from clashofdecks.agents.spec import AgentSpecError, parse_spec
 from clashofdecks.cli import main
-from clashofdecks.options import Threat
+from clashofdecks.options import Threat, ThreatError
+from clashofdecks.simulation.arena import run_arena, run_solo, tasks_for
+from clashofdecks.simulation.game import SimulationError
+from clashofdecks.simulation.stats import Pairing, bradley_terry_elo, elo_with_intervals, wilson_interval
+from clashofdecks.threat_text import parse_threat
 
 
 def test_wilson_interval_matches_known_values() -> None:
-    low, high = wilson(80, 100)
+    low, high = wilson_interval(80, 100)
     assert low == pytest.approx(0.7111, abs=1e-4)
     assert high == pytest.approx(0.8666, abs=1e-4)
-    assert wilson(0, 10)[0] == pytest.approx(0.0)
-    assert wilson(10, 10)[1] == pytest.approx(1.0)
+    assert wilson_interval(0, 10)[0] == 0.0
+    assert wilson_interval(10, 10)[1] == 1.0
+    # Draws count half: 7.5 points of 10 lies between 7 and 8 wins.
+    assert wilson_interval(7, 10) < wilson_interval(7.5, 10) < wilson_interval(8, 10)
 
 
 def test_bradley_terry_elo_recovers_a_known_rate() -> None:
@@ -64,7 +59,7 @@ def test_every_deal_is_played_from_both_seats() -> None:
     assert {(t.a, t.b, t.seed, t.swap) for t in tasks} == {
         (a, b, s, w) for a, b in ((0, 1), (0, 2), (1, 2)) for s in (10, 11) for w in (False, True)
     }
-    with pytest.raises(ArenaError):
+    with pytest.raises(SimulationError):
         tasks_for(2, 3, seed=1)
 
 
@@ -72,9 +67,9 @@ def test_agent_specs() -> None:
     assert parse_spec("ismcts") == ("ismcts", {})
     assert parse_spec("ismcts:500") == ("ismcts", {"iterations": 500})
     assert parse_spec("mcts:seconds=0.5,c=1.2") == ("mcts", {"seconds": 0.5, "c": 1.2, "iterations": None})
-    agent = agent_from_spec("ismcts:iterations=40,rollout=greedy", 3)
+    agent = make_agent("ismcts:iterations=40,rollout=greedy", 3)
     assert isinstance(agent, ISMCTSAgent) and agent.iterations == 40
-    assert isinstance(agent_from_spec("mcts:10"), MCTSAgent)
+    assert isinstance(make_agent("mcts:10"), MCTSAgent)
     assert parse_spec("ismcts:cutoff=none")[1] == {"cutoff": None}
     assert parse_spec("ismcts:50,cutoff=2")[1] == {"iterations": 50, "cutoff": 2}
     for bad in (
@@ -85,8 +80,8 @@ def test_agent_specs() -> None:
         "ismcts:0",
         "ismcts:rollout=perfect",
     ):
-        with pytest.raises(ArenaError):
-            agent_from_spec(bad)
+        with pytest.raises(AgentSpecError):
+            make_agent(bad)
 
 
 def test_round_robin_is_reproducible_and_counts_every_game() -> None:
@@ -135,11 +130,15 @@ def test_cli_arena_table_with_two_workers() -> None:
 def test_solo_agents_play_the_same_deals_against_the_automaton() -> None:
     result = run_solo(["greedy", "random"], games=8, seed=5, threat=Threat.level(1))
     assert [r.games for r in result.rows] == [8, 8]
-    seeds = [sorted(r.task.seed for r in result.results if r.task.a == a) for a in (0, 1)]
+    seeds = [
+        sorted(r.seed for r, t in zip(result.results, result.tasks, strict=True) if t.a == a) for a in (0, 1)
+    ]
     assert seeds[0] == seeds[1] == list(range(5, 13))
-    # Rows agree with the per-game results (-1: the automaton won).
+    # Rows agree with the per-game results (the automaton sits in seat 1).
     for a, row in enumerate(result.rows):
-        assert row.wins == sum(1 for r in result.results if r.task.a == a and r.winner == a)
+        assert row.wins == sum(
+            1 for r, t in zip(result.results, result.tasks, strict=True) if t.a == a and r.winner == 0
+        )
     assert result.rows[0].wins >= result.rows[1].wins
     assert result.to_dict()["threat_points"] == 1
 
@@ -151,7 +150,7 @@ def test_parse_threat_forms() -> None:
     assert t.threat_points() == 5
     assert parse_threat('{"resilience": "fort", "defence": "minus_one"}').threat_points() == 1
     for bad in ("base_mana=11", "colour=red", "base_mana", "{not json", "abilities=wings"):
-        with pytest.raises(ArenaError):
+        with pytest.raises(ThreatError):
             parse_threat(bad)
 
 

@@ -1,4 +1,4 @@
-"""Batch simulation (``clashofdecks.sim``) and ``clash simulate``: determinism across worker counts,
+"""Batch simulation (``clashofdecks.simulation``) and ``clash simulate``: determinism across worker counts,
 the greedy-vs-random strength check, the interval math, records, and the command line."""
 
 from __future__ import annotations
@@ -12,15 +12,10 @@ from click.testing import CliRunner
 
 from clashofdecks.cli import main
 from clashofdecks.record import GameRecord, replay
-from clashofdecks.sim import (
-    SimConfig,
-    SimulationError,
-    derive_seed,
-    run_games,
-    simulate,
-    summarize,
-    wilson_interval,
-)
+from clashofdecks.simulation.batch import SimConfig, run_games, simulate, summarize
+from clashofdecks.simulation.game import SimulationError
+from clashofdecks.simulation.seeds import derive_seed
+from clashofdecks.simulation.stats import wilson_interval
 
 
 def test_results_identical_for_one_and_two_workers() -> None:

@@ -430,14 +430,3 @@ def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000) -> float
     start = time.process_time()
     result = search.run(game, random.Random(seed), iterations=iterations)
     return result.iterations / max(time.process_time() - start, 1e-9)
-
-
-def _register() -> None:
-    """Make ``ismcts`` and ``mcts`` (default budget: 1,000 iterations) known to the registry."""
-    from .registry import register_agent
-
-    register_agent("ismcts", ISMCTSAgent)
-    register_agent("mcts", MCTSAgent)
-
-
-_register()
