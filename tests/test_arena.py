@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -169,3 +170,70 @@ def test_cli_arena_solo() -> None:
     assert both.exit_code == 2
     duel_level = runner.invoke(main, ["arena", "greedy", "random", "--level", "1"])
     assert duel_level.exit_code == 2 and "solo" in duel_level.output
+
+
+# ---------------------------------------------------------------------------- workers, bounds, log
+
+
+def test_arena_results_identical_for_one_and_two_workers() -> None:
+    """The shared runner hands results back in task order: 1 and 2 worker processes give the very
+    same games, win rates and Elo (duel and solo)."""
+    one = run_arena(["random", "greedy", "ismcts:8"], games=4, seed=7, workers=1, bootstrap=40)
+    two = run_arena(["random", "greedy", "ismcts:8"], games=4, seed=7, workers=2, bootstrap=40)
+    assert one.results == two.results and one.tasks == two.tasks
+    assert one.to_dict() == two.to_dict()
+    solo_one = run_solo(["greedy", "random"], games=5, seed=3, workers=1)
+    solo_two = run_solo(["greedy", "random"], games=5, seed=3, workers=2)
+    assert solo_one.results == solo_two.results
+    assert solo_one.to_dict() == solo_two.to_dict()
+
+
+def test_each_deal_seats_the_pair_both_ways() -> None:
+    """The coin toss seats the first participant; swapping the participants swaps the seats, so
+    the two games of a deal have the agents in opposite seats."""
+    result = run_arena(["random", "greedy"], games=8, seed=11, bootstrap=10)
+    by_deal: dict[int, list[tuple[str, str]]] = {}
+    for r in result.results:
+        by_deal.setdefault(r.seed, []).append(r.seats)
+    assert sorted(by_deal) == [11, 12, 13, 14]
+    for seats in by_deal.values():
+        assert sorted(seats) == [("greedy", "random"), ("random", "greedy")]
+    # Some deals' coin toss seats the first participant second.
+    assert any(r.participants_swapped for r in result.results)
+    for task, r in zip(result.tasks, result.results, strict=True):
+        winner = task.winner(r)
+        assert winner is None or result.agents[winner] == r.winner_name
+
+
+def test_cli_arena_log_lines(tmp_path: Path) -> None:
+    log = tmp_path / "arena.log"
+    res = CliRunner().invoke(
+        main,
+        ["arena", "random", "greedy", "--games", "4", "--seed", "9", "--workers", "1", "--log", str(log)],
+    )
+    assert res.exit_code == 0, res.output
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["deal"] for e in entries] == [9, 9, 10, 10]
+    assert [e["participants"] for e in entries[:2]] == [["random", "greedy"], ["greedy", "random"]]
+    assert all(e["winner"] in ("random", "greedy", None) and e["turns"] > 0 for e in entries)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["random", "greedy", "--games", str(10**23)], "Invalid value for '--games'"),
+        (["random", "greedy", "--games", "0"], "Invalid value for '--games'"),
+        (["random", "greedy", "--workers", "-1"], "Invalid value for '--workers'"),
+        (["random", "greedy", "--workers", "257"], "0<=x<=256"),
+        (["random", "greedy", "--bootstrap", "-1"], "Invalid value for '--bootstrap'"),
+        (["random", "greedy", "--bootstrap", "100001"], "0<=x<=100000"),
+        (["random", "greedy", "--max-turns", "-1"], "Invalid value for '--max-turns'"),
+        (["random", "greedy", "greedy", "--games", "600000"], "more than the 1,000,000 games"),
+        (["random", "greedy", "--mode", "solo", "--games", "600000"], "more than 1,000,000 games"),
+    ],
+)
+def test_cli_arena_refuses_values_out_of_range(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["arena", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
