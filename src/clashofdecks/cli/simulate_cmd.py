@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 import click
 from rich.console import Console
@@ -161,8 +162,6 @@ def simulate(
     except ClashError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
-
-    import time
 
     start = time.perf_counter()
     show_bar = not as_json and err.is_terminal
