@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clashofdecks.position import dump_position
-from clashofdecks.record import GameRecord, record_game, replay, start_game
+from clashofdecks.record import GameRecord, initial_game, record_game, replay
 
 RECORDS = sorted(
     p for p in (Path(__file__).parent / "data" / "records").glob("*.json") if ".final" not in p.name
@@ -46,7 +46,7 @@ def test_golden_record_replays_to_its_stored_end(path: Path) -> None:
 def test_every_intermediate_position_is_reproduced(path: Path) -> None:
     """Two replays agree position by position, and undo walks back through the same positions."""
     record = GameRecord.load(path)
-    a, b = start_game(record), start_game(record)
+    a, b = initial_game(record), initial_game(record)
     seen = []
     for text in record.actions:
         a.apply_text(text)

@@ -23,7 +23,7 @@ from typing import Any
 
 from .agents.mcts import Search
 from .errors import ClashError, RecordError
-from .record import GameRecord, start_game
+from .record import GameRecord, initial_game
 from .rules import Game
 
 
@@ -123,7 +123,7 @@ def analyze_record(
     """Replay ``record`` and estimate every decision (see the module docstring)."""
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, not {iterations}")
-    game = start_game(record, record_events=False)
+    game = initial_game(record, record_events=False)
     search = Search(perfect_information=perfect_information)
     rng = random.Random(seed)
     decisions: list[Decision] = []

@@ -305,8 +305,9 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
 # ---------------------------------------------------------------------------- views (R9)
 
 
-def view(game: Game, player: int) -> dict[str, Any]:
-    """What ``player`` may know (R9): the position with every hidden card shown as ``"?"``.
+def view(game: Game, player: int | None) -> dict[str, Any]:
+    """What ``player`` may know (R9): the position with every hidden card shown as ``"?"``;
+    ``player=None`` is a spectator's view (both hands hidden as the opponent's would be).
 
     Hidden: the opponent's hand cards whose place is not public (the fortress card and cards that
     returned to the hand rightmost stay visible), and the automaton deck but its fortress card.
@@ -315,13 +316,21 @@ def view(game: Game, player: int) -> dict[str, Any]:
     Output only: a view is not loadable as a position.
     """
     pos = dump_position(game)
-    opp = 1 - player
     if game._solo:
-        if player == 0:
+        if player != 1:
             deck = pos["players"][1]["deck"]
             pos["players"][1]["deck"] = [HIDDEN] * (len(deck) - 1) + [deck[-1]]
             pos["players"][1]["hidden_cards"] = sorted(deck[:-1])
+        if player is None:
+            _hide_hand(game, pos, 0)
         return pos
+    for opp in (0, 1):
+        if opp != player:
+            _hide_hand(game, pos, opp)
+    return pos
+
+
+def _hide_hand(game: Game, pos: dict[str, Any], opp: int) -> None:
     known = game._known[opp]
     hand = game._hands[opp]
     pos["players"][opp]["hand"] = [CARD_IDS[c] if c >= N_CARDS or known >> c & 1 else HIDDEN for c in hand]
@@ -330,7 +339,6 @@ def view(game: Game, player: int) -> dict[str, Any]:
     pos["players"][opp]["hidden_cards"] = sorted(
         CARD_IDS[c] for c in hand if c < N_CARDS and not known >> c & 1
     )
-    return pos
 
 
 def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:

@@ -7,7 +7,7 @@ Format (``docs/formats.md``, "Game records")::
      "position": {...},                            # only when format is "position"
      "players": ["greedy", "random"],              # by seat: players[0] started the game
      "actions": ["pick GRRR", "pick OGRE", ...],   # every decision, in order, as text
-     "result": {"winner": 0, "reason": "...", "turns": 14}}
+     "result": {"winner": 0, "reason": "...", "termination": "fort_rightmost", "turns": 14}}
 
 ``format`` is ``precon``, ``draft`` or ``custom`` (started with :func:`clashofdecks.formats.new_game`
 from ``seed``), ``random`` (the benchmark deal :meth:`Game.random_duel` from ``seed``) or
@@ -26,7 +26,7 @@ from .errors import ClashError, RecordError
 from .formats import start_game as start_from_format
 from .options import Ruleset, Threat
 from .position import load_position
-from .rules import Game
+from .rules import Game, Outcome
 
 RECORD_VERSION = 1
 _KEYS = {
@@ -114,22 +114,24 @@ class GameRecord:
         )
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(
+        Path(path).expanduser().write_text(
             json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
         except OSError as exc:
             raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise RecordError(f"{path} is not a game record (not UTF-8 text)") from None
         except json.JSONDecodeError as exc:
             raise RecordError(f"{path} is not valid JSON: {exc}") from None
         return cls.from_dict(data)
 
 
-def start_game(record: GameRecord, *, record_events: bool = True) -> Game:
+def initial_game(record: GameRecord, *, record_events: bool = True) -> Game:
     """The game as it was before the record's first action."""
     try:
         if record.format == "position":
@@ -148,26 +150,31 @@ def start_game(record: GameRecord, *, record_events: bool = True) -> Game:
         raise RecordError(f"cannot start the recorded game: {exc}") from None
 
 
-def _result(game: Game) -> dict[str, Any] | None:
-    outcome = game.outcome
-    if outcome is None:
-        return None
+def result_of(outcome: Outcome, turns: int) -> dict[str, Any]:
+    """The ``result`` object of a record for ``outcome`` after ``turns`` turns."""
     return {
         "winner": "draw" if outcome.winner is None else outcome.winner,
         "reason": outcome.reason,
-        "turns": game.turn,
+        "termination": outcome.termination.value,
+        "turns": turns,
     }
+
+
+def _result(game: Game) -> dict[str, Any] | None:
+    outcome = game.outcome
+    return None if outcome is None else result_of(outcome, game.turn)
 
 
 def replay(record: GameRecord, *, record_events: bool = False, check_result: bool = True) -> Game:
     """Replay every action (raising :class:`RecordError` at the first refused one) and check the result."""
-    game = start_game(record, record_events=record_events)
+    game = initial_game(record, record_events=record_events)
     for i, text in enumerate(record.actions):
         try:
             game.apply_text(text)
         except ClashError as exc:
             raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
-    if check_result and record.result is not None:
+    resigned = record.result is not None and record.result.get("termination") == "resigned"
+    if check_result and record.result is not None and not resigned:
         got = _result(game)
         if got is None or got["winner"] != record.result.get("winner"):
             raise RecordError(f"the replay ends with {got}, but the record says {record.result}")
@@ -192,7 +199,7 @@ def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
         position=position if fmt == "position" else None,  # type: ignore[arg-type]
         players=list(players) if players else ["player 0", "player 1"],
     )
-    start = start_game(record, record_events=False)
+    start = initial_game(record, record_events=False)
     texts: list[str] = []
     for action in game.history:
         texts.append(start.action_text(action))

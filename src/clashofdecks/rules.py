@@ -13,10 +13,12 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from hashlib import blake2b
-from typing import Final
+from typing import Any, Final
 
 from . import actions as A
 from .cards import (
@@ -51,6 +53,9 @@ COMBAT: Final = 2
 OVER: Final = 3
 
 DRAW: Final = 2  # value of the winner field for a capped game
+#: Undo records kept per game (the oldest are dropped beyond it), so an endless game stays small in
+#: memory; far more than any front end lets a player take back.
+UNDO_LIMIT: Final = 4096
 
 # Creature tuple fields.
 C_CARD: Final = 0
@@ -123,12 +128,31 @@ def seed_rng(seed: int) -> int:
     return (seed & _MASK64) << 32
 
 
+class Termination(Enum):
+    """Why a game ended, machine-readable (the :attr:`Outcome.reason` text says it in English).
+
+    >>> Termination("fort_rightmost") is Termination.FORT_FALLEN
+    True
+    """
+
+    #: R4.3: the loser's Fort reached the rightmost place of their hand.
+    FORT_FALLEN = "fort_rightmost"
+    #: R7.8: the solo player survived the automaton's last turn.
+    SURVIVED_LAST_TURN = "survived_last_turn"
+    #: The ruleset's ``max_turns`` cap was reached: a draw (simulations only; the rules have no draw).
+    TURN_CAP = "turn_cap"
+    #: A player resigned (decided by a game session, not by the rules).
+    RESIGNED = "resigned"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap)."""
+    """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap); ``termination`` says
+    why as a :class:`Termination`, ``reason`` in words."""
 
     winner: int | None
     reason: str
+    termination: Termination = Termination.FORT_FALLEN
 
     @property
     def is_draw(self) -> bool:
@@ -140,6 +164,7 @@ class Game:
     :meth:`Game.random_duel`, :meth:`Game.from_hands` or :func:`clashofdecks.load_position`."""
 
     __slots__ = (
+        "_actions",
         "_active",
         "_auto",
         "_cast_cont",
@@ -169,6 +194,7 @@ class Game:
         "_setup",
         "_solo",
         "_stage",
+        "_termination",
         "_threat",
         "_threat_bits",
         "_timing_combat",
@@ -197,7 +223,10 @@ class Game:
         self._threat_bits = sum(ABILITY_BITS[a] for a in self._threat.abilities) if solo else 0
         self._record = record_events
         self._events: list[Event] = []
-        self._history: list[tuple[tuple[object, ...], int]] = []
+        self._history: deque[tuple[tuple[object, ...], int]] = deque(maxlen=UNDO_LIMIT)
+        #: Every action applied since the game's start, as a cons chain ``(earlier, action)`` (``()``
+        #: when empty): O(1) to extend, shared by clones, independent of undo records.
+        self._actions: tuple[object, ...] = ()
         self._keep_undo = True
         self._legal: Sequence[int] | None = None
         self._stage = SUMMON
@@ -206,6 +235,7 @@ class Game:
         self._mana = 0
         self._winner: int | None = None
         self._winner_reason = ""
+        self._termination = Termination.FORT_FALLEN
         self._over_phase = COMBAT  # the phase a finished game ended in (positions show it)
         self._hands: list[list[int]] = [[], []]
         self._lanes: list[list[Creature]] = [[], [], [], []]
@@ -355,7 +385,7 @@ class Game:
     def outcome(self) -> Outcome | None:
         if self._stage != OVER:
             return None
-        return Outcome(None if self._winner == DRAW else self._winner, self._winner_reason)
+        return Outcome(None if self._winner == DRAW else self._winner, self._winner_reason, self._termination)
 
     @property
     def winner(self) -> int | None:
@@ -611,6 +641,7 @@ class Game:
             self._mana,
             self._winner,
             self._winner_reason,
+            self._termination,
             self._over_phase,
             h[0].copy(),
             h[1].copy(),
@@ -641,6 +672,7 @@ class Game:
             self._mana,
             self._winner,
             self._winner_reason,
+            self._termination,
             self._over_phase,
             h0,
             h1,
@@ -679,6 +711,7 @@ class Game:
         rec = self._record
         if rec:
             self._events = []
+        self._actions = (self._actions, action)
         if not self._keep_undo:
             self._legal = None
             self._dispatch(action)
@@ -737,6 +770,7 @@ class Game:
         if not self._history:
             raise IndexError("nothing to undo")
         snap, action = self._history.pop()
+        self._actions = self._actions[0]  # type: ignore[assignment]  # the cons chain's tail
         size = len(snap)
         if size == 1:  # `end` of Summoning
             self._stage = SUMMON
@@ -755,8 +789,20 @@ class Game:
 
     @property
     def history(self) -> list[int]:
-        """The actions applied so far (that can be undone), oldest first."""
-        return [a for _, a in self._history]
+        """Every action applied since the game started (or was loaded), oldest first, whether or not
+        it can still be undone (see :attr:`keep_undo`): what a game record lists."""
+        out: list[int] = []
+        node: Any = self._actions
+        while node:
+            node, action = node
+            out.append(action)
+        out.reverse()
+        return out
+
+    @property
+    def undo_depth(self) -> int:
+        """How many actions :meth:`undo` can take back now (at most :data:`UNDO_LIMIT`)."""
+        return len(self._history)
 
     def clone(self) -> Game:
         """An independent copy (RNG state included); the copy starts with an empty undo history."""
@@ -772,7 +818,8 @@ class Game:
         g._threat_bits = self._threat_bits
         g._record = self._record
         g._events = []
-        g._history = []
+        g._history = deque(maxlen=UNDO_LIMIT)
+        g._actions = self._actions
         g._keep_undo = self._keep_undo
         g._legal = self._legal
         g.meta = dict(self.meta)
@@ -1157,6 +1204,7 @@ class Game:
     def _game_over(self, winner: int, rule: str, reason: str, code: str) -> None:
         self._winner = winner
         self._winner_reason = reason
+        self._termination = Termination(code)
         if self._stage != OVER:
             self._over_phase = self._stage
         self._stage = OVER

@@ -29,7 +29,7 @@ from ..errors import ActionSyntaxError, ClashError, IllegalActionError
 from ..events import Event, EventKind
 from ..formats import new_game, seat_of, setup_summary
 from ..options import THREAT_ABILITIES, Ruleset, Threat
-from ..record import GameRecord, record_game, start_game
+from ..record import GameRecord, initial_game, record_game
 from ..rules import Game
 from ..ui.i18n import LANGUAGES, t
 from ..ui.render import Context, render_actions, render_event, render_game, render_help
@@ -386,7 +386,7 @@ def load_session_game(
     record: GameRecord,
 ) -> tuple[Game, list[Decision], frozenset[int], dict[int, Agent], tuple[str, str], tuple[str, str]]:
     """Replay ``record`` and work out who plays each seat (``human`` or an agent name)."""
-    game = start_game(record, record_events=False)
+    game = initial_game(record, record_events=False)
     decisions: list[Decision] = []
     players = tuple(record.players)
     solo = record.mode == "solo"

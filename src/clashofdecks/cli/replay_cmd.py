@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ..errors import ClashError
 from ..events import Event
-from ..record import GameRecord, start_game
+from ..record import GameRecord, initial_game
 from ..rules import Game
 from ..ui.i18n import LANGUAGES, t
 from ..ui.render import Context, render_event, render_game
@@ -29,7 +29,7 @@ class Replayer:
 
     def __init__(self, record: GameRecord) -> None:
         self.record = record
-        self.game: Game = start_game(record, record_events=True)
+        self.game: Game = initial_game(record, record_events=True)
         self.events: tuple[Event, ...] = ()
 
     @property

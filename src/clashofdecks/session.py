@@ -1,0 +1,552 @@
+"""Game sessions: one game with its seats, shared by every front end (terminal, browser, environments).
+
+A :class:`GameSession` owns a :class:`~clashofdecks.rules.Game` and knows who sits in each seat: a
+``human`` at this front end, an ``agent`` the session moves for, or a ``remote`` player acting over a
+network.  It takes turns (:meth:`GameSession.act` checks that the seat acting is the seat to move),
+runs agent seats (:meth:`GameSession.advance_agents`), takes back a player's own decisions within the
+reach the rules of fair play allow (:meth:`GameSession.undo`), gives hints, handles resignation,
+keeps the running game record and saves it after every action to a :class:`SessionStore`.
+
+Front ends only draw and read input; they never apply actions to the game directly.
+
+>>> session = GameSession.new(mode="solo", format="precon", seed=3, participants=[Seat.human("Ada")])
+>>> session.to_move, session.legal_actions(0)[:2]
+(0, ['deck 1', 'deck 2'])
+>>> step = session.act(0, "deck 2")
+>>> step.action, step.index
+('deck 2', 0)
+>>> session.record().actions
+['deck 2']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from .agents.base import Agent
+from .agents.registry import UnknownAgentError, make_agent
+from .errors import ClashError, RecordError
+from .events import Event, EventKind
+from .formats import seat_of, start_game
+from .options import Ruleset, Threat
+from .position import view
+from .record import GameRecord, initial_game, record_game, result_of
+from .rules import Game, Outcome, Termination
+
+#: Seat kinds.
+HUMAN: Final = "human"
+AGENT: Final = "agent"
+REMOTE: Final = "remote"
+AUTOMATON: Final = "automaton"
+SEAT_KINDS: Final = (HUMAN, AGENT, REMOTE, AUTOMATON)
+
+#: Setup events that show a player cards or an order they did not know (undo never goes back past them).
+_REVEALING_SETUP_ROLES: Final = frozenset({"revealed", "gets", "reveals", "dealt"})
+
+
+class SessionError(ClashError):
+    """A request the session refuses (the game is unchanged); the message says why."""
+
+
+class NotYourTurnError(SessionError):
+    """A seat tried to act when the decision is another seat's."""
+
+
+class UndoError(SessionError):
+    """Undo is not possible now (nothing of this seat's to take back, or it would reveal too much)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who plays a seat: ``kind`` is ``human``, ``agent``, ``remote`` or ``automaton`` (solo seat 1).
+
+    ``agent`` is the agent spec for agent seats (``greedy``, ``ismcts:200,cutoff=2``); ``name`` a
+    display name (front ends choose a word when it is empty).
+    """
+
+    kind: str
+    name: str = ""
+    agent: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in SEAT_KINDS:
+            raise SessionError(f"unknown seat kind {self.kind!r} (choose {', '.join(SEAT_KINDS)})")
+        if (self.kind == AGENT) != (self.agent is not None):
+            raise SessionError("an agent seat needs an agent spec, and only an agent seat has one")
+
+    @classmethod
+    def human(cls, name: str = "") -> Seat:
+        return cls(HUMAN, name)
+
+    @classmethod
+    def remote(cls, name: str = "") -> Seat:
+        return cls(REMOTE, name)
+
+    @classmethod
+    def agent_seat(cls, spec: str, name: str = "") -> Seat:
+        return cls(AGENT, name, spec)
+
+    @property
+    def is_person(self) -> bool:
+        """A person decides for this seat (here or over the network)."""
+        return self.kind in (HUMAN, REMOTE)
+
+    @property
+    def word(self) -> str:
+        """The word a game record stores for this seat (``human``, ``remote``, ``automaton`` or the spec)."""
+        return self.agent if self.agent is not None else self.kind
+
+    @classmethod
+    def from_word(cls, word: str, name: str = "") -> Seat:
+        """The seat a record's player word stands for; an unknown agent raises :class:`UnknownAgentError`."""
+        if word in (HUMAN, REMOTE, AUTOMATON):
+            return cls(word, name)
+        make_agent(word, 0)  # validates the spec (UnknownAgentError names the known agents)
+        return cls(AGENT, name, word)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One applied decision: the seat that made it, its text, its events, its index in the record."""
+
+    seat: int
+    action: str
+    events: tuple[Event, ...]
+    index: int
+    #: Whether it showed anyone hidden information (a reveal, a deal, a reshuffle): undo stops here.
+    reveals: bool = False
+    turn: int = 0
+    setup: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A suggested action with a score; ``label`` names what ``score`` is (never a mislabelled chance)."""
+
+    action: str
+    score: float
+    label: str
+
+
+class SessionStore(Protocol):
+    """Where sessions are saved after every action (a folder of files, a database)."""
+
+    def save(self, session: GameSession) -> None: ...
+
+    def load(self, session_id: str) -> GameRecord: ...
+
+    def latest(self) -> str | None: ...
+
+
+def default_data_dir() -> Path:
+    """``$CLASH_DATA_DIR``, else ``$XDG_DATA_HOME/clashofdecks``, else ``~/.local/share/clashofdecks``."""
+    explicit = os.environ.get("CLASH_DATA_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
+    return base / "clashofdecks"
+
+
+class FileStore:
+    """Sessions as JSON game records in a folder (one file per session, replaced atomically)."""
+
+    SUFFIX: Final = ".json"
+
+    def __init__(self, folder: Path | str | None = None) -> None:
+        self.folder = Path(folder).expanduser() if folder is not None else default_data_dir() / "games"
+
+    def path(self, session_id: str) -> Path:
+        if not session_id or not all(ch.isalnum() or ch in "-_" for ch in session_id):
+            raise SessionError(f"invalid session id {session_id!r}")
+        return self.folder / f"{session_id}{self.SUFFIX}"
+
+    def save(self, session: GameSession) -> None:
+        data: dict[str, Any] = {
+            "session_id": session.id,
+            "names": [s.name for s in session.seats],
+            "record": session.record().to_dict(),
+        }
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.path(session.id)
+        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=self.SUFFIX)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, ensure_ascii=False, indent=1)
+                fh.write("\n")
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def _read(self, path: Path) -> dict[str, Any]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise RecordError(f"{path} is not a saved game (not UTF-8 JSON)") from None
+        if not isinstance(data, dict) or not isinstance(data.get("record"), dict):
+            raise RecordError(f"{path} is not a saved game")
+        return data
+
+    def load(self, session_id: str) -> GameRecord:
+        return GameRecord.from_dict(self._read(self.path(session_id))["record"])
+
+    def names(self, session_id: str) -> list[str]:
+        names = self._read(self.path(session_id)).get("names")
+        return [str(n) for n in names] if isinstance(names, list) else []
+
+    def latest(self) -> str | None:
+        """The id of the most recently saved game that is not finished, or ``None``."""
+        if not self.folder.is_dir():
+            return None
+        files = sorted(self.folder.glob(f"*{self.SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for path in files:
+            if path.name.startswith("."):
+                continue
+            try:
+                data = self._read(path)
+            except RecordError:
+                continue
+            if data["record"].get("result") is None:
+                return path.stem
+        return None
+
+
+class GameSession:
+    """A game and its seats; see the module docstring.  Build with :meth:`new` or :meth:`from_record`."""
+
+    def __init__(
+        self,
+        game: Game,
+        seats: Sequence[Seat],
+        *,
+        seed: int = 0,
+        store: SessionStore | None = None,
+        session_id: str | None = None,
+        allow_undo_between_people: bool = False,
+    ) -> None:
+        if len(seats) != 2:
+            raise SessionError("a session has two seats")
+        if game.is_solo and seats[1].kind != AUTOMATON:
+            raise SessionError("in solo, seat 1 is the automaton")
+        if not game.is_solo and AUTOMATON in (seats[0].kind, seats[1].kind):
+            raise SessionError("the automaton plays only in solo")
+        if game.is_solo and seats[0].kind == AUTOMATON:
+            raise SessionError("seat 0 of a solo game is the player")
+        self.id = session_id or uuid.uuid4().hex
+        self.game = game
+        self.seats = (seats[0], seats[1])
+        self.store = store
+        self.seed = seed
+        self.allow_undo_between_people = allow_undo_between_people
+        self._agents: dict[int, Agent] = {}
+        for s, seat in enumerate(self.seats):
+            if seat.agent is not None:
+                agent = make_agent(seat.agent, seed * 2 + s)
+                agent.reset(seed * 2 + s)
+                self._agents[s] = agent
+        self._steps: list[Step] = []
+        self._resigned: Outcome | None = None
+        #: Events emitted when the game was created (first draft reveal, an automaton's first turn).
+        self.initial_events: tuple[Event, ...] = game.take_events()
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        mode: str = "duel",
+        format: str = "draft",
+        seed: int | None = None,
+        participants: Sequence[Seat],
+        ruleset: Ruleset | None = None,
+        threat: Threat | None = None,
+        store: SessionStore | None = None,
+        session_id: str | None = None,
+        allow_undo_between_people: bool = False,
+    ) -> GameSession:
+        """A new game; ``participants`` in the caller's order (duel: two, solo: the player).
+
+        The coin toss (R2.3a) decides which duel participant sits in seat 0 (see :meth:`participant_seat`).
+        """
+        if seed is None:
+            seed = secrets.randbits(63)
+        game = start_game(mode=mode, format=format, seed=seed, ruleset=ruleset, threat=threat)
+        if game.is_solo:
+            if len(participants) != 1:
+                raise SessionError("a solo game has one participant (the automaton is seat 1)")
+            seats = [participants[0], Seat(AUTOMATON)]
+        else:
+            if len(participants) != 2:
+                raise SessionError("a duel has two participants")
+            seats = [participants[0], participants[1]]
+            if seat_of(game, 0) == 1:
+                seats.reverse()
+        return cls(
+            game,
+            seats,
+            seed=seed,
+            store=store,
+            session_id=session_id,
+            allow_undo_between_people=allow_undo_between_people,
+        )
+
+    @classmethod
+    def from_record(
+        cls,
+        record: GameRecord | dict[str, Any],
+        *,
+        store: SessionStore | None = None,
+        session_id: str | None = None,
+        seats: Sequence[Seat] | None = None,
+        names: Sequence[str] = (),
+        allow_undo_between_people: bool = False,
+    ) -> GameSession:
+        """Resume a game from its record (every action replayed).
+
+        The record's player words say who sits where; an unknown agent word raises
+        :class:`~clashofdecks.agents.registry.UnknownAgentError` unless ``seats`` overrides them.
+        """
+        if isinstance(record, dict):
+            record = GameRecord.from_dict(record)
+        if seats is None:
+            words = list(record.players)
+            if record.mode == "solo":
+                words[1] = AUTOMATON
+            named = [*names, "", ""]
+            try:
+                seats = [Seat.from_word(w, named[i]) for i, w in enumerate(words)]
+            except UnknownAgentError as exc:
+                raise UnknownAgentError(f"the saved game names a player nobody can play: {exc}") from None
+        game = initial_game(record)
+        session = cls(
+            game,
+            seats,
+            seed=record.seed or 0,
+            store=store,
+            session_id=session_id,
+            allow_undo_between_people=allow_undo_between_people,
+        )
+        for i, text in enumerate(record.actions):
+            seat = game.current_player
+            try:
+                session._apply(seat, game.parse_action(text))
+            except ClashError as exc:
+                raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
+        result = record.result or {}
+        if result.get("termination") == Termination.RESIGNED.value and not game.is_over():
+            winner = result.get("winner")
+            if winner in (0, 1):
+                session._resigned = Outcome(
+                    winner, str(result.get("reason", "resigned")), Termination.RESIGNED
+                )
+        return session
+
+    # ------------------------------------------------------------------ queries
+
+    def participant_seat(self, participant: int) -> int:
+        """The seat of the caller's participant ``participant`` (0 or 1) after the coin toss."""
+        return 0 if self.game.is_solo and participant == 0 else seat_of(self.game, participant)
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose decision it is; -1 when the game is over (also after a resignation)."""
+        return -1 if self._resigned is not None else self.game.current_player
+
+    @property
+    def is_over(self) -> bool:
+        return self._resigned is not None or self.game.is_over()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended (by the rules or by resignation), or ``None`` while it goes on."""
+        return self._resigned if self._resigned is not None else self.game.outcome
+
+    @property
+    def steps(self) -> list[Step]:
+        """Every decision applied so far, oldest first."""
+        return list(self._steps)
+
+    def is_agent_turn(self) -> bool:
+        return self.to_move in self._agents
+
+    def legal_actions(self, seat: int) -> list[str]:
+        """The legal actions of ``seat`` as text; empty when it is not that seat's decision, and in the
+        custom build stage (C(32, 10) decks: a front end lets the player type ``build`` and ten cards)."""
+        if seat != self.to_move or self.is_build_stage():
+            return []
+        return self.game.legal_action_texts()
+
+    def is_build_stage(self) -> bool:
+        from .actions import BUILD_BASE
+
+        game = self.game
+        return game.phase == "setup" and not game.is_over() and game.is_legal(BUILD_BASE)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know (R9); ``None`` is a spectator's view (both hands hidden)."""
+        return view(self.game, seat)
+
+    # ------------------------------------------------------------------ acting
+
+    def _apply(self, seat: int, action: int) -> Step:
+        game = self.game
+        turn, setup = game.turn, game.phase == "setup"
+        text = game.action_text(action)
+        events = game.apply(action)
+        reveals = any(
+            e.kind in (EventKind.REVEALED, EventKind.DECK_REBUILT)
+            or (e.kind is EventKind.SETUP and e.role in _REVEALING_SETUP_ROLES)
+            for e in events
+        )
+        step = Step(seat, text, events, len(self._steps), reveals, turn, setup)
+        self._steps.append(step)
+        return step
+
+    def _check_can_act(self, seat: int) -> None:
+        if self.is_over:
+            raise SessionError("the game is over")
+        if seat not in (0, 1):
+            raise SessionError(f"there is no seat {seat!r}")
+        if seat != self.to_move:
+            raise NotYourTurnError(f"it is not seat {seat}'s decision (seat {self.to_move} is to move)")
+
+    def act(self, seat: int, action: str | int) -> Step:
+        """Apply ``seat``'s decision (text or integer); refused with nothing changed when it is not
+        that seat's turn, does not parse, or is illegal.  Saves the game afterwards."""
+        self._check_can_act(seat)
+        code = self.game.parse_action(action) if isinstance(action, str) else action
+        step = self._apply(seat, code)
+        self._autosave()
+        return step
+
+    def advance_agents(self, max_steps: int | None = None) -> list[Step]:
+        """While an agent seat is to move: it chooses and the session applies (saving after each)."""
+        out: list[Step] = []
+        while self.is_agent_turn() and (max_steps is None or len(out) < max_steps):
+            seat = self.to_move
+            action = self._agents[seat].act(self.game)
+            out.append(self._apply(seat, action))
+            self._autosave()
+        return out
+
+    def agent_choice(self) -> int:
+        """The action the agent seat to move would choose (without applying it): for front ends that
+        run the agent in a worker and then call :meth:`act`."""
+        seat = self.to_move
+        if seat not in self._agents:
+            raise SessionError("no agent is to move")
+        return self._agents[seat].act(self.game)
+
+    # ------------------------------------------------------------------ undo, hint, resign
+
+    def _undo_start(self, seat: int) -> int:
+        """The index of the first step that undo for ``seat`` would take back (or raise UndoError)."""
+        if self._resigned is not None or self.game.is_over():
+            raise UndoError("the game is over")
+        people = [s for s in self.seats if s.is_person]
+        if len(people) == 2 and not self.allow_undo_between_people:
+            raise UndoError("undo is only offered against the automaton or a computer player")
+        if not self.seats[seat].is_person:
+            raise UndoError(f"seat {seat} is not a player's seat")
+        turn = self.game.turn
+        for i in range(len(self._steps) - 1, -1, -1):
+            step = self._steps[i]
+            if step.seat == seat and step.turn == turn and not step.setup:
+                if len(self._steps) - i > self.game.undo_depth:
+                    break
+                return i
+            if step.reveals:
+                raise UndoError("nothing of yours to take back since cards were revealed")
+            if step.turn != turn or step.setup:
+                break
+        raise UndoError("nothing of yours to take back this turn")
+
+    def can_undo(self, seat: int) -> bool:
+        try:
+            self._undo_start(seat)
+        except UndoError:
+            return False
+        return True
+
+    def undo(self, seat: int) -> list[str]:
+        """Take back ``seat``'s last decision of this turn and every decision after it; returns the
+        actions taken back, latest first.  Never past hidden information shown to anyone (a reveal,
+        a deal, a reshuffle), never a setup decision, never into an earlier turn (:class:`UndoError`)."""
+        start = self._undo_start(seat)
+        taken: list[str] = []
+        while len(self._steps) > start:
+            self.game.undo()
+            taken.append(self._steps.pop().action)
+        self._autosave()
+        return taken
+
+    def hint(self, seat: int, *, seconds: float = 1.0, iterations: int | None = None) -> Hint:
+        """A suggested action for ``seat`` from a fair search (ISMCTS, the seat's view only).
+
+        Its score is the search's mean rollout value for the seat, labelled ``rollout score``: it
+        ranks moves but is not a calibrated win probability.
+        """
+        import random
+
+        from .agents.mcts import Search
+
+        self._check_can_act(seat)
+        rng = random.Random(self.seed + len(self._steps))
+        if iterations is not None:
+            result = Search().run(self.game, rng, iterations=iterations)
+        else:
+            result = Search().run(self.game, rng, iterations=None, seconds=seconds)
+        return Hint(self.game.action_text(result.action), result.win_chance, "rollout score")
+
+    def resign(self, seat: int) -> Outcome:
+        """``seat`` gives up: the other seat wins (in solo, the automaton)."""
+        if self.is_over:
+            raise SessionError("the game is over")
+        if seat not in (0, 1) or not self.seats[seat].is_person:
+            raise SessionError(f"seat {seat!r} is not a player's seat")
+        self._resigned = Outcome(1 - seat, f"player {seat} resigned", Termination.RESIGNED)
+        self._autosave()
+        return self._resigned
+
+    # ------------------------------------------------------------------ records
+
+    def record(self) -> GameRecord:
+        """The game record so far (the result once over; a resignation is stored as such)."""
+        rec = record_game(self.game, players=[s.word for s in self.seats])
+        if self._resigned is not None:
+            rec.result = result_of(self._resigned, self.game.turn)
+        return rec
+
+    def _autosave(self) -> None:
+        if self.store is not None:
+            self.store.save(self)
+
+
+__all__ = [
+    "AGENT",
+    "AUTOMATON",
+    "HUMAN",
+    "REMOTE",
+    "FileStore",
+    "GameSession",
+    "Hint",
+    "NotYourTurnError",
+    "Seat",
+    "SessionError",
+    "SessionStore",
+    "Step",
+    "UndoError",
+    "default_data_dir",
+]
