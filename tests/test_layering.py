@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("agents", ("agents",)),
-    ("simulation and tools", ("simulation", "analyze", "bench")),
+    ("session, simulation and tools", ("session", "simulation", "analyze", "bench")),
     ("front ends", ("ui", "cli", "__main__")),
 ]
 
