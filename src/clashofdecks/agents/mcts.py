@@ -91,13 +91,6 @@ class SearchResult:
     #: Per root action: (action, visits, mean reward for the player to move), most visited first.
     stats: tuple[tuple[int, int, float], ...]
 
-    def value_of(self, action: int) -> float | None:
-        """The mean reward of ``action`` at the root, if the search visited it."""
-        for a, n, v in self.stats:
-            if a == action and n:
-                return v
-        return None
-
 
 def _canonical(game: Game) -> Game:
     """A copy of ``game`` to sample determinizations from, so that every sample depends on the
