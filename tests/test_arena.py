@@ -237,3 +237,18 @@ def test_cli_arena_refuses_values_out_of_range(args: list[str], message: str) ->
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_cli_arena_without_bootstrap_prints_no_interval() -> None:
+    """--bootstrap 0 skips the Elo intervals: JSON null (NaN is not JSON), and a word in the table."""
+    runner = CliRunner()
+    res = runner.invoke(
+        main, ["arena", "random", "greedy", "--games", "2", "--workers", "1", "--bootstrap", "0", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "NaN" not in res.stdout
+    assert [row["ci95"] for row in json.loads(res.stdout)["elo"]] == [None, None]
+    table = runner.invoke(
+        main, ["arena", "random", "greedy", "--games", "2", "--workers", "1", "--bootstrap", "0"]
+    )
+    assert table.exit_code == 0 and "none (--bootstrap 0)" in table.output and "nan" not in table.output

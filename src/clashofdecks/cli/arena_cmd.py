@@ -4,6 +4,7 @@ every agent against the automaton on the same deals (see :mod:`clashofdecks.simu
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any, Final
 
@@ -212,9 +213,9 @@ def _print_duel(
     for col in ("agent", "Elo", "95% interval"):
         elo.add_column(col, justify="left" if col == "agent" else "right")
     for i in sorted(range(len(agents)), key=lambda i: -result.elo[i]):
-        elo.add_row(
-            agents[i], f"{result.elo[i]:+.0f}", f"{result.elo_low[i]:+.0f} … {result.elo_high[i]:+.0f}"
-        )
+        low, high = result.elo_low[i], result.elo_high[i]
+        interval = "none (--bootstrap 0)" if math.isnan(low) else f"{low:+.0f} … {high:+.0f}"
+        elo.add_row(agents[i], f"{result.elo[i]:+.0f}", interval)
     console.print(elo)
     if result.draws:
         console.print(f"{result.draws} games reached the {max_turns}-turn cap (draws count half).")

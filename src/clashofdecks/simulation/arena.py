@@ -19,6 +19,7 @@ workers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -167,8 +168,10 @@ class ArenaResult:
             "games_per_pairing": self.games_per_pairing,
             "seed": self.seed,
             "pairings": self.table(),
+            # Without bootstrap resamples (--bootstrap 0) there is no interval: null, not NaN,
+            # which JSON does not have.
             "elo": [
-                {"agent": name, "elo": e, "ci95": [lo, hi]}
+                {"agent": name, "elo": e, "ci95": None if math.isnan(lo) else [lo, hi]}
                 for name, e, lo, hi in zip(self.agents, self.elo, self.elo_low, self.elo_high, strict=True)
             ],
             "draws": self.draws,
