@@ -28,7 +28,7 @@ from clashofdecks import (
     load_position,
     view,
 )
-from clashofdecks.actions import BUILD_BASE, BUILD_COUNT, CHANCE_END
+from clashofdecks.actions import CHANCE_END
 from clashofdecks.formats import new_game, setup_summary
 
 
