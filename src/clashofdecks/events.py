@@ -35,9 +35,6 @@ class EventKind(StrEnum):
     SETUP = "setup"
 
 
-LANE_NAMES = ("top", "bottom")
-
-
 class Event(NamedTuple):
     """One thing that happened (immutable).  Fields that do not apply are ``None``."""
 
