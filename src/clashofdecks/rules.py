@@ -1474,7 +1474,8 @@ class Game:
         self._pending = (q, tuple(cards))
         if self._record:
             names = " ".join(CARD_IDS[c] for c in cards)
-            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names)
+            ids = tuple(CARD_IDS[c] for c in cards)
+            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names, cards=ids)
         return True
 
     def _do_order(self, action: int) -> None:
@@ -1487,7 +1488,11 @@ class Game:
             self._known[q] |= 1 << c
         if self._record:
             self._emit(
-                EventKind.ORDER_CHOSEN, "R3.9", player=q, detail=" then ".join(CARD_IDS[c] for c in chosen)
+                EventKind.ORDER_CHOSEN,
+                "R3.9",
+                player=q,
+                detail=" then ".join(CARD_IDS[c] for c in chosen),
+                cards=tuple(CARD_IDS[c] for c in chosen),
             )
         self._resume()
 
