@@ -361,9 +361,8 @@ class GameSession:
         if result.get("termination") == Termination.RESIGNED.value and not game.is_over():
             winner = result.get("winner")
             if winner in (0, 1):
-                session._resigned = Outcome(
-                    winner, str(result.get("reason", "resigned")), Termination.RESIGNED
-                )
+                reason = str(result.get("reason", "resigned"))
+                session._end_by_resignation(Outcome(winner, reason, Termination.RESIGNED))
         return session
 
     # ------------------------------------------------------------------ queries
