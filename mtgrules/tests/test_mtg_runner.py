@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from mtg_helpers import SCENARIO_DIR
 
+from mtg_helpers import SCENARIO_DIR
 from mtgrules.cli import main
 from mtgrules.scenario import Status, run_scenario, run_scenario_file
 

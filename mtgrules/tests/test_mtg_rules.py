@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from mtg_helpers import combat_game
 
+from mtg_helpers import combat_game
 from mtgrules import (
     AssignCombatDamage,
     CastSpell,
