@@ -335,4 +335,3 @@ CARDS: dict[str, CardDef] = {
         test_card=True,
     ),
 }
-
