@@ -1396,7 +1396,7 @@ class Game:
             chars = characteristics(item.card, None if item.door is None else (item.door,))
             if chars.is_permanent_type:
                 doors = () if item.door is None else (item.door,)
-                if item.is_copy:  # 707.10, 111.12: the copy becomes a token; 709.5b: a Room keeps both halves
+                if item.is_copy:  # 707.10, 608.3f: the copy becomes a token; 709.5b: a Room keeps both halves
                     self.stack.pop()
                     self._create_token(item.card, item.controller, unlocked=doors)
                 else:  # 709.5d: the cast door is unlocked as the Room enters

@@ -1,0 +1,194 @@
+"""The package on its own: rule citations, the scenario JSON Schema, package data, dependencies."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import mtgrules
+from mtg_helpers import SCENARIO_DIR
+from mtgrules import cards, scenario
+from mtgrules.citations import CITED_RULES
+
+PACKAGE_DIR = Path(mtgrules.__file__).parent
+PROJECT_DIR = PACKAGE_DIR.parents[1]  # mtgrules/ (src/mtgrules -> src -> mtgrules)
+DOCS = PROJECT_DIR.parent / "docs" / "mtgrules.md"  # present in the repository, not in a bare package
+SCHEMA = json.loads((PACKAGE_DIR / "schemas" / "scenario.schema.json").read_text())
+SCENARIOS = sorted(SCENARIO_DIR.glob("*.json"))
+
+RULE = re.compile(r"\b([1-9][0-9]{2}\.[0-9]+)([a-z])?(?:[–-]([a-z]))?\b")
+
+
+def _numbers(text: str) -> set[str]:
+    """Rule numbers in ``text``; a range like 702.22j-k stands for each rule in it."""
+    found = set()
+    for base, first, last in RULE.findall(text):
+        if not first:
+            found.add(base)
+        else:
+            found |= {base + chr(c) for c in range(ord(first), ord(last or first) + 1)}
+    return found
+
+
+def _cited_in_code() -> dict[str, set[str]]:
+    cited: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE_DIR.glob("*.py")):
+        if path.name == "citations.py":
+            continue
+        for number in _numbers(path.read_text()):
+            cited.setdefault(number, set()).add(path.name)
+    for path in SCENARIOS:
+        for number in _numbers(" ".join(json.loads(path.read_text())["rules"])):
+            cited.setdefault(number, set()).add(path.name)
+    return cited
+
+
+# ---------------------------------------------------------------- citations
+
+
+def test_every_cited_rule_number_is_on_the_checked_list() -> None:
+    unknown = {n: sorted(where) for n, where in _cited_in_code().items() if n not in CITED_RULES}
+    assert not unknown, f"rule numbers cited but not on the list in citations.py / docs: {unknown}"
+
+
+def test_the_list_has_no_stale_numbers() -> None:
+    unused = sorted(set(CITED_RULES) - set(_cited_in_code()))
+    assert not unused, f"listed but cited nowhere: {unused}"
+
+
+def test_outdated_numbers_are_not_cited() -> None:
+    """702.19e (now 'multiple instances of trample'), the seed's banding number 702.19, 111.12."""
+    cited = _cited_in_code()
+    assert "702.19e" not in cited and "702.19c" not in cited and "111.12" not in cited
+
+
+def test_number_extraction_finds_ranges() -> None:
+    assert _numbers("(702.22j-k, 510.1c–d; 116.2m)") == {"702.22j", "702.22k", "510.1c", "510.1d", "116.2m"}
+
+
+@pytest.mark.skipif(not DOCS.exists(), reason="docs/mtgrules.md is part of the repository, not the package")
+def test_docs_citation_table_matches_the_list() -> None:
+    text = DOCS.read_text()
+    section = text.split("## Cited rules", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d{3}\.\d+[a-z]?) \| (.+?) \|$", section, flags=re.M)
+    assert dict(rows) == CITED_RULES
+    assert [n for n, _ in rows] == list(CITED_RULES)
+
+
+# ---------------------------------------------------------------- scenario JSON Schema
+
+jsonschema = pytest.importorskip("jsonschema", reason="schema tests need jsonschema (the 'dev' extra)")
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def test_schema_is_a_valid_draft_2020_12_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_every_scenario_file_follows_the_schema(path: Path) -> None:
+    errors = [e.message for e in VALIDATOR.iter_errors(json.loads(path.read_text()))]
+    assert not errors, errors[:3]
+
+
+def _enum(ref: dict[str, object], *keys: str) -> set[str]:
+    node: object = ref
+    for k in keys:
+        assert isinstance(node, dict)
+        node = node[k]
+    assert isinstance(node, dict)
+    values = node["enum"]
+    assert isinstance(values, list)
+    return set(values)
+
+
+def test_schema_agrees_with_the_runner_and_the_card_model() -> None:
+    d = SCHEMA["$defs"]
+    assert _enum(d, "effect", "properties", "kind") == {e.value for e in cards.EffectKind}
+    assert _enum(d, "effect", "properties", "target", "properties", "kind") == {
+        t.value for t in cards.TargetKind
+    }
+    assert _enum(d["triggered"], "items", "properties", "trigger") == {t.value for t in cards.Trigger}
+    assert _enum(d["static"], "items", "properties", "kind") == {k.value for k in cards.StaticKind}
+    assert _enum(d["face_card"], "properties", "keywords", "items") == {k.value for k in cards.Keyword}
+    assert _enum(d["face_card"], "properties", "types", "items") == {t.value for t in cards.CardType}
+    steps = {s["properties"]["do"]["const"] for s in d["step"]["oneOf"] if "do" in s["properties"]}
+    assert steps == set(scenario._ACTION_KEYS) | set(scenario._MACROS)
+    assert set(d["setup"]["properties"]) == scenario._SETUP_KEYS
+    assert set(d["setup_card"]["properties"]) == scenario._CARD_KEYS
+    assert set(d["expect"]["properties"]) == scenario._EXPECT_KEYS
+    assert set(d["face_card"]["properties"]) == scenario_card_keys()
+
+
+def scenario_card_keys() -> set[str]:
+    from mtgrules.carddefs import _CARD_KEYS
+
+    return _CARD_KEYS - {"doors"}
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.update(colour="blue"),
+        lambda d: d["setup"].update(step="declare_blockers"),
+        lambda d: d["steps"].insert(0, {"do": "fly", "player": "A"}),
+        lambda d: d.update(
+            card_definitions=[{"name": "X", "types": ["enchantment"], "supertypes": ["World"]}]
+        ),
+        lambda d: d.update(card_definitions=[{"types": ["enchantment"], "subtypes": ["Room"], "doors": []}]),
+        lambda d: d["setup"]["cards"].append({"id": "x", "owner": "A", "zone": "hand"}),
+        lambda d: d["expect"].update(events=[[]]),
+    ],
+)
+def test_schema_and_runner_both_refuse_malformed_scenarios(mutate: object) -> None:
+    data = json.loads((SCENARIO_DIR / "B1_band_blocked_by_one.json").read_text())
+    assert callable(mutate)
+    mutate(data)
+    assert list(VALIDATOR.iter_errors(data))
+    assert scenario.run_scenario(data).status is scenario.Status.ERROR
+
+
+# ---------------------------------------------------------------- the package
+
+
+def test_package_data_names_only_folders_that_exist() -> None:
+    config = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["mtgrules"]
+    for pattern in patterns:
+        assert list(PACKAGE_DIR.glob(pattern)), f"package-data {pattern!r} matches no file"
+
+
+def test_core_imports_neither_click_nor_rich_nor_clashofdecks() -> None:
+    core = [p.stem for p in PACKAGE_DIR.glob("*.py") if p.stem not in ("cli", "__init__")]
+    code = (
+        "import sys\n"
+        + "".join(f"import mtgrules.{m}\n" for m in core)
+        + "bad = [m for m in ('click', 'rich', 'clashofdecks') if m in sys.modules]\n"
+        + "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    imports_of = re.compile(r"^\s*(?:from|import)\s+(\w+)", re.M)
+    for path in PACKAGE_DIR.rglob("*.py"):
+        assert "clashofdecks" not in imports_of.findall(path.read_text()), path
+    # and the reverse, when the repository's other package is next to this one
+    for path in (PROJECT_DIR.parent / "src" / "clashofdecks").rglob("*.py"):
+        assert "mtgrules" not in imports_of.findall(path.read_text()), path
+
+
+def test_console_script_without_click_says_which_extra_to_install() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['click'] = None  # as if Click were not installed\n"
+        "from mtgrules.entry import main\n"
+        "main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "pip install 'mtgrules[cli]'" in out.stderr and "Traceback" not in out.stderr
