@@ -81,6 +81,13 @@ def test_docs_citation_table_matches_the_list() -> None:
     assert [n for n, _ in rows] == list(CITED_RULES)
 
 
+@pytest.mark.skipif(not DOCS.exists(), reason="docs/mtgrules.md is part of the repository, not the package")
+def test_docs_print_the_schema_file() -> None:
+    section = DOCS.read_text().split("## JSON Schema of scenario files", 1)[1]
+    printed = section.split("```json\n", 1)[1].split("\n```", 1)[0]
+    assert json.loads(printed) == SCHEMA
+
+
 # ---------------------------------------------------------------- scenario JSON Schema
 
 jsonschema = pytest.importorskip("jsonschema", reason="schema tests need jsonschema (the 'dev' extra)")
