@@ -283,3 +283,18 @@ def test_cli_cards_lists_rooms() -> None:
     res = CliRunner().invoke(main, ["cards"])
     assert res.exit_code == 0
     assert "Defiled Crypt // Cadaver Lab" in res.output
+
+
+def test_cli_cards_of_a_scenario(tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(main, ["cards", str(SCENARIO_DIR / "CD3_unlock_trigger_not_doubled.json")])
+    assert res.exit_code == 0, res.output
+    assert (
+        "Test Hall // Test Vault" in res.output
+        and "Test Herald {W} (MV 1) - Creature - Human 1/1" in res.output
+    )
+    assert "Benalish Infantry" not in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"card_definitions": [{"name": "X", "types": ["creature"]}]}')
+    res = runner.invoke(main, ["cards", str(bad)])
+    assert res.exit_code == 2 and "a creature needs 'power' and 'toughness'" in res.output

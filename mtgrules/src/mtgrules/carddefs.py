@@ -214,6 +214,12 @@ def card_from_json(value: Any, where: str = "card") -> CardDef:
         mana_ability = _str(d["mana_ability"], f"{where}.mana_ability")
         if mana_ability not in ("W", "U", "B", "R", "G", "C"):
             raise CardDefinitionError(f"{where}.mana_ability: one mana symbol W, U, B, R, G or C")
+    triggered = _triggered(d.get("triggered", []), f"{where}.triggered")
+    static = _static(d.get("static", []), f"{where}.static")
+    bands_with_other = _strs(d.get("bands_with_other", []), f"{where}.bands_with_other")
+    default_text = [k.value.capitalize() for k in keywords]
+    default_text += [f"Bands with other {q} creatures" for q in bands_with_other]
+    default_text += [a.text for a in triggered] + [a.text for a in static]
     face = Face(
         name=_str(d["name"], f"{where}.name"),
         mana_cost=_cost(d["mana_cost"], f"{where}.mana_cost") if "mana_cost" in d else None,
@@ -223,12 +229,12 @@ def card_from_json(value: Any, where: str = "card") -> CardDef:
         power=_int(d["power"], f"{where}.power") if creature else None,
         toughness=_int(d["toughness"], f"{where}.toughness") if creature else None,
         keywords=keywords,
-        bands_with_other=_strs(d.get("bands_with_other", []), f"{where}.bands_with_other"),
-        triggered=_triggered(d.get("triggered", []), f"{where}.triggered"),
-        static=_static(d.get("static", []), f"{where}.static"),
+        bands_with_other=bands_with_other,
+        triggered=triggered,
+        static=static,
         spell_effect=spell_effect,
         mana_ability=mana_ability,
-        text=_str(d["text"], f"{where}.text") if "text" in d else "",
+        text=_str(d["text"], f"{where}.text") if "text" in d else "; ".join(default_text),
     )
     return CardDef((face,), test_card=True)
 
@@ -256,6 +262,8 @@ def _room(
         door = _obj(raw, w, _DOOR_KEYS)
         if "name" not in door or "mana_cost" not in door:
             raise CardDefinitionError(f"{w}: a door needs 'name' and 'mana_cost'")
+        triggered = _triggered(door.get("triggered", []), f"{w}.triggered")
+        static = _static(door.get("static", []), f"{w}.static")
         faces.append(
             Face(
                 name=_str(door["name"], f"{w}.name"),
@@ -263,9 +271,11 @@ def _room(
                 types=types,
                 subtypes=subtypes,
                 supertypes=supertypes,
-                triggered=_triggered(door.get("triggered", []), f"{w}.triggered"),
-                static=_static(door.get("static", []), f"{w}.static"),
-                text=_str(door["text"], f"{w}.text") if "text" in door else "",
+                triggered=triggered,
+                static=static,
+                text=_str(door["text"], f"{w}.text")
+                if "text" in door
+                else " ".join([a.text for a in triggered] + [a.text for a in static]),
             )
         )
     if faces[0].name == faces[1].name:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 import click
 
 from mtgrules.carddb import CARDS
 from mtgrules.cards import CardDef, characteristics
-from mtgrules.scenario import Status, run_files
+from mtgrules.scenario import ScenarioFormatError, Status, card_definitions, load_scenario, run_files
 
 #: Exit statuses of ``mtgrules scenario`` (also stated in its help).
 EXIT_PASS = 0
@@ -89,10 +90,25 @@ def describe_card(card: CardDef) -> str:
 
 
 @main.command(context_settings=_CONTEXT)
-def cards() -> None:
+@click.argument("scenario_file", required=False, type=click.Path(path_type=str))
+def cards(scenario_file: str | None) -> None:
     """List the built-in card pool (printed cards and test cards).
 
-    A scenario may define more cards of its own (see "card_definitions" in docs/mtgrules.md).
+    With SCENARIO_FILE, list the cards that scenario defines itself ("card_definitions") instead.
+    Exit status 2 if that file is malformed or unreadable.
     """
-    for card in CARDS.values():
+    if scenario_file is None:
+        for card in CARDS.values():
+            click.echo(describe_card(card))
+        return
+    try:
+        data = load_scenario(Path(scenario_file))
+        raw = data.get("card_definitions", []) if isinstance(data, dict) else None
+        if raw is None:
+            raise ScenarioFormatError("scenario: expected an object")
+        defined = card_definitions(raw)
+    except ScenarioFormatError as exc:
+        click.echo(f"ERROR {scenario_file}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    for card in defined:
         click.echo(describe_card(card))
