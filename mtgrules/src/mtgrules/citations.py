@@ -1,4 +1,4 @@
-"""Every Comprehensive Rules number the kernel cites (code, messages, events and scenarios), with its title.
+"""Every Comprehensive Rules number the kernel cites (code, messages, events, scenarios, docs) and its title.
 
 Checked against the current Comprehensive Rules (numbering of the 2025/26 editions: banding is 702.22,
 trample's "no blockers left" is 702.19d). ``docs/mtgrules.md`` prints the same table; a test fails when the
@@ -25,6 +25,7 @@ CITED_RULES: dict[str, str] = {
     "307.1": "Sorceries: cast in a main phase of your turn with an empty stack",
     "400.7": "Zones: an object that changes zones becomes a new object",
     "500.1": "Turn structure: phases and steps",
+    "500.4": "Turn structure: unused mana empties from mana pools when a step or phase ends",
     "504.1": "Draw step: the active player draws a card",
     "506.4": "Combat phase: removal from combat",
     "508.1": "Declare attackers step: declaring attackers",
@@ -52,6 +53,7 @@ CITED_RULES: dict[str, str] = {
     "702.9b": "Flying: blocked only by creatures with flying or reach",
     "702.14": "Landwalk",
     "702.14c": "Landwalk: unblockable while the defending player controls a land of that type",
+    "702.19": "Trample",
     "702.19b": "Trample: lethal damage to all blockers, the rest may go to the player",
     "702.19d": "Trample: with no creatures blocking it, all its damage goes to the player",
     "702.22": "Banding",
@@ -68,9 +70,13 @@ CITED_RULES: dict[str, str] = {
     "704.3": "State-based actions: performed simultaneously whenever a player would receive priority",
     "704.5a": "State-based actions: a player with 0 or less life loses",
     "704.5b": "State-based actions: a player who drew from an empty library loses",
+    "704.5c": "State-based actions: a player with ten or more poison counters loses",
     "704.5d": "State-based actions: a token outside the battlefield ceases to exist",
+    "704.5e": "State-based actions: a copy of a spell outside the stack ceases to exist",
     "704.5f": "State-based actions: a creature with toughness 0 or less goes to the graveyard",
     "704.5g": "State-based actions: a creature with lethal damage is destroyed",
+    "704.5h": "State-based actions: a creature dealt damage by a deathtouch source is destroyed",
+    "704.5i": "State-based actions: a planeswalker with loyalty 0 goes to the graveyard",
     "704.5j": "State-based actions: the legend rule",
     "704.5k": "State-based actions: the 'world rule'",
     "704.5m": "State-based actions: an Aura attached illegally or to nothing goes to the graveyard",
