@@ -113,6 +113,21 @@ def test_event_groups_match_simultaneous_events_in_any_order() -> None:
         (lambda d: d.update(card_definitions={}), "card_definitions: expected a list"),
         (
             lambda d: d.update(
+                card_definitions=[
+                    {
+                        "types": ["enchantment"],
+                        "subtypes": ["Room"],
+                        "doors": [
+                            {"name": "Cadaver Lab", "mana_cost": "{B}"},
+                            {"name": "Y", "mana_cost": "{1}"},
+                        ],
+                    }
+                ]
+            ),
+            "card name 'Cadaver Lab' is already in the card pool",
+        ),
+        (
+            lambda d: d.update(
                 card_definitions=[{"name": "Squire", "types": ["creature"], "power": 1, "toughness": 1}]
             ),
             "card name 'Squire' is already in the card pool",
@@ -216,6 +231,13 @@ def test_binary_and_non_utf8_files_are_errors(tmp_path: Path) -> None:
     binary = tmp_path / "image.json"
     binary.write_bytes(bytes(range(256)))
     assert run_scenario_file(binary).status is Status.ERROR
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    result = run_scenario_file(deep)
+    assert result.status is Status.ERROR and "invalid JSON" in result.message
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + (SCENARIO_DIR / B1).read_bytes())
+    assert run_scenario_file(bom).status is Status.PASS
     nul = tmp_path / "nul.json"
     nul.write_bytes(b"\x00\x00\x00")
     result = run_scenario_file(nul)

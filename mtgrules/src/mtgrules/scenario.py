@@ -659,12 +659,13 @@ def _run_step(game: Game, step: JSON, n: int) -> None:
 
 
 def load_scenario(path: Path) -> JSON:
+    """Read a scenario file: UTF-8 JSON (a byte order mark is allowed). Raises ScenarioFormatError."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise ScenarioFormatError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ScenarioFormatError(
             f"not a UTF-8 text file (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
@@ -676,6 +677,8 @@ def load_scenario(path: Path) -> JSON:
         raise ScenarioFormatError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise ScenarioFormatError("invalid JSON: nested too deeply") from None
 
 
 def run_scenario_file(path: Path | str) -> ScenarioResult:
