@@ -283,6 +283,8 @@ def test_cli_help_version_and_usage_errors(tmp_path: Path) -> None:
     assert "0  every scenario passes" in help_text and "2  a file is malformed" in help_text
     res = runner.invoke(main, ["--version"])
     assert res.exit_code == 0 and res.output.startswith("mtgrules ")
+    assert runner.invoke(main, []).exit_code == 2  # no command: usage, as the group's help says
+    assert runner.invoke(main, ["bogus"]).exit_code == 2
     res = runner.invoke(main, ["scenario"])  # no file: a usage error, as the help says
     assert res.exit_code == 2 and "Missing argument" in res.output
     empty = tmp_path / "empty"

@@ -31,7 +31,11 @@ def _version() -> str:
 @click.group(context_settings=_CONTEXT)
 @click.version_option(_version(), "-V", "--version", prog_name="mtgrules", message="%(prog)s %(version)s")
 def main() -> None:
-    """mtgrules: an exact rules kernel for banding (702.22) and Room cards (709.5)."""
+    """mtgrules: an exact rules kernel for banding (702.22) and Room cards (709.5).
+
+    Run `mtgrules COMMAND -h` for a command's help and exit statuses. A wrong command line (including no
+    command) exits with status 2.
+    """
 
 
 @main.command(context_settings=_CONTEXT)
