@@ -73,12 +73,12 @@ C_SPRINT: Final = 5
 
 Creature = tuple[int, int, bool, bool, bool, int]
 
-LANE_NAMES: Final = ("top", "bottom")
 _MASK64: Final = (1 << 64) - 1
 _MASK32: Final = (1 << 32) - 1
 #: A creature as it is at the start of a turn, one shared tuple per card.
 _FRESH: Final[tuple[Creature, ...]] = tuple((c, 0, False, False, False, 0) for c in range(N_CARDS))
 _END: Final = A.END
+_LANES: Final = A.LANES
 _DEFAULT_RULESET: Final = Ruleset()
 _DEFAULT_THREAT: Final = Threat()
 _CAST_BASE: Final = A.CAST_BASE
@@ -906,7 +906,7 @@ class Game:
                 if not any(self._lanes):
                     return "an incantation needs a creature in play as its target (R5.2a)"
                 if pos >= len(self._lanes[q * 2 + ln]):
-                    return f"no creature at {q}.{LANE_NAMES[ln]}.{pos} (R5.2)"
+                    return f"no creature at {q}.{_LANES[ln]}.{pos} (R5.2)"
             else:
                 if len(hand) <= 2:
                     return "you must keep at least one card besides the fortress card (R3.4)"
@@ -1201,7 +1201,7 @@ class Game:
         self._mana -= COST[c]
         self._lanes[p * 2 + lane].append((c, 0, True, False, False, 0))
         if self._record:
-            self._emit(EventKind.PLAYED, "R3.3", player=p, card=CARD_IDS[c], lane=LANE_NAMES[lane])
+            self._emit(EventKind.PLAYED, "R3.3", player=p, card=CARD_IDS[c], lane=_LANES[lane])
         if hand[-1] == BASTION:
             self._bastion_falls(p, "R3.4b")
 
@@ -1226,7 +1226,7 @@ class Game:
                 card=CARD_IDS[c],
                 target_player=q,
                 target_card=target,
-                lane=LANE_NAMES[lane],
+                lane=_LANES[lane],
                 position=pos,
             )
         bits = ABILITIES[c] | (self._threat_bits if p == 1 else 0)
@@ -1344,7 +1344,7 @@ class Game:
                     card=CARD_IDS[c],
                     target_player=q,
                     target_card=CARD_IDS[E[0][C_CARD]],
-                    lane=LANE_NAMES[lane],
+                    lane=_LANES[lane],
                     amount=amount,
                 )
             destroyed = self._hit(q, lane, 0, amount, bits, False)
@@ -1474,7 +1474,8 @@ class Game:
         self._pending = (q, tuple(cards))
         if self._record:
             names = " ".join(CARD_IDS[c] for c in cards)
-            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names)
+            ids = tuple(CARD_IDS[c] for c in cards)
+            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names, cards=ids)
         return True
 
     def _do_order(self, action: int) -> None:
@@ -1487,7 +1488,11 @@ class Game:
             self._known[q] |= 1 << c
         if self._record:
             self._emit(
-                EventKind.ORDER_CHOSEN, "R3.9", player=q, detail=" then ".join(CARD_IDS[c] for c in chosen)
+                EventKind.ORDER_CHOSEN,
+                "R3.9",
+                player=q,
+                detail=" then ".join(CARD_IDS[c] for c in chosen),
+                cards=tuple(CARD_IDS[c] for c in chosen),
             )
         self._resume()
 
@@ -1629,7 +1634,7 @@ class Game:
                 self._lanes[2 + lane].append((c, 0, True, False, False, 0))
                 self._auto = (spent + COST[c], slot + 1, shown)
                 if rec:
-                    self._emit(EventKind.PLAYED, "R7.3", player=1, card=CARD_IDS[c], lane=LANE_NAMES[lane])
+                    self._emit(EventKind.PLAYED, "R7.3", player=1, card=CARD_IDS[c], lane=_LANES[lane])
                 continue
             slot += 1 if self._per_card else 0
             if self._lanes[0]:
@@ -1651,7 +1656,7 @@ class Game:
                     card=CARD_IDS[c],
                     target_player=0,
                     target_card=CARD_IDS[self._lanes[lane][0][C_CARD]],
-                    lane=LANE_NAMES[lane],
+                    lane=_LANES[lane],
                     position=0,
                 )
             destroyed = self._hit(0, lane, 0, ATTACK[c], ABILITIES[c] | self._threat_bits, True)
