@@ -385,6 +385,11 @@ class TerminalGame:
         self._unseen = []
         return True
 
+    def hand_over_first(self) -> None:
+        """Hot-seat: ask for the handover before the next screen (after a load: whoever is at the
+        keyboard may not be the player to move)."""
+        self._last_viewer = -1 if self.hot_seat else None
+
     def _clear(self) -> None:
         """Clear the screen and the terminal's scrollback (xterm ``ESC [3J``): the last hand is gone."""
         self.console.clear()
@@ -559,7 +564,7 @@ class TerminalGame:
         self.session = session
         self.names = seat_names(session, self.lang)
         self.preset_deck = None
-        self._last_viewer = -1 if self.hot_seat else None  # hot-seat: hand over before showing a hand
+        self.hand_over_first()
         self._shown = None
         self._unseen = []
         if self.store is not None:
@@ -910,7 +915,7 @@ def play(
         clear_screen=interactive,
     )
     if resume or load_path is not None:
-        terminal._last_viewer = -1 if terminal.hot_seat else None
+        terminal.hand_over_first()
     else:
         terminal.show_events(session.initial_events, paced=False)
     if store.error is not None:
