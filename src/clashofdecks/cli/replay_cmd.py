@@ -123,7 +123,9 @@ def run_replay(rep: Replayer, console: Console, ctx: Context, read_line: Callabl
         _show(console, rep, ctx)
 
 
-@click.command(epilog="Exit status: 0 at the end, 1 when FILE cannot be read or does not replay.")
+@click.command(
+    epilog="Exit status: 0 at the end, 1 when FILE cannot be read or does not replay, 130 after Ctrl-C."
+)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True)
 @click.option("--no-color", is_flag=True, help="no colours (also when NO_COLOR is set).")
