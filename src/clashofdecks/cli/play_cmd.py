@@ -577,8 +577,8 @@ class TerminalGame:
         if seat not in self.humans:
             self.say("hint_none", style="yellow")
             return
-        self.say("hint_thinking", style="dim", s=self.hint_seconds)
         try:
+            self.say("hint_thinking", style="dim", s=self.hint_seconds)
             hint = self.session.hint(seat, seconds=self.hint_seconds)
         except KeyboardInterrupt:  # Ctrl-C cancels the hint, not the game
             self.console.print()
