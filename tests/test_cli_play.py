@@ -633,6 +633,35 @@ def test_autosave_after_each_action_in_the_store(tmp_path: Path) -> None:
     assert store.latest() == session.id
 
 
+def test_ctrl_c_while_the_computer_thinks_keeps_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clashofdecks.cli.play_cmd import SafeStore
+
+    store = SafeStore(tmp_path / "games")
+    seed = _hot_seat_seed(player_two_starts=True)  # the computer (participant 1) decides first
+    session = GameSession.new(
+        mode="duel",
+        format="precon",
+        seed=seed,
+        participants=[Seat.human(), Seat.agent_seat("greedy")],
+        store=store,
+    )
+    store.save(session)
+    terminal, out = make_terminal(session)
+    terminal.store = store
+
+    def interrupted(self: GameSession, max_steps: int | None = None) -> list[object]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(GameSession, "advance_agents", interrupted)
+    assert terminal.run() == 130
+    text = out.getvalue()
+    assert "Interrupted (Ctrl-C)." in text
+    assert f"The game is saved in {store.path(session.id)}; clash play --resume continues it." in text
+    assert store.latest() == session.id
+
+
 def test_hint_is_labelled_as_a_rollout_score_not_a_win_chance(monkeypatch: pytest.MonkeyPatch) -> None:
     session = GameSession.new(mode="solo", format="precon", seed=1, participants=[Seat.human()])
     terminal, out = make_terminal(session)
