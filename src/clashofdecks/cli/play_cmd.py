@@ -299,7 +299,7 @@ class TerminalGame:
             self.ctx(),
             height=self.height,
             layout=self.layout,
-            commands=self.commands_hint(),
+            commands="" if self.session.is_over else self.commands_hint(),
             footer=footer,
         )
         self.console.print(screen, highlight=False)
