@@ -326,6 +326,8 @@ class TerminalGame:
         except KeyboardInterrupt:  # Ctrl-C at the prompt or while the other side plays
             self.console.print()
             self.say("interrupted", style="bold yellow")
+            if self.store is not None:
+                self.store.save(self.session)  # the record is the actions: consistent even mid-move
             self.autosave_note()
             return EXIT_INTERRUPTED
 
