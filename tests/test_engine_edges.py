@@ -132,3 +132,20 @@ def test_api_edges_repr_constructor_and_immutable_legal_actions() -> None:
             legal.append(0)  # type: ignore[attr-defined]
         game.apply(legal[rng.randrange(len(legal))])
     assert "over" in repr(game)
+
+
+def test_undo_records_are_bounded_but_the_record_is_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Endless games stay small: old undo records go, the action list (what records keep) stays."""
+    import random
+
+    from clashofdecks import Game, rules
+
+    monkeypatch.setattr(rules, "UNDO_LIMIT", 8)
+    game = Game.random_duel(5)
+    rng = random.Random(5)
+    while not game.is_over():
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+        assert game.undo_depth <= 8 + 12  # the limit, plus at most one turn's light records
+    assert len(game.history) > 20
+    assert game.undo_depth < len(game.history)

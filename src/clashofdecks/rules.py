@@ -14,7 +14,6 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -59,8 +58,8 @@ OVER: Final = 3
 DRAW: Final = 2  # value of the winner field for a capped game
 #: :attr:`Game.current_player` while chance is to act (games with external chance only).
 CHANCE: Final = setup_stage.CHANCE_PLAYER
-#: Undo records kept per game (the oldest are dropped beyond it), so an endless game stays small in
-#: memory; far more than any front end lets a player take back.
+#: Undo records kept per game (beyond it the oldest half is dropped, checked once per turn or so), so
+#: an endless game stays small in memory; far more than any front end lets a player take back.
 UNDO_LIMIT: Final = 4096
 
 # Creature tuple fields.
@@ -292,7 +291,7 @@ class Game:
         self._threat_bits = sum(ABILITY_BITS[a] for a in self._threat.abilities) if solo else 0
         self._record = record_events
         self._events: list[Event] = []
-        self._history: deque[tuple[tuple[object, ...], int]] = deque(maxlen=UNDO_LIMIT)
+        self._history: list[tuple[tuple[object, ...], int]] = []
         #: Every action applied since the game's start, independent of undo records (what records list).
         self._actions: list[int] = []
         self._keep_undo = True
@@ -1014,7 +1013,10 @@ class Game:
                 self._legal = None
                 self._play(*_PLAY_DECODE[action])
             return tuple(self._events) if rec else ()
-        self._history.append((self._snapshot(), action))
+        history = self._history
+        if len(history) >= UNDO_LIMIT:
+            del history[: UNDO_LIMIT // 2]  # keep memory bounded in endless games; the oldest go first
+        history.append((self._snapshot(), action))
         self._legal = None
         self._dispatch(action)
         return tuple(self._events) if rec else ()
@@ -1150,7 +1152,7 @@ class Game:
         g._hidden_ids = self._hidden_ids
         g._record = self._record
         g._events = []
-        g._history = deque(maxlen=UNDO_LIMIT)
+        g._history = []
         g._actions = self._actions.copy()
         g._keep_undo = self._keep_undo
         g._legal = self._legal
