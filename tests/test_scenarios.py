@@ -15,12 +15,15 @@ import copy
 import importlib.util
 import json
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
+from referencing import Registry, Resource
 
 from clashofdecks import Game, IllegalActionError
 from clashofdecks.cli import main as cli_main
@@ -453,6 +456,56 @@ def test_an_expectation_of_one_value_is_a_check() -> None:
     assert not run_scenario(_variant(expect={"mana": 1})).passed
     # A list checks its length: an empty lane is something to check.
     assert run_scenario(_variant(expect={"players": [{}, {"lanes": {"bottom": []}}]})).passed
+
+
+# ------------------------------------------------------------------------------ the JSON Schema
+
+
+def _schema(name: str) -> dict[str, Any]:
+    text = resources.files("clashofdecks").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+SCENARIO_SCHEMA = _schema("scenario")
+SCHEMA_REGISTRY: Registry[Any] = Registry().with_resources(
+    (s["$id"], Resource.from_contents(s)) for s in (SCENARIO_SCHEMA, _schema("position"))
+)
+SCENARIO_VALIDATOR = jsonschema.Draft202012Validator(SCENARIO_SCHEMA, registry=SCHEMA_REGISTRY)
+
+
+def test_scenario_schema_is_a_valid_draft_2020_12_schema() -> None:
+    assert SCENARIO_SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(SCENARIO_SCHEMA)
+
+
+def test_the_schema_accepts_every_scenario_file_and_reference_turn() -> None:
+    for path in [*SUITE_FILES, *REFERENCE_FILES]:
+        errors = [e.message for e in SCENARIO_VALIDATOR.iter_errors(json.loads(path.read_text("utf-8")))]
+        assert not errors, f"{path.name}: {errors[:3]}"
+    assert SCENARIO_VALIDATOR.is_valid(BASE) and SCENARIO_VALIDATOR.is_valid(_illegal("next", refusal="R3.5"))
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        _variant(expect={}),
+        _variant(refusal="R3.7"),
+        _variant(illegal="next"),
+        _variant(colour="red"),
+        _variant(actions=["nxt"]),
+        _variant(actions="next"),
+        _illegal("nxt"),
+        _illegal("next", refusal="rule 3.5"),
+        _illegal("next", refusal="r3.5"),
+        _variant(position={"active": 0}),
+    ],
+)
+def test_the_schema_rejects_what_the_runner_calls_malformed(scenario: dict[str, Any]) -> None:
+    assert not SCENARIO_VALIDATOR.is_valid(scenario)
+    assert not SCENARIO_VALIDATOR.is_valid([BASE, scenario])
+    result = run_scenario(scenario)
+    assert result.error and not result.passed, result
 
 
 # ---------------------------------------------------------------------- the clash scenario CLI
