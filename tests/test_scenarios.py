@@ -557,10 +557,11 @@ def test_cli_scenario_reports_malformed_scenarios_as_errors(tmp_path: Path) -> N
     assert result.exit_code == 1
     report = json.loads(result.output)
     assert [r["status"] for r in report["results"]] == ["ERROR", "ERROR", "FAIL", "PASS"]
-    assert (report["passed"], report["failed"]) == (1, 3)
+    assert (report["passed"], report["failed"], report["malformed"]) == (1, 3, 2)
     text = CliRunner().invoke(cli_main, ["scenario", "-q", str(path)])
+    assert text.exit_code == 1
     assert "ERROR misspelt" in text.output and "FAIL wrong reason" in text.output
-    assert "right reason" not in text.output and "1 passed, 3 failed" in text.output
+    assert "right reason" not in text.output and "1 passed, 3 failed (2 malformed)" in text.output
 
 
 def test_cli_scenario_runs_a_directory(tmp_path: Path) -> None:
