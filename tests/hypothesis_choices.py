@@ -5,17 +5,18 @@ A game's choices are drawn as two values, in this order:
 - how many actions to play: mostly the whole game, sometimes a number of actions (Hypothesis
   shrinks toward a limit, and that number first, so a failure is reported with as few actions as
   still fail: without a limit, shrinking the bytes toward ``end`` would lengthen the game);
-- one ``bytes`` value: each choice reads the next two bytes as a number and takes it modulo the
-  number of legal actions (past the end of the bytes the choices start over from the first).  One
-  draw however long the game: a draw per action would cost more than the game itself.  Hypothesis
-  shrinks the bytes toward zeros, that is toward always taking the first legal action (``end`` in
-  the play phases), so only the choices that matter stay.
+- one ``bytes`` value: each choice reads the next two bytes as a number, XORs it with a fixed
+  pseudo-random mask and takes it modulo the number of legal actions (past the end of the bytes the
+  choices start over from the first).  One draw however long the game: a draw per action would cost
+  more than the game itself.  Hypothesis shrinks the bytes toward zeros, that is toward one fixed
+  game, so only the choices that matter differ from it.
 
 :meth:`Choices.report` adds the actions played to the report of a failing example.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -30,6 +31,12 @@ BYTES_PER_CHOICE = 2
 MAX_ACTIONS = 400
 
 
+#: XORed into the drawn numbers: Hypothesis often draws simple bytes (all zeros, repeats), which
+#: read plainly would always take the same action, e.g. ``end`` for ever; masked, they play a
+#: varied game (the one all-zero bytes stand for, where shrinking leads).
+_MASK = tuple(random.Random(20261130).randrange(256**BYTES_PER_CHOICE) for _ in range(1024))
+
+
 class Choices:
     """The choices of one game: at most ``limit`` actions (None: to the end) read from ``blob``."""
 
@@ -38,16 +45,15 @@ class Choices:
         self._blob = blob
         self._values = [
             int.from_bytes(blob[i : i + BYTES_PER_CHOICE], "big")
+            ^ _MASK[(i // BYTES_PER_CHOICE) % len(_MASK)]
             for i in range(0, len(blob) - BYTES_PER_CHOICE + 1, BYTES_PER_CHOICE)
         ] or [0]
         self._next = 0
         self.played: list[str] = []
 
     def __repr__(self) -> str:
-        values = self._values
-        while len(values) > 1 and values[-1] == 0:
-            values = values[:-1]
-        return f"Choices(limit={self.limit}, values={values})"
+        blob = self._blob.rstrip(b"\0")
+        return f"Choices(limit={self.limit}, blob={blob!r})"
 
     def fresh(self) -> Choices:
         """The same choices, none taken yet (to replay a game)."""
@@ -96,10 +102,15 @@ def choice_bytes(choices: int) -> st.SearchStrategy[bytes]:
 
 def action_limits() -> st.SearchStrategy[int | None]:
     """None (play to the end) for most games, else a number of actions; shrinks to the smallest
-    number of actions.  Both numbers are always drawn, so that shrinking the first to 0 (limited)
-    does not shift the choices drawn after them."""
-    return st.tuples(st.integers(0, 19), st.integers(0, MAX_ACTIONS)).map(
-        lambda drawn: drawn[1] if drawn[0] == 0 else None
+    number of actions.
+
+    A game is limited when three numbers are all 0: Hypothesis draws 0 far more often than other
+    values (one number alone would limit a game in three), and shrinks each of them to 0.  All
+    the numbers are always drawn, so that limiting a game does not shift the choices after them.
+    """
+    switch = st.integers(0, 2**16 - 1)
+    return st.tuples(switch, switch, switch, st.integers(0, MAX_ACTIONS)).map(
+        lambda drawn: drawn[3] if drawn[:3] == (0, 0, 0) else None
     )
 
 
