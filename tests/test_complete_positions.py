@@ -498,3 +498,62 @@ def test_automaton_last_turn_loaded_directly() -> None:
         assert game.is_over() and game.winner == 0
         assert dump_position(game)["players"][1]["discard"] == ["OGRE"]
         assert game.hand(0).index("BASTION") > 0  # Troll attacked the player (R4.1)
+
+
+# ----------------------------------------------------------------------------- (d) pending decisions
+
+
+def games_with_pending_decisions(sources: list[tuple[str, str, int]]) -> Iterator[tuple[str, Game, int]]:
+    """Random games (solo ones against an aggressive threat), paused at every pending decision:
+    (label, game, seed for the rest of the play)."""
+    threat = Threat(abilities=("splash", "perforation", "berserk"), base_mana=8)
+    for mode, fmt, seed in sources:
+        rng = random.Random(seed)
+        game = Config(mode, fmt, seed, Ruleset(), threat if mode == "solo" else None).start()
+        while not game.is_over():
+            if game.pending is not None:
+                yield f"{mode}-{fmt}", game, seed * 1000 + len(game.history)
+            game.apply(random_action(game, rng))
+
+
+MIXED = [(("solo", "draft"), ("duel", "random"), ("duel", "draft"))[s % 3] + (s,) for s in range(60)]
+# (what the decision interrupted: pending keys present, keys absent, where to look)
+PENDING_CASES = {
+    "incantation": ({"resolving"}, {"automaton"}, MIXED),
+    "automaton summoning": ({"automaton", "resolving"}, set(), MIXED),
+    "Berserk chain after end": ({"attacker", "ending"}, set(), MIXED),
+    "Berserk chain mid-Combat": ({"attacker"}, {"ending"}, [("duel", "random", 87), ("duel", "random", 106)]),
+    "end of Combat": ({"ending"}, {"attacker"}, MIXED),
+}
+
+
+@pytest.mark.parametrize("case", PENDING_CASES)
+def test_pending_decision_loaded_mid_resolution_continues_exactly(case: str) -> None:
+    """R3.9 with what it interrupted: ``resolving`` (an incantation, R5.4a), ``attacker`` (a Berserk
+    chain, R6.8), ``automaton`` (its summoning, R7.3), ``ending`` (the rest of Combat).  For such
+    positions found in random play, every return order is tried on the original and on the loaded
+    position, then both play on with the same random choices: identical positions, views, legal
+    actions and events to the end."""
+    present, absent, sources = PENDING_CASES[case]
+    found: list[str] = []
+    for label, game, seed in games_with_pending_decisions(sources):
+        pending = dump_position(game)["pending"]
+        if not present <= pending.keys() or absent & pending.keys():
+            continue
+        found.append(label)
+        assert pending["player"] == game.current_player
+        for order in game.legal_actions():
+            original = game.clone()
+            twin = reloaded(game)
+            assert observed(twin) == observed(original)
+            rng = random.Random(seed)
+            action = order
+            while True:
+                assert twin.apply(action) == original.apply(action)
+                assert observed(twin) == observed(original)
+                if original.is_over():
+                    break
+                action = random_action(original, rng)
+        if len(found) == 3:
+            break
+    assert found, f"no pending decision of the kind {case!r} in the sample"
