@@ -1069,3 +1069,130 @@ def test_schema_rejects_a_bad_pending_object() -> None:
     ):
         pos["pending"] = bad
         assert schema_errors(pos), bad
+
+
+# ----------------------------------------------------------------------------- known loader gaps
+
+
+def _setup_position(**setup: Any) -> dict[str, Any]:
+    return {"active": 0, "phase": "setup", "mana": 0, "players": [{"hand": []}, {"hand": []}], "setup": setup}
+
+
+def _solo_setup(**setup: Any) -> dict[str, Any]:
+    pos = _setup_position(**setup)
+    pos["mode"] = "solo"
+    pos["players"][1] = {"automaton": True}
+    return pos
+
+
+def _with_pending(pending: dict[str, Any]) -> dict[str, Any]:
+    pos = copy.deepcopy(EXAMPLE)
+    pos["pending"] = pending
+    return pos
+
+
+def _gap(reason: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, reason="engine bug: load_position accepts " + reason)
+
+
+LOADER_GAPS = [
+    pytest.param(
+        _with_pending({**PENDING, "player": 1, "attacker": {"player": 0, "card": "MACHINE"}}),
+        ["order CARAPACE MUTANT"],
+        id="pending attacker not in play",
+        marks=_gap(
+            "a pending.attacker that is in none of its player's lanes: choosing the order then "
+            "raises AssertionError('attacker not in play') from rules.py (a traceback)"
+        ),
+    ),
+    pytest.param(
+        _with_pending({**PENDING, "player": 1, "attacker": {"player": 1, "card": "ALPHA"}}),
+        ["order CARAPACE MUTANT"],
+        id="pending attacker of the player not active",
+        marks=_gap(
+            "a pending.attacker of the player who is not active: choosing the order (then "
+            "'next') raises IndexError from rules.py"
+        ),
+    ),
+    pytest.param(
+        _with_pending({"player": 0, "decision": "order", "cards": ["BRUTE", "OGRE"]}),
+        ["order BRUTE OGRE"],
+        id="pending cards still in a lane",
+        marks=_gap(
+            "pending.cards that are in the deciding player's lanes (only the hand is checked): "
+            "after the order each card is both in a lane and in the hand"
+        ),
+    ),
+    pytest.param(
+        _with_pending({**PENDING, "resolving": {"player": 0, "card": "BOOM"}}),
+        ["order CARAPACE MUTANT"],
+        id="resolving incantation in the caster's hand",
+        marks=_gap(
+            "a pending.resolving incantation that is also in its caster's hand: after the order "
+            "the hand holds it twice"
+        ),
+    ),
+    pytest.param(
+        _setup_position(format="draft", steps=[["pick", 0]], revealed=["GNOME"], cards=[["GNOME"], []]),
+        ["pick GNOME"],
+        id="face-up card already taken",
+        marks=_gap(
+            "a setup whose face-up cards, pool and seats' cards overlap (no uniqueness check): "
+            "the pick gives seat 0 two GNOMEs"
+        ),
+    ),
+    pytest.param(
+        _setup_position(
+            format="draft", steps=[["pick", 0], ["pick", 1]], revealed=["GNOME", "GNOME", "OGRE"]
+        ),
+        ["pick GNOME"],
+        id="duplicate face-up cards",
+        marks=_gap("duplicate cards in setup.revealed (or setup.pool)"),
+    ),
+    pytest.param(
+        _setup_position(format="draft", steps=[["pick", 0], ["reveal", 0], ["pick", 0]], revealed=["GNOME"]),
+        ["pick GNOME"],
+        id="reveal from an empty pile",
+        marks=_gap(
+            "a draft whose steps need more cards than pool and revealed hold: after 'pick GNOME' "
+            "the game is in its setup stage with no legal action and not over"
+        ),
+    ),
+    pytest.param(
+        _setup_position(format="custom", steps=[["ban", 0]]),
+        [],
+        id="ban with nothing to remove",
+        marks=_gap("a 'ban' step when the opponent has no card: no legal action, not over"),
+    ),
+    pytest.param(
+        _setup_position(format="precon", steps=[["deck", 0], ["deck", 1]], decks=[1, 2, 3]),
+        ["deck 4"],
+        id="more deck choices than decks left",
+        marks=_gap("more 'deck' steps than preconstructed decks left: no legal action, not over"),
+    ),
+    pytest.param(
+        _solo_setup(format="draft", steps=[["pick", 1], ["last", 0]], revealed=["GNOME", "OGRE"]),
+        [],
+        id="solo decision of the automaton",
+        marks=_gap("a solo setup decision for seat 1: the automaton makes no choices (R7.5a, R7.1)"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("position", "actions"), LOADER_GAPS)
+def test_loader_refuses_positions_that_cannot_go_on(position: dict[str, Any], actions: list[str]) -> None:
+    """Bad input gets a clear error and changes nothing: a position that would break a hard rule
+    (a card twice per player), make a rules-layer assertion fail, or leave a game with no legal
+    action that is not over, is refused on loading."""
+    try:
+        game = load_position(position)
+    except InvalidPositionError:
+        return
+    for text in actions:  # what goes wrong if it is accepted
+        game.apply_text(text)
+    assert game.is_over() or len(game.legal_actions()) > 0
+    for p in (0, 1):
+        if not (game.is_solo and p == 1):
+            cards = game.hand(p) + [cr["card"] for lane in ("top", "bottom") for cr in game.lane(p, lane)]
+            assert len(cards) == len(set(cards)), cards
+    pytest.fail("the position was accepted")
