@@ -174,21 +174,21 @@ def test_round_trip_is_exact_through_json_text() -> None:
 def test_round_trip_of_every_position_of_random_games(
     make_solo_position: Callable[..., dict[str, Any]],
 ) -> None:
-    """dump(load(dump(g))) == dump(g) at every position without a pending decision (duel and solo)."""
+    """dump(load(dump(g))) == dump(g) at every position (duel and solo, pending decisions included)."""
     rng = random.Random(5)
     games = [Game.random_duel(s, record_events=False) for s in range(15)]
     games += [load_position(make_solo_position(rng), record_events=False) for _ in range(15)]
-    checked = 0
+    checked = pending = 0
     for game in games:
         while True:
-            if game.pending is None:
-                pos = dump_position(game)
-                assert dump_position(load_position(pos)) == pos
-                checked += 1
+            pos = dump_position(game)
+            assert dump_position(load_position(pos)) == pos
+            checked += 1
+            pending += game.pending is not None
             if game.is_over():
                 break
             game.apply(rng.choice(game.legal_actions()))
-    assert checked > 500
+    assert checked > 500 and pending > 0
 
 
 # ----------------------------------------------------------------------------- defaults
