@@ -67,6 +67,8 @@ class LiveGame:
     present: dict[int, int] = field(default_factory=dict)
     abandon_deadline: float | None = None
     agent_busy: bool = False
+    #: A result the session does not know how to say (an abandoned duel: stored as a resignation).
+    result_override: dict[str, Any] | None = None
 
     @property
     def n_actions(self) -> int:
@@ -193,6 +195,7 @@ def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
     outcome = session.resign(absent)
     result = result_of(outcome, session.game.turn)
     result["reason"] = f"player {absent} left the game and did not come back in time"
+    result["abandoned"] = True
     return result
 
 
@@ -246,7 +249,7 @@ def frame_for(live: LiveGame, seats: set[int], events: list[dict[str, Any]] | No
         seat = next(iter(seats))
     else:
         seat = to_move if to_move in seats else min(seats)
-    in_setup = game.phase == "setup" and not session.is_over
+    in_setup = game.phase == "setup"  # also a game resigned during its setup
     frame: dict[str, Any] = {
         "type": "state",
         "game": live.id,
@@ -270,11 +273,11 @@ def frame_for(live: LiveGame, seats: set[int], events: list[dict[str, Any]] | No
     }
     outcome = session.outcome
     if outcome is not None:
-        rec_result = session.record().result or {}
+        override = live.result_override or {}
         frame["result"] = {
             "winner": outcome.winner,
-            "termination": outcome.termination.value,
-            "reason": rec_result.get("reason", outcome.reason),
+            "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
+            "reason": override.get("reason", outcome.reason),
         }
     if seat is not None and not in_setup:
         frame["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []

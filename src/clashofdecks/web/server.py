@@ -178,6 +178,8 @@ class GameServer:
                 log.error("game %s does not replay from the store: %s", game_id, exc)
                 return None
             live = LiveGame(row.id, row.kind, session, row.seats)
+            if row.result is not None and row.result.get("abandoned"):
+                live.result_override = row.result
             if session.is_over and row.status != "over":
                 # Killed between storing the last action and marking the game finished.
                 result = session.record().result or {}
@@ -290,6 +292,9 @@ class GameServer:
             await self.run_db(lambda s: s.finish(live.id, result))
         return [event_json(e) for e in step.events]
 
+    async def _finish(self, game_id: str, result: dict[str, Any]) -> None:
+        await self.run_db(lambda s: s.finish(game_id, result))
+
     async def _watch(self) -> None:
         """The abandonment clock of duels between people (see ``docs/web.md``)."""
         while True:
@@ -322,7 +327,8 @@ class GameServer:
                         if session.is_over or session.to_move != seat:
                             continue
                         result = abandoned_result(session, seat)
-                        await self.run_db(lambda s, r=result, g=live.id: s.finish(g, r))  # type: ignore[misc]
+                        live.result_override = result
+                        await self._finish(live.id, result)
                     for conn in list(live.connections):
                         await conn.send({"type": "notice", "code": "abandoned", "seat": seat})
                     await self.broadcast(live, [])

@@ -45,7 +45,7 @@ seats = sa.Table(
     metadata,
     sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("seat", sa.Integer, primary_key=True),
-    sa.Column("kind", sa.String(8), nullable=False),  # human / agent / automaton
+    sa.Column("kind", sa.String(16), nullable=False),  # human / agent / automaton
     sa.Column("name", sa.String(64), nullable=False),
     sa.Column("agent", sa.String(64), nullable=True),
     sa.Column("token_hash", sa.String(64), nullable=True),

@@ -257,7 +257,7 @@ function animate(events) {
     if (ticker) { ticker.textContent = e.text; ticker.className = "ticker kind-" + e.kind; }
     for (const id of [e.card, e.target_card]) {
       if (!id) continue;
-      document.querySelectorAll(`[data-card="${id}"]`).forEach((el) => {
+      document.querySelectorAll(`#game [data-card="${id}"]`).forEach((el) => {
         el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash", "ev-" + e.kind);
         setTimeout(() => el.classList.remove("ev-" + e.kind), 600);
       });
@@ -330,7 +330,7 @@ function controls(f) {
 }
 
 function moveList(f) {
-  if (!f.legal.length) return h("div", { class: "moves empty" });
+  if (!f.legal.length) return h("div", { class: "empty" });
   return h("div", { class: "moves", "data-testid": "moves" }, h("h3", {}, t("moves")),
     h("ol", {}, f.legal.map((a, i) => h("li", {}, h("button", { "data-action": a, title: i < 9 ? String(i + 1) : null,
       class: state.hint && state.hint.action === a ? "hinted" : null, onclick: () => act(a) }, a)))));
@@ -354,11 +354,20 @@ function gameOver(f, me) {
   const w = f.result.winner;
   const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
   return h("div", { class: "game-over", "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog" },
-    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", {}, f.result.reason),
+    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
     h("div", { class: "row" },
       h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
       h("a", { class: "button", href: "/api/games/" + f.game + "/record", download: "clash-" + f.game + ".json", "data-testid": "export" }, t("export")),
       h("a", { class: "button", href: "/" }, t("back_lobby"))));
+}
+
+// Why the game ended, in the page's language, with names instead of seat numbers.
+function reasonText(f) {
+  const r = f.result;
+  const loser = r.winner === null ? null : 1 - r.winner;
+  const key = "end_" + r.termination;
+  if (!I18N.en[key]) return r.reason;
+  return t(key, { winner: r.winner === null ? "" : playerName(f, r.winner), loser: loser === null ? "" : playerName(f, loser) });
 }
 
 // ------------------------------------------------------------------ setup
@@ -384,7 +393,9 @@ function setupBoard(f, me) {
 
 // ------------------------------------------------------------------ the board
 
-function creatureOf(c) { return typeof c === "string" ? { card: c, damage: 0, new: false, protected: false, activated: false, sprint_bonus: 0 } : c; }
+// Positions write a creature as its id, or as an object with only the fields that differ from these.
+const CREATURE_DEFAULTS = { damage: 0, new: false, protected: false, activated: false, sprint_bonus: 0 };
+function creatureOf(c) { return Object.assign({}, CREATURE_DEFAULTS, typeof c === "string" ? { card: c } : c); }
 
 function cardFace(id, opts) {
   opts = opts || {};

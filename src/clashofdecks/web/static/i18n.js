@@ -3,6 +3,10 @@
 "use strict";
 window.CLASH_I18N = {
   en: {
+    end_fort_rightmost: "{loser}'s Fort reached the rightmost place of the hand (R4.3).",
+    end_survived_last_turn: "{winner} survived the automaton's last turn (R7.8).",
+    end_automaton_fort: "The automaton's Fort fell (R7.8).", end_turn_cap: "The turn limit was reached: a draw.",
+    end_resigned: "{loser} resigned.", end_abandoned: "{loser} left the game and did not come back in time.",
     title: "Clash of Decks", lobby: "Lobby", rules: "Rules", language: "Language",
     your_name: "Your name", new_solo: "Solo against the automaton", new_ai: "Duel against the AI",
     new_friend: "Duel against a friend", new_hotseat: "Hot-seat (one device)", start: "Start",
@@ -31,6 +35,10 @@ window.CLASH_I18N = {
     order_hint: "Choose the order in which the destroyed cards return", end: "End", next_action: "Next attack",
   },
   de: {
+    end_fort_rightmost: "Das Fort von {loser} erreichte den rechtesten Platz der Hand (R4.3).",
+    end_survived_last_turn: "{winner} hat den letzten Zug des Automaten überstanden (R7.8).",
+    end_turn_cap: "Die Zuggrenze ist erreicht: unentschieden.", end_resigned: "{loser} hat aufgegeben.",
+    end_abandoned: "{loser} hat das Spiel verlassen und kam nicht rechtzeitig zurück.",
     title: "Clash of Decks", lobby: "Lobby", rules: "Regeln", language: "Sprache",
     your_name: "Dein Name", new_solo: "Solo gegen den Automaten", new_ai: "Duell gegen die KI",
     new_friend: "Duell gegen einen Freund", new_hotseat: "Hot-Seat (ein Gerät)", start: "Los",
@@ -61,6 +69,10 @@ window.CLASH_I18N = {
     next_action: "Nächster Angriff",
   },
   fr: {
+    end_fort_rightmost: "Le Fort de {loser} a atteint la place la plus à droite de la main (R4.3).",
+    end_survived_last_turn: "{winner} a survécu au dernier tour de l'automate (R7.8).",
+    end_turn_cap: "Limite de tours atteinte : match nul.", end_resigned: "{loser} a abandonné.",
+    end_abandoned: "{loser} a quitté la partie et n'est pas revenu à temps.",
     title: "Clash of Decks", lobby: "Accueil", rules: "Règles", language: "Langue",
     your_name: "Votre nom", new_solo: "Solo contre l'automate", new_ai: "Duel contre l'IA",
     new_friend: "Duel contre un ami", new_hotseat: "Même appareil (hot-seat)", start: "Jouer",
@@ -90,6 +102,10 @@ window.CLASH_I18N = {
     order_hint: "Choisissez l'ordre de retour des cartes détruites", end: "Fin", next_action: "Attaque suivante",
   },
   ja: {
+    end_fort_rightmost: "{loser}のフォートが手札の一番右に達した (R4.3)。",
+    end_survived_last_turn: "{winner}はオートマの最後のターンを耐え抜いた (R7.8)。",
+    end_turn_cap: "ターン上限に達した：引き分け。", end_resigned: "{loser}が投了した。",
+    end_abandoned: "{loser}がゲームを離れ、時間内に戻らなかった。",
     title: "クラッシュ・オブ・デッキ", lobby: "ロビー", rules: "ルール", language: "言語",
     your_name: "名前", new_solo: "オートマとソロ対戦", new_ai: "AIと対戦", new_friend: "友達と対戦",
     new_hotseat: "1台で2人対戦", start: "開始", format: "形式", draft: "ドラフト", precon: "構築済み",
