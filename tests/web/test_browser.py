@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import ServerProcess
 
 pytest.importorskip("playwright", reason="the web extra (with Playwright) is not installed")

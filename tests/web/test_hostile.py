@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Client, ServerProcess
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from clashofdecks.web.protocol import MAX_MESSAGE_BYTES, ProtocolError, RateLimiter, parse_message
+from conftest import Client, ServerProcess
 
 
 @pytest.fixture()
@@ -100,7 +100,7 @@ def test_game_messages_that_the_game_refuses(
 def test_spectators_and_wrong_tokens(
     server: ServerProcess, duel: tuple[dict[str, Any], Client, Client]
 ) -> None:
-    body, a, b = duel
+    body, _a, _b = duel
     before = snapshot(server, body)
     watcher = Client(server, body["id"], [])
     watcher.send({"type": "act", "action": "end", "index": watcher.state["index"]})

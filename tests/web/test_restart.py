@@ -8,8 +8,9 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import Client, ServerProcess, pg_url
 from test_store import _reset_pg
+
+from conftest import Client, ServerProcess, pg_url
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

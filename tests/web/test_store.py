@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from conftest import pg_url
 
 from clashofdecks.web.store import (
     GameRow,
@@ -22,6 +21,7 @@ from clashofdecks.web.store import (
     open_store,
     token_hash,
 )
+from conftest import pg_url
 
 
 def _reset_pg(url: str) -> None:
