@@ -235,8 +235,15 @@ def setup_view(session: GameSession) -> dict[str, Any]:
     }
 
 
-def frame_for(live: LiveGame, seats: set[int], events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def frame_for(
+    live: LiveGame,
+    seats: set[int],
+    events: list[dict[str, Any]] | None = None,
+    abilities: dict[str, list[list[list[str]]]] | None = None,
+) -> dict[str, Any]:
     """The ``state`` frame for a connection holding ``seats`` (empty: a spectator).
+
+    ``abilities`` (:func:`board_abilities`, the same for every seat) may be computed once per broadcast.
 
     A connection that holds both seats (hot-seat on one device) sees the view of the seat to move.
     """
@@ -279,15 +286,14 @@ def frame_for(live: LiveGame, seats: set[int], events: list[dict[str, Any]] | No
             "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
             "reason": override.get("reason", outcome.reason),
         }
-    if seat is not None and not in_setup:
-        frame["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []
-        frame["abilities"] = _abilities(session)
-    elif not in_setup:
-        frame["abilities"] = _abilities(session)
+    if not in_setup:
+        frame["abilities"] = abilities if abilities is not None else board_abilities(session)
+        if seat is not None:
+            frame["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []
     return frame
 
 
-def _abilities(session: GameSession) -> dict[str, list[list[list[str]]]]:
+def board_abilities(session: GameSession) -> dict[str, list[list[list[str]]]]:
     """Per player and lane, each creature's current abilities and which of them are granted (Aura,
     solo threat): public facts of the board."""
     game = session.game

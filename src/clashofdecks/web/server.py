@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import multiprocessing
@@ -23,6 +24,7 @@ from importlib import resources
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from sqlalchemy.engine import Connection as DbConnection
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -41,6 +43,7 @@ from .games import (
     LiveGame,
     NewGame,
     abandoned_result,
+    board_abilities,
     card_catalogue,
     create_session,
     event_json,
@@ -113,6 +116,8 @@ class GameServer:
         self.watcher: asyncio.Task[None] | None = None
         self.agent_tasks: set[asyncio.Task[None]] = set()
         self.record_frames = False  # tests: keep every frame each connection is sent
+        self.pending_writes: list[tuple[Callable[[Store, DbConnection], None], asyncio.Future[None]]] = []
+        self.flusher: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -152,6 +157,37 @@ class GameServer:
         assert self.store is not None and self.db is not None
         store = self.store
         return await asyncio.get_running_loop().run_in_executor(self.db, lambda: fn(store))
+
+    async def write(self, fn: Callable[[Store, DbConnection], None]) -> None:
+        """Store one write; returns once it is committed (raises its error otherwise).
+
+        Writes that arrive while a commit is under way are committed together in the next one
+        (group commit): with many games, one commit acknowledges many actions.
+        """
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.pending_writes.append((fn, fut))
+        if self.flusher is None or self.flusher.done():
+            self.flusher = asyncio.create_task(self._flush())
+        await fut
+
+    async def _flush(self) -> None:
+        assert self.store is not None and self.db is not None
+        store = self.store
+        loop = asyncio.get_running_loop()
+        while self.pending_writes:
+            batch, self.pending_writes = self.pending_writes, []
+            calls: list[Callable[[DbConnection], None]] = [functools.partial(fn, store) for fn, _fut in batch]
+            try:
+                errors = await loop.run_in_executor(self.db, store.batch, calls)
+            except Exception as exc:  # the executor itself failed: every write of the batch did
+                errors = [exc] * len(batch)
+            for (_fn, fut), err in zip(batch, errors, strict=True):
+                if fut.done():
+                    continue
+                if err is None:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(err)
 
     def lock(self, game_id: str) -> asyncio.Lock:
         lock = self.locks.get(game_id)
@@ -229,8 +265,10 @@ class GameServer:
         return live
 
     async def broadcast(self, live: LiveGame, events: list[dict[str, Any]]) -> None:
+        session = live.session
+        abilities = None if session.game.phase == "setup" else board_abilities(session)
         for conn in list(live.connections):
-            await conn.send(frame_for(live, conn.seats, events))
+            await conn.send(frame_for(live, conn.seats, events, abilities))
 
     def schedule_agents(self, live: LiveGame) -> None:
         if live.agent_busy or live.session.is_over or not live.session.is_agent_turn():
@@ -285,15 +323,15 @@ class GameServer:
             raise IllegalActionError(game.explain_illegal(code))
         canonical = game.action_text(code)
         index = len(session.steps)
-        await self.run_db(lambda s: s.append_action(live.id, index, seat, canonical))
+        await self.write(lambda s, c: s.append_action(live.id, index, seat, canonical, conn=c))
         step = session.act(seat, code)
         if session.is_over:
             result = session.record().result or {}
-            await self.run_db(lambda s: s.finish(live.id, result))
+            await self.write(lambda s, c: s.finish(live.id, result, conn=c))
         return [event_json(e) for e in step.events]
 
     async def _finish(self, game_id: str, result: dict[str, Any]) -> None:
-        await self.run_db(lambda s: s.finish(game_id, result))
+        await self.write(lambda s, c: s.finish(game_id, result, conn=c))
 
     async def _watch(self) -> None:
         """The abandonment clock of duels between people (see ``docs/web.md``)."""
@@ -379,12 +417,12 @@ class GameServer:
                 except UndoError as exc:
                     raise ProtocolError("undo_refused", str(exc)) from None
                 keep = len(session.steps)
-                await self.run_db(lambda s: s.truncate_actions(live.id, keep))
+                await self.write(lambda s, c: s.truncate_actions(live.id, keep, conn=c))
                 events = [{"kind": "undo", "rule": "", "text": "taken back: " + ", ".join(taken)}]
             else:  # resign
                 outcome = session.resign(seat)
                 result = session.record().result or {}
-                await self.run_db(lambda s: s.finish(live.id, result))
+                await self.write(lambda s, c: s.finish(live.id, result, conn=c))
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
         await self.broadcast(live, events)
         self.schedule_agents(live)

@@ -9,10 +9,12 @@ database to the newest revision on start (``clashofdecks/web/migrations``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 metadata = sa.MetaData()
 
@@ -136,9 +138,38 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
-    def create_game(self, row: GameRow) -> None:
+    @contextlib.contextmanager
+    def _begin(self, conn: Connection | None) -> Iterator[Connection]:
+        """The caller's transaction (a batch), or a new one committed at the end."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.begin() as new:
+            yield new
+
+    def batch(self, writes: list[Callable[[Connection], None]]) -> list[BaseException | None]:
+        """Run ``writes`` in one transaction (one commit for many actions: the server's group
+        commit).  If it fails, each write is retried alone, so one bad write fails only itself."""
+        try:
+            with self.engine.begin() as conn:
+                for write in writes:
+                    write(conn)
+            return [None] * len(writes)
+        except Exception:
+            pass
+        errors: list[BaseException | None] = []
+        for write in writes:
+            try:
+                with self.engine.begin() as conn:
+                    write(conn)
+                errors.append(None)
+            except Exception as exc:
+                errors.append(exc)
+        return errors
+
+    def create_game(self, row: GameRow, conn: Connection | None = None) -> None:
         now = time.time()
-        with self.engine.begin() as conn:
+        with self._begin(conn) as conn:
             conn.execute(
                 games.insert().values(
                     id=row.id,
@@ -170,39 +201,38 @@ class Store:
                 conn.execute(actions.insert().values(game_id=row.id, idx=i, seat=seat, action=text, at=now))
 
     def append_action(
-        self, game_id: str, idx: int, seat: int, text: str, *, result: dict[str, Any] | None = None
+        self,
+        game_id: str,
+        idx: int,
+        seat: int,
+        text: str,
+        *,
+        result: dict[str, Any] | None = None,
+        conn: Connection | None = None,
     ) -> None:
         """Store action number ``idx`` (0-based); fails if that index is already taken (two writers)."""
         now = time.time()
-        with self.engine.begin() as conn:
+        with self._begin(conn) as conn:
             conn.execute(actions.insert().values(game_id=game_id, idx=idx, seat=seat, action=text, at=now))
             values: dict[str, Any] = {"n_actions": idx + 1, "updated_at": now}
             if result is not None:
                 values.update(status="over", result=json.dumps(result))
             conn.execute(games.update().where(games.c.id == game_id).values(**values))
 
-    def truncate_actions(self, game_id: str, keep: int) -> None:
+    def truncate_actions(self, game_id: str, keep: int, conn: Connection | None = None) -> None:
         """Undo: keep the first ``keep`` actions."""
         now = time.time()
-        with self.engine.begin() as conn:
+        with self._begin(conn) as conn:
             conn.execute(actions.delete().where(actions.c.game_id == game_id, actions.c.idx >= keep))
             conn.execute(games.update().where(games.c.id == game_id).values(n_actions=keep, updated_at=now))
 
-    def finish(self, game_id: str, result: dict[str, Any]) -> None:
+    def finish(self, game_id: str, result: dict[str, Any], conn: Connection | None = None) -> None:
         """A game that ended without an action (resignation, abandonment)."""
-        with self.engine.begin() as conn:
+        with self._begin(conn) as conn:
             conn.execute(
                 games.update()
                 .where(games.c.id == game_id)
                 .values(status="over", result=json.dumps(result), updated_at=time.time())
-            )
-
-    def claim_seat(self, game_id: str, seat: int, owner: str, name: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(
-                seats.update()
-                .where(seats.c.game_id == game_id, seats.c.seat == seat)
-                .values(owner=owner, name=name)
             )
 
     # ------------------------------------------------------------------ reads
