@@ -295,6 +295,8 @@ function render() {
   children.push(h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board), side));
   if (f.result) children.push(gameOver(f, me));
   root.replaceChildren(...children);
+  const log = document.getElementById("log");
+  if (log) log.scrollTop = log.scrollHeight;
 }
 
 function statusBar(f, me) {
@@ -346,7 +348,9 @@ function logItems() {
   return state.log.slice(-200).map((e) => h("li", { class: "ev-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text));
 }
 function logPanel() {
-  return h("details", { class: "log", open: window.innerWidth > 700 }, h("summary", {}, t("log")),
+  if (state.logOpen === undefined) state.logOpen = window.innerWidth > 760;
+  return h("details", { class: "log", open: state.logOpen, ontoggle: (e) => { state.logOpen = e.target.open; } },
+    h("summary", {}, t("log")),
     h("ol", { id: "log", "data-testid": "log", "aria-live": "polite" }, logItems()));
 }
 
