@@ -7,7 +7,6 @@ import json
 import random
 from typing import Any
 
-from clashofdecks.errors import ClashError
 from clashofdecks.formats import setup_summary
 from clashofdecks.position import view
 from clashofdecks.record import GameRecord, initial_game
