@@ -25,6 +25,13 @@ def shots_dir(tmp_path: Path) -> Path:
     return folder
 
 
+def fast_context(browser: Any, **options: Any) -> Any:
+    """A browser context whose pages play event animations quickly (``clash.speed`` = fast)."""
+    context = browser.new_context(**options)
+    context.add_init_script("localStorage.setItem('clash.speed', 'fast')")
+    return context
+
+
 def index_of(page: Any) -> int:
     value = page.get_attribute("#game", "data-index")
     return int(value) if value is not None else -1
@@ -77,7 +84,7 @@ def play_to_end(pages: list[Any], rng: random.Random, limit: int = 1500) -> None
 
 def test_solo_game_by_clicking_then_replay(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
     shots = shots_dir(tmp_path)
-    context = browser.new_context(viewport=DESKTOP)
+    context = fast_context(browser, viewport=DESKTOP)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -136,8 +143,8 @@ def test_solo_game_by_clicking_then_replay(server: ServerProcess, browser: Any, 
 
 def test_duel_between_two_browsers(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
     shots = shots_dir(tmp_path)
-    host_ctx = browser.new_context(viewport=DESKTOP)
-    guest_ctx = browser.new_context(viewport=PHONE)
+    host_ctx = fast_context(browser, viewport=DESKTOP)
+    guest_ctx = fast_context(browser, viewport=PHONE)
     host = host_ctx.new_page()
     host.goto(server.url + "/")
     host.fill("[data-testid=name]", "Ada")

@@ -5,7 +5,7 @@
 const I18N = window.CLASH_I18N;
 const LANGS = ["en", "de", "fr", "ja"];
 const state = { lang: pickLang(), cards: null, rules: null, ws: null, frame: null, selected: null,
-  log: [], gameId: null, tokens: [], retry: 0, hint: null, notice: null, queue: [], animating: false };
+  log: [], gameId: null, tokens: [], retry: 0, hint: null, notice: null, frames: [], animating: false };
 
 function pickLang() {
   const saved = localStorage.getItem("clash.lang");
@@ -197,6 +197,7 @@ function gamePage(id) {
   state.gameId = id;
   state.tokens = (localStorage.getItem("clash.tokens." + id) || "").split(",").filter(Boolean);
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
+  state.frames = []; state.animating = false; state.playing = false;
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -219,18 +220,15 @@ function send(msg) {
 }
 
 function act(action) {
+  if (state.playing) return;  // the board on screen is older than the game: no choices from it
   state.selected = null;
   send({ type: "act", action, index: state.frame.index });
 }
 
 function onFrame(f) {
   if (f.type === "state") {
-    if (f.log) state.log = f.log.slice(-400);
-    state.frame = f;
-    state.notice = null;
-    if (f.index !== (state.hint && state.hint.index)) state.hint = null;
-    if (f.events && f.events.length) animate(f.events);
-    render();
+    state.frames.push(f);
+    if (!state.animating) nextFrame();
   } else if (f.type === "error") {
     state.notice = t("error") + ": " + f.message; render();
   } else if (f.type === "hint") {
@@ -243,28 +241,91 @@ function onFrame(f) {
   }
 }
 
-// Events play one by one: each is added to the log and flashes the cards it names.
-function animate(events) {
-  state.queue.push(...events);
-  if (state.animating) return;
+// Animation speed: "normal", "fast" (scripts and tests) or "off"; kept in localStorage.
+function eventDelay(pending) {
+  const speed = localStorage.getItem("clash.speed") || "normal";
+  if (speed === "off") return 0;
+  const base = speed === "fast" ? 40 : 420;
+  return pending > 10 ? base / 3 : base;
+}
+
+// State frames are shown in order.  A frame's events play first on the board as it was (who hits
+// whom, damage, destroyed, returned, fortress moved), then the new board is drawn.
+function nextFrame() {
+  const f = state.frames.shift();
+  if (!f) { state.animating = false; return; }
   state.animating = true;
-  const stepOne = () => {
-    const e = state.queue.shift();
-    if (!e) { state.animating = false; return; }
-    state.log.push(e);
-    renderLog();
-    const ticker = document.getElementById("ticker");
-    if (ticker) { ticker.textContent = e.text; ticker.className = "ticker kind-" + e.kind; }
-    for (const id of [e.card, e.target_card]) {
-      if (!id) continue;
-      document.querySelectorAll(`#game [data-card="${id}"]`).forEach((el) => {
-        el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash", "ev-" + e.kind);
-        setTimeout(() => el.classList.remove("ev-" + e.kind), 600);
-      });
-    }
-    setTimeout(stepOne, state.queue.length > 12 ? 60 : 220);
+  const show = () => {
+    state.playing = false;
+    if (f.log) state.log = f.log.slice(-400);
+    state.frame = f;
+    state.notice = null;
+    if (f.index !== (state.hint && state.hint.index)) state.hint = null;
+    render();
+    nextFrame();
   };
-  stepOne();
+  const events = f.log ? [] : (f.events || []);
+  const board = document.querySelector("#game [data-testid=board]");
+  if (!events.length || !board || eventDelay(0) === 0) {
+    state.log.push(...events);
+    show();
+    return;
+  }
+  // No stale choices while the events play: the move list and clickable cards go away.
+  state.playing = true;
+  document.querySelectorAll("#game [data-select], #game .target").forEach((el) => el.classList.remove("choosable", "target"));
+  document.querySelectorAll("#game [data-select]").forEach((el) => el.removeAttribute("data-select"));
+  const moves = document.querySelector("#game [data-testid=moves]");
+  if (moves) moves.replaceChildren(h("p", { class: "muted" }, "…"));
+  document.querySelectorAll("#game [data-action]").forEach((el) => el.remove());
+  const queue = events.slice();
+  const step = () => {
+    const e = queue.shift();
+    if (!e) { show(); return; }
+    state.log.push(e);
+    playEvent(e);
+    setTimeout(step, eventDelay(queue.length));
+  };
+  step();
+}
+
+function boardCard(owner, id) {
+  if (owner === undefined || !id) return null;
+  return document.querySelector(`#game .lanes [data-owner="${owner}"][data-card="${id}"]`)
+    || document.querySelector(`#game [data-realm="${owner}"] [data-card="${id}"]`);
+}
+
+function mark(el, cls, badge) {
+  if (!el) return;
+  el.classList.remove(cls); void el.offsetWidth; el.classList.add(cls);
+  if (badge) el.append(h("span", { class: "badge" }, badge));
+}
+
+function playEvent(e) {
+  renderLog();
+  const ticker = document.getElementById("ticker");
+  if (ticker) {
+    ticker.replaceChildren(e.rule ? h("span", { class: "rule" }, e.rule) : "", " ", e.text);
+    ticker.className = "ticker kind-" + e.kind;
+  }
+  const me = boardCard(e.player, e.card);
+  switch (e.kind) {
+    case "attacked":
+      mark(me, "ev-attacking");
+      if (e.target_card) mark(boardCard(e.target_player, e.target_card), "ev-attacked");
+      else mark(document.querySelector(`#game [data-realm="${e.target_player}"]`), "ev-attacked");
+      break;
+    case "cast":
+      mark(me, "ev-attacking");
+      mark(boardCard(e.target_player, e.target_card), "ev-attacked");
+      break;
+    case "damaged": mark(me, "ev-damaged", "−" + e.amount); break;
+    case "absorbed": mark(me, "ev-absorbed"); break;
+    case "destroyed": case "returned": case "discarded": mark(me, "ev-destroyed"); break;
+    case "fortress_moved": mark(document.querySelector(`#game [data-track="${e.player}"]`), "ev-fort", "+" + e.amount); break;
+    case "bastion_fell": mark(document.querySelector(`#game [data-track="${e.player}"]`), "ev-fort"); break;
+    default: mark(me, "flash");
+  }
 }
 
 function playerName(f, seat) {
@@ -276,7 +337,7 @@ function playerName(f, seat) {
 
 function render() {
   const root = document.getElementById("game");
-  if (!root) return;
+  if (!root || state.playing) return;
   const f = state.frame;
   if (!f) { root.replaceChildren(h("p", { class: "notice" }, state.notice || "…")); return; }
   const me = f.seat === null ? 0 : f.seat;
@@ -345,7 +406,7 @@ function renderLog() {
   el.scrollTop = el.scrollHeight;
 }
 function logItems() {
-  return state.log.slice(-200).map((e) => h("li", { class: "ev-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text));
+  return state.log.slice(-200).map((e) => h("li", { class: "log-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text));
 }
 function logPanel() {
   if (state.logOpen === undefined) state.logOpen = window.innerWidth > 760;
@@ -452,11 +513,11 @@ function handRow(hand, opts) {
   }));
 }
 
-function fortressTrack(hand, label) {
+function fortressTrack(hand, label, p) {
   // The hand is the life track: the fortress moves right as damage comes in; rightmost = lost (R4.3).
   const fi = hand.findIndex((c) => c === "BASTION" || c === "FORT");
   const left = hand.length - 1 - fi;
-  return h("div", { class: "track", title: label + ": " + t("places_left", { n: left }) },
+  return h("div", { class: "track", "data-track": p, title: label + ": " + t("places_left", { n: left }) },
     hand.map((c, i) => h("span", { class: "pip" + (i === fi ? " fort" : i > fi ? " after" : "") })),
     h("span", { class: "track-label" }, `${cardName(hand[fi])} · ${t("places_left", { n: left })}`));
 }
@@ -466,17 +527,17 @@ function realm(view, p, f, me) {
   const name = playerName(f, p);
   if (pl.automaton) {
     const deck = pl.deck;
-    return h("div", { class: "realm automaton" }, h("h3", {}, name),
+    return h("div", { class: "realm automaton", "data-realm": p }, h("h3", {}, name),
       h("div", { class: "row" },
-        h("div", { class: "pile", "data-testid": "automaton-deck" }, t("automaton_deck", { n: deck.length - 1 }), " · ", cardName(deck[deck.length - 1])),
+        h("div", { class: "pile", "data-testid": "automaton-deck", "data-track": p }, t("automaton_deck", { n: deck.length - 1 }), " · ", cardName(deck[deck.length - 1])),
         h("div", { class: "pile" }, t("discard") + ": ", pl.discard.length ? pl.discard.map((id) => cardFace(id, { small: true })) : t("none"))));
   }
   const mine = f.seats && f.seats.includes(p) && f.seat === p;
   const actions = new Set();
   if (mine) for (const a of f.legal) { const m = a.match(/^(play|cast) (\S+)/); if (m) actions.add(m[2]); }
-  return h("div", { class: "realm" + (mine ? " mine" : "") },
+  return h("div", { class: "realm" + (mine ? " mine" : ""), "data-realm": p },
     h("h3", {}, name, " · ", t("hand")),
-    fortressTrack(pl.hand, t("fortress")),
+    fortressTrack(pl.hand, t("fortress"), p),
     handRow(pl.hand, { mine, playable: mine ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
 }
 
@@ -500,6 +561,7 @@ function boardView(view, me, f) {
         const el = cardFace(cr.card, { creature: cr, abilities: have, granted });
         const key = `${p}.${name}.${i}`;
         el.setAttribute("data-target", key);
+        el.setAttribute("data-owner", String(p));
         if (targets.has(key)) {
           el.classList.add("target"); el.tabIndex = 0;
           const go = () => act(targets.get(key));
