@@ -4,6 +4,7 @@ and screenshots at phone and desktop sizes (kept in ``$CLASH_SCREENSHOT_DIR`` wh
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -219,3 +220,32 @@ def test_language_switch(server: ServerProcess, browser: Any, tmp_path: Path) ->
     fr.goto(server.url + "/")
     fr.wait_for_selector("text=Solo contre l'automate")
     fr.context.close()
+
+
+def test_custom_threat_resign_export_and_import(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.click("[data-testid=custom-threat] summary")
+    page.select_option("[data-threat=base_mana]", "8")
+    page.check("[data-threat-ability=rage]")
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action]")
+    game_id = page.url.rsplit("/", 1)[1]
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("[data-testid=resign]")
+    over = page.locator("[data-testid=game-over]")
+    over.wait_for()
+    assert over.get_attribute("data-winner") == "1"
+    assert "resigned" in page.inner_text("[data-testid=reason]")
+    status, record = server.get(f"/api/games/{game_id}/record")
+    assert status == 200
+    assert record["threat"]["base_mana"] == 8 and record["threat"]["abilities"] == ["rage"]
+    # The exported record imports from the lobby and opens as a replay.
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    page.goto(server.url + "/")
+    page.set_input_files("[data-testid=import-file]", str(path))
+    page.wait_for_selector("[data-testid=replay-step]")
+    assert page.url.split("#")[0].rsplit("/", 2)[1] == "r"
+    context.close()

@@ -33,7 +33,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError, RecordError
-from ..options import LEVELS, ThreatError
+from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..session import AGENT, NotYourTurnError, SessionError, UndoError
 from . import workers
@@ -578,6 +578,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         body = {
             "ai_levels": list(AI_LEVELS),
             "levels": sorted(LEVELS),
+            "threat_choices": {k: list(v) for k, v in THREAT_CHOICES.items()},
+            "threat_abilities": list(THREAT_ABILITIES),
             "formats": ["draft", "precon"],
             "open": [_summary(r, player) for r in open_rows if r.kind != "imported"],
             "mine": [_summary(r, player) for r in mine_rows],

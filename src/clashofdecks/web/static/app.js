@@ -125,6 +125,22 @@ async function lobbyPage() {
   const soloDeck = h("select", { id: "solo-deck" }, h("option", { value: "" }, t("choose_in_game")),
     [1, 2, 3, 4].map((n) => h("option", { value: n }, t("deck") + " " + n)));
   const level = h("select", { id: "solo-level", "data-testid": "level" }, lobby.levels.map((n) => h("option", { value: n }, t("level") + " " + n)));
+  // Custom threat options (R8.2) instead of a level: open the box to use them.
+  const threatBox = h("details", { "data-testid": "custom-threat" }, h("summary", {}, t("custom_threat")));
+  const threatInputs = {};
+  for (const [name, choices] of Object.entries(lobby.threat_choices)) {
+    threatInputs[name] = h("select", { "data-threat": name }, choices.map((c) => h("option", { value: String(c) }, String(c))));
+    threatBox.append(h("label", { class: "row" }, name.replace(/_/g, " ") + " ", threatInputs[name]));
+  }
+  const abilityBoxes = lobby.threat_abilities.map((a) => h("input", { type: "checkbox", value: a, "data-threat-ability": a }));
+  threatBox.append(h("div", { class: "row" }, t("abilities") + ":",
+    lobby.threat_abilities.map((a, i) => h("label", {}, abilityBoxes[i], " ", abilityName(a)))));
+  const threatValue = () => {
+    const out = {};
+    for (const [name, el] of Object.entries(threatInputs)) out[name] = /^\d+$/.test(el.value) ? Number(el.value) : el.value;
+    out.abilities = abilityBoxes.filter((b) => b.checked).map((b) => b.value);
+    return out;
+  };
   const aiFormat = fmt("ai-format");
   const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === "medium" }, t(a))));
   const friendFormat = fmt("friend-format");
@@ -165,9 +181,10 @@ async function lobbyPage() {
   mount(h("main", { class: "lobby" },
     h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name),
     h("section", { class: "panel" }, h("h2", {}, t("new_solo")),
-      h("div", { class: "row" }, soloFormat, soloDeck, level),
-      h("button", { class: "primary", "data-testid": "new-solo", onclick: () => start({ kind: "solo", format: soloFormat.value,
-        deck: soloFormat.value === "precon" && soloDeck.value ? Number(soloDeck.value) : null, level: Number(level.value) }) }, t("start"))),
+      h("div", { class: "row" }, soloFormat, soloDeck, level), threatBox,
+      h("button", { class: "primary", "data-testid": "new-solo", onclick: () => start(Object.assign({ kind: "solo", format: soloFormat.value,
+        deck: soloFormat.value === "precon" && soloDeck.value ? Number(soloDeck.value) : null },
+        threatBox.open ? { threat: threatValue() } : { level: Number(level.value) })) }, t("start"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_ai")), h("div", { class: "row" }, aiFormat, ai),
       h("button", { class: "primary", "data-testid": "new-duel-ai", onclick: () => start({ kind: "ai", format: aiFormat.value, ai: ai.value }) }, t("start"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat),
