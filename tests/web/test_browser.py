@@ -209,6 +209,8 @@ def test_language_switch(server: ServerProcess, browser: Any, tmp_path: Path) ->
     page.click("[data-testid=rules-link]")
     page.wait_for_selector("[data-testid=rules]")
     assert "R3.2" in page.inner_text("[data-testid=rules]")
+    assert page.locator("[data-testid=rules] dt").count() == 8  # the seven abilities and Aura
+    assert "[object" not in page.inner_text("[data-testid=rules]")
     page.select_option("[data-testid=lang]", "ja")
     page.wait_for_selector("text=ルール概要")
     page.screenshot(path=str(shots_dir(tmp_path) / "rules-ja-phone.png"), full_page=True)

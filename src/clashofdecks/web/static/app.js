@@ -31,7 +31,7 @@ function h(tag, attrs, ...children) {
     if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -214,7 +214,7 @@ function gamePage(id) {
   state.gameId = id;
   state.tokens = (localStorage.getItem("clash.tokens." + id) || "").split(",").filter(Boolean);
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
-  state.frames = []; state.animating = false; state.playing = false;
+  state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -435,7 +435,8 @@ function logPanel() {
 function gameOver(f, me) {
   const w = f.result.winner;
   const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
-  return h("div", { class: "game-over", "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog" },
+  return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog" },
+    h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; render(); } }, state.overFolded ? "▴" : "▾"),
     h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
     h("div", { class: "row" },
       h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
@@ -603,7 +604,8 @@ function boardView(view, me, f) {
   const pending = view.pending ? h("p", { class: "notice" }, t("order_hint") + ": " + view.pending.cards.join(", ")) : null;
   return h("div", { class: "board", "data-testid": "board" },
     realm(view, opp, f, me),
-    h("div", { class: "lanes" }, lane(0), lane(1)),
+    // Both lanes reserve the same height for the opponent's side, so the two bridges line up.
+    h("div", { class: "lanes rows-" + Math.max(1, ...["top", "bottom"].map((ln) => view.players[opp].lanes[ln].length)) }, lane(0), lane(1)),
     sel ? h("p", { class: "choose" }, t("choose_target", { card: cardName(sel) }), " ",
       h("button", { onclick: () => { state.selected = null; render(); } }, t("cancel"))) : null,
     pending,
@@ -647,7 +649,9 @@ async function replayPage(id) {
     state.log = [];
     for (let k = 0; k <= i; k++) state.log.push(...data.frames[k].events);
     const board = fr.setup ? setupBoard(Object.assign(f, { setup: fr.setup }), 0) : boardView(fr.view, 0, f);
-    const result = i === n && data.result ? h("p", { class: "big", "data-testid": "replay-result" }, data.result.reason || "") : null;
+    const result = i === n && data.result
+      ? h("p", { class: "big", "data-testid": "replay-result" }, data.result.termination === "imported" ? "" : reasonText({ result: Object.assign({}, data.result, { winner: data.result.winner === "draw" ? null : data.result.winner }), players }))
+      : null;
     mount(h("main", { class: "replay" },
       h("h2", {}, t("replay_title"), " · ", players.map((p) => p.name).join(" – ")),
       h("div", { class: "controls" },
@@ -662,6 +666,8 @@ async function replayPage(id) {
       result,
       h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board),
         h("aside", { class: "side" }, logPanel()))));
+    const log = document.getElementById("log");
+    if (log) log.scrollTop = log.scrollHeight;
   };
   show();
 }

@@ -3,6 +3,7 @@
 "use strict";
 window.CLASH_I18N = {
   en: {
+    fold: "Fold or unfold",
     custom_threat: "Custom threat options (R8.2)",
     end_fort_rightmost: "{loser}'s Fort reached the rightmost place of the hand (R4.3).",
     end_survived_last_turn: "{winner} survived the automaton's last turn (R7.8).",
@@ -36,6 +37,7 @@ window.CLASH_I18N = {
     order_hint: "Choose the order in which the destroyed cards return", end: "End", next_action: "Next attack",
   },
   de: {
+    fold: "Ein- oder ausklappen",
     custom_threat: "Eigene Bedrohungsoptionen (R8.2)",
     end_fort_rightmost: "Das Fort von {loser} erreichte den rechtesten Platz der Hand (R4.3).",
     end_survived_last_turn: "{winner} hat den letzten Zug des Automaten überstanden (R7.8).",
@@ -71,6 +73,7 @@ window.CLASH_I18N = {
     next_action: "Nächster Angriff",
   },
   fr: {
+    fold: "Replier ou déplier",
     custom_threat: "Options de menace personnalisées (R8.2)",
     end_fort_rightmost: "Le Fort de {loser} a atteint la place la plus à droite de la main (R4.3).",
     end_survived_last_turn: "{winner} a survécu au dernier tour de l'automate (R7.8).",
@@ -105,6 +108,7 @@ window.CLASH_I18N = {
     order_hint: "Choisissez l'ordre de retour des cartes détruites", end: "Fin", next_action: "Attaque suivante",
   },
   ja: {
+    fold: "折りたたむ／開く",
     custom_threat: "脅威オプションを選ぶ (R8.2)",
     end_fort_rightmost: "{loser}のフォートが手札の一番右に達した (R4.3)。",
     end_survived_last_turn: "{winner}はオートマの最後のターンを耐え抜いた (R7.8)。",
