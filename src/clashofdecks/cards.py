@@ -58,6 +58,7 @@ class Card:
 
     @property
     def is_creature(self) -> bool:
+        """Whether the card is a creature (else an incantation, R5)."""
         return self.kind == "creature"
 
 

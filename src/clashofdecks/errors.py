@@ -25,3 +25,7 @@ class ScenarioError(ClashError):
 
 class RecordError(ClashError):
     """A game record that is malformed or does not replay."""
+
+
+class FormatError(ClashError):
+    """An unknown mode or format, or a combination the rules do not allow (custom in solo, R2.2)."""

@@ -62,10 +62,16 @@ class Ruleset:
 
     @classmethod
     def from_dict(cls, data: Any) -> Ruleset:
+        """The ruleset of a JSON object (missing keys take the digest's defaults; unknown keys are an error).
+
+        >>> Ruleset.from_dict({"protection": "any_damage"}).protection
+        'any_damage'
+        """
         _check_keys(cls, data, "ruleset", "key", InvalidPositionError)
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every option by name, as positions and records write them."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
@@ -143,6 +149,11 @@ class Threat:
 
     @classmethod
     def from_dict(cls, data: Any) -> Threat:
+        """The threat options of a JSON object (missing keys: the quick game's values, R7/R8.2).
+
+        >>> Threat.from_dict({"base_mana": 8}).threat_points()
+        2
+        """
         _check_keys(cls, data, "threat", "option", ThreatError)
         values = dict(data)
         if "abilities" in values:
@@ -152,6 +163,7 @@ class Threat:
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every threat option by name, as solo positions and records write them."""
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
         out["abilities"] = list(self.abilities)
         return out

@@ -13,7 +13,8 @@ from typing import Any, Final
 from .cards import BASTION, CARD_IDS, CARD_INDEX, FORT, HEALTH, IS_INCANTATION, N_CARDS
 from .errors import InvalidPositionError
 from .options import Ruleset, Threat
-from .rules import COMBAT, DRAW, OVER, SUMMON, Creature, Game, seed_rng
+from .rules import COMBAT, DRAW, OVER, SETUP, SUMMON, Creature, Game, GameState, Termination
+from .setup import CHANCE_STEPS, DECISIONS, FORMATS, VERBS, SetupState
 
 CREATURE_FIELDS: Final = ("damage", "new", "protected", "activated", "sprint_bonus")
 _DEFAULTS: Final[dict[str, Any]] = {
@@ -32,10 +33,22 @@ TOP_KEYS: Final = (
     "phase",
     "mana",
     "winner",
+    "termination",
     "players",
     "pending",
+    "chance",
+    "hidden_identities",
+    "setup",
 )
 HIDDEN: Final = "?"
+_PHASES: Final = {SETUP: "setup", SUMMON: "summon", COMBAT: "combat"}
+_REASONS: Final = {
+    Termination.FORT_FALLEN: "the loser's Fort reached the rightmost place",
+    Termination.SURVIVED_LAST_TURN: "the player survived the automaton's last turn",
+    Termination.TURN_CAP: "turn cap reached: draw",
+    Termination.RESIGNED: "resigned",
+}
+_MASK32: Final = (1 << 32) - 1
 
 
 # ---------------------------------------------------------------------------- dump
@@ -57,52 +70,95 @@ def _creature_json(cr: Creature, expanded: bool) -> Any:
     return {"card": CARD_IDS[cr[0]], **extra}
 
 
+def _ids(cards: Any) -> list[str]:
+    return [CARD_IDS[c] for c in cards]
+
+
+def _setup_json(st: SetupState) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "format": st.kind,
+        "steps": [[verb, seat] for verb, seat in st.steps],
+        "pool": _ids(st.pool),
+        "revealed": _ids(st.revealed),
+        "cards": [_ids(st.cards[0]), _ids(st.cards[1])],
+        "built": list(st.built),
+        "decks": list(st.decks),
+    }
+    if st.external:
+        out["external_chance"] = True
+    if st.placed is not None:
+        out["placed"] = [_ids(st.placed[0]), _ids(st.placed[1])]
+    return out
+
+
 def dump_position(game: Game, *, expanded: bool = False) -> dict[str, Any]:
-    """The game's position as a JSON-ready dict (canonical; ``expanded`` writes every creature field)."""
-    if game._stage not in (SUMMON, COMBAT, OVER):
-        raise InvalidPositionError("positions cover the play phases; this game is still in its setup stage")
-    out: dict[str, Any] = {"mode": "solo" if game._solo else "duel", "ruleset": game._ruleset.to_dict()}
-    if game._solo:
-        out["threat"] = game._threat.to_dict()
-    winner: Any = game._winner
+    """The game's position as a JSON-ready dict (canonical; ``expanded`` writes every creature field).
+
+    Complete: loading it and playing on gives exactly the game that would have followed (chance,
+    public hand places, a pending decision with what it interrupted, the setup stage).
+
+    >>> from clashofdecks import Game
+    >>> pos = dump_position(Game.random_duel(seed=1))
+    >>> pos["phase"], pos["mana"], pos["chance"]
+    ('summon', 6, {'seed': 1, 'draws': 1})
+    """
+    st = game.state()
+    out: dict[str, Any] = {"mode": "solo" if st.solo else "duel", "ruleset": st.ruleset.to_dict()}
+    if st.solo:
+        out["threat"] = st.threat.to_dict()
+    winner: Any = st.winner
     if winner == DRAW:
         winner = "draw"
-    phase = "combat" if game._stage == COMBAT else "summon"
-    if game._stage == OVER:
-        phase = "combat" if game._over_phase == COMBAT else "summon"
-    out.update(
-        {"turn": game._turn, "active": game._active, "phase": phase, "mana": game._mana, "winner": winner}
-    )
+    phase = _PHASES[st.over_phase if st.stage == OVER else st.stage]
+    out.update({"turn": st.turn, "active": st.active, "phase": phase, "mana": st.mana, "winner": winner})
+    if st.stage == OVER and st.termination is not _default_termination(winner, st.solo):
+        out["termination"] = st.termination.value
     players: list[dict[str, Any]] = []
     for p in (0, 1):
         lanes = {
-            "top": [_creature_json(cr, expanded) for cr in game._lanes[p * 2]],
-            "bottom": [_creature_json(cr, expanded) for cr in game._lanes[p * 2 + 1]],
+            "top": [_creature_json(cr, expanded) for cr in st.lanes[p * 2]],
+            "bottom": [_creature_json(cr, expanded) for cr in st.lanes[p * 2 + 1]],
         }
-        if game._solo and p == 1:
-            players.append(
-                {
-                    "automaton": True,
-                    "deck": [CARD_IDS[c] for c in game._deck],
-                    "discard": [CARD_IDS[c] for c in game._discard],
-                    "lanes": lanes,
-                }
-            )
+        if st.solo and p == 1:
+            auto: dict[str, Any] = {"automaton": True, "deck": _ids(st.deck), "discard": _ids(st.discard)}
+            if st.last_turn:
+                auto["last_turn"] = True
+            auto["lanes"] = lanes
+            players.append(auto)
         else:
-            players.append({"hand": [CARD_IDS[c] for c in game._hands[p]], "lanes": lanes})
+            hand = st.hands[p]
+            player: dict[str, Any] = {"hand": _ids(hand), "lanes": lanes}
+            public = [CARD_IDS[c] for c in hand if c < N_CARDS and st.known[p] >> c & 1]
+            if public:
+                player["public"] = public
+            players.append(player)
     out["players"] = players
-    if game._pending is not None:
-        who, cards = game._pending
-        pending: dict[str, Any] = {"player": who, "decision": "order", "cards": [CARD_IDS[c] for c in cards]}
-        if game._cast_cont is not None:
+    if st.pending is not None:
+        who, cards = st.pending
+        pending: dict[str, Any] = {"player": who, "decision": "order", "cards": _ids(cards)}
+        if st.resolving is not None:
             # The incantation being resolved is in no hand or lane until the order is chosen (R5.4a).
-            caster, inc = game._cast_cont
+            caster, inc = st.resolving
             pending["resolving"] = {"player": caster, "card": CARD_IDS[inc]}
+        if st.attacker is not None:
+            pending["attacker"] = {"player": st.attacker[0], "card": CARD_IDS[st.attacker[1]]}
+        if st.ending:
+            pending["ending"] = True
+        if st.automaton is not None:
+            spent, slot, shown = st.automaton
+            pending["automaton"] = {"spent": spent, "slot": slot, "revealed": shown}
         out["pending"] = pending
+    if st.rng:
+        out["chance"] = {"seed": st.rng >> 32, "draws": st.rng & _MASK32}
+    if st.hidden_identities:
+        out["hidden_identities"] = True
+    if st.setup is not None:
+        out["setup"] = _setup_json(st.setup)
     return out
 
 
 def dump_position_text(game: Game, *, indent: int | None = None) -> str:
+    """The position as JSON text (see :func:`dump_position`)."""
     return json.dumps(dump_position(game), indent=indent, ensure_ascii=False)
 
 
@@ -121,6 +177,30 @@ def _int(value: Any, where: str, lo: int, hi: int | None = None) -> int:
     return value
 
 
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(where, f"must be true or false, not {value!r}")
+    return value
+
+
+def _obj(value: Any, where: str, allowed: set[str], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(where, "must be an object")
+    extra = sorted(set(value) - allowed)
+    if extra:
+        raise _fail(where, f"unknown key {extra[0]!r}")
+    for key in required:
+        if key not in value:
+            raise _fail(where, f"missing required key {key!r}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _fail(where, "must be a list")
+    return value
+
+
 def _card(value: Any, where: str, *, fortress: bool = False) -> int:
     if not isinstance(value, str):
         raise _fail(where, f"a card id must be a string, not {value!r}")
@@ -130,6 +210,10 @@ def _card(value: Any, where: str, *, fortress: bool = False) -> int:
     if idx >= N_CARDS and not fortress:
         raise _fail(where, f"{value} cannot be here")
     return idx
+
+
+def _cards(value: Any, where: str) -> tuple[int, ...]:
+    return tuple(_card(v, f"{where}[{i}]") for i, v in enumerate(_list(value, where)))
 
 
 def _creature(value: Any, where: str) -> Creature:
@@ -152,12 +236,7 @@ def _creature(value: Any, where: str) -> Creature:
         raise _fail(
             where, f"{CARD_IDS[c]} has {damage} damage but only {HEALTH[c]} health (it would be destroyed)"
         )
-    flags = []
-    for key in ("new", "protected", "activated"):
-        v = data.get(key, False)
-        if not isinstance(v, bool):
-            raise _fail(f"{where}.{key}", f"must be true or false, not {v!r}")
-        flags.append(v)
+    flags = [_bool(data.get(key, False), f"{where}.{key}") for key in ("new", "protected", "activated")]
     sprint = _int(data.get("sprint_bonus", 0), f"{where}.sprint_bonus", 0)
     return (c, damage, flags[0], flags[1], flags[2], sprint)
 
@@ -177,11 +256,65 @@ def _lanes(value: Any, where: str) -> tuple[list[Creature], list[Creature]]:
     return out[0], out[1]
 
 
+def _card_of(value: Any, where: str, player_max: int = 1) -> tuple[int, int]:
+    data = _obj(value, where, {"player", "card"}, ("player", "card"))
+    return _int(data["player"], f"{where}.player", 0, player_max), _card(data["card"], f"{where}.card")
+
+
+def _setup(value: Any, solo: bool) -> SetupState:
+    where = "setup"
+    keys = {"format", "steps", "pool", "revealed", "cards", "built", "decks", "external_chance", "placed"}
+    data = _obj(value, where, keys, ("format", "steps"))
+    kind = data["format"]
+    if kind not in FORMATS or (solo and kind == "custom"):
+        raise _fail(f"{where}.format", f"unknown or not allowed here: {kind!r}")
+    steps: list[tuple[str, int]] = []
+    for i, step in enumerate(_list(data["steps"], f"{where}.steps")):
+        if not (isinstance(step, list) and len(step) == 2 and step[0] in VERBS):
+            raise _fail(f"{where}.steps[{i}]", f"a step is [verb, seat] with a verb of {', '.join(VERBS)}")
+        steps.append((step[0], _int(step[1], f"{where}.steps[{i}][1]", 0, 1)))
+    external = _bool(data.get("external_chance", False), f"{where}.external_chance")
+    if not steps or steps[0][0] not in (DECISIONS + CHANCE_STEPS if external else DECISIONS):
+        raise _fail(
+            f"{where}.steps", "the next step must be a decision (deck, pick, build or ban) or chance's"
+        )
+    if not external and any(verb in CHANCE_STEPS for verb, _ in steps):
+        raise _fail(f"{where}.steps", "chance steps need 'external_chance': true")
+    placed: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    if "placed" in data:
+        raw = _list(data["placed"], f"{where}.placed")
+        if len(raw) != 2 or not external:
+            raise _fail(f"{where}.placed", "two lists, and only with external chance")
+        placed = (_cards(raw[0], f"{where}.placed[0]"), _cards(raw[1], f"{where}.placed[1]"))
+    cards_raw = _list(data.get("cards", [[], []]), f"{where}.cards")
+    if len(cards_raw) != 2:
+        raise _fail(f"{where}.cards", "must hold two lists (one per seat)")
+    built = _list(data.get("built", [False, False]), f"{where}.built")
+    if len(built) != 2:
+        raise _fail(f"{where}.built", "must hold two booleans")
+    decks = tuple(_int(d, f"{where}.decks", 1, 4) for d in _list(data.get("decks", []), f"{where}.decks"))
+    st = SetupState(
+        kind,
+        tuple(steps),
+        pool=_cards(data.get("pool", []), f"{where}.pool"),
+        revealed=_cards(data.get("revealed", []), f"{where}.revealed"),
+        cards=(_cards(cards_raw[0], f"{where}.cards[0]"), _cards(cards_raw[1], f"{where}.cards[1]")),
+        built=(_bool(built[0], f"{where}.built[0]"), _bool(built[1], f"{where}.built[1]")),
+        decks=decks,
+        external=external,
+        placed=placed,
+    )
+    if steps[0][0] == "pick" and not st.revealed:
+        raise _fail(f"{where}.revealed", "a pick needs face-up cards")
+    return st
+
+
 def load_position(data: Any, *, record_events: bool = True) -> Game:
     """Build a :class:`Game` from a position (a dict, or JSON text).
 
     Checks structure and the hard rules (one fortress card per hand, a card at most once per player
     and once in all in solo, damage below health, known ids and keys); nothing about reachability.
+    A position whose automaton is to act resolves the automaton's turn at once (R7: it is a rule).
     """
     if isinstance(data, str):
         try:
@@ -204,24 +337,35 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
     if "threat" in data and not solo:
         raise InvalidPositionError("'threat' applies only to solo positions")
     threat = Threat.from_dict(data.get("threat", {})) if solo else Threat()
-    game = Game(solo=solo, ruleset=ruleset, threat=threat, record_events=record_events)
-    game.meta.update({"mode": mode, "format": "position", "start_position": data})
-    game._turn = _int(data.get("turn", 1), "turn", 1)
-    game._active = _int(data["active"], "active", 0, 1)
+    turn = _int(data.get("turn", 1), "turn", 1)
+    active = _int(data["active"], "active", 0, 1)
     phase = data["phase"]
-    if phase not in ("summon", "combat"):
-        raise InvalidPositionError(f"phase must be 'summon' or 'combat', not {phase!r}")
-    game._mana = _int(data["mana"], "mana", 0)
+    if phase not in ("summon", "combat", "setup"):
+        raise InvalidPositionError(f"phase must be 'setup', 'summon' or 'combat', not {phase!r}")
+    in_setup = phase == "setup"
+    mana = _int(data["mana"], "mana", 0)
     winner = data.get("winner")
     if not (winner is None or winner == "draw" or (type(winner) is int and winner in (0, 1))):
         raise InvalidPositionError(f"winner must be null, 0, 1 or 'draw', not {winner!r}")
-    if "pending" in data:
-        raise InvalidPositionError(
-            "positions with a pending decision cannot be loaded: replay the game record instead"
-        )
+    if in_setup != ("setup" in data):
+        raise InvalidPositionError("a position in phase 'setup' has a 'setup' object, and only then")
+    if in_setup and winner is not None:
+        raise InvalidPositionError("a game in its setup stage has no winner")
+    rng = 0
+    if "chance" in data:
+        chance = _obj(data["chance"], "chance", {"seed", "draws"}, ("seed", "draws"))
+        rng = _int(chance["seed"], "chance.seed", 0, (1 << 64) - 1) << 32
+        rng |= _int(chance["draws"], "chance.draws", 0, _MASK32)
+    hidden_ids = _bool(data.get("hidden_identities", False), "hidden_identities")
     players = data["players"]
     if not isinstance(players, list) or len(players) != 2:
         raise InvalidPositionError("players must be a list of two players")
+    hands: list[tuple[int, ...]] = [(), ()]
+    lanes: list[tuple[Creature, ...]] = [(), (), (), ()]
+    known = [0, 0]
+    deck: tuple[int, ...] = ()
+    discard: tuple[int, ...] = ()
+    last_turn: bool | None = None
     seen_all: set[int] = set()
     for p, pl in enumerate(players):
         where = f"players[{p}]"
@@ -232,50 +376,65 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
             raise _fail(where, "automaton must be true or false")
         if is_auto != (solo and p == 1):
             raise _fail(where, "in solo, players[1] is the automaton (and only in solo)")
-        allowed = {"automaton", "deck", "discard", "lanes"} if is_auto else {"hand", "lanes"}
+        allowed = (
+            {"automaton", "deck", "discard", "lanes", "last_turn"} if is_auto else {"hand", "lanes", "public"}
+        )
         extra = sorted(set(pl) - allowed)
         if extra:
             raise _fail(where, f"unknown key {extra[0]!r}")
         top, bottom = _lanes(pl.get("lanes", {}), f"{where}.lanes")
-        game._lanes[p * 2] = top
-        game._lanes[p * 2 + 1] = bottom
+        lanes[p * 2], lanes[p * 2 + 1] = tuple(top), tuple(bottom)
         owned = [cr[0] for cr in top] + [cr[0] for cr in bottom]
+        if in_setup and owned:
+            raise _fail(f"{where}.lanes", "no creature is in play during the setup stage")
         if is_auto:
             for key in ("deck", "discard"):
                 if not isinstance(pl.get(key, []), list):
                     raise _fail(f"{where}.{key}", "must be a list")
+            if "last_turn" in pl:
+                last_turn = _bool(pl["last_turn"], f"{where}.last_turn")
+            if in_setup:
+                if pl.get("deck") or pl.get("discard"):
+                    raise _fail(where, "the automaton has no deck during the setup stage")
+                continue
             if "deck" not in pl:
                 raise _fail(where, "the automaton needs a 'deck' (top card first, its fortress card last)")
-            deck = [_card(v, f"{where}.deck[{i}]", fortress=True) for i, v in enumerate(pl["deck"])]
+            deck = tuple(_card(v, f"{where}.deck[{i}]", fortress=True) for i, v in enumerate(pl["deck"]))
             if not deck or deck[-1] < N_CARDS or any(c >= N_CARDS for c in deck[:-1]):
                 raise _fail(
                     f"{where}.deck", "must end with its fortress card (BASTION or FORT) and hold it once"
                 )
-            if deck == [BASTION] and winner is None:
+            if deck == (BASTION,) and winner is None:
                 raise _fail(
                     f"{where}.deck",
                     "empty above its Bastion: the Bastion would already have flipped to Fort (R7.7, R7.8a)",
                 )
-            game._fort[p] = deck[-1] == FORT
-            game._deck = deck
-            game._discard = [_card(v, f"{where}.discard[{i}]") for i, v in enumerate(pl.get("discard", []))]
-            owned += deck[:-1] + game._discard
+            discard = _cards(pl.get("discard", []), f"{where}.discard")
+            owned += list(deck[:-1]) + list(discard)
         else:
             hand_raw = pl.get("hand")
             if not isinstance(hand_raw, list):
                 raise _fail(f"{where}.hand", "must be a list of card ids")
-            hand = [_card(v, f"{where}.hand[{i}]", fortress=True) for i, v in enumerate(hand_raw)]
-            forts = [c for c in hand if c >= N_CARDS]
-            if len(forts) != 1:
-                raise _fail(f"{where}.hand", f"must hold exactly one BASTION or FORT, found {len(forts)}")
-            game._fort[p] = forts[0] == FORT
-            if hand[-1] >= N_CARDS and winner is None:
-                raise _fail(
-                    f"{where}.hand",
-                    "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3)",
-                )
-            game._hands[p] = hand
+            hand = tuple(_card(v, f"{where}.hand[{i}]", fortress=True) for i, v in enumerate(hand_raw))
+            if in_setup:
+                if hand:
+                    raise _fail(f"{where}.hand", "hands are dealt when the setup ends (R2.6): empty here")
+            else:
+                forts = [c for c in hand if c >= N_CARDS]
+                if len(forts) != 1:
+                    raise _fail(f"{where}.hand", f"must hold exactly one BASTION or FORT, found {len(forts)}")
+                if hand[-1] >= N_CARDS and winner is None:
+                    raise _fail(
+                        f"{where}.hand",
+                        "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3)",
+                    )
+            hands[p] = hand
             owned += [c for c in hand if c < N_CARDS]
+            for i, cid in enumerate(_list(pl.get("public", []), f"{where}.public")):
+                c = _card(cid, f"{where}.public[{i}]")
+                if c not in hand:
+                    raise _fail(f"{where}.public[{i}]", f"{cid} is not in this hand")
+                known[p] |= 1 << c
         dupes = {CARD_IDS[c] for c in owned if owned.count(c) > 1}
         if dupes:
             raise _fail(where, f"card {sorted(dupes)[0]} appears more than once")
@@ -284,22 +443,104 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
             if both:
                 raise _fail(where, f"in solo every card exists once: {CARD_IDS[min(both)]} is on both sides")
             seen_all |= set(owned)
-    if solo and not game._deck:
+    if solo and not deck and not in_setup:
         raise InvalidPositionError("solo position without an automaton deck")
+    fort1 = bool(deck) and deck[-1] == FORT
+    state_kw: dict[str, Any] = {}
+    if "pending" in data:
+        state_kw = _pending(data["pending"], solo, winner, in_setup, hands, deck)
+    termination = _default_termination(winner, solo)
     if winner is not None:
-        game._winner = DRAW if winner == "draw" else winner
-        game._winner_reason = "loaded as finished"
-        game._stage = OVER
-        game._over_phase = SUMMON if phase == "summon" else COMBAT
-    else:
-        game._stage = SUMMON if phase == "summon" else COMBAT
-        if solo and game._active == 1:
-            # The automaton's turn is a rule, not a decision: it resolves as soon as it starts.
-            game._last_turn = game._fort[1] and len(game._deck) <= 1
-            game._auto = (0, 0) if phase == "summon" else None
-            game._automaton_continue()
-            game._events.clear()
+        if "termination" in data:
+            try:
+                termination = Termination(data["termination"])
+            except ValueError:
+                names = ", ".join(t.value for t in Termination)
+                raise _fail("termination", f"unknown termination {data['termination']!r} ({names})") from None
+    elif "termination" in data:
+        raise InvalidPositionError("'termination' belongs to a finished game (winner not null)")
+    if last_turn is None:
+        # R7.8a: the last turn is the automaton's first turn that begins with its deck empty above its Fort.
+        last_turn = solo and active == 1 and fort1 and len(deck) <= 1 and phase == "summon"
+    stage = SETUP if in_setup else SUMMON if phase == "summon" else COMBAT
+    state = GameState(
+        solo=solo,
+        ruleset=ruleset,
+        threat=threat,
+        stage=OVER if winner is not None else stage,
+        turn=turn,
+        active=active,
+        mana=mana,
+        winner=None if winner is None else DRAW if winner == "draw" else winner,
+        reason=_REASONS[termination] if winner is not None else "",
+        termination=termination,
+        over_phase=stage,
+        hands=(hands[0], hands[1]),
+        lanes=tuple(lanes),
+        known=(known[0], known[1]),
+        deck=deck,
+        discard=discard,
+        last_turn=last_turn,
+        rng=rng,
+        setup=_setup(data["setup"], solo) if in_setup else None,
+        hidden_identities=hidden_ids,
+        **state_kw,
+    )
+    game = Game(state, record_events=record_events)
+    game.meta.update({"mode": mode, "format": "position", "start_position": data})
+    game.resume()
     return game
+
+
+def _default_termination(winner: Any, solo: bool) -> Termination:
+    """How a finished position without ``termination`` ended: a draw is the turn cap; a solo player
+    who won survived the last turn (R7.8); any other win is a Fort gone rightmost (R4.3)."""
+    if winner == "draw":
+        return Termination.TURN_CAP
+    if solo and winner == 0:
+        return Termination.SURVIVED_LAST_TURN
+    return Termination.FORT_FALLEN
+
+
+def _pending(
+    value: Any, solo: bool, winner: Any, in_setup: bool, hands: list[tuple[int, ...]], deck: tuple[int, ...]
+) -> dict[str, Any]:
+    where = "pending"
+    keys = {"player", "decision", "cards", "resolving", "attacker", "ending", "automaton"}
+    data = _obj(value, where, keys, ("player", "decision", "cards"))
+    if winner is not None or in_setup:
+        raise _fail(where, "a pending decision belongs to a game in play")
+    if data["decision"] != "order":
+        raise _fail(
+            f"{where}.decision", f"the only pending decision is 'order' (R3.9), not {data['decision']!r}"
+        )
+    who = _int(data["player"], f"{where}.player", 0, 1)
+    if solo and who == 1:
+        raise _fail(f"{where}.player", "the automaton makes no choices (R7.5a)")
+    cards = _cards(data["cards"], f"{where}.cards")
+    if not 2 <= len(cards) <= 3 or len(set(cards)) != len(cards):
+        raise _fail(f"{where}.cards", "a return order is chosen for 2 or 3 different destroyed cards (R3.9)")
+    for c in cards:
+        if c in hands[who]:
+            raise _fail(f"{where}.cards", f"{CARD_IDS[c]} is already in player {who}'s hand")
+    out: dict[str, Any] = {"pending": (who, cards)}
+    if "resolving" in data:
+        out["resolving"] = _card_of(data["resolving"], f"{where}.resolving")
+        if not IS_INCANTATION[out["resolving"][1]]:
+            raise _fail(f"{where}.resolving", "the card being resolved is an incantation")
+    if "attacker" in data:
+        out["attacker"] = _card_of(data["attacker"], f"{where}.attacker")
+    out["ending"] = _bool(data.get("ending", False), f"{where}.ending")
+    if "automaton" in data:
+        if not solo:
+            raise _fail(f"{where}.automaton", "only in solo")
+        auto = _obj(data["automaton"], f"{where}.automaton", {"spent", "slot", "revealed"}, ("spent", "slot"))
+        out["automaton"] = (
+            _int(auto["spent"], f"{where}.automaton.spent", 0),
+            _int(auto["slot"], f"{where}.automaton.slot", 0),
+            _int(auto.get("revealed", 1), f"{where}.automaton.revealed", 0),
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------- views (R9)
@@ -307,88 +548,62 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
 
 def view(game: Game, player: int | None) -> dict[str, Any]:
     """What ``player`` may know (R9): the position with every hidden card shown as ``"?"``;
-    ``player=None`` is a spectator's view (both hands hidden as the opponent's would be).
+    ``player=None`` is a spectator's view (both hands hidden as an opponent's would be).
 
     Hidden: the opponent's hand cards whose place is not public (the fortress card and cards that
-    returned to the hand rightmost stay visible), and the automaton deck but its fortress card.
-    The player object with hidden places also lists ``hidden_cards``: the cards behind the ``"?"``,
-    sorted (their identities are public in every format, R9.1; their places are not, R9.2).
-    Output only: a view is not loadable as a position.
+    returned to the hand rightmost stay visible, R9.2), the automaton deck but its fortress card,
+    the face-down draft pile and a custom deck not yet revealed (R2.5).  A player object with hidden
+    places also lists ``hidden_cards``, the cards behind the ``"?"``, sorted, where their identities
+    are public (drafted, a chosen deck, a revealed custom deck: R9.1); under the benchmark's random
+    deal they are not, and ``hidden_cards`` is absent.  A view never carries the chance state
+    (it would tell the draft pile and future shuffles).  Output only: not loadable as a position.
+
+    >>> from clashofdecks import Game
+    >>> v = view(Game.random_duel(seed=1), 0)
+    >>> v["players"][1]["hand"][:2], "chance" in v, "hidden_cards" in v["players"][1]
+    (['BASTION', '?'], False, False)
     """
+    if player not in (0, 1, None):
+        raise ValueError(f"a view is for player 0, 1 or None (a spectator), not {player!r}")
     pos = dump_position(game)
-    if game._solo:
-        if player != 1:
-            deck = pos["players"][1]["deck"]
-            pos["players"][1]["deck"] = [HIDDEN] * (len(deck) - 1) + [deck[-1]]
-            pos["players"][1]["hidden_cards"] = sorted(deck[:-1])
-        if player is None:
-            _hide_hand(game, pos, 0)
-        return pos
-    for opp in (0, 1):
-        if opp != player:
-            _hide_hand(game, pos, opp)
+    pos.pop("chance", None)
+    public_ids = not game.hidden_identities
+    if "setup" in pos:
+        st = pos["setup"]
+        st["pool"] = [HIDDEN] * len(st["pool"])
+        setup = game.setup_state
+        if setup is not None and setup.kind == "custom" and not all(setup.built):
+            for seat in (0, 1):
+                if seat != player:
+                    st["cards"][seat] = [HIDDEN] * len(st["cards"][seat])
+        if "placed" in st:
+            for seat in (0, 1):
+                if seat != player:
+                    st["placed"][seat] = [HIDDEN] * len(st["placed"][seat])
+    if game.is_solo:
+        auto = pos["players"][1]
+        if player != 1 and len(auto.get("deck", [])) > 1:
+            deck = auto["deck"]
+            auto["deck"] = [HIDDEN] * (len(deck) - 1) + [deck[-1]]
+            auto["hidden_cards"] = sorted(deck[:-1])
+    for p in (0, 1):
+        if p == player or (game.is_solo and p == 1):
+            continue
+        entry = pos["players"][p]
+        hidden = game.is_hidden(p, player)
+        hand = entry["hand"]
+        if not any(hidden):
+            continue
+        entry["hand"] = [HIDDEN if h else c for c, h in zip(hand, hidden, strict=True)]
+        if public_ids:
+            entry["hidden_cards"] = sorted(c for c, h in zip(hand, hidden, strict=True) if h)
     return pos
 
 
-def _hide_hand(game: Game, pos: dict[str, Any], opp: int) -> None:
-    known = game._known[opp]
-    hand = game._hands[opp]
-    pos["players"][opp]["hand"] = [CARD_IDS[c] if c >= N_CARDS or known >> c & 1 else HIDDEN for c in hand]
-    # Whose identities are public (drafted, a chosen deck, a revealed custom deck: R9.1), only not
-    # their places: the cards behind the "?", sorted.
-    pos["players"][opp]["hidden_cards"] = sorted(
-        CARD_IDS[c] for c in hand if c < N_CARDS and not known >> c & 1
-    )
-
-
 def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:
-    """A full game consistent with ``player``'s view: hidden places are refilled at random.
-
-    In every format of the rulebook the identities of each player's cards are public (drafted,
-    a chosen preconstructed deck, a revealed custom deck): what is hidden is their order in the
-    hand and the automaton deck's order.  The sample keeps every visible card where it is and
-    shuffles the hidden ones among the hidden places.  The copy shares no state with ``game``.
-    """
-    g = game.clone()
-    g._rng = seed_rng(rng.getrandbits(64))  # future chance (shuffles, reshuffles) is unknown too
-    opp = 1 - player
-    if g._setup is not None:
-        _sample_setup(g, player, rng)
-        return g
-    if g._solo:
-        if player == 0 and len(g._deck) > 1:
-            body = sorted(g._deck[:-1])  # sorted first: the sample depends only on the view and rng
-            rng.shuffle(body)
-            g._deck = [*body, g._deck[-1]]
-        return g
-    hand = g._hands[opp]
-    known = g._known[opp]
-    slots = [i for i, c in enumerate(hand) if c < N_CARDS and not known >> c & 1]
-    cards = sorted(hand[i] for i in slots)  # sorted first: the sample depends only on the view and rng
-    rng.shuffle(cards)
-    for i, c in zip(slots, cards, strict=True):
-        hand[i] = c
-    g._legal = None
-    return g
-
-
-def _sample_setup(g: Game, player: int, rng: random.Random) -> None:
-    """Setup stage: the face-down draft pile's order, and an opponent's custom deck that is built but
-    not yet revealed (R2.5), are unknown."""
-    from dataclasses import replace
-
-    from .formats import SetupState
-
-    st = g._setup
-    assert isinstance(st, SetupState)
-    pool = sorted(st.pool)  # sorted first: the sample depends only on what is public and rng
-    rng.shuffle(pool)
-    cards = list(st.cards)
-    opp = 1 - player
-    if st.kind == "custom" and st.built[opp] and not all(st.built):
-        cards[opp] = tuple(sorted(rng.sample(range(N_CARDS), len(cards[opp]))))
-    g._setup = replace(st, pool=tuple(pool), cards=(cards[0], cards[1]))
-    g._legal = None
+    """A full game consistent with ``player``'s view, hidden things refilled at random
+    (:meth:`Game.sample_determinization`).  The copy shares no state with ``game``."""
+    return game.sample_determinization(player, rng)
 
 
 __all__ = [

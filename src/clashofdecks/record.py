@@ -40,6 +40,7 @@ _KEYS = {
     "players",
     "actions",
     "result",
+    "external_chance",
 }
 
 
@@ -54,8 +55,11 @@ class GameRecord:
     players: list[str] = field(default_factory=lambda: ["player 0", "player 1"])
     actions: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    #: Chance outcomes are actions in ``actions`` (a game made with ``external_chance``).
+    external_chance: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (``docs/formats.md``, "Game records")."""
         out: dict[str, Any] = {
             "record_version": RECORD_VERSION,
             "mode": self.mode,
@@ -67,11 +71,14 @@ class GameRecord:
             out["threat"] = self.threat.to_dict()
         if self.position is not None:
             out["position"] = self.position
+        if self.external_chance:
+            out["external_chance"] = True
         out.update({"players": list(self.players), "actions": list(self.actions), "result": self.result})
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
+        """A record from JSON data, checked; :class:`RecordError` names the first problem."""
         if not isinstance(data, dict):
             raise RecordError("a game record must be a JSON object")
         unknown = sorted(set(data) - _KEYS)
@@ -111,15 +118,18 @@ class GameRecord:
             players=players,
             actions=list(actions),
             result=data.get("result"),
+            external_chance=data.get("external_chance", False) is True,
         )
 
     def save(self, path: str | Path) -> None:
+        """Write the record as UTF-8 JSON to ``path`` (``~`` expands)."""
         Path(path).expanduser().write_text(
             json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
+        """Read a record; a missing, unreadable, binary or malformed file raises :class:`RecordError`."""
         try:
             data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
         except OSError as exc:
@@ -145,6 +155,7 @@ def initial_game(record: GameRecord, *, record_events: bool = True) -> Game:
             ruleset=record.ruleset,
             threat=record.threat,
             record_events=record_events,
+            external_chance=record.external_chance,
         )
     except ClashError as exc:
         raise RecordError(f"cannot start the recorded game: {exc}") from None
@@ -198,6 +209,7 @@ def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
         threat=game.threat if game.is_solo else None,
         position=position if fmt == "position" else None,  # type: ignore[arg-type]
         players=list(players) if players else ["player 0", "player 1"],
+        external_chance=meta.get("external_chance") is True,
     )
     start = initial_game(record, record_events=False)
     texts: list[str] = []

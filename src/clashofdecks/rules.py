@@ -13,14 +13,16 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from hashlib import blake2b
-from typing import Any, Final
+from typing import Final
 
 from . import actions as A
+from . import setup as setup_stage
 from .cards import (
     ABILITIES,
     ABILITY_BITS,
@@ -41,8 +43,10 @@ from .cards import (
     RAGE,
     SPLASH,
     SPRINT,
+    ability_names,
+    card_index,
 )
-from .errors import ClashError, IllegalActionError
+from .errors import ClashError, FormatError, IllegalActionError
 from .events import Event, EventKind
 from .options import Ruleset, Threat
 
@@ -53,6 +57,8 @@ COMBAT: Final = 2
 OVER: Final = 3
 
 DRAW: Final = 2  # value of the winner field for a capped game
+#: :attr:`Game.current_player` while chance is to act (games with external chance only).
+CHANCE: Final = setup_stage.CHANCE_PLAYER
 #: Undo records kept per game (the oldest are dropped beyond it), so an endless game stays small in
 #: memory; far more than any front end lets a player take back.
 UNDO_LIMIT: Final = 4096
@@ -156,7 +162,58 @@ class Outcome:
 
     @property
     def is_draw(self) -> bool:
+        """True for a game ended by the turn cap (the rules themselves have no draw)."""
         return self.winner is None
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything a game is, as plain immutable values: what :meth:`Game.state` returns and
+    :class:`Game` is built from.  Cards are the integers of :mod:`clashofdecks.cards`.
+
+    Positions (:mod:`clashofdecks.position`) translate it to and from JSON and check it; ``Game(state)``
+    trusts it.  Fields: ``stage`` is :data:`SETUP`, :data:`SUMMON`, :data:`COMBAT` or :data:`OVER`;
+    ``winner`` 0, 1, :data:`DRAW` or ``None``; ``over_phase`` the phase a finished game ended in;
+    ``hands`` left to right with the fortress card (``BASTION``/``FORT``); ``lanes`` indexed
+    ``player*2 + lane``, creatures from the bridge outward; ``known`` per player a bit per card whose
+    hand place is public (R9.2); ``deck``/``discard`` the automaton's (solo); ``pending`` a return
+    order being chosen (R3.9) as ``(player, cards in hit order)``, with what resolution resumes after
+    it: ``resolving`` (an incantation's caster and card), ``attacker`` (a Berserk chain's player and
+    card), ``ending`` (the rest of Combat resolves, then the turn ends), ``automaton`` (its summoning
+    progress this turn: cost spent, lane slot, cards revealed); ``last_turn`` the automaton's last
+    turn (R7.8); ``rng`` the chance state (``seed << 32 | draws``); ``setup`` the setup stage;
+    ``hidden_identities`` whether the opponent's hidden cards are unknown even as a set (the
+    benchmark's random deal; in the rulebook's formats they are public, R9.1).
+    """
+
+    solo: bool = False
+    ruleset: Ruleset = _DEFAULT_RULESET
+    threat: Threat = _DEFAULT_THREAT
+    stage: int = 1
+    turn: int = 1
+    active: int = 0
+    mana: int = 0
+    winner: int | None = None
+    reason: str = ""
+    termination: Termination = Termination.FORT_FALLEN
+    over_phase: int = 2
+    hands: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    lanes: tuple[tuple[Creature, ...], ...] = ((), (), (), ())
+    known: tuple[int, int] = (0, 0)
+    deck: tuple[int, ...] = ()
+    discard: tuple[int, ...] = ()
+    pending: tuple[int, tuple[int, ...]] | None = None
+    resolving: tuple[int, int] | None = None
+    attacker: tuple[int, int] | None = None
+    ending: bool = False
+    automaton: tuple[int, int, int] | None = None
+    last_turn: bool = False
+    rng: int = 0
+    setup: setup_stage.SetupState | None = None
+    hidden_identities: bool = False
+
+
+_EMPTY_DUEL: Final = GameState()
 
 
 class Game:
@@ -175,6 +232,7 @@ class Game:
         "_events",
         "_fort",
         "_hands",
+        "_hidden_ids",
         "_history",
         "_keep_undo",
         "_known",
@@ -204,56 +262,113 @@ class Game:
         "meta",
     )
 
-    def __init__(
-        self,
-        *,
-        solo: bool = False,
-        ruleset: Ruleset | None = None,
-        threat: Threat | None = None,
-        record_events: bool = True,
-    ) -> None:
-        self._ruleset = ruleset or _DEFAULT_RULESET
-        self._threat = threat if threat is not None else _DEFAULT_THREAT
+    def __init__(self, state: GameState, *, record_events: bool = True) -> None:
+        """The game in ``state`` (see :class:`GameState`; positions check a state before building one).
+
+        >>> game = Game(Game.random_duel(seed=1).state())
+        >>> game.turn, game.mana
+        (1, 6)
+        """
+        self._configure(state.solo, state.ruleset, state.threat, record_events)
+        self._set_state(state)
+
+    @classmethod
+    def _blank(cls, solo: bool, ruleset: Ruleset | None, threat: Threat | None, record_events: bool) -> Game:
+        """An empty game for this module's own constructors, which fill it in."""
+        game = cls.__new__(cls)
+        game._configure(solo, ruleset or _DEFAULT_RULESET, threat or _DEFAULT_THREAT, record_events)
+        game._set_state(_EMPTY_DUEL if not solo else GameState(solo=True))
+        return game
+
+    def _configure(self, solo: bool, ruleset: Ruleset, threat: Threat, record_events: bool) -> None:
+        self._ruleset = ruleset
+        self._threat = threat if solo else _DEFAULT_THREAT
         self._solo = solo
-        self._rotated = self._ruleset.lanes == "rotated"
-        self._timing_combat = self._ruleset.incantation_timing == "summon_and_combat"
-        self._prot_any = self._ruleset.protection == "any_damage"
-        self._per_card = self._ruleset.automaton_lanes == "per_card"
-        self._max_turns = self._ruleset.max_turns
+        self._rotated = ruleset.lanes == "rotated"
+        self._timing_combat = ruleset.incantation_timing == "summon_and_combat"
+        self._prot_any = ruleset.protection == "any_damage"
+        self._per_card = ruleset.automaton_lanes == "per_card"
+        self._max_turns = ruleset.max_turns
         self._threat_bits = sum(ABILITY_BITS[a] for a in self._threat.abilities) if solo else 0
         self._record = record_events
         self._events: list[Event] = []
         self._history: deque[tuple[tuple[object, ...], int]] = deque(maxlen=UNDO_LIMIT)
-        #: Every action applied since the game's start, as a cons chain ``(earlier, action)`` (``()``
-        #: when empty): O(1) to extend, shared by clones, independent of undo records.
-        self._actions: tuple[object, ...] = ()
+        #: Every action applied since the game's start, independent of undo records (what records list).
+        self._actions: list[int] = []
         self._keep_undo = True
         self._legal: Sequence[int] | None = None
-        self._stage = SUMMON
-        self._turn = 1
-        self._active = 0
-        self._mana = 0
-        self._winner: int | None = None
-        self._winner_reason = ""
-        self._termination = Termination.FORT_FALLEN
-        self._over_phase = COMBAT  # the phase a finished game ended in (positions show it)
-        self._hands: list[list[int]] = [[], []]
-        self._lanes: list[list[Creature]] = [[], [], [], []]
-        self._fort = [False, False]
-        #: Per player, a bit per card whose place in the hand is public (R9.2: it returned rightmost).
-        self._known = [0, 0]
-        self._deck: list[int] = []
-        self._discard: list[int] = []
-        self._pending: tuple[int, tuple[int, ...]] | None = None
-        self._cast_cont: tuple[int, int] | None = None
-        self._chain: tuple[int, int] | None = None
-        self._ending = False
-        self._auto: tuple[int, int] | None = None
-        self._last_turn = False
-        self._rng = 0
-        self._setup: object | None = None
         #: Free-form metadata (format, seed, names) kept with records; not part of the position.
         self.meta: dict[str, object] = {}
+
+    def _set_state(self, st: GameState) -> None:
+        self._stage = st.stage
+        self._turn = st.turn
+        self._active = st.active
+        self._mana = st.mana
+        self._winner = st.winner
+        self._winner_reason = st.reason
+        self._termination = st.termination
+        self._over_phase = st.over_phase
+        self._hands = [list(st.hands[0]), list(st.hands[1])]
+        self._lanes = [list(L) for L in st.lanes]
+        self._known = list(st.known)
+        self._deck = list(st.deck)
+        self._discard = list(st.discard)
+        self._fort = [
+            FORT in self._hands[0],
+            self._deck[-1] == FORT if st.solo and self._deck else FORT in self._hands[1],
+        ]
+        self._pending = st.pending
+        self._cast_cont = st.resolving
+        self._chain = st.attacker
+        self._ending = st.ending
+        self._auto = st.automaton
+        self._last_turn = st.last_turn
+        self._rng = st.rng
+        self._setup = st.setup
+        self._hidden_ids = st.hidden_identities
+        self._legal = None
+
+    def state(self) -> GameState:
+        """The game's whole state as immutable values (what :class:`Game` is built from)."""
+        return GameState(
+            solo=self._solo,
+            ruleset=self._ruleset,
+            threat=self._threat,
+            stage=self._stage,
+            turn=self._turn,
+            active=self._active,
+            mana=self._mana,
+            winner=self._winner,
+            reason=self._winner_reason,
+            termination=self._termination,
+            over_phase=self._over_phase,
+            hands=(tuple(self._hands[0]), tuple(self._hands[1])),
+            lanes=tuple(tuple(L) for L in self._lanes),
+            known=(self._known[0], self._known[1]),
+            deck=tuple(self._deck),
+            discard=tuple(self._discard),
+            pending=self._pending,
+            resolving=self._cast_cont,
+            attacker=self._chain,
+            ending=self._ending,
+            automaton=self._auto,
+            last_turn=self._last_turn,
+            rng=self._rng,
+            setup=self._setup if isinstance(self._setup, setup_stage.SetupState) else None,
+            hidden_identities=self._hidden_ids,
+        )
+
+    def resume(self) -> None:
+        """Continue resolution that a built state leaves in motion: the automaton's turn when it is
+        the automaton's to play (its turn is a rule, R7, and resolves at once).  Positions call it
+        after building a game; the events it emits are not kept."""
+        if self._stage in (SUMMON, COMBAT) and self._pending is None and self._solo and self._active == 1:
+            if self._stage == SUMMON and self._auto is None:
+                self._auto = (0, 0, 0)
+            self._automaton_continue()
+            self._events.clear()
+            self._legal = None
 
     # ------------------------------------------------------------------ construction
 
@@ -267,29 +382,179 @@ class Game:
         first_turn_mana: int = 6,
     ) -> Game:
         """A duel from two given hands (left to right, card ids; the Bastion is added leftmost)."""
-        from .cards import card_index
-
-        game = cls(ruleset=ruleset, record_events=record_events)
+        game = cls._blank(False, ruleset, None, record_events)
         for p in (0, 1):
             game._hands[p] = [BASTION, *(card_index(c) for c in hands[p])]
         game._mana = first_turn_mana
-        from .position import dump_position
-
-        game.meta.update({"mode": "duel", "format": "position", "start_position": dump_position(game)})
+        game.meta.update({"mode": "duel", "format": "position", "start_state": game.state()})
         return game
 
     @classmethod
     def random_duel(cls, seed: int, *, ruleset: Ruleset | None = None, record_events: bool = True) -> Game:
         """The benchmark's random duel deal: shuffle the 32 cards with the seeded RNG, 8 to each player,
         Bastion leftmost, player 0 starts with 6 mana (R2.6)."""
-        game = cls(ruleset=ruleset, record_events=record_events)
+        game = cls._blank(False, ruleset, None, record_events)
         game._rng = seed_rng(seed)
+        game._hidden_ids = True  # nobody knows the other's 8 of the 32 cards (no draft, no deck choice)
         cards = list(range(N_CARDS))
         game._shuffle(cards)
         game._hands = [[BASTION, *cards[:8]], [BASTION, *cards[8:16]]]
         game._mana = 6
         game.meta.update({"mode": "duel", "format": "random", "seed": seed})
         return game
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        mode: str = "duel",
+        format: str = "draft",
+        seed: int,
+        ruleset: Ruleset | None = None,
+        threat: Threat | None = None,
+        record_events: bool = True,
+        external_chance: bool = False,
+    ) -> Game:
+        """A rulebook game at the start of its setup (R2): the first decision is :attr:`current_player`'s.
+
+        With ``external_chance`` (duel only) the game does not draw its own chance in the setup: the
+        coin toss, every draft card and every hand place of the deal are chance nodes
+        (:attr:`current_player` is :data:`CHANCE`; :meth:`chance_outcomes` lists the outcomes, applied
+        with :meth:`apply`), as OpenSpiel's games model them.
+
+        Every setup choice is an ordinary action (``deck N``, ``pick CARD``, ``build CARD×10``,
+        ``ban CARD``); chance (the coin toss, the draft pile, the shuffles) comes from the seeded RNG.
+        Seats: seat 0 is the starting player; ``meta["first_participant"]`` says which participant
+        (0 or 1 in the caller's order) the coin toss (R2.3a) put there.
+
+        >>> game = Game.new(mode="solo", format="precon", seed=1)
+        >>> game.phase, game.current_player, game.legal_action_texts()
+        ('setup', 0, ['deck 1', 'deck 2', 'deck 3', 'deck 4'])
+        """
+        if mode not in setup_stage.MODES:
+            raise FormatError(f"unknown mode {mode!r} (choose duel or solo)")
+        if format not in setup_stage.FORMATS:
+            raise FormatError(f"unknown format {format!r} (choose precon, draft or custom)")
+        if mode == "solo" and format == "custom":
+            raise FormatError("the custom format is not played in solo (R2.2)")
+        solo = mode == "solo"
+        if external_chance and solo:
+            raise FormatError("external chance is for duels (the automaton's reshuffle, R7.7, is internal)")
+        ruleset = ruleset or _DEFAULT_RULESET
+        game = cls._blank(solo, ruleset, threat if solo else None, record_events)
+        game._rng = seed_rng(seed)
+        game._stage = SETUP
+        game.meta.update({"mode": mode, "format": format, "seed": seed})
+        if external_chance:
+            game.meta["external_chance"] = True
+        # Seat of the rulebook's player A.  The coin toss (R2.3a) happens first; its winner is player A
+        # and starts, unless the last draft pick decides (R2.6a): then B (who gets the last card) starts.
+        a_seat = 0
+        if not solo:
+            b_starts = ruleset.first_player == "last_draft_pick" and format == "draft"
+            a_seat = 1 if b_starts else 0
+            if not external_chance:
+                game._coin_toss(game._below(2), a_seat)
+        pool: list[int] = []
+        if format == "draft":
+            pool = list(range(N_CARDS))
+            if not external_chance:
+                game._shuffle(pool)
+        game._setup = setup_stage.plan(format, solo, a_seat, pool, external=external_chance)
+        game._advance_setup()
+        return game
+
+    def _coin_toss(self, toss: int, a_seat: int) -> None:
+        # Participant `toss` is player A (R2.3a), so the participant in seat 0 is:
+        self.meta["first_participant"] = toss if a_seat == 0 else 1 - toss
+
+    def is_chance_node(self) -> bool:
+        """Whether chance is to act (external chance only): see :meth:`chance_outcomes`."""
+        st = self._setup
+        return self._stage == SETUP and isinstance(st, setup_stage.SetupState) and st.is_chance
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The outcomes of the chance node as ``(action, probability)`` (uniform); empty elsewhere.
+
+        >>> game = Game.new(mode="duel", format="draft", seed=0, external_chance=True)
+        >>> game.current_player == CHANCE, [game.action_text(a) for a, _ in game.chance_outcomes()]
+        (True, ['chance coin 0', 'chance coin 1'])
+        """
+        if not self.is_chance_node():
+            return []
+        legal = self.legal_actions()
+        p = 1.0 / len(legal)
+        return [(a, p) for a in legal]
+
+    @property
+    def setup_state(self) -> setup_stage.SetupState | None:
+        """The setup stage in progress (immutable), or ``None`` once play has begun."""
+        st = self._setup
+        return st if isinstance(st, setup_stage.SetupState) else None
+
+    # ------------------------------------------------------------------ hidden information (R9)
+
+    def is_hidden(self, player: int, viewer: int | None) -> list[bool]:
+        """Per place of ``player``'s hand, whether ``viewer`` (``None``: a spectator) cannot see it
+        (R9.2: the fortress card and returned cards are public; a player sees their own hand)."""
+        if player == viewer:
+            return [False] * len(self._hands[player])
+        known = self._known[player]
+        return [c < N_CARDS and not known >> c & 1 for c in self._hands[player]]
+
+    @property
+    def hidden_identities(self) -> bool:
+        """Whether the cards behind the opponent's hidden places are unknown even as a set (the
+        benchmark's random deal); in the rulebook's formats they are public (R9.1)."""
+        return self._hidden_ids
+
+    def sample_determinization(self, player: int, rng: random.Random) -> Game:
+        """A full game consistent with what ``player`` may know, hidden things refilled at random.
+
+        Hidden: the opponent's hand places that are not public (R9.2), the automaton deck's order, the
+        face-down draft pile, an opponent's custom deck built but not yet revealed (R2.5), and future
+        chance (the copy's RNG is reseeded from ``rng``).  Hidden cards are sorted before they are
+        shuffled, so the sample depends only on the view and ``rng``.  Under the random deal the
+        opponent's hidden cards are drawn from every card ``player`` has not seen.
+        """
+        g = self.clone()
+        g._rng = seed_rng(rng.getrandbits(64))
+        g._legal = None
+        opp = 1 - player
+        st = g._setup
+        if isinstance(st, setup_stage.SetupState):
+            pool = sorted(st.pool)
+            rng.shuffle(pool)
+            decks = list(st.cards)
+            if st.kind == "custom" and st.built[opp] and not all(st.built):
+                decks[opp] = tuple(sorted(rng.sample(range(N_CARDS), len(decks[opp]))))
+            placed = st.placed
+            if placed is not None:
+                mine = list(placed[opp])
+                rng.shuffle(mine)
+                placed = (tuple(mine), placed[1]) if opp == 0 else (placed[0], tuple(mine))
+            g._setup = replace(st, pool=tuple(pool), cards=(decks[0], decks[1]), placed=placed)
+            return g
+        if g._solo:
+            if player == 0 and len(g._deck) > 1:
+                body = sorted(g._deck[:-1])
+                rng.shuffle(body)
+                g._deck = [*body, g._deck[-1]]
+            return g
+        hand = g._hands[opp]
+        known = g._known[opp]
+        slots = [i for i, c in enumerate(hand) if c < N_CARDS and not known >> c & 1]
+        if g._hidden_ids:
+            seen = {c for c in g._hands[player]} | {cr[0] for L in g._lanes for cr in L}
+            seen |= {hand[i] for i in range(len(hand)) if i not in slots}
+            unseen = [c for c in range(N_CARDS) if c not in seen]
+            cards = rng.sample(unseen, len(slots))
+        else:
+            cards = sorted(hand[i] for i in slots)
+            rng.shuffle(cards)
+        for i, c in zip(slots, cards, strict=True):
+            hand[i] = c
+        return g
 
     # ------------------------------------------------------------------ RNG
 
@@ -330,18 +595,22 @@ class Game:
 
     @property
     def ruleset(self) -> Ruleset:
+        """The rule variants in force (:class:`~clashofdecks.options.Ruleset`)."""
         return self._ruleset
 
     @property
     def threat(self) -> Threat:
+        """The solo threat options (R8.2); the quick game's in a duel, where they do not apply."""
         return self._threat
 
     @property
     def is_solo(self) -> bool:
+        """True in solo (seat 1 is the automaton, R7)."""
         return self._solo
 
     @property
     def turn(self) -> int:
+        """The turn number: 1 on the first player's first turn, +1 with every turn of either player."""
         return self._turn
 
     @property
@@ -351,10 +620,16 @@ class Game:
 
     @property
     def mana(self) -> int:
+        """The mana the active player has left this turn."""
         return self._mana
 
     @property
     def phase(self) -> str:
+        """``setup``, ``summon``, ``combat`` or ``over``.
+
+        >>> Game.random_duel(seed=1).phase
+        'summon'
+        """
         return ("setup", "summon", "combat", "over")[self._stage]
 
     @property
@@ -366,9 +641,7 @@ class Game:
         if self._pending is not None:
             return self._pending[0]
         if self._stage == SETUP:
-            from .formats import setup_current_player
-
-            return setup_current_player(self)
+            return setup_stage.current_player(self._setup)  # type: ignore[arg-type]
         return self._active
 
     @property
@@ -379,10 +652,12 @@ class Game:
         return self._pending[0], tuple(CARD_IDS[c] for c in self._pending[1])
 
     def is_over(self) -> bool:
+        """Whether the game has ended (see :attr:`outcome`)."""
         return self._stage == OVER
 
     @property
     def outcome(self) -> Outcome | None:
+        """How the game ended (winner, reason, :class:`Termination`), or ``None`` while it goes on."""
         if self._stage != OVER:
             return None
         return Outcome(None if self._winner == DRAW else self._winner, self._winner_reason, self._termination)
@@ -393,6 +668,12 @@ class Game:
         return None if self._winner == DRAW else self._winner
 
     def hand(self, player: int) -> list[str]:
+        """``player``'s hand left to right as card ids, fortress card included (the whole truth: for what
+        a player may see, use :func:`clashofdecks.position.view`).
+
+        >>> Game.from_hands([["OGRE"], ["GNOME"]]).hand(0)
+        ['BASTION', 'OGRE']
+        """
         return [CARD_IDS[c] for c in self._hands[player]]
 
     def lane(self, player: int, lane: int | str) -> list[dict[str, object]]:
@@ -416,13 +697,9 @@ class Game:
 
     def creature_abilities(self, player: int, lane: int, position: int) -> list[str]:
         """The abilities the creature has now (printed, Aura from neighbours, solo threat)."""
-        from .cards import ability_names
-
         return ability_names(self._abilities(player, self._lanes[player * 2 + lane], position))
 
     def _granted_names(self, player: int, lane: int, position: int) -> list[str]:
-        from .cards import ability_names
-
         L = self._lanes[player * 2 + lane]
         bits = self._abilities(player, L, position) & ~ABILITIES[L[position][C_CARD]]
         return ability_names(bits)
@@ -444,6 +721,7 @@ class Game:
 
     @property
     def automaton_discard(self) -> list[str]:
+        """The automaton's discard pile, oldest first (public, R9.1)."""
         return [CARD_IDS[c] for c in self._discard]
 
     def playable_cards(self, player: int) -> list[str]:
@@ -476,8 +754,13 @@ class Game:
     def legal_actions(self) -> Sequence[int]:
         """The legal actions of :attr:`current_player`, as sorted integers (empty when over).
 
-        In the custom format's build stage this is a ``range`` over every 10-card deck (R2.5):
-        C(32, 10) integers, never materialised.  Do not mutate the returned sequence.
+        Immutable (a tuple; in the custom format's build stage a ``range`` over every 10-card deck,
+        R2.5: C(32, 10) integers, never materialised), so a caller cannot disturb the game by changing it.
+
+        >>> game = Game.random_duel(seed=1)
+        >>> legal = game.legal_actions()
+        >>> type(legal).__name__, game.action_text(legal[0])
+        ('tuple', 'end')
         """
         legal = self._legal
         if legal is None:
@@ -487,14 +770,12 @@ class Game:
     def _compute_legal(self) -> Sequence[int]:
         stage = self._stage
         if stage == OVER:
-            return []
+            return ()
         if self._pending is not None:
             n = len(A.order_permutations(self._pending[1]))
-            return list(range(A.ORDER_BASE, A.ORDER_BASE + n))
+            return tuple(range(A.ORDER_BASE, A.ORDER_BASE + n))
         if stage == SETUP:
-            from .formats import setup_legal_actions
-
-            return setup_legal_actions(self)
+            return setup_stage.legal_actions(self._setup)  # type: ignore[arg-type]
         p = self._active
         hand = self._hands[p]
         mana = self._mana
@@ -538,7 +819,7 @@ class Game:
                     acts += t[1][s1]
                     acts += t[2][s2]
                     acts += t[3][s3]
-        return acts
+        return tuple(acts)
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
@@ -552,6 +833,12 @@ class Game:
         return mask
 
     def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now (fast even in the custom build stage).
+
+        >>> game = Game.random_duel(seed=1)
+        >>> game.is_legal(game.parse_action("end"))
+        True
+        """
         return action in self.legal_actions()
 
     # ------------------------------------------------------------------ text notation
@@ -561,6 +848,7 @@ class Game:
         return A.parse_action(text, self._pending[1] if self._pending else None)
 
     def action_text(self, action: int) -> str:
+        """The text notation of ``action`` (the inverse of :meth:`parse_action`)."""
         return A.format_action(action, self._pending[1] if self._pending else None)
 
     def legal_action_texts(self) -> list[str]:
@@ -590,9 +878,7 @@ class Game:
             names = " ".join(CARD_IDS[c] for c in cards)
             return f"player {who} must first choose the return order of {names} ('order ...')"
         if self._stage == SETUP:
-            from .formats import setup_explain
-
-            return setup_explain(self, action)
+            return setup_stage.explain(self._setup, action)  # type: ignore[arg-type]
         p = self._active
         hand = self._hands[p]
         if action == A.NEXT:
@@ -602,8 +888,6 @@ class Game:
         if A.PLAY_BASE <= action < A.ORDER_BASE:
             is_cast = action >= A.CAST_BASE
             cid = text.split()[1]
-            from .cards import card_index
-
             c = card_index(cid)
             if c not in hand:
                 return f"{cid} is not in player {p}'s hand"
@@ -711,7 +995,7 @@ class Game:
         rec = self._record
         if rec:
             self._events = []
-        self._actions = (self._actions, action)
+        self._actions.append(action)
         if not self._keep_undo:
             self._legal = None
             self._dispatch(action)
@@ -761,16 +1045,69 @@ class Game:
             self._apply_setup(action)
 
     def _apply_setup(self, action: int) -> None:
-        from .formats import setup_apply
+        st = self._setup
+        assert isinstance(st, setup_stage.SetupState)
+        emit = self._emit if self._record else None
+        if st.decision == "coin":
+            b_starts = self._ruleset.first_player == "last_draft_pick" and st.kind == "draft"
+            self._coin_toss(action - A.CHANCE_COIN, 1 if b_starts else 0)
+            if emit is not None:
+                emit(EventKind.SETUP, "R2.3a", detail="coin toss", role="coin", amount=action - A.CHANCE_COIN)
+        self._setup = setup_stage.decide(st, action, emit)
+        self._advance_setup()
 
-        setup_apply(self, action)
+    def _advance_setup(self) -> None:
+        """Run the setup's automatic steps; deal and start turn 1 when the setup is complete."""
+        st = self._setup
+        assert isinstance(st, setup_stage.SetupState)
+        st = setup_stage.advance(st, self._solo, self._emit if self._record else None)
+        self._setup = st
+        if st.steps:
+            return
+        if not st.external:
+            self._deal(setup_stage.final_cards(st, self._solo))
+        elif st.placed is None:
+            self._setup = setup_stage.deal_steps(st, setup_stage.final_cards(st, self._solo))
+        else:
+            self._deal(st.placed, shuffle=False)
+
+    def _deal(self, cards: tuple[tuple[int, ...], tuple[int, ...]], *, shuffle: bool = True) -> None:
+        """R2.6 / R7.1: shuffle, Bastion leftmost (automaton: deck with its fortress at the bottom); start.
+
+        ``shuffle`` is off when chance already placed every card (external chance)."""
+        rec = self._record
+        for seat in (0, 1):
+            mine = list(cards[seat])
+            if shuffle:
+                self._shuffle(mine)
+            if self._solo and seat == 1:
+                fort = self._threat.resilience == "fort"
+                self._deck = [*mine, FORT if fort else BASTION]
+                self._fort[1] = fort
+            else:
+                self._hands[seat] = [BASTION, *mine]
+        self._setup = None
+        if rec:
+            self._emit(EventKind.SETUP, "R2.6", detail="hands shuffled, Bastion leftmost", role="dealt")
+        self._turn = 1
+        if self._solo and self._threat.starts == "automaton":
+            self._active = 1  # R7.1a: the automaton uses its own mana; the player's first turn is normal
+            self._start_turn()
+            return
+        self._active = 0
+        self._stage = SUMMON
+        self._mana = 6  # R2.6: the starting player's very first turn
+        if rec:
+            self._emit(
+                EventKind.TURN_STARTED, "R2.6", player=0, amount=1, detail="6 mana (first turn)", value=6
+            )
 
     def undo(self) -> int:
         """Take back the last action; returns it.  Raises :class:`IndexError` when there is none."""
         if not self._history:
             raise IndexError("nothing to undo")
         snap, action = self._history.pop()
-        self._actions = self._actions[0]  # type: ignore[assignment]  # the cons chain's tail
+        self._actions.pop()
         size = len(snap)
         if size == 1:  # `end` of Summoning
             self._stage = SUMMON
@@ -791,13 +1128,7 @@ class Game:
     def history(self) -> list[int]:
         """Every action applied since the game started (or was loaded), oldest first, whether or not
         it can still be undone (see :attr:`keep_undo`): what a game record lists."""
-        out: list[int] = []
-        node: Any = self._actions
-        while node:
-            node, action = node
-            out.append(action)
-        out.reverse()
-        return out
+        return self._actions.copy()
 
     @property
     def undo_depth(self) -> int:
@@ -816,10 +1147,11 @@ class Game:
         g._per_card = self._per_card
         g._max_turns = self._max_turns
         g._threat_bits = self._threat_bits
+        g._hidden_ids = self._hidden_ids
         g._record = self._record
         g._events = []
         g._history = deque(maxlen=UNDO_LIMIT)
-        g._actions = self._actions
+        g._actions = self._actions.copy()
         g._keep_undo = self._keep_undo
         g._legal = self._legal
         g.meta = dict(self.meta)
@@ -848,6 +1180,7 @@ class Game:
 
     @property
     def record_events(self) -> bool:
+        """Whether :meth:`apply` returns events (off: faster, for rollouts and simulations)."""
         return self._record
 
     @record_events.setter
@@ -1273,17 +1606,19 @@ class Game:
                 value=self._mana,
                 role="last_turn" if self._last_turn else None,
             )
-        self._auto = (0, 0)
+        self._auto = (0, 0, 0)
         self._automaton_continue()
 
     def _automaton_continue(self) -> None:
         """The automaton's summoning loop (R7.3) and combat; resumable after a player's decision."""
         rec = self._record
         while self._auto is not None:
-            spent, slot = self._auto
-            if spent >= self._mana or len(self._deck) <= 1:
+            spent, slot, shown = self._auto
+            # R7.3: the first card is revealed whatever the mana; the next while the cost is below it.
+            if (shown and spent >= self._mana) or len(self._deck) <= 1:
                 self._auto = None
                 break
+            shown += 1
             c = self._deck.pop(0)
             if rec:
                 self._emit(EventKind.REVEALED, "R7.3", player=1, card=CARD_IDS[c])
@@ -1292,7 +1627,7 @@ class Game:
             if not IS_INCANTATION[c]:
                 lane = (slot & 1) ^ (1 if self._rotated else 0)
                 self._lanes[2 + lane].append((c, 0, True, False, False, 0))
-                self._auto = (spent + COST[c], slot + 1)
+                self._auto = (spent + COST[c], slot + 1, shown)
                 if rec:
                     self._emit(EventKind.PLAYED, "R7.3", player=1, card=CARD_IDS[c], lane=LANE_NAMES[lane])
                 continue
@@ -1303,11 +1638,11 @@ class Game:
                 lane = 1
             else:
                 self._discard.append(c)  # R7.4a: no target, no effect, no cost
-                self._auto = (spent, slot)
+                self._auto = (spent, slot, shown)
                 if rec:
                     self._emit(EventKind.FIZZLED, "R7.4a", player=1, card=CARD_IDS[c])
                 continue
-            self._auto = (spent + COST[c], slot)
+            self._auto = (spent + COST[c], slot, shown)
             if rec:
                 self._emit(
                     EventKind.CAST,
@@ -1364,6 +1699,11 @@ class Game:
                 yield idx >> 1, idx & 1, i, cr
 
     def __repr__(self) -> str:
-        from .position import dump_position_text
-
-        return f"<Game {dump_position_text(self)}>"
+        mode = "solo" if self._solo else "duel"
+        if self._stage == OVER:
+            return f"<Game {mode} over after turn {self._turn}: {self._winner_reason}>"
+        if self._stage == SETUP:
+            st = self._setup
+            verb = st.decision if isinstance(st, setup_stage.SetupState) and st.steps else "?"
+            return f"<Game {mode} setup: {verb} by P{self.current_player}>"
+        return f"<Game {mode} turn {self._turn} P{self._active} {self.phase} mana {self._mana}>"

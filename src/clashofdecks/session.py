@@ -84,14 +84,17 @@ class Seat:
 
     @classmethod
     def human(cls, name: str = "") -> Seat:
+        """A person at this front end."""
         return cls(HUMAN, name)
 
     @classmethod
     def remote(cls, name: str = "") -> Seat:
+        """A person acting over a network (the browser)."""
         return cls(REMOTE, name)
 
     @classmethod
     def agent_seat(cls, spec: str, name: str = "") -> Seat:
+        """A computer player by agent spec (``greedy``, ``ismcts:200``)."""
         return cls(AGENT, name, spec)
 
     @property
@@ -139,11 +142,17 @@ class Hint:
 class SessionStore(Protocol):
     """Where sessions are saved after every action (a folder of files, a database)."""
 
-    def save(self, session: GameSession) -> None: ...
+    def save(self, session: GameSession) -> None:
+        """Store the session's record (after every action)."""
+        ...
 
-    def load(self, session_id: str) -> GameRecord: ...
+    def load(self, session_id: str) -> GameRecord:
+        """The stored record of ``session_id`` (:class:`RecordError` if there is none)."""
+        ...
 
-    def latest(self) -> str | None: ...
+    def latest(self) -> str | None:
+        """The id of the most recently saved unfinished game, or ``None``."""
+        ...
 
 
 def default_data_dir() -> Path:
@@ -165,11 +174,13 @@ class FileStore:
         self.folder = Path(folder).expanduser() if folder is not None else default_data_dir() / "games"
 
     def path(self, session_id: str) -> Path:
+        """The file of ``session_id`` (ids are letters, digits, ``-`` and ``_``: no path tricks)."""
         if not session_id or not all(ch.isalnum() or ch in "-_" for ch in session_id):
             raise SessionError(f"invalid session id {session_id!r}")
         return self.folder / f"{session_id}{self.SUFFIX}"
 
     def save(self, session: GameSession) -> None:
+        """Write the session atomically (a temporary file replaced in one step: never half a file)."""
         data: dict[str, Any] = {
             "session_id": session.id,
             "names": [s.name for s in session.seats],
@@ -199,9 +210,11 @@ class FileStore:
         return data
 
     def load(self, session_id: str) -> GameRecord:
+        """The stored record of ``session_id``."""
         return GameRecord.from_dict(self._read(self.path(session_id))["record"])
 
     def names(self, session_id: str) -> list[str]:
+        """The display names stored with ``session_id``, by seat."""
         names = self._read(self.path(session_id)).get("names")
         return [str(n) for n in names] if isinstance(names, list) else []
 
@@ -366,6 +379,7 @@ class GameSession:
 
     @property
     def is_over(self) -> bool:
+        """Whether the game has ended (by the rules or by resignation)."""
         return self._resigned is not None or self.game.is_over()
 
     @property
@@ -379,6 +393,7 @@ class GameSession:
         return list(self._steps)
 
     def is_agent_turn(self) -> bool:
+        """Whether an agent seat is to move (:meth:`advance_agents` moves it)."""
         return self.to_move in self._agents
 
     def legal_actions(self, seat: int) -> list[str]:
@@ -389,6 +404,7 @@ class GameSession:
         return self.game.legal_action_texts()
 
     def is_build_stage(self) -> bool:
+        """Whether the decision now is a custom deck build (R2.5: typed, not listed)."""
         from .actions import BUILD_BASE
 
         game = self.game
@@ -474,6 +490,7 @@ class GameSession:
         raise UndoError("nothing of yours to take back this turn")
 
     def can_undo(self, seat: int) -> bool:
+        """Whether :meth:`undo` would take something back for ``seat`` now."""
         try:
             self._undo_start(seat)
         except UndoError:

@@ -1,0 +1,148 @@
+"""The shape of the code: layers that import only downward, no import cycle, a standard-library core.
+
+Every import of ``src/clashofdecks`` is read from the source (inside functions too, and
+``importlib.import_module("clashofdecks....")`` with a literal name), so an import hidden in a
+function cannot sneak a cycle or an upward dependency past this test (issue 9).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = "clashofdecks"
+
+#: Layers, lowest first: a module may import its own layer and the layers below, never above.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("errors", "events", "cards", "options")),
+    ("rules", ("actions", "setup", "rules")),
+    ("notation", ("position", "formats", "record", "scenario", "")),  # "" = the package's facade
+    ("agents", ("agents",)),
+    ("session and simulation", ("session", "simulation", "sim", "arena", "analyze", "bench")),
+    ("front ends", ("ui", "cli", "web", "envs", "__main__")),
+)
+#: The engine core: standard library only (engine.md; the README's architecture).
+CORE_LAYERS = ("base", "rules", "notation")
+
+
+def _modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for path in (SRC / PACKAGE).rglob("*.py"):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> tuple[set[str], set[str]]:
+    """(modules of this package imported, top-level names of other packages imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    internal: set[str] = set()
+    external: set[str] = set()
+
+    def add(module: str, names: list[str]) -> None:
+        if module == PACKAGE or module.startswith(PACKAGE + "."):
+            for n in names:
+                full = f"{module}.{n}"
+                internal.add(full if full in MODULES else module)
+            if not names:
+                internal.add(module)
+        elif module:
+            external.add(module.partition(".")[0])
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name, [])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            add(module, [a.name for a in node.names])
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            add(node.args[0].value, [])
+    internal.discard(name)
+    return {m for m in internal if m in MODULES}, external
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def layer_of(module: str) -> int:
+    rest = module[len(PACKAGE) + 1 :] if module != PACKAGE else ""
+    head = rest.partition(".")[0]
+    for index, (_, prefixes) in enumerate(LAYERS):
+        if head in prefixes:
+            return index
+    raise AssertionError(f"{module} belongs to no layer: add it to LAYERS in {Path(__file__).name}")
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_imports_point_down_the_layers() -> None:
+    wrong = [
+        f"{m} ({LAYERS[layer_of(m)][0]}) imports {d} ({LAYERS[layer_of(d)][0]})"
+        for m, (deps, _) in GRAPH.items()
+        for d in deps
+        if layer_of(d) > layer_of(m)
+    ]
+    assert not wrong, "upward imports:\n" + "\n".join(sorted(wrong))
+
+
+def test_no_import_cycle() -> None:
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(GRAPH[m][0]):
+            if state.get(d) == 1:
+                cycle = [*stack[stack.index(d) :], d]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module)
+
+
+def test_the_core_uses_only_the_standard_library() -> None:
+    core = {LAYERS.index(next(entry for entry in LAYERS if entry[0] == n)) for n in CORE_LAYERS}
+    offenders = {
+        m: sorted(ext - set(sys.stdlib_module_names) - {"__future__"})
+        for m, (_, ext) in GRAPH.items()
+        if layer_of(m) in core
+    }
+    assert not {m: e for m, e in offenders.items() if e}
+
+
+def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
+    """The walker itself can fail: an import in a function body is found."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from .rules import Game\n    import importlib\n", encoding="utf-8")
+    deps, _ = _imports(f"{PACKAGE}.probe", probe)
+    assert f"{PACKAGE}.rules" in deps
