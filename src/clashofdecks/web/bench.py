@@ -21,6 +21,7 @@ import tempfile
 import time
 import urllib.request
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import connect
@@ -36,6 +37,8 @@ class WebBenchResult:
     p50_ms: float
     p99_ms: float
     max_ms: float
+    #: CPU time the server process used per action (user + system), when the OS tells it (Linux).
+    server_cpu_ms_per_action: float | None = None
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,6 +147,16 @@ async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float
     )
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far (Linux ``/proc``), or None elsewhere."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+        fields = text.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def run_web_bench(
     *, duels: int = 100, seed: int = 1, max_actions: int = 2000, seconds: float = 300.0
 ) -> WebBenchResult:
@@ -168,7 +181,11 @@ def run_web_bench(
                     if time.monotonic() - started > 60:
                         raise RuntimeError("the server did not start in 60 s") from None
                     time.sleep(0.1)
-            return asyncio.run(_run(url, duels, seed, max_actions, seconds))
+            result = asyncio.run(_run(url, duels, seed, max_actions, seconds))
+            cpu = _cpu_seconds(proc.pid)
+            if cpu is not None and result.actions:
+                result.server_cpu_ms_per_action = cpu * 1000 / result.actions
+            return result
         finally:
             proc.terminate()
             try:
