@@ -7,6 +7,7 @@ Nothing here does I/O: the server (``server.py``) stores actions and sends frame
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -202,27 +203,44 @@ def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- frames
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = None) -> dict[str, Any]:
     """An engine event for the client: its fields (public by construction: events describe what both
-    players saw happen) and its English sentence."""
-    out: dict[str, Any] = {"kind": event.kind.value, "rule": event.rule, "text": event.describe()}
-    for name in (
-        "player",
-        "card",
-        "lane",
-        "position",
-        "amount",
-        "target_player",
-        "target_card",
-        "role",
-        "value",
-    ):
+    players saw happen) and its sentence in ``lang`` with the players' ``names`` (the terminal's
+    words, :func:`clashofdecks.ui.render.event_sentence`)."""
+    from ..ui.render import Context, event_sentence
+
+    if names is None:
+        text = event.describe()
+    else:
+        text = event_sentence(event, Context(lang=lang, names=names, viewer=None))
+    out: dict[str, Any] = {"kind": event.kind.value, "rule": event.rule, "text": text}
+    for name in FIELDS_ALL:
         value = getattr(event, name)
         if value is not None:
             out[name] = value
     if event.cards is not None:
         out["cards"] = list(event.cards)
     return out
+
+
+#: The event fields a frame carries when they are set.
+EVENT_FIELDS: Final = ("player", "card", "lane", "position", "amount", "target_player", "target_card")
+FIELDS_ALL: Final = (*EVENT_FIELDS, "role", "value")
+
+
+def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
+    """The players' names for event sentences (the automaton in the page's language)."""
+    from ..ui.i18n import t
+
+    out = [
+        t(lang, "automaton") if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in live.seats
+    ]
+    return out[0], out[1]
+
+
+def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
+    names = seat_names(live, lang)
+    return [event_json(e, lang, names) if isinstance(e, Event) else e for e in events]
 
 
 def setup_view(session: GameSession) -> dict[str, Any]:
@@ -344,7 +362,7 @@ def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
             "phase": game.phase,
             "setup": {k: v for k, v in setup_summary(game).items()} if setup else None,
             "view": None if setup else dump_position(game),
-            "events": [event_json(e) for e in events],
+            "events": [event_json(e, "en", ("Player 0", "Player 1")) for e in events],
         }
 
     frames.append(snapshot(None, None, game.take_events()))

@@ -19,6 +19,7 @@ TRANSPORT_MAX_BYTES: Final = 1 << 16
 MAX_TOKEN_CHARS: Final = 64
 MAX_ACTION_CHARS: Final = 160
 MAX_NAME_CHARS: Final = 40
+LANGUAGES: Final = ("en", "de", "fr", "ja")
 
 #: Error codes of ``{"type": "error", "code": ..., "message": ...}`` replies.
 ERROR_CODES: Final = (
@@ -43,7 +44,7 @@ ERROR_CODES: Final = (
 
 #: Allowed fields (name -> type) per client message type; "type" itself is implied.
 MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
-    "hello": {"game": str, "token": str, "tokens": list, "name": str},
+    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str},
     "act": {"action": str, "index": int},
     "undo": {"index": int},
     "hint": {},
@@ -116,7 +117,10 @@ def parse_message(text: str | bytes) -> Message:
         name = fields.get("name", "")
         if len(name) > MAX_NAME_CHARS:
             raise ProtocolError("bad_field", f"'name' is longer than {MAX_NAME_CHARS} characters")
-        fields = {"game": fields["game"], "tokens": tokens, "name": name}
+        lang = fields.get("lang", "en")
+        if lang not in LANGUAGES:
+            raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(LANGUAGES)}")
+        fields = {"game": fields["game"], "tokens": tokens, "name": name, "lang": lang}
     if kind == "act" and not 0 < len(fields["action"]) <= MAX_ACTION_CHARS:
         raise ProtocolError("bad_field", f"'action' must be 1-{MAX_ACTION_CHARS} characters")
     for name in ("index", "id"):

@@ -17,7 +17,7 @@ import logging
 import multiprocessing
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError, RecordError
+from ..events import Event
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..session import AGENT, NotYourTurnError, SessionError, UndoError
@@ -46,7 +47,7 @@ from .games import (
     board_abilities,
     card_catalogue,
     create_session,
-    event_json,
+    events_json,
     frame_for,
     game_row,
     record_of_row,
@@ -88,6 +89,7 @@ class Connection:
     limiter: RateLimiter
     live: LiveGame | None = None
     seats: set[int] = field(default_factory=set)
+    lang: str = "en"
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Every frame sent (tests read it through the server; off unless asked for).
     sent: list[dict[str, Any]] | None = None
@@ -271,11 +273,14 @@ class GameServer:
         await self.run_db(lambda s: s.create_game(row))
         return live
 
-    async def broadcast(self, live: LiveGame, events: list[dict[str, Any]]) -> None:
+    async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None:
         session = live.session
         abilities = None if session.game.phase == "setup" else board_abilities(session)
+        by_lang: dict[str, list[dict[str, Any]]] = {}
         for conn in list(live.connections):
-            await conn.send(frame_for(live, conn.seats, events, abilities))
+            if conn.lang not in by_lang:
+                by_lang[conn.lang] = events_json(live, events, conn.lang)
+            await conn.send(frame_for(live, conn.seats, by_lang[conn.lang], abilities))
 
     def schedule_agents(self, live: LiveGame) -> None:
         if live.agent_busy or live.session.is_over or not live.session.is_agent_turn():
@@ -316,7 +321,7 @@ class GameServer:
         finally:
             live.agent_busy = False
 
-    async def _apply(self, live: LiveGame, seat: int, text: str) -> list[dict[str, Any]]:
+    async def _apply(self, live: LiveGame, seat: int, text: str) -> list[Event | dict[str, Any]]:
         """Check, store, then apply one action (the caller holds the game's lock).  Raises the
         session's errors with nothing changed."""
         session = live.session
@@ -335,7 +340,7 @@ class GameServer:
         if session.is_over:
             result = session.record().result or {}
             await self.write(lambda s, c: s.finish(live.id, result, conn=c))
-        return [event_json(e) for e in step.events]
+        return list(step.events)
 
     async def _finish(self, game_id: str, result: dict[str, Any]) -> None:
         await self.write(lambda s, c: s.finish(game_id, result, conn=c))
@@ -425,7 +430,9 @@ class GameServer:
                     raise ProtocolError("undo_refused", str(exc)) from None
                 keep = len(session.steps)
                 await self.write(lambda s, c: s.truncate_actions(live.id, keep, conn=c))
-                events = [{"kind": "undo", "rule": "", "text": "taken back: " + ", ".join(taken)}]
+                events = [
+                    {"kind": "undo", "rule": "", "actions": taken, "text": "taken back: " + ", ".join(taken)}
+                ]
             else:  # resign
                 outcome = session.resign(seat)
                 result = session.record().result or {}
@@ -454,13 +461,13 @@ class GameServer:
             raise ProtocolError("bad_token", "that token opens no seat of this game")
         conn.live = live
         conn.seats = seats
+        conn.lang = msg.get("lang") or "en"
         live.connections.add(conn)
         for s in seats:
             live.present[s] = live.present.get(s, 0) + 1
         frame = frame_for(live, seats)
-        frame["log"] = [event_json(e) for e in live.session.initial_events] + [
-            event_json(e) for st in live.session.steps for e in st.events
-        ]
+        history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
+        frame["log"] = events_json(live, history, conn.lang)
         await conn.send(frame)
         for other in list(live.connections):
             if other is not conn and seats:

@@ -223,7 +223,7 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws`);
   state.ws = ws;
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens })); };
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang })); };
   ws.onmessage = (e) => onFrame(JSON.parse(e.data));
   ws.onclose = () => {
     state.notice = t("connection_lost"); render();
@@ -322,7 +322,7 @@ function playEvent(e) {
   renderLog();
   const ticker = document.getElementById("ticker");
   if (ticker) {
-    ticker.replaceChildren(e.rule ? h("span", { class: "rule" }, e.rule) : "", " ", e.text);
+    ticker.replaceChildren(e.rule ? h("span", { class: "rule" }, e.rule) : "", " ", eventText(e));
     ticker.className = "ticker kind-" + e.kind;
   }
   const me = boardCard(e.player, e.card);
@@ -416,6 +416,13 @@ function moveList(f) {
       class: state.hint && state.hint.action === a ? "hinted" : null, onclick: () => act(a) }, a)))));
 }
 
+// The server writes event sentences in the page's language; undo and resignation are said here.
+function eventText(e) {
+  if (e.kind === "undo") return t("undone", { actions: (e.actions || []).join(", ") });
+  if (e.kind === "resigned") return t("end_resigned", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
+  return e.text;
+}
+
 function renderLog() {
   const el = document.getElementById("log");
   if (!el) return;
@@ -423,7 +430,7 @@ function renderLog() {
   el.scrollTop = el.scrollHeight;
 }
 function logItems() {
-  return state.log.slice(-200).map((e) => h("li", { class: "log-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text));
+  return state.log.slice(-200).map((e) => h("li", { class: "log-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", eventText(e)));
 }
 function logPanel() {
   if (state.logOpen === undefined) state.logOpen = window.innerWidth > 760;

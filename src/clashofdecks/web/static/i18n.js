@@ -3,6 +3,7 @@
 "use strict";
 window.CLASH_I18N = {
   en: {
+    undone: "Taken back: {actions}",
     fold: "Fold or unfold",
     custom_threat: "Custom threat options (R8.2)",
     end_fort_rightmost: "{loser}'s Fort reached the rightmost place of the hand (R4.3).",
@@ -37,6 +38,7 @@ window.CLASH_I18N = {
     order_hint: "Choose the order in which the destroyed cards return", end: "End", next_action: "Next attack",
   },
   de: {
+    undone: "Zurückgenommen: {actions}",
     fold: "Ein- oder ausklappen",
     custom_threat: "Eigene Bedrohungsoptionen (R8.2)",
     end_fort_rightmost: "Das Fort von {loser} erreichte den rechtesten Platz der Hand (R4.3).",
@@ -73,6 +75,7 @@ window.CLASH_I18N = {
     next_action: "Nächster Angriff",
   },
   fr: {
+    undone: "Annulé : {actions}",
     fold: "Replier ou déplier",
     custom_threat: "Options de menace personnalisées (R8.2)",
     end_fort_rightmost: "Le Fort de {loser} a atteint la place la plus à droite de la main (R4.3).",
@@ -108,6 +111,7 @@ window.CLASH_I18N = {
     order_hint: "Choisissez l'ordre de retour des cartes détruites", end: "Fin", next_action: "Attaque suivante",
   },
   ja: {
+    undone: "取り消し：{actions}",
     fold: "折りたたむ／開く",
     custom_threat: "脅威オプションを選ぶ (R8.2)",
     end_fort_rightmost: "{loser}のフォートが手札の一番右に達した (R4.3)。",
