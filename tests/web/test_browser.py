@@ -251,3 +251,27 @@ def test_custom_threat_resign_export_and_import(server: ServerProcess, browser: 
     page.wait_for_selector("[data-testid=replay-step]")
     assert page.url.split("#")[0].rsplit("/", 2)[1] == "r"
     context.close()
+
+
+def test_hotseat_covers_the_hand_between_players(server: ServerProcess, browser: Any) -> None:
+    context = fast_context(browser, viewport=PHONE)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("#hot-format", "precon")
+    page.click("[data-testid=new-hotseat]")
+    seen = []
+    handovers = 0
+    for _ in range(8):
+        page.wait_for_selector("[data-testid=handover], [data-action]")
+        if page.locator("[data-testid=handover]").count():
+            assert page.locator("[data-action]").count() == 0  # nothing to see or click before it
+            page.click("[data-testid=handover]")
+            handovers += 1
+        page.wait_for_selector("[data-action]")
+        seen.append(page.get_attribute("#game", "data-to-move"))
+        before = index_of(page)
+        page.locator("[data-action^='deck '], [data-action^='play '], [data-action=end]").first.click()
+        wait_change(page, before)
+    assert handovers >= 3
+    assert {"0", "1"} <= set(seen)
+    context.close()

@@ -215,6 +215,7 @@ function gamePage(id) {
   state.tokens = (localStorage.getItem("clash.tokens." + id) || "").split(",").filter(Boolean);
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
+  state.shownSeat = undefined;
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -368,6 +369,14 @@ function render() {
       h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(invite) }, t("copy"))));
   }
   if (state.notice) children.push(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice));
+  // Hot-seat: the next player's hand stays covered until the device has changed hands.
+  if (f.kind === "hotseat" && f.phase !== "over" && f.seats.length === 2 && f.seat !== state.shownSeat) {
+    const name = playerName(f, f.seat);
+    children.push(h("div", { class: "panel handover" }, h("p", { class: "big" }, t("pass_device", { name })),
+      h("button", { class: "primary", "data-testid": "handover", onclick: () => { state.shownSeat = f.seat; render(); } }, t("i_am", { name }))));
+    root.replaceChildren(...children);
+    return;
+  }
   const board = f.setup ? setupBoard(f, me) : boardView(f.view, me, f);
   const side = h("aside", { class: "side" }, controls(f), moveList(f), h("div", { class: "ticker", id: "ticker" }), logPanel());
   children.push(h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board), side));

@@ -3,6 +3,7 @@
 "use strict";
 window.CLASH_I18N = {
   en: {
+    pass_device: "Pass the device to {name}.", i_am: "I am {name}: show my hand",
     undone: "Taken back: {actions}",
     fold: "Fold or unfold",
     custom_threat: "Custom threat options (R8.2)",
@@ -38,6 +39,7 @@ window.CLASH_I18N = {
     order_hint: "Choose the order in which the destroyed cards return", end: "End", next_action: "Next attack",
   },
   de: {
+    pass_device: "Gib das Gerät an {name} weiter.", i_am: "Ich bin {name}: meine Hand zeigen",
     undone: "Zurückgenommen: {actions}",
     fold: "Ein- oder ausklappen",
     custom_threat: "Eigene Bedrohungsoptionen (R8.2)",
@@ -75,6 +77,7 @@ window.CLASH_I18N = {
     next_action: "Nächster Angriff",
   },
   fr: {
+    pass_device: "Passez l'appareil à {name}.", i_am: "Je suis {name} : montrer ma main",
     undone: "Annulé : {actions}",
     fold: "Replier ou déplier",
     custom_threat: "Options de menace personnalisées (R8.2)",
@@ -111,6 +114,7 @@ window.CLASH_I18N = {
     order_hint: "Choisissez l'ordre de retour des cartes détruites", end: "Fin", next_action: "Attaque suivante",
   },
   ja: {
+    pass_device: "{name}に端末を渡してください。", i_am: "{name}です：手札を見る",
     undone: "取り消し：{actions}",
     fold: "折りたたむ／開く",
     custom_threat: "脅威オプションを選ぶ (R8.2)",
