@@ -93,3 +93,49 @@ def test_abandoned_duel_times_out(tmp_path: Path) -> None:
         stayer.close()
     finally:
         proc.stop()
+
+
+def _worker_pids(parent: int) -> list[int]:
+    """The agent worker processes the server started (children running multiprocessing's spawn_main)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[1]) == parent and b"spawn_main" in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_a_dead_agent_worker_is_replaced(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc to find the worker process")
+    proc = ServerProcess(tmp_path, "--rate", "200", "--agent-workers", "1").start()
+    try:
+        assert proc.proc is not None
+        workers = _worker_pids(proc.proc.pid)
+        assert workers, "no agent worker process found"
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)  # a worker of the server this test started
+        game = proc.new_game(kind="ai", format="precon")
+        c = Client(proc, game["id"], game["tokens"])
+        rng = random.Random(4)
+        agent_moves = 0
+        while c.state["result"] is None and agent_moves < 4:
+            if c.state["legal"]:
+                c.act(rng.choice(c.state["legal"]))
+            else:
+                before = c.state["index"]
+                c.wait_state(timeout=60)
+                agent_moves += c.state["index"] > before
+        assert agent_moves >= 1 or c.state["result"] is not None
+        c.close()
+    finally:
+        proc.stop()

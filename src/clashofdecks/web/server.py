@@ -18,7 +18,7 @@ import multiprocessing
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, TypeVar
@@ -129,12 +129,8 @@ class GameServer:
         loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self.db, open_store, self.config.database_url)
         self.inline_db = self.store.engine.dialect.name == "sqlite"
-        if self.config.agent_workers > 0:
-            ctx = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(max_workers=self.config.agent_workers, mp_context=ctx)
-            await loop.run_in_executor(self.pool, workers.warm_up)
-        else:
-            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clash-agent")
+        self.pool = self._new_pool()
+        await loop.run_in_executor(self.pool, workers.warm_up)
         self.watcher = asyncio.create_task(self._watch())
         # Games whose agent was to move when the server stopped go on by themselves.
         for row in await self.run_db(lambda s: s.list_games(status="active", limit=1000)):
@@ -291,7 +287,6 @@ class GameServer:
         task.add_done_callback(self.agent_tasks.discard)
 
     async def _run_agents(self, live: LiveGame) -> None:
-        loop = asyncio.get_running_loop()
         session = live.session
         try:
             while True:
@@ -303,9 +298,8 @@ class GameServer:
                     assert spec is not None
                     record = session.record().to_dict()
                     index = len(session.steps)
-                assert self.pool is not None
-                text = await loop.run_in_executor(
-                    self.pool, workers.agent_action, record, spec, session.seed * 2 + seat + index
+                text = await self._in_worker(
+                    workers.agent_action, record, spec, session.seed * 2 + seat + index
                 )
                 async with self.lock(live.id):
                     if len(session.steps) != index or session.to_move != seat:
@@ -320,6 +314,24 @@ class GameServer:
             log.exception("agent move failed in game %s", live.id)
         finally:
             live.agent_busy = False
+
+    async def _in_worker(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` in the worker pool; a pool whose process died is replaced and the job retried once."""
+        loop = asyncio.get_running_loop()
+        assert self.pool is not None
+        try:
+            return await loop.run_in_executor(self.pool, fn, *args)
+        except BrokenExecutor:
+            log.warning("a worker process died; starting a new pool")
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._new_pool()
+            return await loop.run_in_executor(self.pool, fn, *args)
+
+    def _new_pool(self) -> Executor:
+        if self.config.agent_workers > 0:
+            ctx = multiprocessing.get_context("spawn")
+            return ProcessPoolExecutor(max_workers=self.config.agent_workers, mp_context=ctx)
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="clash-agent")
 
     async def _apply(self, live: LiveGame, seat: int, text: str) -> list[Event | dict[str, Any]]:
         """Check, store, then apply one action (the caller holds the game's lock).  Raises the
@@ -469,6 +481,7 @@ class GameServer:
         history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
         frame["log"] = events_json(live, history, conn.lang)
         await conn.send(frame)
+        self.schedule_agents(live)  # an agent stopped by a failure tries again when a page opens
         for other in list(live.connections):
             if other is not conn and seats:
                 await other.send({"type": "notice", "code": "joined", "seats": sorted(seats)})
@@ -483,11 +496,7 @@ class GameServer:
                 raise ProtocolError("hint_unavailable", "hints are given on your own turn, after the setup")
             record = session.record().to_dict()
             index = len(session.steps)
-        assert self.pool is not None
-        loop = asyncio.get_running_loop()
-        action, score, label = await loop.run_in_executor(
-            self.pool, workers.hint, record, seat, self.config.hint_seconds
-        )
+        action, score, label = await self._in_worker(workers.hint, record, seat, self.config.hint_seconds)
         await conn.send({"type": "hint", "index": index, "action": action, "score": score, "label": label})
 
     def disconnect(self, conn: Connection) -> None:
