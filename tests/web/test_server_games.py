@@ -133,9 +133,9 @@ def test_friend_duel_frames_leak_nothing(server: ServerProcess) -> None:
     while watcher.state["result"] is None:
         watcher.wait_state()
     rec = record_of(server, body["id"])
-    assert check_frames(rec, creator, a.frames) > 50
-    assert check_frames(rec, 1 - creator, b.frames) > 50
-    assert check_frames(rec, None, watcher.frames) > 50
+    assert check_frames(rec, creator, a.frames) > 20  # 16 draft picks, then the turns
+    assert check_frames(rec, 1 - creator, b.frames) > 20
+    assert check_frames(rec, None, watcher.frames) > 20
     for c in (a, b, watcher):
         c.close()
 
