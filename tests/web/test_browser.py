@@ -275,3 +275,24 @@ def test_hotseat_covers_the_hand_between_players(server: ServerProcess, browser:
     assert handovers >= 3
     assert {"0", "1"} <= set(seen)
     context.close()
+
+
+def test_custom_deck_built_by_clicking(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("#ai-format", "custom")
+    page.click("[data-testid=new-duel-ai]")
+    page.wait_for_selector("[data-testid=build]", timeout=60000)  # the AI may build first
+    assert page.locator("[data-testid=build] [data-action]").count() == 0  # ten cards first
+    cards = page.locator("[data-build-card]")
+    assert cards.count() == 32
+    for i in range(11):  # an eleventh click changes nothing
+        cards.nth(i * 2).click()
+    assert page.locator("[data-build-card].selected").count() == 10
+    page.screenshot(path=str(shots_dir(tmp_path) / "custom-build-desktop.png"))
+    before = index_of(page)
+    page.click("[data-testid=build] [data-action^='build ']")
+    wait_change(page, before)
+    page.wait_for_selector("[data-action^='ban ']", timeout=60000)  # then each removes a card (R2.5)
+    context.close()

@@ -7,10 +7,12 @@ import json
 import random
 from typing import Any
 
-from clashofdecks.formats import setup_summary
+from clashofdecks.cards import CARDS
 from clashofdecks.position import view
 from clashofdecks.record import GameRecord, initial_game
 from conftest import Client, ServerProcess
+
+CARD_IDS = [c.id for c in CARDS]
 
 
 def play_out(clients: dict[int, Client], rng: random.Random, limit: int = 3000) -> dict[str, Any]:
@@ -23,6 +25,13 @@ def play_out(clients: dict[int, Client], rng: random.Random, limit: int = 3000) 
                 while c.state["result"] is None:
                     c.wait_state()
             return latest
+        builder = next((c for c in clients.values() if c.state.get("build")), None)
+        if builder is not None:  # custom format: ten of the 32 cards (R2.5)
+            builder.act("build " + " ".join(rng.sample(sorted(CARD_IDS), 10)))
+            for other in clients.values():
+                while other is not builder and other.state["index"] < builder.state["index"]:
+                    other.wait_state()
+            continue
         mover = next((s for s, c in clients.items() if c.state["legal"]), None)
         if mover is None:  # someone else (an agent) is to move: wait for news
             behind = min(clients.values(), key=lambda c: c.state["index"])
@@ -57,9 +66,10 @@ def check_frames(record: GameRecord, seat: int | None, frames: list[dict[str, An
             continue
         game = games[frame["index"]]
         if frame["setup"] is not None:
-            summary = setup_summary(game)
-            assert frame["setup"]["revealed"] == summary["revealed"]
-            assert frame["setup"]["cards"] == summary["cards"]
+            engine = view(game, seat)["setup"]  # what R9 lets this seat see of the setup
+            assert frame["setup"]["revealed"] == engine["revealed"]
+            assert frame["setup"]["cards"] == engine["cards"]
+            assert frame["setup"]["face_down"] == len(engine["pool"])
             assert frame["view"] is None
         elif frame["result"] is None:
             assert frame["view"] == view(game, seat), f"frame {frame['index']} differs from the view"
@@ -286,3 +296,25 @@ def _news(client: Client) -> bool:
     except TimeoutError:
         return False
     return True
+
+
+def test_custom_format_duel_hides_each_build_until_both_are_built(server: ServerProcess) -> None:
+    body = server.new_game(kind="friend", format="custom")
+    a = Client(server, body["id"], body["tokens"])
+    b = Client(server, body["id"], [body["invite"].split("#t=")[1]])
+    first = a if a.state["build"] else b
+    second = b if first is a else a
+    assert first.state["legal"] == [] and not second.state["build"]
+    first.act("build " + " ".join(CARD_IDS[:10]))
+    while second.state["index"] < 1:
+        second.wait_state()
+    own = first.state["setup"]["cards"][first.state["seat"]]
+    theirs = second.state["setup"]["cards"][first.state["seat"]]
+    assert sorted(own) == sorted(CARD_IDS[:10]) and theirs == ["?"] * 10  # R2.5: revealed after both
+    final = play_out({a.state["seat"]: a, b.state["seat"]: b}, random.Random(8))
+    assert final["result"] is not None
+    rec = record_of(server, body["id"])
+    assert check_frames(rec, a.state["seat"], a.frames) > 10
+    assert check_frames(rec, b.state["seat"], b.frames) > 10
+    a.close()
+    b.close()

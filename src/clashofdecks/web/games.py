@@ -21,7 +21,7 @@ from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat
 from .store import GameRow, SeatRow, token_hash
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
-WEB_FORMATS: Final = ("precon", "draft")
+WEB_FORMATS: Final = ("precon", "draft", "custom")
 #: AI strengths offered in the lobby: name -> agent spec (the AI issue's named strengths replace these).
 AI_LEVELS: Final[dict[str, str]] = {
     "easy": "random",
@@ -94,7 +94,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
     if req.kind not in ("solo", "ai", "friend", "hotseat"):
         raise GameSetupError(f"unknown game kind {req.kind!r} (solo, ai, friend or hotseat)")
     if req.format not in WEB_FORMATS:
-        raise GameSetupError(f"format {req.format!r} is not offered here (precon or draft)")
+        raise GameSetupError(f"format {req.format!r} is not offered here (precon, draft or custom)")
     if req.deck is not None and (req.format != "precon" or req.deck not in (1, 2, 3, 4)):
         raise GameSetupError("a deck (1-4) is chosen only in the precon format")
     name = req.name.strip()[:40] or "Player"
@@ -243,13 +243,20 @@ def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: 
     return [event_json(e, lang, names) if isinstance(e, Event) else e for e in events]
 
 
-def setup_view(session: GameSession) -> dict[str, Any]:
-    """The setup stage as everyone may see it (precon and draft: chosen decks, face-up cards and the
-    picks so far are public, R9.1; the face-down pile only as a count)."""
-    summary = setup_summary(session.game)
+def setup_view(session: GameSession, seat: int | None) -> dict[str, Any]:
+    """The setup stage as ``seat`` may see it: the engine's view (R9: the face-down draft pile only
+    as a count, a custom deck hidden from the opponent until both are built), in the page's terms."""
+    setup = session.view(seat)["setup"]
+    steps = [s for s in setup["steps"] if s[0] in ("deck", "pick", "build", "ban")]
+    decision, player = steps[0] if steps else ("", -1)
     return {
-        k: summary[k]
-        for k in ("format", "decision", "player", "revealed", "cards", "decks_taken", "face_down")
+        "format": setup["format"],
+        "decision": decision,
+        "player": player,
+        "revealed": list(setup["revealed"]),
+        "cards": [list(c) for c in setup["cards"]],
+        "decks_taken": list(setup["decks"]),
+        "face_down": len(setup["pool"]),
     }
 
 
@@ -288,7 +295,8 @@ def frame_for(
         "active": game.active,
         "to_move": to_move,
         "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
-        "setup": setup_view(session) if in_setup else None,
+        "setup": setup_view(session, seat) if in_setup else None,
+        "build": seat is not None and seat == to_move and session.is_build_stage(),
         "view": None if in_setup else session.view(seat),
         "legal": session.legal_actions(seat) if seat is not None and seat == to_move else [],
         "can_undo": seat is not None and not session.is_over and session.can_undo(seat),

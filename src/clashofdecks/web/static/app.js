@@ -120,8 +120,8 @@ async function lobbyPage() {
   closeSocket();
   const lobby = await api("/api/lobby");
   const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: getCookie("clash_name") || "", placeholder: t("your_name") });
-  const fmt = (id) => h("select", { id }, ["draft", "precon"].map((f) => h("option", { value: f }, t(f))));
-  const soloFormat = fmt("solo-format");
+  const fmt = (id, formats) => h("select", { id }, (formats || ["draft", "precon", "custom"]).map((f) => h("option", { value: f }, t(f))));
+  const soloFormat = fmt("solo-format", ["draft", "precon"]);  // no custom decks in solo (R2.2)
   const soloDeck = h("select", { id: "solo-deck" }, h("option", { value: "" }, t("choose_in_game")),
     [1, 2, 3, 4].map((n) => h("option", { value: n }, t("deck") + " " + n)));
   const level = h("select", { id: "solo-level", "data-testid": "level" }, lobby.levels.map((n) => h("option", { value: n }, t("level") + " " + n)));
@@ -215,7 +215,7 @@ function gamePage(id) {
   state.tokens = (localStorage.getItem("clash.tokens." + id) || "").split(",").filter(Boolean);
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
-  state.shownSeat = undefined;
+  state.shownSeat = undefined; state.build = null;
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -484,10 +484,33 @@ function setupBoard(f, me) {
     h("h3", {}, t("cards_of", { name: playerName(f, seat) })),
     h("div", { class: "hand small" }, ids.map((id) => cardFace(id, { small: true })))));
   return h("div", { class: "board setup" },
+    f.build ? buildPicker() : null,
     s.revealed.length ? h("h3", {}, t("revealed")) : null, revealed,
     s.face_down ? h("p", { class: "muted" }, t("face_down", { n: s.face_down })) : null,
     s.decks_taken.length ? h("p", {}, t("decks_taken") + ": " + s.decks_taken.join(", ")) : null,
     cardsOf);
+}
+
+// Custom format (R2.5): choose ten of the 32 cards; the button carries the build action's text.
+function buildPicker() {
+  const chosen = state.build || (state.build = new Set());
+  const ids = Object.keys(state.cards.cards).sort();
+  const action = chosen.size === 10 ? "build " + [...chosen].sort().join(" ") : null;
+  return h("div", { class: "build", "data-testid": "build" },
+    h("h3", {}, t("build_deck", { n: chosen.size })),
+    h("div", { class: "hand" }, ids.map((id) => {
+      const el = cardFace(id, { small: true });
+      el.classList.add("choosable");
+      if (chosen.has(id)) el.classList.add("selected");
+      el.tabIndex = 0;
+      el.setAttribute("data-build-card", id);
+      const toggle = () => { if (chosen.has(id)) chosen.delete(id); else if (chosen.size < 10) chosen.add(id); render(); };
+      el.addEventListener("click", toggle);
+      el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); } });
+      return el;
+    })),
+    h("button", { class: "primary", "data-action": action, disabled: !action,
+      onclick: () => { if (action) { state.build = null; act(action); } } }, t("build_go")));
 }
 
 // ------------------------------------------------------------------ the board

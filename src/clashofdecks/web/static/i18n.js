@@ -3,6 +3,7 @@
 "use strict";
 window.CLASH_I18N = {
   en: {
+    custom: "Custom", build_deck: "Build your deck: {n} of 10 cards chosen", build_go: "Build this deck",
     pass_device: "Pass the device to {name}.", i_am: "I am {name}: show my hand",
     undone: "Taken back: {actions}",
     fold: "Fold or unfold",
@@ -39,6 +40,7 @@ window.CLASH_I18N = {
     order_hint: "Choose the order in which the destroyed cards return", end: "End", next_action: "Next attack",
   },
   de: {
+    custom: "Eigenes Deck", build_deck: "Baue dein Deck: {n} von 10 Karten gewählt", build_go: "Dieses Deck bauen",
     pass_device: "Gib das Gerät an {name} weiter.", i_am: "Ich bin {name}: meine Hand zeigen",
     undone: "Zurückgenommen: {actions}",
     fold: "Ein- oder ausklappen",
@@ -77,6 +79,7 @@ window.CLASH_I18N = {
     next_action: "Nächster Angriff",
   },
   fr: {
+    custom: "Personnalisé", build_deck: "Construisez votre deck : {n} cartes sur 10", build_go: "Construire ce deck",
     pass_device: "Passez l'appareil à {name}.", i_am: "Je suis {name} : montrer ma main",
     undone: "Annulé : {actions}",
     fold: "Replier ou déplier",
@@ -114,6 +117,7 @@ window.CLASH_I18N = {
     order_hint: "Choisissez l'ordre de retour des cartes détruites", end: "Fin", next_action: "Attaque suivante",
   },
   ja: {
+    custom: "カスタム", build_deck: "デッキを組む：10枚中{n}枚を選択", build_go: "このデッキにする",
     pass_device: "{name}に端末を渡してください。", i_am: "{name}です：手札を見る",
     undone: "取り消し：{actions}",
     fold: "折りたたむ／開く",
