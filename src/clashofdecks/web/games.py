@@ -232,9 +232,9 @@ def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
     """The players' names for event sentences (the automaton in the page's language)."""
     from ..ui.i18n import t
 
-    out = [
-        t(lang, "automaton") if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in live.seats
-    ]
+    word = t(lang, "automaton")
+    automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
+    out = [automaton if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in live.seats]
     return out[0], out[1]
 
 
