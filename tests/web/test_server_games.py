@@ -318,3 +318,17 @@ def test_custom_format_duel_hides_each_build_until_both_are_built(server: Server
     assert check_frames(rec, b.state["seat"], b.frames) > 10
     a.close()
     b.close()
+
+
+def test_hint_names_a_legal_action_and_what_its_score_is(server: ServerProcess) -> None:
+    body = server.new_game(kind="solo", format="precon", deck=1)
+    c = Client(server, body["id"], body["tokens"])
+    c.send({"type": "hint"})
+    while True:
+        frame = c.recv(timeout=60)
+        if frame["type"] == "hint":
+            break
+    assert frame["action"] in c.state["legal"] and frame["index"] == c.state["index"]
+    assert frame["label"] == "rollout score"  # not a calibrated chance, and not called one
+    assert 0.0 <= frame["score"] <= 1.0
+    c.close()
