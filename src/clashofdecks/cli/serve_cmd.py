@@ -80,8 +80,12 @@ def serve(
         rate=rate,
         burst=rate * 2,
     )
-    shown = public_url or f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    everywhere = host in ("0.0.0.0", "::")
+    shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"
     click.echo(f"Clash of Decks is running at {shown}  (Ctrl-C stops it)")
+    if everywhere and not public_url:
+        click.echo("Listening on every interface: pass --public-url http://THIS-MACHINE:PORT so that")
+        click.echo("invite links work on other devices (docs/web.md, 'On a LAN').")
     uvicorn.run(
         create_app(config),
         host=host,
