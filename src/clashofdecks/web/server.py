@@ -91,12 +91,8 @@ class Connection:
     seats: set[int] = field(default_factory=set)
     lang: str = "en"
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    #: Every frame sent (tests read it through the server; off unless asked for).
-    sent: list[dict[str, Any]] | None = None
 
     async def send(self, frame: dict[str, Any]) -> None:
-        if self.sent is not None:
-            self.sent.append(frame)
         async with self.send_lock:
             if self.ws.application_state != WebSocketState.CONNECTED:
                 return
@@ -117,7 +113,6 @@ class GameServer:
         self.pool: Executor | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.agent_tasks: set[asyncio.Task[None]] = set()
-        self.record_frames = False  # tests: keep every frame each connection is sent
         self.pending_writes: list[tuple[Callable[[Store, DbConnection], None], asyncio.Future[None]]] = []
         self.flusher: asyncio.Task[None] | None = None
         self.inline_db = False
@@ -507,7 +502,10 @@ class GameServer:
         for s in conn.seats:
             live.present[s] = max(0, live.present.get(s, 0) - 1)
         if not live.connections and live.session.is_over and not live.agent_busy:
-            self.games.pop(live.id, None)
+            self.games.pop(live.id, None)  # finished and unwatched: the store keeps it
+            lock = self.locks.get(live.id)
+            if lock is not None and not lock.locked():
+                del self.locks[live.id]
 
 
 # ---------------------------------------------------------------------------- HTTP
@@ -694,9 +692,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return
         await ws.accept()
         conn = Connection(ws, RateLimiter(config.rate, config.burst))
-        if server.record_frames:
-            conn.sent = []
-            server_frames.append(conn)
         try:
             while True:
                 message = await ws.receive()
@@ -728,8 +723,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         finally:
             server.disconnect(conn)
 
-    server_frames: list[Connection] = []
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await server.start()
@@ -758,7 +751,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.server = server
-    app.state.connections = server_frames
     return app
 
 
