@@ -4,6 +4,7 @@ connection that reads the game afterwards)."""
 from __future__ import annotations
 
 import json
+import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,3 +194,29 @@ def test_parse_message_units() -> None:
         parse_message(b"\xff\xfe")
     limiter = RateLimiter(rate=1.0, burst=3.0)
     assert [limiter.allow() for _ in range(5)] == [True, True, True, False, False]
+
+
+def test_http_requests_that_are_refused(server: ServerProcess) -> None:
+    status, body = server.post("/api/games", None, raw=b"{" * 10)
+    assert status == 400 and "JSON" in body["error"]
+    status, body = server.post("/api/games", None, raw=b" " * (64 * 1024))
+    assert status == 413
+    status, body = server.post("/api/games", {"kind": "tournament"})
+    assert status == 400 and "kind" in body["error"]
+    status, body = server.post("/api/games", {"kind": "solo", "format": "custom"})
+    assert status == 400 and "R2.2" in body["error"]
+    status, body = server.post("/api/games", {"kind": "solo", "level": 9})
+    assert status == 400
+    status, body = server.post("/api/games", {"kind": "solo", "threat": {"base_mana": 99}})
+    assert status == 400 and "base_mana" in body["error"]
+    status, body = server.post("/api/games", {"kind": "solo", "seed": 1})  # players never choose the deal
+    assert status == 400 and "seed" in body["error"]
+    try:
+        status, body = server.post("/api/import", None, raw=b"x" * (2 << 20))
+        assert status == 413
+    except urllib.error.URLError as exc:  # refused from its Content-Length before the upload ended
+        assert "Broken pipe" in str(exc) or "reset" in str(exc)
+    status, body = server.post("/api/import", {"record_version": 1})
+    assert status == 400
+    status, body = server.get("/api/games/" + "0" * 24 + "/record")
+    assert status == 404

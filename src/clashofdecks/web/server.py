@@ -609,9 +609,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def new_game(request: Request) -> Response:
         player, new = _player(request)
+        raw = await _read_body(request, MAX_OPTIONS_BYTES)
+        if raw is None:
+            return JSONResponse({"error": f"options are at most {MAX_OPTIONS_BYTES} bytes"}, status_code=413)
         try:
-            data = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
             req = _new_game_request(data)
@@ -674,13 +677,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def import_record(request: Request) -> Response:
         player, new = _player(request)
-        body = await request.body()
-        if len(body) > 1 << 20:
+        body = await _read_body(request, MAX_RECORD_BYTES)
+        if body is None:
             return JSONResponse({"error": "a record is at most 1 MiB"}, status_code=413)
         try:
             rec = GameRecord.from_dict(json.loads(body))
             live = await server.import_record(rec, player)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the file is not JSON"}, status_code=400)
         except ClashError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
@@ -758,6 +761,26 @@ _CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'"
 )
+
+
+MAX_OPTIONS_BYTES = 16 * 1024
+MAX_RECORD_BYTES = 1 << 20
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None once it passes ``limit`` bytes (read no further: a huge upload
+    costs the server nothing but the refusal)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _new_game_request(data: Any) -> NewGame:
