@@ -308,13 +308,6 @@ def test_samples_are_consistent_with_the_view(make_solo_position: Callable[..., 
     assert checked > 300
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: under the random deal Game.sample_determinization draws the opponent's hidden "
-    "cards from the cards the viewer has not seen, but counts as seen only hands and lanes, not the "
-    "destroyed creatures of pending.cards nor the incantation of pending.resolving (in no hand or lane "
-    "while the return order is chosen): the sample can hold such a card twice",
-)
 def test_random_deal_sample_never_duplicates_a_card_of_the_pending_decision() -> None:
     """R3.9, R5.4a: while a return order is chosen, the destroyed creatures and the resolving
     incantation are visible in ``pending``; a sample must not also put them at a hidden hand place."""
