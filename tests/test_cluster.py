@@ -81,6 +81,17 @@ def test_simulate_cli_on_ray_matches_local(ray_cluster: Any) -> None:
     assert b["interrupted"] is False
 
 
+def test_arena_on_ray_matches_local(ray_cluster: Any) -> None:
+    from clashofdecks.simulation.arena import run_arena
+    from clashofdecks.simulation.ray_backend import RayBackend
+
+    local = run_arena(["random", "greedy"], games=6, seed=3, workers=1, bootstrap=0)
+    with RayBackend(2) as backend:
+        on_ray = run_arena(["random", "greedy"], games=6, seed=3, bootstrap=0, backend=backend)
+    assert on_ray.results == local.results
+    assert on_ray.table() == local.table()
+
+
 def test_card_statistics_do_not_change_any_game() -> None:
     """Same seeds → same winners, turns and actions, with or without per-card counting."""
     for config in (DUEL, SOLO, replace(DUEL, format="random", agents=("random", "random"))):

@@ -10,7 +10,8 @@ has to implement :meth:`Backend.play_chunks` (:class:`~.ray_backend.RayBackend`:
 Ctrl-C: :func:`run_specs` catches :class:`KeyboardInterrupt`, stops the backend (its generator is
 closed, so a pool is terminated and Ray tasks are cancelled) and raises :class:`Interrupted` with
 the results of the games finished so far, in spec order: every chunk that came back before the
-first unfinished one (a backend interrupted while it waits hands over the chunks already done).  Worker processes ignore SIGINT so that only this process decides.
+first unfinished one (a backend interrupted while it waits hands over the chunks already done).
+Worker processes ignore SIGINT so that only this process decides.
 """
 
 from __future__ import annotations
