@@ -38,6 +38,9 @@ def _register() -> None:
     from .analyze_cmd import analyze
 
     main.add_command(analyze)
+    from .stats_cmd import stats
+
+    main.add_command(stats)
 
 
 _register()
