@@ -41,6 +41,9 @@ def _register() -> None:
     from .stats_cmd import stats
 
     main.add_command(stats)
+    from .report_cmd import report
+
+    main.add_command(report)
 
 
 _register()
