@@ -224,3 +224,32 @@ def test_ctrl_c_on_the_command_line_exits_130_with_a_partial_summary(tmp_path: P
     meta = json.loads((run / "run.json").read_text())
     assert meta["complete"] is False
     assert meta["games_written"] == summary["games"]
+
+
+BENCH = ["--bench-scaling", "--json"]
+
+
+def test_scaling_benchmark_measures_every_backend_and_worker_count(ray_cluster: Any) -> None:
+    from clashofdecks.simulation.scaling import measure_scaling
+
+    config = SimConfig(mode="duel", agents=("random", "random"), games=40, seed=9, format="random")
+    result = measure_scaling(config, workers=(1, 2), backends=("local", "ray"))
+    assert [(m.backend, m.workers) for m in result.measurements] == [
+        ("local", 1),
+        ("local", 2),
+        ("ray", 1),
+        ("ray", 2),
+    ]
+    assert result.identical
+    times = {(m.backend, m.workers): m.seconds for m in result.measurements}
+    for backend in ("local", "ray"):
+        assert result.efficiency[backend][1] == pytest.approx(1.0)
+        assert result.efficiency[backend][2] == pytest.approx(times[(backend, 1)] / (2 * times[(backend, 2)]))
+    assert result.ray_overhead[2] == pytest.approx(times[("ray", 2)] / times[("local", 2)] - 1)
+    cli = CliRunner().invoke(
+        main,
+        ["simulate", "--agents", "random", "random", "--format", "random", "--games", "20", *BENCH],
+    )
+    assert cli.exit_code == 0, cli.output
+    data = json.loads(cli.stdout)
+    assert data["identical"] is True and len(data["measurements"]) == 4

@@ -199,6 +199,12 @@ def _table(summary: Summary, workers: int) -> Table:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
 @click.option("--games-json", is_flag=True, help="With --json, include every game's result.")
+@click.option(
+    "--bench-scaling",
+    is_flag=True,
+    help="Benchmark: play this batch on local processes and on Ray with 1 and --workers (default 2) "
+    "workers; print the times, scaling efficiency and Ray's overhead (docs/performance.md).",
+)
 def simulate(
     mode: str,
     agents: tuple[str, str] | None,
@@ -216,6 +222,7 @@ def simulate(
     records_dir: str | None,
     as_json: bool,
     games_json: bool,
+    bench_scaling: bool,
 ) -> None:
     """Run many games and print win rates (Wilson 95% intervals), average turns and actions.
 
@@ -268,6 +275,11 @@ def simulate(
     except ClashError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
+    if bench_scaling:
+        if out_dir is not None or records_dir is not None:
+            raise click.UsageError("--bench-scaling writes nothing: leave out --out and --records")
+        _bench_scaling(config, workers or 2, as_json, err)
+        return
     writer = None
     if out_dir is not None:
         try:
@@ -327,6 +339,61 @@ def simulate(
         err.print(f"{writer.games_written} games stored in {writer.folder}", highlight=False)
     if interrupted:
         sys.exit(EXIT_INTERRUPTED)
+
+
+def _bench_scaling(config: SimConfig, workers: int, as_json: bool, err: Console) -> None:
+    import importlib.util
+
+    from ..simulation.scaling import measure_scaling
+
+    backends = ("local", "ray") if importlib.util.find_spec("ray") is not None else ("local",)
+    if len(backends) == 1:
+        err.print("Ray is not installed (pip install 'clashofdecks[cluster]'): local processes only")
+    counts = (1, workers) if workers > 1 else (1,)
+    try:
+        result = measure_scaling(
+            config, workers=counts, backends=backends, on_step=lambda text: err.print(f"measuring: {text}")
+        )
+    except ClashError as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    table = Table(
+        title=f"clash simulate --bench-scaling: {result.games} games ({config.mode}, {config.format}, "
+        f"{' vs '.join(config.agents)})",
+        caption=(
+            "efficiency: T(1) / (n·T(n)); Ray overhead: T_ray(n) / T_local(n) − 1"
+            + (
+                f"; Ray start-up {result.ray_startup_seconds:.1f} s (not in the times)"
+                if result.ray_startup_seconds
+                else ""
+            )
+            + f"\nload average before {_load_text(result.load_before)}, after {_load_text(result.load_after)}"
+            + f"; same games on every backend: {'yes' if result.identical else 'NO'}"
+        ),
+    )
+    for col in ("backend", "workers", "seconds", "games/s", "efficiency", "Ray overhead"):
+        table.add_column(col, justify="left" if col == "backend" else "right")
+    for m in result.measurements:
+        eff = result.efficiency.get(m.backend, {}).get(m.workers)
+        over = result.ray_overhead.get(m.workers) if m.backend == "ray" else None
+        table.add_row(
+            m.backend,
+            str(m.workers),
+            f"{m.seconds:.2f}",
+            f"{m.games_per_second:.1f}",
+            "" if eff is None else f"{eff:.2f}",
+            "" if over is None else f"{100 * over:+.0f}%",
+        )
+    Console().print(table)
+    if not result.identical:
+        sys.exit(1)
+
+
+def _load_text(load: tuple[float, float, float] | None) -> str:
+    return "unknown" if load is None else " / ".join(f"{x:.2f}" for x in load)
 
 
 def _store_writer(config: SimConfig, out_dir: str) -> StoreWriter:
