@@ -253,3 +253,33 @@ def test_scaling_benchmark_measures_every_backend_and_worker_count(ray_cluster: 
     assert cli.exit_code == 0, cli.output
     data = json.loads(cli.stdout)
     assert data["identical"] is True and len(data["measurements"]) == 4
+
+
+def test_backend_options_are_checked() -> None:
+    runner = CliRunner()
+    wrong = runner.invoke(main, ["simulate", "--games", "2", "--address", "auto"])
+    assert wrong.exit_code == 2 and "--address is for --backend ray" in wrong.output
+    threat = runner.invoke(main, ["simulate", "--games", "2", "--threat", "base_mana=8"])
+    assert threat.exit_code == 2 and "solo option" in threat.output
+    bad = runner.invoke(main, ["simulate", "--mode", "solo", "--games", "2", "--threat", "base_mana=11"])
+    assert bad.exit_code == 2 and "base_mana" in bad.output
+    # A custom threat: the summary is the one of that allocation.
+    ok = runner.invoke(
+        main,
+        [
+            "simulate",
+            "--mode",
+            "solo",
+            "--agent",
+            "random",
+            "--games",
+            "4",
+            "--workers",
+            "1",
+            "--threat",
+            "base_mana=8,starts=automaton",
+            "--json",
+        ],
+    )
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.stdout)["level"] is None

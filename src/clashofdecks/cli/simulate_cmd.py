@@ -235,6 +235,8 @@ def simulate(
     --seed whatever --workers and --backend are.  Ctrl-C stops the run, prints the summary of the
     games finished so far (marked as interrupted) and exits with code 130.
     """
+    if address is not None and backend != "ray":
+        raise click.UsageError("--address is for --backend ray")
     if mode == "duel":
         if agent is not None:
             raise click.UsageError("--agent is for solo; a duel takes --agents A B")

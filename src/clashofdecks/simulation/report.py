@@ -332,7 +332,7 @@ def _first_player(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     labels = [f"{fmt}\n{pairing}" for fmt, pairing, _, _ in data]
     rates = [Rate(int(w or 0), int(n)) for _, _, w, n in data]
     games = sum(r.games for r in rates)
-    fig = plot.new(max(4.0, 1.3 * len(labels) + 1.5), 3.6)
+    fig = plot.new(max(6.0, 1.3 * len(labels) + 1.5), 3.6)
     ax = fig.add_subplot()
     xs = list(range(len(labels)))
     ax.bar(xs, [r.value for r in rates], color="#9467bd", yerr=_errorbars(rates), capsize=4)
@@ -342,7 +342,7 @@ def _first_player(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     ax.set_xticks(xs, labels)
     ax.set_ylim(0, 1)
     ax.set_ylabel("first player's win rate (95% interval)")
-    ax.set_title(f"First-player advantage — n = {games:,} duels (draws count as no win)")
+    ax.set_title(f"First-player advantage — n = {games:,} duels\n(draws count as no win)")
     section.image = plot.svg(fig)
     section.sample = f"{games:,} duels"
     for (fmt, pairing, _, _), r in zip(data, rates, strict=True):
