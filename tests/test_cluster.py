@@ -264,22 +264,7 @@ def test_backend_options_are_checked() -> None:
     bad = runner.invoke(main, ["simulate", "--mode", "solo", "--games", "2", "--threat", "base_mana=11"])
     assert bad.exit_code == 2 and "base_mana" in bad.output
     # A custom threat: the summary is the one of that allocation.
-    ok = runner.invoke(
-        main,
-        [
-            "simulate",
-            "--mode",
-            "solo",
-            "--agent",
-            "random",
-            "--games",
-            "4",
-            "--workers",
-            "1",
-            "--threat",
-            "base_mana=8,starts=automaton",
-            "--json",
-        ],
-    )
+    solo = ["simulate", "--mode", "solo", "--agent", "random", "--games", "4", "--workers", "1"]
+    ok = runner.invoke(main, [*solo, "--threat", "base_mana=8,starts=automaton", "--json"])
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["level"] is None
