@@ -268,3 +268,16 @@ def test_backend_options_are_checked() -> None:
     ok = runner.invoke(main, [*solo, "--threat", "base_mana=8,starts=automaton", "--json"])
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["level"] is None
+
+
+def test_decks_rotate_through_every_pairing() -> None:
+    """--decks rotate: game i gets the pairing (i // 2) % 12, by seat; the agents play them."""
+    from clashofdecks.simulation.batch import ALL_DECK_PAIRS
+
+    config = SimConfig(
+        mode="duel", agents=("random", "random"), games=26, seed=8, format="precon", card_stats=True
+    )
+    chunks: list[GameResult] = []
+    run_games(replace(config, deck_pairs=ALL_DECK_PAIRS), workers=1, on_chunk=chunks.extend)
+    assert [r.decks for r in chunks] == [ALL_DECK_PAIRS[(i // 2) % 12] for i in range(26)]
+    assert len(set(ALL_DECK_PAIRS)) == 12 and all(a != b for a, b in ALL_DECK_PAIRS)

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from clashofdecks.cli import main
-from clashofdecks.simulation.batch import SimConfig, run_games
+from clashofdecks.simulation.batch import ALL_DECK_PAIRS, SimConfig, run_games
 from clashofdecks.simulation.game import GameResult
 from clashofdecks.simulation.report import SECTIONS, Report, build_report
 from clashofdecks.simulation.stats import wilson_interval
@@ -24,7 +24,15 @@ pytest.importorskip("matplotlib")
 
 RUNS = (
     SimConfig(mode="duel", agents=("random", "random"), games=24, seed=1, format="draft", card_stats=True),
-    SimConfig(mode="duel", agents=("random", "random"), games=24, seed=2, format="precon", card_stats=True),
+    SimConfig(
+        mode="duel",
+        agents=("random", "random"),
+        games=24,
+        seed=2,
+        format="precon",
+        card_stats=True,
+        deck_pairs=ALL_DECK_PAIRS,
+    ),
     SimConfig(mode="solo", agents=("random",), games=16, seed=3, level=0, format="draft", card_stats=True),
     SimConfig(mode="solo", agents=("random",), games=16, seed=3, level=5, format="precon", card_stats=True),
 )
@@ -110,6 +118,15 @@ def test_figures_agree_with_the_games(
         sections["card-win-rates"].sample
         == f"24 draft duels between equal agents; {decided * 16:,} card-seat rows (draws left out)"
     )
+    # Deck against deck: all 12 ordered pairings (--decks rotate), each deck's wins from both seats.
+    precon = played[1]
+    matrix = {(r[0], r[1]): r[2] for r in sections["deck-matrix"].table[1:]}
+    assert len(matrix) == 12
+    for (d, o), text in matrix.items():
+        a, b = int(d.split()[1]), int(o.split()[1])
+        games = [r for r in precon if set(r.decks) == {a, b} and r.winner is not None]
+        wins = sum(r.decks[r.winner] == a for r in games)
+        assert text.startswith(f"{100 * wins / len(games):.1f}% ") and text.endswith(f"n = {len(games)})")
     # Level runs vary base_mana and starts: both are broken down.
     options = {(r[1], r[2]) for r in sections["solo-options"].table[1:]}
     assert {("base_mana", "6"), ("base_mana", "10"), ("starts", "player"), ("starts", "automaton")} <= options

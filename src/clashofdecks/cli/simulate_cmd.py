@@ -34,7 +34,7 @@ from rich.text import Text
 
 from ..errors import ClashError
 from ..options import Threat
-from ..simulation.batch import DEFAULT_MAX_TURNS, SimConfig, Summary, run_games, summarize
+from ..simulation.batch import ALL_DECK_PAIRS, DEFAULT_MAX_TURNS, SimConfig, Summary, run_games, summarize
 from ..simulation.game import GameResult
 from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted, LocalBackend, default_workers
 from ..simulation.store import RunInfo, StoreWriter, run_id
@@ -185,6 +185,14 @@ def _table(summary: Summary, workers: int) -> Table:
     help="Solo: any threat allocation (R8.2) instead of --level, as JSON or key=value pairs, e.g. "
     "'base_mana=8,starts=automaton,abilities=rage+splash'.",
 )
+@click.option(
+    "--decks",
+    "decks",
+    default=None,
+    metavar="A,B|rotate",
+    help="Precon duels: give seat 0 deck A and seat 1 deck B, or 'rotate' through all 12 pairings "
+    "(each from both seats) instead of letting the agents choose.",
+)
 @backend_option
 @address_option
 @click.option(
@@ -216,6 +224,7 @@ def simulate(
     workers: int | None,
     max_turns: int,
     threat: str | None,
+    decks: str | None,
     backend: str,
     address: str | None,
     out_dir: str | None,
@@ -259,6 +268,16 @@ def simulate(
         except ClashError as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             sys.exit(2)
+    deck_pairs: tuple[tuple[int, int], ...] | None = None
+    if decks is not None:
+        if decks == "rotate":
+            deck_pairs = ALL_DECK_PAIRS
+        else:
+            try:
+                a, b = (int(x) for x in decks.split(","))
+            except ValueError:
+                raise click.UsageError(f"--decks takes A,B (e.g. 1,3) or rotate, not {decks!r}") from None
+            deck_pairs = ((a, b),)
     config = SimConfig(
         mode=mode,
         agents=names,
@@ -270,6 +289,7 @@ def simulate(
         records_dir=records_dir,
         threat=threat_opts,
         card_stats=out_dir is not None,
+        deck_pairs=deck_pairs,
     )
     n_workers = min(workers or default_workers(), games)
     try:
@@ -401,7 +421,14 @@ def _load_text(load: tuple[float, float, float] | None) -> str:
 def _store_writer(config: SimConfig, out_dir: str) -> StoreWriter:
     threat = config.solo_threat()
     if config.mode != "solo":
-        level = None
+        pairs = config.deck_pairs
+        level = (
+            None
+            if pairs is None
+            else "decks-rotate"
+            if pairs == ALL_DECK_PAIRS
+            else "decks{}-{}".format(*pairs[0])
+        )
     elif config.threat is None:
         level = f"level{config.level}"
     else:
@@ -417,6 +444,7 @@ def _store_writer(config: SimConfig, out_dir: str) -> StoreWriter:
             "games": config.games,
             "seed": config.seed,
             "level": config.level if config.mode == "solo" and config.threat is None else None,
+            "decks": None if config.deck_pairs is None else [list(p) for p in config.deck_pairs],
         },
     )
     return StoreWriter(out_dir, info)

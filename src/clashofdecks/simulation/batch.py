@@ -29,6 +29,8 @@ from .seeds import derive_seed
 from .stats import wilson_interval
 
 DEFAULT_MAX_TURNS: Final = 200
+#: Every ordered pair of different preconstructed decks (``--decks rotate``).
+ALL_DECK_PAIRS: Final = tuple((a, b) for a in range(1, 5) for b in range(1, 5) if a != b)
 FORMATS: Final = ("draft", "precon", "custom", "random")
 
 
@@ -47,6 +49,9 @@ class SimConfig:
     records_dir: str | None = None
     #: Count per-card figures in the workers (for the store of games, :mod:`.store`).
     card_stats: bool = False
+    #: Precon duels: the decks by seat for game ``i`` are ``deck_pairs[(i // 2) % len]`` (both
+    #: agents play each pairing from both seats); ``None``: the agents choose (R2.3).
+    deck_pairs: tuple[tuple[int, int], ...] | None = None
 
     def check(self) -> None:
         """Raise :class:`SimulationError` / agent errors for a batch that cannot run."""
@@ -65,6 +70,12 @@ class SimConfig:
             Threat.level(self.level)  # raises ThreatError for a level outside 0-5
         for name in self.agents:
             make_agent(name, 0)  # raises UnknownAgentError listing the known names
+        if self.deck_pairs is not None:
+            if self.mode != "duel" or self.format != "precon":
+                raise SimulationError("chosen decks are for precon duels (--mode duel --format precon)")
+            for a, b in self.deck_pairs:
+                if a == b or not {a, b} <= {1, 2, 3, 4}:
+                    raise SimulationError(f"decks {a},{b}: two different decks of 1-4 (R2.3)")
 
     def ruleset(self) -> Ruleset:
         return Ruleset(max_turns=self.max_turns)
@@ -94,6 +105,7 @@ class SimConfig:
                 threat,
                 records,
                 collect_stats=self.card_stats,
+                decks=self.deck_pairs[(i // 2) % len(self.deck_pairs)] if self.deck_pairs else None,
             )
 
     def solo_threat(self) -> Threat | None:

@@ -19,7 +19,7 @@ from typing import Any, Final
 from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..errors import ClashError
-from ..formats import seat_of, start_game
+from ..formats import seat_of, setup_summary, start_game
 from ..options import Ruleset, Threat
 from ..record import record_game
 from ..rules import Game
@@ -52,6 +52,8 @@ class GameSpec:
     coin_toss_seats: bool = False
     #: Count per-card figures (:mod:`.cardstats`) into :attr:`GameResult.cards`; the game is the same.
     collect_stats: bool = False
+    #: Preconstructed decks (R2.3) by seat, chosen for the agents (``clash simulate --decks``).
+    decks: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,11 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         agent = by_seat[player]
         if agent is None:
             raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
-        events = game.apply(agent.act(game))
+        if spec.decks is not None and game.phase == "setup" and setup_summary(game)["decision"] == "deck":
+            # The batch chose the decks (every pairing gets played); the agents play them.
+            events = game.apply_text(f"deck {spec.decks[player]}")
+        else:
+            events = game.apply(agent.act(game))
         if tally is not None:
             tally.observe(game, events)
         actions += 1

@@ -251,6 +251,9 @@ def _deck_matrix(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     ax.set_title(f"Deck against deck — n = {games:,} precon duels (draws left out)")
     section.image = plot.svg(fig)
     section.sample = f"{games:,} preconstructed duels (each counted from both decks' side)"
+    section.table = [["deck", "opponent", "deck's win rate"]] + [
+        [f"deck {d}", f"deck {o}", rates[(d, o)].text()] for d in decks for o in decks if (d, o) in rates
+    ]
     pairs = [(k, r) for k, r in rates.items() if r.excludes_even()]
     if pairs:
         (d, o), r = max(pairs, key=lambda kr: abs(kr[1].value - 0.5))
@@ -363,6 +366,15 @@ def _game_length(con: Any, plot: _Plotter) -> Section:
     for kind, turns, n in data:
         kinds.setdefault(str(kind), {})[int(turns)] = int(n)
     games = sum(sum(c.values()) for c in kinds.values())
+    # The axis ends at the 99.5th percentile of all games: turn-cap draws would squash the rest.
+    lengths = sorted((t, n) for counts in kinds.values() for t, n in counts.items())
+    seen, cut = 0, lengths[-1][0] if lengths else 1
+    for t, n in lengths:
+        seen += n
+        if seen >= 0.995 * games:
+            cut = t
+            break
+    hidden = sum(n for t, n in lengths if t > cut)
     fig = plot.new(7.0, 3.8)
     ax = fig.add_subplot()
     for kind, counts in kinds.items():
@@ -372,12 +384,17 @@ def _game_length(con: Any, plot: _Plotter) -> Section:
         ax.step(
             xs, [counts[t] / total for t in xs], where="mid", label=f"{kind}: n={total:,}, mean {mean:.1f}"
         )
+    ax.set_xlim(0, cut + 1)
     ax.set_xlabel("turns (each player's turn counts)")
     ax.set_ylabel("share of games")
     ax.legend(fontsize=7)
     ax.set_title(f"Game length — n = {games:,} games")
     section.image = plot.svg(fig)
     section.sample = f"{games:,} games"
+    if hidden:
+        section.note = (
+            f"The axis stops at {cut} turns (99.5% of games); {hidden:,} longer games are not drawn."
+        )
     section.table = [["mode and format", "games", "mean turns", "turn-cap draws"]]
     for kind, draws, n, mean in _rows(
         con,
