@@ -182,7 +182,7 @@ def _card_win_rates(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     ax.legend(loc="lower right")
     n_rows = sum(r.games for r in owned.values())
     sample = f"{games:,} {kind}; {n_rows:,} card-seat rows (draws left out)"
-    ax.set_title(f"Win rate per card, {kind} — n = {games:,} games, {n_rows:,} card-seat rows")
+    ax.set_title(f"Win rate per card, {kind}\nn = {games:,} games, {n_rows:,} card-seat rows")
     section.image = plot.svg(fig)
     section.sample = sample
     section.table = [["card", "drafted: win rate", "played: win rate"]] + [
@@ -248,7 +248,7 @@ def _deck_matrix(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     ax.set_xlabel("opponent's deck")
     ax.set_ylabel("deck")
     fig.colorbar(image, ax=ax, label="row deck's win rate")
-    ax.set_title(f"Deck against deck — n = {games:,} precon duels (draws left out)")
+    ax.set_title(f"Deck against deck\nn = {games:,} precon duels (draws left out)")
     section.image = plot.svg(fig)
     section.sample = f"{games:,} preconstructed duels (each counted from both decks' side)"
     section.table = [["deck", "opponent", "deck's win rate"]] + [
