@@ -254,7 +254,8 @@ def _deck_matrix(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     section.table = [["deck", "opponent", "deck's win rate"]] + [
         [f"deck {d}", f"deck {o}", rates[(d, o)].text()] for d in decks for o in decks if (d, o) in rates
     ]
-    pairs = [(k, r) for k, r in rates.items() if r.excludes_even()]
+    # Each matchup appears from both sides; name it from the winning deck's.
+    pairs = [(k, r) for k, r in rates.items() if r.excludes_even() and r.value > 0.5]
     if pairs:
         (d, o), r = max(pairs, key=lambda kr: abs(kr[1].value - 0.5))
         findings.append(f"Most lopsided deck matchup: deck {d} beats deck {o} {r.text()}.")
