@@ -281,3 +281,19 @@ def test_decks_rotate_through_every_pairing() -> None:
     run_games(replace(config, deck_pairs=ALL_DECK_PAIRS), workers=1, on_chunk=chunks.extend)
     assert [r.decks for r in chunks] == [ALL_DECK_PAIRS[(i // 2) % 12] for i in range(26)]
     assert len(set(ALL_DECK_PAIRS)) == 12 and all(a != b for a, b in ALL_DECK_PAIRS)
+
+
+def test_arena_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """clash arena on Ctrl-C: says how many games finished and where they are, exit code 130."""
+    import clashofdecks.simulation.arena as arena_module
+
+    finished = run_games(SimConfig(mode="duel", agents=("random", "random"), games=3, format="random"))
+
+    def interrupted(*_args: Any, **_kwargs: Any) -> None:
+        raise Interrupted(finished)
+
+    monkeypatch.setattr(arena_module, "run_arena", interrupted)
+    log = tmp_path / "games.jsonl"
+    result = CliRunner().invoke(main, ["arena", "random", "greedy", "--games", "4", "--log", str(log)])
+    assert result.exit_code == 130
+    assert f"interrupted: 3 of 4 games finished (each is in {log})" in result.output
