@@ -1,13 +1,13 @@
-"""The SVG board drawer (``clashofdecks.ui.svg``): well-formed pictures that show what the position holds."""
+"""The SVG board drawer (``clashofdecks.board_svg``): well-formed pictures of what the position holds."""
 
 from __future__ import annotations
 
 import random
 import xml.etree.ElementTree as ET
 
+from clashofdecks.board_svg import game_svg, position_svg
 from clashofdecks.formats import new_game
 from clashofdecks.position import load_position
-from clashofdecks.ui.svg import game_svg, position_svg
 
 
 def _texts(svg: str) -> list[str]:
@@ -66,3 +66,12 @@ def test_granted_abilities_are_marked() -> None:
     ]
     assert marked, "no granted ability drawn"
     assert position_svg(position).startswith("<svg")
+
+
+def test_games_draw_themselves_in_notebooks() -> None:
+    """``Game._repr_svg_`` (as python-chess boards do): the same drawing as ``game_svg``."""
+    from clashofdecks import Game
+
+    game = Game.random_duel(2)
+    assert game._repr_svg_() == game_svg(game)
+    assert game._repr_svg_().startswith("<svg")

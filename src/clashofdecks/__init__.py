@@ -13,6 +13,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .actions import ACTION_SPACE, format_action, parse_action
+from .board_svg import game_svg
 from .cards import CARDS, Card, UnknownCardError, card
 from .errors import (
     ActionSyntaxError,
@@ -25,7 +26,9 @@ from .errors import (
 from .events import Event, EventKind
 from .options import LEVELS, Ruleset, Threat, ThreatError
 from .position import dump_position, load_position, sample_determinization, view
-from .rules import Game, Outcome
+from .rules import Game, GameState, Outcome, Termination, register_board_drawer
+
+register_board_drawer(game_svg)
 
 __all__ = [
     "ACTION_SPACE",
@@ -37,12 +40,14 @@ __all__ = [
     "Event",
     "EventKind",
     "Game",
+    "GameState",
     "IllegalActionError",
     "InvalidPositionError",
     "Outcome",
     "RecordError",
     "Ruleset",
     "ScenarioError",
+    "Termination",
     "Threat",
     "ThreatError",
     "UnknownCardError",

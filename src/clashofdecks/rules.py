@@ -14,7 +14,7 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from hashlib import blake2b
@@ -213,6 +213,15 @@ class GameState:
 
 
 _EMPTY_DUEL: Final = GameState()
+
+#: Draws a game as SVG for notebooks (``Game._repr_svg_``); registered by the package facade with
+#: :func:`clashofdecks.board_svg.game_svg`, so this layer imports no drawing code.
+_board_drawer: list[Callable[[Game], str]] = []
+
+
+def register_board_drawer(draw: Callable[[Game], str]) -> None:
+    """Make ``draw`` the picture notebooks show for a game (``Game._repr_svg_``)."""
+    _board_drawer[:] = [draw]
 
 
 class Game:
@@ -1708,6 +1717,10 @@ class Game:
         for idx, L in enumerate(self._lanes):
             for i, cr in enumerate(L):
                 yield idx >> 1, idx & 1, i, cr
+
+    def _repr_svg_(self) -> str | None:
+        """The board as SVG, as Jupyter shows it (``None`` when no drawer is registered)."""
+        return _board_drawer[0](self) if _board_drawer else None
 
     def __repr__(self) -> str:
         mode = "solo" if self._solo else "duel"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
-from ..cards import ABILITY_ORDER, CARDS
+from .cards import ABILITY_ORDER, CARDS
 
 _BY_ID: Final = {c.id: c for c in CARDS}
 _INITIALS: Final = {
@@ -195,10 +195,10 @@ def position_svg(
 def game_svg(game: Any, *, player: int | None = None) -> str:
     """A game's board (``player`` given: only what that player may see, R9).  The setup stage is
     drawn as text (the position format starts with the play phases)."""
-    from ..position import dump_position, view
+    from .position import dump_position, view
 
     if game.phase == "setup":
-        from ..formats import setup_summary
+        from .formats import setup_summary
 
         s = setup_summary(game)
         lines = [f"setup ({s['format']}): player {s['player']} to {s['decision']}"]
