@@ -215,6 +215,94 @@ def _window_places(hand: list[int], fortress_place: int) -> tuple[int, ...]:
     return tuple(places[:4])
 
 
+class _ChunkCache(dict[tuple[object, ...], bytes]):
+    """Encoded parts (a hand, a lane) by what they are made of: the same hand or lane recurs over many
+    steps, and a slice copy costs far less than encoding it again.  Cleared when it grows large."""
+
+    LIMIT: Final = 50_000
+
+    def remember(self, key: tuple[object, ...], chunk: bytes) -> bytes:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[key] = chunk
+        return chunk
+
+
+_HAND_CHUNKS: Final = _ChunkCache()
+_LANE_CHUNKS: Final = _ChunkCache()
+_MASKS: Final = _ChunkCache()
+_LANE_BYTES: Final = LANE_CAP * CREATURE_FEATURES
+
+
+def _my_hand_chunk(hand: list[int], known: int, fortress_place: int) -> bytes:
+    """The ``hand_me`` and ``hand_me_flags`` slices: every card, and which places the opponent knows."""
+    out = bytearray(_HAND_OPP - _HAND_ME)
+    flags = _HAND_ME_FLAGS - _HAND_ME
+    for i, c in enumerate(hand[:HAND_CAP]):
+        out[i * CARD_KINDS + c] = 1
+        out[flags + i * 3] = 1
+        if c >= N_CARDS or known >> c & 1:
+            out[flags + i * 3 + 2] = 1
+    for i in _window_places(hand, fortress_place):
+        out[flags + i * 3 + 1] = 1
+    return bytes(out)
+
+
+def _opp_hand_chunk(hand: list[int], known: int, fortress_place: int, public_ids: bool) -> bytes:
+    """The ``hand_opp``, ``hand_opp_flags`` and ``opp_hidden_cards`` slices: public places only (R9.2),
+    the hidden cards as a set where their identities are public (R9.1)."""
+    out = bytearray(_FORTRESS - _HAND_OPP)
+    flags = _HAND_OPP_FLAGS - _HAND_OPP
+    hidden = _OPP_HIDDEN - _HAND_OPP
+    for i, c in enumerate(hand[:HAND_CAP]):
+        if c < N_CARDS and not known >> c & 1:
+            out[i * _OPP_STRIDE + CARD_KINDS] = 1
+            if public_ids:
+                out[hidden + c] = 1
+        else:
+            out[i * _OPP_STRIDE + c] = 1
+        out[flags + i * 2] = 1
+    for i in _window_places(hand, fortress_place):
+        out[flags + i * 2 + 1] = 1
+    return bytes(out)
+
+
+def _lane_chunk(row: list[tuple[int, int, bool, bool, bool, int]], extra: int) -> bytes:
+    """One player's lane: per creature from the bridge, its card, stats, state and abilities now."""
+    out = bytearray(_LANE_BYTES)
+    last = len(row) - 1
+    at = 0
+    for i, cr in enumerate(row[:LANE_CAP]):
+        c, damage, new, protected, activated, sprint = cr
+        out[at] = 1
+        out[at + 1 + c] = 1
+        f = at + _STATS
+        out[f] = min(damage, 255)
+        out[f + 1] = min(ATTACK[c] + sprint, 255)
+        out[f + 2] = max(HEALTH[c] - damage, 0)
+        out[f + 3] = ATTACK[c]
+        out[f + 4] = HEALTH[c]
+        f = at + _FLAGS
+        if new:
+            out[f] = 1
+        if protected:
+            out[f + 1] = 1
+        if activated:
+            out[f + 2] = 1
+        if sprint:
+            out[f + 3] = min(sprint, 255)
+        bits = ABILITIES[c] | extra  # as Game.creature_abilities: printed, Aura, threat
+        if i:
+            bits |= AURA[row[i - 1][0]]
+        if i < last:
+            bits |= AURA[row[i + 1][0]]
+        f = at + _ABILITY_COLUMNS
+        for j in _ABILITY_OFFSETS[bits]:
+            out[f + j] = 1
+        at += CREATURE_FEATURES
+    return bytes(out)
+
+
 def _scales() -> npt.NDArray[np.float32]:
     """Per feature, what its raw integer is multiplied by (1 for one-hots and flags)."""
     scale = np.ones(INFOSTATE_LAYOUT.size, dtype=np.float32)
@@ -302,27 +390,20 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
             out[at] = 1
         out[at + 1] = n - 1 - fi
         out[at + 2] = n
-        bits = known[p]
-        if k == 0:  # my hand: every card, and which places the opponent knows
-            for i, c in enumerate(hand[:HAND_CAP]):
-                out[_HAND_ME + i * CARD_KINDS + c] = 1
-                out[_HAND_ME_FLAGS + i * 3] = 1
-                if c >= N_CARDS or bits >> c & 1:
-                    out[_HAND_ME_FLAGS + i * 3 + 2] = 1
-            for i in _window_places(hand, fi):
-                out[_HAND_ME_FLAGS + i * 3 + 1] = 1
-        else:  # the opponent's: public places only (R9.2)
-            public_ids = not game.hidden_identities
-            for i, c in enumerate(hand[:HAND_CAP]):
-                if c < N_CARDS and not bits >> c & 1:
-                    out[_HAND_OPP + i * _OPP_STRIDE + CARD_KINDS] = 1
-                    if public_ids:
-                        out[_OPP_HIDDEN + c] = 1
-                else:
-                    out[_HAND_OPP + i * _OPP_STRIDE + c] = 1
-                out[_HAND_OPP_FLAGS + i * 2] = 1
-            for i in _window_places(hand, fi):
-                out[_HAND_OPP_FLAGS + i * 2 + 1] = 1
+        if k == 0:
+            key = (0, tuple(hand), known[p])
+            chunk = _HAND_CHUNKS.get(key)
+            if chunk is None:
+                chunk = _HAND_CHUNKS.remember(key, _my_hand_chunk(hand, known[p], fi))
+            out[_HAND_ME:_HAND_OPP] = chunk
+        else:
+            key = (1, tuple(hand), known[p], game.hidden_identities)
+            chunk = _HAND_CHUNKS.get(key)
+            if chunk is None:
+                chunk = _HAND_CHUNKS.remember(
+                    key, _opp_hand_chunk(hand, known[p], fi, not game.hidden_identities)
+                )
+            out[_HAND_OPP:_FORTRESS] = chunk
     # Lanes.
     lanes = game._lanes  # noqa: SLF001
     threat_bits = game._threat_bits  # noqa: SLF001
@@ -333,36 +414,12 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
             if not row:
                 continue
             out[_LANE_SIZES + k * 2 + ln] = len(row)
-            last = len(row) - 1
-            at = _LANES + (k * 2 + ln) * LANE_CAP * CREATURE_FEATURES
-            for i, cr in enumerate(row[:LANE_CAP]):
-                c, damage, new, protected, activated, sprint = cr
-                out[at] = 1
-                out[at + 1 + c] = 1
-                f = at + _STATS
-                out[f] = damage
-                out[f + 1] = ATTACK[c] + sprint
-                out[f + 2] = max(HEALTH[c] - damage, 0)
-                out[f + 3] = ATTACK[c]
-                out[f + 4] = HEALTH[c]
-                f = at + _FLAGS
-                if new:
-                    out[f] = 1
-                if protected:
-                    out[f + 1] = 1
-                if activated:
-                    out[f + 2] = 1
-                if sprint:
-                    out[f + 3] = sprint
-                bits = ABILITIES[c] | extra  # as Game.creature_abilities: printed, Aura, threat
-                if i:
-                    bits |= AURA[row[i - 1][0]]
-                if i < last:
-                    bits |= AURA[row[i + 1][0]]
-                f = at + _ABILITY_COLUMNS
-                for j in _ABILITY_OFFSETS[bits]:
-                    out[f + j] = 1
-                at += CREATURE_FEATURES
+            lane_key = (tuple(row), extra)
+            chunk = _LANE_CHUNKS.get(lane_key)
+            if chunk is None:
+                chunk = _LANE_CHUNKS.remember(lane_key, _lane_chunk(row, extra))
+            at = _LANES + (k * 2 + ln) * _LANE_BYTES
+            out[at : at + _LANE_BYTES] = chunk
     if solo:
         _fill_solo(game, out, threat_bits)
     # A pending return order.
@@ -470,11 +527,18 @@ def public_action(action: int) -> int:
 def legal_mask(game: Game, seat: int | None = None) -> npt.NDArray[np.int8]:
     """The legal-action mask (``ACTION_SPACE`` int8, 1 where legal) of the player to move, or all
     zeros when ``seat`` is given and it is not that seat's decision (or the game is over)."""
-    mask = np.zeros(A.ACTION_SPACE, dtype=np.int8)
     if game.is_over() or (seat is not None and game.current_player != seat):
-        return mask
+        return np.zeros(A.ACTION_SPACE, dtype=np.int8)
     legal = game.legal_actions()
     if isinstance(legal, range):
-        return mask  # the custom build stage: outside the flat space (the environments decide it)
-    mask[list(legal)] = 1
-    return mask
+        # The custom build stage: outside the flat space (the environments decide it).
+        return np.zeros(A.ACTION_SPACE, dtype=np.int8)
+    key = tuple(legal)
+    chunk = _MASKS.get(key)
+    if chunk is None:
+        buf = bytearray(A.ACTION_SPACE)
+        for a in legal:
+            if a < A.ACTION_SPACE:
+                buf[a] = 1
+        chunk = _MASKS.remember(key, bytes(buf))
+    return np.frombuffer(chunk, dtype=np.int8).copy()

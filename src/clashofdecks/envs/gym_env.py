@@ -197,13 +197,17 @@ def _as_action(action: Any) -> int:
     return value
 
 
-def board_text(match: Match, seat: int, lang: str = "en") -> str:
-    """The terminal board (:func:`clashofdecks.ui.render.render_game`) for ``seat``, as ANSI text."""
+def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
+    """The terminal board (:func:`clashofdecks.ui.render.render_game`) for ``seat`` (``None``: a
+    spectator), as ANSI text."""
     from rich.console import Console
 
     from ..ui.render import Context, render_game
 
-    labels = ["learner" if s == seat else ("automaton" if match.game.is_solo else "opponent") for s in (0, 1)]
+    if seat is None:
+        labels = ["player 0", "automaton" if match.game.is_solo else "player 1"]
+    else:
+        labels = ["learner" if s == seat else ("automaton" if match.game.is_solo else "opponent") for s in (0, 1)]
     names = (labels[0], labels[1])
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, force_terminal=True, color_system="standard", highlight=False)

@@ -66,19 +66,21 @@ def _creature(
         draw.text((x + 3, y + 16), marks, fill=_DARK_TEXT, font=font)
 
 
-def board_image(game: Game, viewer: int) -> npt.NDArray[np.uint8]:
-    """The board as ``viewer`` sees it: an ``HEIGHT x WIDTH x 3`` uint8 array."""
+def board_image(game: Game, viewer: int | None) -> npt.NDArray[np.uint8]:
+    """The board as ``viewer`` sees it (``None``: a spectator, drawn from seat 0's side): an
+    ``HEIGHT x WIDTH x 3`` uint8 array."""
     pos = view(game, viewer)
-    other = 1 - viewer
+    me = 0 if viewer is None else viewer
+    other = 1 - me
     image = Image.new("RGB", (WIDTH, HEIGHT), _BACKGROUND)
     draw = ImageDraw.Draw(image)
     font = _font()
     status = f"turn {pos['turn']}  phase {game.phase}  mana {pos['mana']}  to move: "
     mover = game.current_player
-    status += "nobody" if mover not in (0, 1) else ("you" if mover == viewer else "opponent")
+    status += "nobody" if mover not in (0, 1) else ("you" if mover == viewer else f"seat {mover}")
     if game.is_over() and game.outcome is not None:
         winner = game.outcome.winner
-        status += "  result: " + ("draw" if winner is None else ("you win" if winner == viewer else "you lose"))
+        status += "  result: " + ("draw" if winner is None else f"seat {winner} wins")
     draw.text((10, 8), status, fill=_TEXT, font=font)
     players = pos["players"]
     # The opponent's side, top.
@@ -101,12 +103,12 @@ def board_image(game: Game, viewer: int) -> npt.NDArray[np.uint8]:
             x = bridge_x - (i + 1) * (CARD_W + GAP)
             if x >= 50:
                 _creature(draw, x, y, creature, _THEIRS, font)
-        for i, creature in enumerate(players[viewer]["lanes"][lane]):
+        for i, creature in enumerate(players[me]["lanes"][lane]):
             x = bridge_x + 20 + GAP + i * (CARD_W + GAP)
             if x + CARD_W <= WIDTH:
                 _creature(draw, x, y, creature, _MINE, font)
     # The viewer's own hand, bottom.
-    mine = players[viewer]
+    mine = players[me]
     for i, card in enumerate(mine.get("hand", [])):
         _card(draw, 10 + i * (CARD_W + GAP), HEIGHT - CARD_H - 20, card, _MINE, font)
     if game.phase == "setup" and game.setup_state is not None:
