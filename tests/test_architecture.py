@@ -20,7 +20,7 @@ PACKAGE = "clashofdecks"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("errors", "events", "cards", "options")),
     ("rules", ("actions", "setup", "rules")),
-    ("notation", ("position", "formats", "record", "scenario", "")),  # "" = the package's facade
+    ("notation", ("position", "formats", "record", "scenario", "threat_text", "")),  # "": the facade
     ("agents", ("agents",)),
     ("session and simulation", ("session", "simulation", "sim", "arena", "analyze", "bench")),
     ("front ends", ("ui", "cli", "web", "envs", "__main__")),

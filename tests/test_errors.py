@@ -28,7 +28,7 @@ from clashofdecks import (
     load_position,
     view,
 )
-from clashofdecks.actions import BUILD_BASE, BUILD_COUNT
+from clashofdecks.actions import CHANCE_END
 from clashofdecks.formats import new_game, setup_summary
 
 
@@ -309,7 +309,7 @@ def test_setup_decisions_are_checked() -> None:
     refuse(precon, "deck 2", IllegalActionError, "deck 2 is already taken (R2.3: one Starter Kit)")
 
 
-@pytest.mark.parametrize("action", [-1, BUILD_BASE + BUILD_COUNT, 10**30])
+@pytest.mark.parametrize("action", [-1, CHANCE_END, 10**30])
 def test_integers_that_name_no_action_are_refused(action: int) -> None:
     game = Game.random_duel(9)
     with (

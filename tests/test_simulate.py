@@ -1,10 +1,11 @@
-"""Batch simulation (``clashofdecks.sim``) and ``clash simulate``: determinism across worker counts,
+"""Batch simulation (``clashofdecks.simulation``) and ``clash simulate``: determinism across worker counts,
 the greedy-vs-random strength check, the interval math, records, and the command line."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -12,15 +13,11 @@ from click.testing import CliRunner
 
 from clashofdecks.cli import main
 from clashofdecks.record import GameRecord, replay
-from clashofdecks.sim import (
-    SimConfig,
-    SimulationError,
-    derive_seed,
-    run_games,
-    simulate,
-    summarize,
-    wilson_interval,
-)
+from clashofdecks.simulation.batch import SimConfig, run_games, simulate, summarize
+from clashofdecks.simulation.game import GameResult, GameSpec, SimulationError, play_game
+from clashofdecks.simulation.runner import MAX_GAMES, MAX_WORKERS, LocalBackend, run_specs
+from clashofdecks.simulation.seeds import derive_seed
+from clashofdecks.simulation.stats import wilson_interval
 
 
 def test_results_identical_for_one_and_two_workers() -> None:
@@ -175,3 +172,59 @@ def test_cli_wrong_option_for_mode() -> None:
     result = CliRunner().invoke(main, ["simulate", "--mode", "solo", "--agents", "greedy", "random"])
     assert result.exit_code == 2
     assert "--agents is for duel" in result.output
+
+
+# ---------------------------------------------------------------------------- the runner
+
+
+def test_a_backend_plays_chunks_anywhere_and_gets_the_same_results() -> None:
+    """The runner's backend interface: a backend that plays each chunk's games in reverse order
+    (as a remote worker might) gives the same results, and one that loses a game is refused."""
+
+    class Reversing:
+        workers = 3
+
+        def play_chunks(self, chunks: Iterable[Sequence[GameSpec]]) -> Iterator[list[GameResult]]:
+            for chunk in chunks:
+                yield list(reversed([play_game(spec)[0] for spec in reversed(chunk)]))
+
+    class Lossy:
+        workers = 1
+
+        def play_chunks(self, chunks: Iterable[Sequence[GameSpec]]) -> Iterator[list[GameResult]]:
+            for chunk in chunks:
+                yield [play_game(spec)[0] for spec in chunk[1:]]
+
+    config = SimConfig(mode="duel", agents=("greedy", "random"), games=9, seed=8, format="precon")
+    expected = run_games(config, workers=1)
+    assert run_specs(config.specs(), games=9, backend=Reversing(), chunk=2) == expected
+    with pytest.raises(SimulationError, match="do not match"):
+        run_specs(config.specs(), games=9, backend=Lossy(), chunk=3)
+
+
+def test_counts_out_of_range_are_refused_in_python() -> None:
+    with pytest.raises(SimulationError, match="--games must be 1 to 1,000,000"):
+        SimConfig(games=MAX_GAMES + 1).check()
+    with pytest.raises(SimulationError, match="workers must be 1 to 256"):
+        run_games(SimConfig(games=2), workers=MAX_WORKERS + 1)
+    with pytest.raises(SimulationError, match="workers must be 1 to 256"):
+        LocalBackend(0)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", str(10**23)], "Invalid value for '--games'"),
+        (["--games", "0"], "Invalid value for '--games'"),
+        (["--games", "1000001"], "1<=x<=1000000"),
+        (["--workers", "0"], "Invalid value for '--workers'"),
+        (["--workers", "257"], "1<=x<=256"),
+        (["--max-turns", "0"], "Invalid value for '--max-turns'"),
+        (["--level", "6", "--mode", "solo"], "Invalid value for '--level'"),
+    ],
+)
+def test_cli_refuses_values_out_of_range(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["simulate", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output

@@ -17,6 +17,9 @@ range         action                                       encoding
 748-779       ``ban CARD``                                  ``748 + card``
 780+          ``build CARD x10``                            ``780 + rank`` of the sorted 10-card
                                                              set in the combinatorial number system
+CHANCE_BASE+  ``chance coin N`` / ``chance CARD``           outcomes of chance nodes, only in games
+                                                             with external chance: ``+ N`` (coin),
+                                                             ``+ 2 + card`` (a card drawn)
 ============  ===========================================  =====================================
 
 ``card`` is the index in :data:`clashofdecks.cards.CARD_IDS`, ``slot`` the incantation's index in
@@ -50,6 +53,11 @@ BUILD_BASE: Final = BAN_BASE + N_CARDS
 ACTION_SPACE: Final = BUILD_BASE
 DECK_SIZE_CUSTOM: Final = 10
 BUILD_COUNT: Final = comb(N_CARDS, DECK_SIZE_CUSTOM)
+#: Chance outcomes (games created with ``external_chance``): the coin toss, then one card per draw.
+CHANCE_BASE: Final = BUILD_BASE + BUILD_COUNT
+CHANCE_COIN: Final = CHANCE_BASE
+CHANCE_CARD: Final = CHANCE_BASE + 2
+CHANCE_END: Final = CHANCE_CARD + N_CARDS
 
 INC_SLOT: Final[dict[int, int]] = {c: i for i, c in enumerate(INCANTATIONS)}
 LANES: Final = ("top", "bottom")
@@ -172,6 +180,12 @@ def parse_action(text: str, pending: tuple[int, ...] | None = None) -> int:
         if len(cards) != DECK_SIZE_CUSTOM or len(set(cards)) != DECK_SIZE_CUSTOM:
             raise ActionSyntaxError(f"'build' needs {DECK_SIZE_CUSTOM} different cards, got {len(cards)}")
         return BUILD_BASE + build_rank(cards)
+    if verb == "chance":
+        if len(args) == 2 and args[0] == "coin" and args[1] in ("0", "1"):
+            return CHANCE_COIN + int(args[1])
+        if len(args) != 1:
+            raise ActionSyntaxError(f"expected 'chance coin 0|1' or 'chance CARD', got {text!r}")
+        return CHANCE_CARD + _card(args[0], text)
     raise ActionSyntaxError(f"unknown action {verb!r}; {ACTION_HELP}")
 
 
@@ -207,4 +221,8 @@ def format_action(action: int, pending: tuple[int, ...] | None = None) -> str:
         return f"ban {CARD_IDS[action - BAN_BASE]}"
     if BUILD_BASE <= action < BUILD_BASE + BUILD_COUNT:
         return "build " + " ".join(CARD_IDS[c] for c in build_unrank(action - BUILD_BASE))
+    if CHANCE_COIN <= action < CHANCE_CARD:
+        return f"chance coin {action - CHANCE_COIN}"
+    if CHANCE_CARD <= action < CHANCE_END:
+        return f"chance {CARD_IDS[action - CHANCE_CARD]}"
     raise ActionSyntaxError(f"action integer {action} is out of range")

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from .agents.mcts import ismcts_iterations_per_second
 from .rules import Game
 
 
@@ -129,8 +130,6 @@ def run_bench(
     res.clone_us = per_clone * 1e6
     res.clones_per_s = 1 / per_clone
     if ismcts_iterations:
-        from .agents.mcts import ismcts_iterations_per_second
-
         say("ISMCTS iterations (random rollouts)")
         res.extra["ismcts_iterations_per_s"] = max(
             ismcts_iterations_per_second(seed, ismcts_iterations) for _ in range(rounds)

@@ -38,15 +38,23 @@ def new_game(
     ruleset: Ruleset | None = None,
     threat: Threat | None = None,
     record_events: bool = True,
+    external_chance: bool = False,
 ) -> Game:
-    """A new game at the start of its setup (R2): the first decision is ``game.current_player``'s.
+    """A new game at the start of its setup (R2): the first decision is ``game.current_player``'s
+    (with ``external_chance``, chance's first: see :meth:`Game.new`).
 
     >>> game = new_game(mode="duel", format="draft", seed=7)
     >>> game.phase, setup_summary(game)["decision"]
     ('setup', 'pick')
     """
     return Game.new(
-        mode=mode, format=format, seed=seed, ruleset=ruleset, threat=threat, record_events=record_events
+        mode=mode,
+        format=format,
+        seed=seed,
+        ruleset=ruleset,
+        threat=threat,
+        record_events=record_events,
+        external_chance=external_chance,
     )
 
 
@@ -58,6 +66,7 @@ def start_game(
     ruleset: Ruleset | None = None,
     threat: Threat | None = None,
     record_events: bool = True,
+    external_chance: bool = False,
 ) -> Game:
     """:func:`new_game`, or for ``format="random"`` the benchmark deal :meth:`Game.random_duel`
     (duel only): how records, sessions and simulations start a game from its format and seed."""
@@ -66,7 +75,13 @@ def start_game(
             raise FormatError("the random deal is a duel format")
         return Game.random_duel(seed, ruleset=ruleset, record_events=record_events)
     return new_game(
-        mode=mode, format=format, seed=seed, ruleset=ruleset, threat=threat, record_events=record_events
+        mode=mode,
+        format=format,
+        seed=seed,
+        ruleset=ruleset,
+        threat=threat,
+        record_events=record_events,
+        external_chance=external_chance,
     )
 
 

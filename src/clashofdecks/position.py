@@ -14,7 +14,7 @@ from .cards import BASTION, CARD_IDS, CARD_INDEX, FORT, HEALTH, IS_INCANTATION, 
 from .errors import InvalidPositionError
 from .options import Ruleset, Threat
 from .rules import COMBAT, DRAW, OVER, SETUP, SUMMON, Creature, Game, GameState, Termination
-from .setup import DECISIONS, FORMATS, VERBS, SetupState
+from .setup import CHANCE_STEPS, DECISIONS, FORMATS, VERBS, SetupState
 
 CREATURE_FIELDS: Final = ("damage", "new", "protected", "activated", "sprint_bonus")
 _DEFAULTS: Final[dict[str, Any]] = {
@@ -75,7 +75,7 @@ def _ids(cards: Any) -> list[str]:
 
 
 def _setup_json(st: SetupState) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "format": st.kind,
         "steps": [[verb, seat] for verb, seat in st.steps],
         "pool": _ids(st.pool),
@@ -84,6 +84,11 @@ def _setup_json(st: SetupState) -> dict[str, Any]:
         "built": list(st.built),
         "decks": list(st.decks),
     }
+    if st.external:
+        out["external_chance"] = True
+    if st.placed is not None:
+        out["placed"] = [_ids(st.placed[0]), _ids(st.placed[1])]
+    return out
 
 
 def dump_position(game: Game, *, expanded: bool = False) -> dict[str, Any]:
@@ -258,7 +263,7 @@ def _card_of(value: Any, where: str, player_max: int = 1) -> tuple[int, int]:
 
 def _setup(value: Any, solo: bool) -> SetupState:
     where = "setup"
-    keys = {"format", "steps", "pool", "revealed", "cards", "built", "decks"}
+    keys = {"format", "steps", "pool", "revealed", "cards", "built", "decks", "external_chance", "placed"}
     data = _obj(value, where, keys, ("format", "steps"))
     kind = data["format"]
     if kind not in FORMATS or (solo and kind == "custom"):
@@ -268,8 +273,19 @@ def _setup(value: Any, solo: bool) -> SetupState:
         if not (isinstance(step, list) and len(step) == 2 and step[0] in VERBS):
             raise _fail(f"{where}.steps[{i}]", f"a step is [verb, seat] with a verb of {', '.join(VERBS)}")
         steps.append((step[0], _int(step[1], f"{where}.steps[{i}][1]", 0, 1)))
-    if not steps or steps[0][0] not in DECISIONS:
-        raise _fail(f"{where}.steps", "the next step must be a decision (deck, pick, build or ban)")
+    external = _bool(data.get("external_chance", False), f"{where}.external_chance")
+    if not steps or steps[0][0] not in (DECISIONS + CHANCE_STEPS if external else DECISIONS):
+        raise _fail(
+            f"{where}.steps", "the next step must be a decision (deck, pick, build or ban) or chance's"
+        )
+    if not external and any(verb in CHANCE_STEPS for verb, _ in steps):
+        raise _fail(f"{where}.steps", "chance steps need 'external_chance': true")
+    placed: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    if "placed" in data:
+        raw = _list(data["placed"], f"{where}.placed")
+        if len(raw) != 2 or not external:
+            raise _fail(f"{where}.placed", "two lists, and only with external chance")
+        placed = (_cards(raw[0], f"{where}.placed[0]"), _cards(raw[1], f"{where}.placed[1]"))
     cards_raw = _list(data.get("cards", [[], []]), f"{where}.cards")
     if len(cards_raw) != 2:
         raise _fail(f"{where}.cards", "must hold two lists (one per seat)")
@@ -285,6 +301,8 @@ def _setup(value: Any, solo: bool) -> SetupState:
         cards=(_cards(cards_raw[0], f"{where}.cards[0]"), _cards(cards_raw[1], f"{where}.cards[1]")),
         built=(_bool(built[0], f"{where}.built[0]"), _bool(built[1], f"{where}.built[1]")),
         decks=decks,
+        external=external,
+        placed=placed,
     )
     if steps[0][0] == "pick" and not st.revealed:
         raise _fail(f"{where}.revealed", "a pick needs face-up cards")
@@ -558,6 +576,10 @@ def view(game: Game, player: int | None) -> dict[str, Any]:
             for seat in (0, 1):
                 if seat != player:
                     st["cards"][seat] = [HIDDEN] * len(st["cards"][seat])
+        if "placed" in st:
+            for seat in (0, 1):
+                if seat != player:
+                    st["placed"][seat] = [HIDDEN] * len(st["placed"][seat])
     if game.is_solo:
         auto = pos["players"][1]
         if player != 1 and len(auto.get("deck", [])) > 1:

@@ -40,6 +40,7 @@ _KEYS = {
     "players",
     "actions",
     "result",
+    "external_chance",
 }
 
 
@@ -54,6 +55,8 @@ class GameRecord:
     players: list[str] = field(default_factory=lambda: ["player 0", "player 1"])
     actions: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    #: Chance outcomes are actions in ``actions`` (a game made with ``external_chance``).
+    external_chance: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The record as a JSON-ready dict (``docs/formats.md``, "Game records")."""
@@ -68,6 +71,8 @@ class GameRecord:
             out["threat"] = self.threat.to_dict()
         if self.position is not None:
             out["position"] = self.position
+        if self.external_chance:
+            out["external_chance"] = True
         out.update({"players": list(self.players), "actions": list(self.actions), "result": self.result})
         return out
 
@@ -113,6 +118,7 @@ class GameRecord:
             players=players,
             actions=list(actions),
             result=data.get("result"),
+            external_chance=data.get("external_chance", False) is True,
         )
 
     def save(self, path: str | Path) -> None:
@@ -149,6 +155,7 @@ def initial_game(record: GameRecord, *, record_events: bool = True) -> Game:
             ruleset=record.ruleset,
             threat=record.threat,
             record_events=record_events,
+            external_chance=record.external_chance,
         )
     except ClashError as exc:
         raise RecordError(f"cannot start the recorded game: {exc}") from None
@@ -202,6 +209,7 @@ def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
         threat=game.threat if game.is_solo else None,
         position=position if fmt == "position" else None,  # type: ignore[arg-type]
         players=list(players) if players else ["player 0", "player 1"],
+        external_chance=meta.get("external_chance") is True,
     )
     start = initial_game(record, record_events=False)
     texts: list[str] = []

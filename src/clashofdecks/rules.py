@@ -57,6 +57,8 @@ COMBAT: Final = 2
 OVER: Final = 3
 
 DRAW: Final = 2  # value of the winner field for a capped game
+#: :attr:`Game.current_player` while chance is to act (games with external chance only).
+CHANCE: Final = setup_stage.CHANCE_PLAYER
 #: Undo records kept per game (the oldest are dropped beyond it), so an endless game stays small in
 #: memory; far more than any front end lets a player take back.
 UNDO_LIMIT: Final = 4096
@@ -411,8 +413,14 @@ class Game:
         ruleset: Ruleset | None = None,
         threat: Threat | None = None,
         record_events: bool = True,
+        external_chance: bool = False,
     ) -> Game:
         """A rulebook game at the start of its setup (R2): the first decision is :attr:`current_player`'s.
+
+        With ``external_chance`` (duel only) the game does not draw its own chance in the setup: the
+        coin toss, every draft card and every hand place of the deal are chance nodes
+        (:attr:`current_player` is :data:`CHANCE`; :meth:`chance_outcomes` lists the outcomes, applied
+        with :meth:`apply`), as OpenSpiel's games model them.
 
         Every setup choice is an ordinary action (``deck N``, ``pick CARD``, ``build CARD×10``,
         ``ban CARD``); chance (the coin toss, the draft pile, the shuffles) comes from the seeded RNG.
@@ -430,27 +438,53 @@ class Game:
         if mode == "solo" and format == "custom":
             raise FormatError("the custom format is not played in solo (R2.2)")
         solo = mode == "solo"
+        if external_chance and solo:
+            raise FormatError("external chance is for duels (the automaton's reshuffle, R7.7, is internal)")
         ruleset = ruleset or _DEFAULT_RULESET
         game = cls._blank(solo, ruleset, threat if solo else None, record_events)
         game._rng = seed_rng(seed)
         game._stage = SETUP
         game.meta.update({"mode": mode, "format": format, "seed": seed})
+        if external_chance:
+            game.meta["external_chance"] = True
         # Seat of the rulebook's player A.  The coin toss (R2.3a) happens first; its winner is player A
         # and starts, unless the last draft pick decides (R2.6a): then B (who gets the last card) starts.
         a_seat = 0
         if not solo:
-            toss = game._below(2)
             b_starts = ruleset.first_player == "last_draft_pick" and format == "draft"
             a_seat = 1 if b_starts else 0
-            # Participant `toss` is player A, so the participant in seat 0 is:
-            game.meta["first_participant"] = toss if a_seat == 0 else 1 - toss
+            if not external_chance:
+                game._coin_toss(game._below(2), a_seat)
         pool: list[int] = []
         if format == "draft":
             pool = list(range(N_CARDS))
-            game._shuffle(pool)
-        game._setup = setup_stage.plan(format, solo, a_seat, pool)
+            if not external_chance:
+                game._shuffle(pool)
+        game._setup = setup_stage.plan(format, solo, a_seat, pool, external=external_chance)
         game._advance_setup()
         return game
+
+    def _coin_toss(self, toss: int, a_seat: int) -> None:
+        # Participant `toss` is player A (R2.3a), so the participant in seat 0 is:
+        self.meta["first_participant"] = toss if a_seat == 0 else 1 - toss
+
+    def is_chance_node(self) -> bool:
+        """Whether chance is to act (external chance only): see :meth:`chance_outcomes`."""
+        st = self._setup
+        return self._stage == SETUP and isinstance(st, setup_stage.SetupState) and st.is_chance
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The outcomes of the chance node as ``(action, probability)`` (uniform); empty elsewhere.
+
+        >>> game = Game.new(mode="duel", format="draft", seed=0, external_chance=True)
+        >>> game.current_player == CHANCE, [game.action_text(a) for a, _ in game.chance_outcomes()]
+        (True, ['chance coin 0', 'chance coin 1'])
+        """
+        if not self.is_chance_node():
+            return []
+        legal = self.legal_actions()
+        p = 1.0 / len(legal)
+        return [(a, p) for a in legal]
 
     @property
     def setup_state(self) -> setup_stage.SetupState | None:
@@ -494,7 +528,12 @@ class Game:
             decks = list(st.cards)
             if st.kind == "custom" and st.built[opp] and not all(st.built):
                 decks[opp] = tuple(sorted(rng.sample(range(N_CARDS), len(decks[opp]))))
-            g._setup = replace(st, pool=tuple(pool), cards=(decks[0], decks[1]))
+            placed = st.placed
+            if placed is not None:
+                mine = list(placed[opp])
+                rng.shuffle(mine)
+                placed = (tuple(mine), placed[1]) if opp == 0 else (placed[0], tuple(mine))
+            g._setup = replace(st, pool=tuple(pool), cards=(decks[0], decks[1]), placed=placed)
             return g
         if g._solo:
             if player == 0 and len(g._deck) > 1:
@@ -1009,6 +1048,11 @@ class Game:
         st = self._setup
         assert isinstance(st, setup_stage.SetupState)
         emit = self._emit if self._record else None
+        if st.decision == "coin":
+            b_starts = self._ruleset.first_player == "last_draft_pick" and st.kind == "draft"
+            self._coin_toss(action - A.CHANCE_COIN, 1 if b_starts else 0)
+            if emit is not None:
+                emit(EventKind.SETUP, "R2.3a", detail="coin toss", role="coin", amount=action - A.CHANCE_COIN)
         self._setup = setup_stage.decide(st, action, emit)
         self._advance_setup()
 
@@ -1018,15 +1062,24 @@ class Game:
         assert isinstance(st, setup_stage.SetupState)
         st = setup_stage.advance(st, self._solo, self._emit if self._record else None)
         self._setup = st
-        if not st.steps:
+        if st.steps:
+            return
+        if not st.external:
             self._deal(setup_stage.final_cards(st, self._solo))
+        elif st.placed is None:
+            self._setup = setup_stage.deal_steps(st, setup_stage.final_cards(st, self._solo))
+        else:
+            self._deal(st.placed, shuffle=False)
 
-    def _deal(self, cards: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
-        """R2.6 / R7.1: shuffle, Bastion leftmost (automaton: deck with its fortress at the bottom); start."""
+    def _deal(self, cards: tuple[tuple[int, ...], tuple[int, ...]], *, shuffle: bool = True) -> None:
+        """R2.6 / R7.1: shuffle, Bastion leftmost (automaton: deck with its fortress at the bottom); start.
+
+        ``shuffle`` is off when chance already placed every card (external chance)."""
         rec = self._record
         for seat in (0, 1):
             mine = list(cards[seat])
-            self._shuffle(mine)
+            if shuffle:
+                self._shuffle(mine)
             if self._solo and seat == 1:
                 fort = self._threat.resilience == "fort"
                 self._deck = [*mine, FORT if fort else BASTION]

@@ -24,8 +24,12 @@ from .events import EventKind
 
 FORMATS: Final = ("precon", "draft", "custom")
 MODES: Final = ("duel", "solo")
-VERBS: Final = ("deck", "pick", "build", "ban", "reveal", "last")
+VERBS: Final = ("deck", "pick", "build", "ban", "reveal", "last", "coin", "draw", "place")
 DECISIONS: Final = ("deck", "pick", "build", "ban")
+#: Steps whose outcome chance decides, as actions from outside (games with external chance).
+CHANCE_STEPS: Final = ("coin", "draw", "place")
+#: ``current_player`` while chance is to act (OpenSpiel's convention is a negative id too).
+CHANCE_PLAYER: Final = -2
 
 Step = tuple[str, int]
 #: ``emit(kind, rule, **fields)``: how the setup reports what happened.
@@ -48,6 +52,15 @@ class SetupState:
     cards: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     built: tuple[bool, bool] = (False, False)
     decks: tuple[int, ...] = ()
+    #: Chance comes from outside as actions (coin, draws, the deal's places): OpenSpiel-style games.
+    external: bool = False
+    #: With external chance, the deal in progress: each seat's hand places filled so far.
+    placed: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+
+    @property
+    def is_chance(self) -> bool:
+        """Whether the next step is chance's (external chance only)."""
+        return self.steps[0][0] in CHANCE_STEPS
 
     @property
     def decision(self) -> str:
@@ -55,9 +68,11 @@ class SetupState:
         return self.steps[0][0]
 
 
-def plan(kind: str, solo: bool, a_seat: int, pool: Sequence[int] = ()) -> SetupState:
+def plan(kind: str, solo: bool, a_seat: int, pool: Sequence[int] = (), external: bool = False) -> SetupState:
     """The steps of a format's setup: ``a_seat`` is the rulebook's player A (R2.3a, R2.6a);
-    ``pool`` the shuffled draft pile (draft only)."""
+    ``pool`` the shuffled draft pile (draft only).  With ``external`` chance the coin toss comes first
+    as a chance step, each draft reveal is four draws of one card, and ``pool`` is the set of cards
+    not yet drawn."""
     b_seat = 1 - a_seat
     steps: list[Step]
     if kind == "precon":
@@ -81,7 +96,25 @@ def plan(kind: str, solo: bool, a_seat: int, pool: Sequence[int] = ()) -> SetupS
                     ("pick", second),
                     ("last", first),
                 ]
-    return SetupState(kind, tuple(steps), pool=tuple(pool))
+    if external:
+        drawn: list[Step] = [("coin", 0)]
+        for verb, seat in steps:
+            drawn += [("draw", seat)] * 4 if verb == "reveal" else [(verb, seat)]
+        steps = drawn
+    return SetupState(
+        kind, tuple(steps), pool=tuple(sorted(pool)) if external else tuple(pool), external=external
+    )
+
+
+def deal_steps(st: SetupState, cards: tuple[tuple[int, ...], tuple[int, ...]]) -> SetupState:
+    """External chance: the deal (R2.6) as one draw per hand place, seat 0 then seat 1."""
+    steps = tuple([("place", 0)] * len(cards[0]) + [("place", 1)] * len(cards[1]))
+    return replace(st, steps=steps, cards=cards, placed=((), ()))
+
+
+def _remaining(st: SetupState, seat: int) -> tuple[int, ...]:
+    placed = st.placed[seat] if st.placed is not None else ()
+    return tuple(sorted(c for c in st.cards[seat] if c not in placed))
 
 
 def advance(st: SetupState, solo: bool, emit: Emit | None) -> SetupState:
@@ -112,13 +145,20 @@ def advance(st: SetupState, solo: bool, emit: Emit | None) -> SetupState:
 
 
 def current_player(st: SetupState) -> int:
-    """The seat whose decision the next setup step is."""
-    return st.steps[0][1]
+    """The seat whose decision the next setup step is (:data:`CHANCE_PLAYER` for chance's step)."""
+    verb, seat = st.steps[0]
+    return CHANCE_PLAYER if verb in CHANCE_STEPS else seat
 
 
 def legal_actions(st: SetupState) -> range | tuple[int, ...]:
     """The legal setup decisions; the build stage is a ``range`` over every 10-card deck (R2.5)."""
     verb, seat = st.steps[0]
+    if verb == "coin":
+        return (A.CHANCE_COIN, A.CHANCE_COIN + 1)
+    if verb == "draw":
+        return tuple(A.CHANCE_CARD + c for c in st.pool)
+    if verb == "place":
+        return tuple(A.CHANCE_CARD + c for c in _remaining(st, seat))
     if verb == "deck":
         return tuple(A.DECK_BASE + n for n in (1, 2, 3, 4) if n not in st.decks)
     if verb == "pick":
@@ -133,6 +173,11 @@ def explain(st: SetupState, action: int) -> str:
     """Why ``action`` is not a legal setup decision now."""
     verb, seat = st.steps[0]
     text = A.format_action(action)
+    if verb in CHANCE_STEPS:
+        what = {"coin": "the coin toss (R2.3a)", "draw": "a draft card (R2.4)", "place": "the deal (R2.6)"}[
+            verb
+        ]
+        return f"chance decides {what} now ('chance ...' from the legal outcomes), not {text!r}"
     if verb == "deck":
         if A.DECK_BASE < action <= A.DECK_BASE + 4:
             return f"deck {action - A.DECK_BASE} is already taken (R2.3: one Starter Kit)"
@@ -154,6 +199,21 @@ def decide(st: SetupState, action: int, emit: Emit | None) -> SetupState:
     verb, seat = st.steps[0]
     cards = list(st.cards)
     rest = st.steps[1:]
+    if verb == "coin":
+        return replace(st, steps=rest)  # the game records which participant won the toss
+    if verb == "draw":
+        c = action - A.CHANCE_CARD
+        st = replace(st, steps=rest, pool=tuple(x for x in st.pool if x != c), revealed=(*st.revealed, c))
+        if emit is not None and not (rest and rest[0][0] == "draw"):
+            ids = tuple(CARD_IDS[x] for x in st.revealed)
+            emit(EventKind.SETUP, "R2.4", detail="revealed " + " ".join(ids), role="revealed", cards=ids)
+        return st
+    if verb == "place":
+        assert st.placed is not None
+        c = action - A.CHANCE_CARD
+        placed = list(st.placed)
+        placed[seat] = (*placed[seat], c)
+        return replace(st, steps=rest, placed=(placed[0], placed[1]))
     if verb == "deck":
         n = action - A.DECK_BASE
         cards[seat] = PRECONSTRUCTED_DECKS[n]
@@ -222,6 +282,8 @@ def summary(st: SetupState) -> dict[str, object]:
     Custom decks are shown only once both are built (R2.5: A reveals after building).
     """
     verb, seat = st.steps[0]
+    if verb in CHANCE_STEPS:
+        seat = CHANCE_PLAYER
     show_builds = st.kind != "custom" or all(st.built)
     return {
         "format": st.kind,

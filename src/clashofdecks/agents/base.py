@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from ..actions import BUILD_BASE
 from ..errors import ClashError
 from ..rules import Game
 
@@ -50,6 +51,4 @@ def is_build_stage(game: Game) -> bool:
     The build choices are too many to list (C(32, 10)); agents choose a set and check it with
     ``game.is_legal`` rather than scanning ``legal_actions()``.
     """
-    from ..actions import BUILD_BASE
-
     return game.phase == "setup" and game.pending is None and game.is_legal(BUILD_BASE)

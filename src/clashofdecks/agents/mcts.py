@@ -91,13 +91,6 @@ class SearchResult:
     #: Per root action: (action, visits, mean reward for the player to move), most visited first.
     stats: tuple[tuple[int, int, float], ...]
 
-    def value_of(self, action: int) -> float | None:
-        """The mean reward of ``action`` at the root, if the search visited it."""
-        for a, n, v in self.stats:
-            if a == action and n:
-                return v
-        return None
-
 
 def _canonical(game: Game) -> Game:
     """A copy of ``game`` to sample determinizations from, so that every sample depends on the
@@ -430,14 +423,3 @@ def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000) -> float
     start = time.process_time()
     result = search.run(game, random.Random(seed), iterations=iterations)
     return result.iterations / max(time.process_time() - start, 1e-9)
-
-
-def _register() -> None:
-    """Make ``ismcts`` and ``mcts`` (default budget: 1,000 iterations) known to the registry."""
-    from .registry import register_agent
-
-    register_agent("ismcts", ISMCTSAgent)
-    register_agent("mcts", MCTSAgent)
-
-
-_register()

@@ -1,45 +1,44 @@
-"""Agents by name: the words ``clash simulate --agents A B``, ``clash arena`` and records use.
+"""Agents by name: the one :func:`make_agent`, for every command and record that names an agent.
 
-``random`` and ``greedy`` are built in.  Other agents register a factory with
-:func:`register_agent`; the search agents (``mcts``, ``ismcts``) live in a module that is imported
-lazily the first time one of their names is asked for, and registers them on import.  A
-registration made at run time exists only in the process that made it: simulation workers are
-started fresh, so agents used by ``clash simulate`` must register from their module's import.
-``human`` is not an agent here: the CLI's play command handles it.
+``random``, ``greedy``, ``mcts`` and ``ismcts`` are built in.  Other agents register a factory with
+:func:`register_agent`.  A registration made at run time exists only in the process that made it:
+simulation workers are started fresh, so an agent used by ``clash simulate`` or ``clash arena``
+must register when its module is imported.  ``human`` is not an agent here: the CLI's play command
+handles it.
+
+Dependencies point one way: this module imports the agents and :mod:`.spec`; no agent imports it.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import inspect
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Collection
+from typing import Any
 
-from ..errors import ClashError
 from .base import Agent
+from .greedy import GreedyAgent
+from .mcts import ISMCTSAgent, MCTSAgent
+from .random_agent import RandomAgent
+from .spec import SETTING_TYPES, AgentSpecError, parse_spec
 
-#: Builds a fresh agent from a seed.
-AgentFactory = Callable[[int], Agent]
+#: Builds a fresh agent from a seed and the spec's settings (keyword arguments).
+AgentFactory = Callable[..., Agent]
 
 _FACTORIES: dict[str, AgentFactory] = {}
-
-#: Names provided by modules imported on first use (module path relative to this package).
-_LAZY: Final[dict[str, tuple[str, ...]]] = {
-    "mcts": ("mcts",),
-    "ismcts": ("ismcts", "mcts"),
-}
+_SETTINGS: dict[str, frozenset[str]] = {}
 
 
-class UnknownAgentError(ClashError):
+class UnknownAgentError(AgentSpecError):
     """An agent name that no factory answers to; the message lists the known names."""
 
 
-def register_agent(name: str, factory: AgentFactory, *, replace: bool = False) -> None:
-    """Make ``name`` available to :func:`make_agent` (e.g. ``register_agent("mcts", MctsAgent)``).
+def register_agent(
+    name: str, factory: AgentFactory, *, settings: Collection[str] = (), replace: bool = False
+) -> None:
+    """Make ``name`` available to :func:`make_agent` (e.g. ``register_agent("mine", MyAgent)``).
 
-    Registering a name twice is an error unless ``replace`` is set, so two modules cannot silently
-    shadow each other.
+    ``factory(seed, **settings)`` builds the agent; ``settings`` are the spec settings it accepts
+    (names from :data:`~clashofdecks.agents.spec.SETTING_TYPES`).  Registering a name twice is an
+    error unless ``replace`` is set, so two modules cannot silently shadow each other.
     """
     if not name or not name.replace("-", "").replace("_", "").isalnum() or name != name.lower():
         raise ValueError(f"agent names are lower-case words, not {name!r}")
@@ -47,70 +46,48 @@ def register_agent(name: str, factory: AgentFactory, *, replace: bool = False) -
         raise ValueError("'human' is reserved for the command line's interactive player")
     if name in _FACTORIES and not replace and _FACTORIES[name] is not factory:
         raise ValueError(f"agent {name!r} is already registered")
+    unknown = set(settings) - set(SETTING_TYPES)
+    if unknown:
+        raise ValueError(f"unknown settings {sorted(unknown)} for agent {name!r}")
     _FACTORIES[name] = factory
-
-
-def _load_lazy(name: str) -> None:
-    for module in _LAZY.get(name, ()):
-        full = f"{__package__}.{module}"
-        if importlib.util.find_spec(full) is None:
-            continue
-        mod = importlib.import_module(full)
-        if name in _FACTORIES:
-            return
-        # A module that does not register: adopt its concrete Agent class of that name, whose
-        # constructor takes the seed as first argument (the interface of this package's agents).
-        for value in vars(mod).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, Agent)
-                and not inspect.isabstract(value)
-                and value.name == name
-            ):
-                register_agent(name, value)
-                return
-
-
-def _lazy_available(name: str) -> bool:
-    return any(importlib.util.find_spec(f"{__package__}.{m}") is not None for m in _LAZY.get(name, ()))
+    _SETTINGS[name] = frozenset(settings)
 
 
 def known_agents() -> list[str]:
-    """Every name :func:`make_agent` may answer to (registered, or provided by an installed module)."""
-    names = set(_FACTORIES)
-    names.update(n for n in _LAZY if _lazy_available(n))
-    return sorted(names)
+    """Every name :func:`make_agent` answers to."""
+    return sorted(_FACTORIES)
 
 
-def make_agent(name: str, seed: int = 0) -> Agent:
-    """A new agent called ``name``, seeded with ``seed``.
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """A new agent for ``spec``, seeded with ``seed``.
 
-    ``name`` may carry search settings, ``NAME:key=value,…`` or ``NAME:N`` (N iterations), e.g.
-    ``ismcts:200,cutoff=2`` (see :func:`clashofdecks.arena.parse_spec`).
-    Raises :class:`UnknownAgentError` (listing the known names) for a name nobody provides.
+    ``spec`` is a name, optionally with search settings (``ismcts:200,cutoff=2``; see
+    :mod:`clashofdecks.agents.spec`).  Raises :class:`UnknownAgentError` (listing the known names)
+    for a name nobody provides and :class:`AgentSpecError` for settings the agent does not take.
     """
-    if ":" in name:
-        from ..arena import agent_from_spec
-
-        return agent_from_spec(name, seed)
-    if name not in _FACTORIES:
-        _load_lazy(name)
+    name, settings = parse_spec(spec)
     factory = _FACTORIES.get(name)
     if factory is None:
         known = ", ".join(known_agents())
         hint = " ('human' is only for clash play)" if name == "human" else ""
         raise UnknownAgentError(f"unknown agent {name!r}{hint}; known agents: {known}")
-    return factory(seed)
+    accepted = _SETTINGS[name]
+    if not settings.keys() <= accepted:
+        takers = ", ".join(sorted(n for n, s in _SETTINGS.items() if s))
+        raise AgentSpecError(f"agent {name!r} takes no settings (only {takers} do): {spec!r}")
+    if not settings:
+        return factory(seed)
+    kwargs: dict[str, Any] = settings
+    try:
+        return factory(seed, **kwargs)
+    except ValueError as exc:
+        raise AgentSpecError(f"{spec}: {exc}") from None
 
 
-def _builtin() -> None:
-    from .greedy import GreedyAgent
-    from .random_agent import RandomAgent
-
-    register_agent("random", RandomAgent)
-    register_agent("greedy", GreedyAgent)
-
-
-_builtin()
+_SEARCH_SETTINGS = ("iterations", "seconds", "c", "rollout", "cutoff")
+register_agent("random", RandomAgent)
+register_agent("greedy", GreedyAgent)
+register_agent("ismcts", ISMCTSAgent, settings=_SEARCH_SETTINGS)
+register_agent("mcts", MCTSAgent, settings=_SEARCH_SETTINGS)
 
 __all__ = ["AgentFactory", "UnknownAgentError", "known_agents", "make_agent", "register_agent"]

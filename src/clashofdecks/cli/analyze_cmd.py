@@ -5,20 +5,36 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Final
 
 import click
+
+#: Most search iterations per decision (the search tree grows with them).
+MAX_ITERATIONS: Final = 1_000_000
 
 
 @click.command()
 @click.argument("record", type=click.Path(path_type=Path))
-@click.option("--iterations", default=300, show_default=True, help="Search iterations per decision.")
+@click.option(
+    "--iterations",
+    default=300,
+    show_default=True,
+    type=click.IntRange(1, MAX_ITERATIONS),
+    help=f"Search iterations per decision (1 to {MAX_ITERATIONS:,}).",
+)
 @click.option("--seed", default=0, show_default=True, help="Seed of the searches (same seed, same notes).")
 @click.option(
     "--perfect",
     is_flag=True,
     help="Judge with MCTS on the true state (hidden cards known) instead of ISMCTS from each player's view.",
 )
-@click.option("--top", default=3, show_default=True, help="How many mistakes to flag.")
+@click.option(
+    "--top",
+    default=3,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="How many mistakes to flag (0: none).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, as_json: bool) -> None:
     """Annotate the game record RECORD (a JSON file written by `clash play` or `clash simulate`)
@@ -31,9 +47,6 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     from ..errors import RecordError
     from ..record import GameRecord
 
-    if iterations < 1:
-        click.echo("clash analyze: --iterations must be at least 1", err=True)
-        sys.exit(2)
     try:
         rec = GameRecord.load(record)
     except RecordError as exc:

@@ -1,14 +1,19 @@
 """``clash arena AGENT...``: a round robin with shared deals and swapped seats, or (``--mode solo``)
-every agent against the automaton on the same deals (see arena.py)."""
+every agent against the automaton on the same deals (see :mod:`clashofdecks.simulation.arena`)."""
 
 from __future__ import annotations
 
 import json
-import os
+import math
 import sys
-from typing import Any
+from typing import Any, Final
 
 import click
+
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS
+
+#: Most bootstrap resamples (each refits the model; the samples are kept in memory).
+MAX_BOOTSTRAP: Final = 100_000
 
 
 @click.command()
@@ -18,7 +23,9 @@ import click
     "--games",
     default=20,
     show_default=True,
-    help="Duel: games per pairing (even: every deal is played from both seats).  Solo: games per agent.",
+    type=click.IntRange(1, MAX_GAMES),
+    help="Duel: games per pairing (even: every deal is played from both seats).  Solo: games per agent.  "
+    f"At most {MAX_GAMES:,} games in all.",
 )
 @click.option(
     "--format", "fmt", default="draft", show_default=True, type=click.Choice(["draft", "precon", "custom"])
@@ -31,12 +38,26 @@ import click
     help="Solo: any threat allocation (R8.2), as JSON or key=value pairs, e.g. "
     "'base_mana=8,starts=automaton,abilities=rage+splash'.",
 )
-@click.option("--workers", default=0, help="Worker processes (0: one per core).  Each game runs on one core.")
 @click.option(
-    "--max-turns", default=200, show_default=True, help="Turn cap (a capped game is a draw); 0 for none."
+    "--workers",
+    default=0,
+    type=click.IntRange(0, MAX_WORKERS),
+    help=f"Worker processes (0: one per core; at most {MAX_WORKERS}).  Each game runs on one core; "
+    "results do not depend on it.",
 )
 @click.option(
-    "--bootstrap", default=1000, show_default=True, help="Bootstrap resamples for the Elo intervals."
+    "--max-turns",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Turn cap (a capped game is a draw); 0 for none.",
+)
+@click.option(
+    "--bootstrap",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(0, MAX_BOOTSTRAP),
+    help=f"Bootstrap resamples for the Elo intervals (at most {MAX_BOOTSTRAP:,}).",
 )
 @click.option(
     "--log",
@@ -72,11 +93,16 @@ def arena(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from ..arena import ArenaError, GameResult, agent_from_spec, parse_threat, run_arena, run_solo, tasks_for
+    from ..agents.registry import make_agent
+    from ..errors import ClashError
     from ..options import Threat
+    from ..simulation.arena import run_arena, run_solo, tasks_for
+    from ..simulation.game import GameResult
+    from ..simulation.runner import default_workers
+    from ..threat_text import parse_threat
 
     err = Console(stderr=True)
-    n_workers = workers if workers > 0 else (os.cpu_count() or 1)
+    n_workers = workers if workers > 0 else default_workers()
 
     def fail(message: str) -> None:
         click.echo(f"clash arena: {message}", err=True)
@@ -85,7 +111,7 @@ def arena(
     threat_opts: Threat | None = None
     try:
         for spec in agents:
-            agent_from_spec(spec)
+            make_agent(spec)
         if mode == "duel":
             if len(agents) < 2:
                 fail("a duel arena needs at least two agents (or use --mode solo)")
@@ -97,7 +123,9 @@ def arena(
                 fail("give --level or --threat, not both")
             threat_opts = parse_threat(threat) if threat is not None else Threat.level(level or 0)
             total = len(agents) * games
-    except ArenaError as exc:
+            if total > MAX_GAMES:
+                fail(f"{len(agents)} agents × {games:,} games is more than {MAX_GAMES:,} games")
+    except ClashError as exc:
         fail(str(exc))
     progress = Progress(
         TextColumn("[bold]arena"),
@@ -117,12 +145,8 @@ def arena(
         def on_result(r: GameResult, done: int, _total: int) -> None:
             progress.update(bar, completed=done)
             if log is not None:
-                t = r.task
-                players = [agents[t.a], "automaton" if t.b < 0 else agents[t.b]]
-                if t.swap:
-                    players.reverse()
-                winner = None if r.winner is None else ("automaton" if r.winner < 0 else agents[r.winner])
-                entry = {"deal": t.seed, "participants": players, "winner": winner, "turns": r.turns}
+                players = list(reversed(r.seats) if r.participants_swapped else r.seats)
+                entry = {"deal": r.seed, "participants": players, "winner": r.winner_name, "turns": r.turns}
                 log.write(json.dumps(entry) + "\n")
                 log.flush()
 
@@ -149,7 +173,7 @@ def arena(
                     max_turns=max_turns or None,
                     on_result=on_result,
                 )
-        except ArenaError as exc:
+        except ClashError as exc:
             fail(str(exc))
         finally:
             if log is not None:
@@ -189,9 +213,9 @@ def _print_duel(
     for col in ("agent", "Elo", "95% interval"):
         elo.add_column(col, justify="left" if col == "agent" else "right")
     for i in sorted(range(len(agents)), key=lambda i: -result.elo[i]):
-        elo.add_row(
-            agents[i], f"{result.elo[i]:+.0f}", f"{result.elo_low[i]:+.0f} … {result.elo_high[i]:+.0f}"
-        )
+        low, high = result.elo_low[i], result.elo_high[i]
+        interval = "none (--bootstrap 0)" if math.isnan(low) else f"{low:+.0f} … {high:+.0f}"
+        elo.add_row(agents[i], f"{result.elo[i]:+.0f}", interval)
     console.print(elo)
     if result.draws:
         console.print(f"{result.draws} games reached the {max_turns}-turn cap (draws count half).")

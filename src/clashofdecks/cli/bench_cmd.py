@@ -3,18 +3,40 @@
 from __future__ import annotations
 
 import json
+from typing import Final
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+#: Bounds of the options: enough for any measurement, small enough to finish and fit in memory.
+MAX_GAMES: Final = 1_000_000
+MAX_ROUNDS: Final = 100
+MAX_ISMCTS_ITERATIONS: Final = 1_000_000
+
 
 @click.command()
-@click.option("--games", default=2000, show_default=True, help="Random duel games to measure over.")
-@click.option("--seed", default=1, show_default=True, help="Seed of the random games.")
-@click.option("--rounds", default=3, show_default=True, help="Repeat each measurement; report the best.")
 @click.option(
-    "--ismcts-iterations", default=3000, show_default=True, help="ISMCTS iterations to time (0: skip)."
+    "--games",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(1, MAX_GAMES),
+    help=f"Random duel games to measure over (1 to {MAX_GAMES:,}).",
+)
+@click.option("--seed", default=1, show_default=True, help="Seed of the random games.")
+@click.option(
+    "--rounds",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, MAX_ROUNDS),
+    help=f"Repeat each measurement; report the best (1 to {MAX_ROUNDS}).",
+)
+@click.option(
+    "--ismcts-iterations",
+    default=3000,
+    show_default=True,
+    type=click.IntRange(0, MAX_ISMCTS_ITERATIONS),
+    help=f"ISMCTS iterations to time (0: skip; at most {MAX_ISMCTS_ITERATIONS:,}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def bench(games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: bool) -> None:
@@ -22,14 +44,13 @@ def bench(games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: b
     from ..bench import run_bench
 
     console = Console(stderr=True)
-    if games < 1 or rounds < 1 or ismcts_iterations < 0:
-        raise click.BadParameter("--games and --rounds must be positive, --ismcts-iterations at least 0")
     res = run_bench(
         games=games,
         seed=seed,
         rounds=rounds,
         ismcts_iterations=ismcts_iterations,
-        progress=None if as_json else lambda m: console.log(m),
+        # Plain progress lines: rich's console.log would add the time and the source location.
+        progress=None if as_json else lambda m: console.print(f"measuring: {m}", highlight=False),
     )
     if as_json:
         click.echo(json.dumps(res.to_dict(), indent=2))

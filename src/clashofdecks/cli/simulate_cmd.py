@@ -1,13 +1,15 @@
 """``clash simulate``: many games between two agents (duel) or an agent and the automaton (solo).
 
-A thin front end over :mod:`clashofdecks.sim`: options → :class:`~clashofdecks.sim.SimConfig`,
-a progress bar on stderr, and a table (or ``--json``) of win rates with Wilson 95% intervals.
+A thin front end over :mod:`clashofdecks.simulation.batch`: options →
+:class:`~clashofdecks.simulation.batch.SimConfig`, a progress bar on stderr, and a table (or
+``--json``) of win rates with Wilson 95% intervals.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 
 import click
 from rich.console import Console
@@ -15,7 +17,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import ClashError
-from ..sim import DEFAULT_MAX_TURNS, GameResult, SimConfig, Summary, default_workers, run_games, summarize
+from ..simulation.batch import DEFAULT_MAX_TURNS, SimConfig, Summary, run_games, summarize
+from ..simulation.game import GameResult
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, default_workers
 
 
 def _pct(x: float) -> str:
@@ -80,15 +84,21 @@ def _table(summary: Summary, workers: int) -> Table:
     show_default=True,
     help="Format (R2); 'random' is the benchmark deal (duel only).",
 )
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Number of games.")
+@click.option(
+    "--games",
+    type=click.IntRange(1, MAX_GAMES),
+    default=100,
+    show_default=True,
+    help=f"Number of games (at most {MAX_GAMES:,}: every result is kept in memory).",
+)
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Master seed (results depend only on it)."
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_WORKERS),
     default=None,
-    help="Worker processes [default: all cores]; results do not depend on it.",
+    help=f"Worker processes (1 to {MAX_WORKERS}) [default: all cores]; results do not depend on it.",
 )
 @click.option(
     "--max-turns",
@@ -152,8 +162,6 @@ def simulate(
     except ClashError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
-
-    import time
 
     start = time.perf_counter()
     show_bar = not as_json and err.is_terminal

@@ -1,0 +1,227 @@
+"""``clash simulate``: a batch of games between two agents (duel) or an agent and the automaton
+(solo), summarised as win rates with Wilson intervals.
+
+Pure functions, no printing: ``cli/simulate_cmd.py`` is a thin front end.  Game ``i`` of a batch
+has the game seed ``derive_seed(seed, i)`` and its agents ``derive_seed(game seed, seat)``
+(:mod:`.seeds`); the games are played by :func:`.runner.run_specs`, so a batch gives the same
+results for any number of workers.
+
+Seats: in duel the two agents swap seats every other game (agent A sits in seat 0, the starting
+seat, in even-numbered games), so neither profits from the starting player's advantage; the
+setup's coin toss (R2.3a) only decides which *participant* is player A, and participants are
+interchangeable here, so the seating is set by the game index instead.  In solo the agent is
+seat 0 and the automaton seat 1 (R7).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from ..agents.registry import make_agent
+from ..options import Ruleset, Threat
+from .game import AUTOMATON, GameResult, GameSpec, SimulationError
+from .runner import MAX_GAMES, LocalBackend, run_specs
+from .seeds import derive_seed
+from .stats import wilson_interval
+
+DEFAULT_MAX_TURNS: Final = 200
+FORMATS: Final = ("draft", "precon", "custom", "random")
+
+
+@dataclass(frozen=True, slots=True)
+class SimConfig:
+    """A batch: ``agents`` is two names in duel, one in solo (against the automaton)."""
+
+    mode: str = "duel"
+    agents: tuple[str, ...] = ("greedy", "random")
+    games: int = 100
+    seed: int = 0
+    format: str = "draft"
+    level: int = 0
+    threat: Threat | None = None
+    max_turns: int | None = DEFAULT_MAX_TURNS
+    records_dir: str | None = None
+
+    def check(self) -> None:
+        """Raise :class:`SimulationError` / agent errors for a batch that cannot run."""
+        if self.mode not in ("duel", "solo"):
+            raise SimulationError(f"unknown mode {self.mode!r} (choose duel or solo)")
+        want = 2 if self.mode == "duel" else 1
+        if len(self.agents) != want:
+            raise SimulationError(f"{self.mode} needs {want} agent name(s), got {len(self.agents)}")
+        if not 1 <= self.games <= MAX_GAMES:
+            raise SimulationError(f"--games must be 1 to {MAX_GAMES:,}, not {self.games:,}")
+        if self.format not in FORMATS:
+            raise SimulationError(f"unknown format {self.format!r} (choose draft, precon or custom)")
+        if self.mode == "solo" and self.format in ("custom", "random"):
+            raise SimulationError(f"the {self.format} format is not played in solo (R2.2)")
+        if self.threat is None:
+            Threat.level(self.level)  # raises ThreatError for a level outside 0-5
+        for name in self.agents:
+            make_agent(name, 0)  # raises UnknownAgentError listing the known names
+
+    def ruleset(self) -> Ruleset:
+        return Ruleset(max_turns=self.max_turns)
+
+    def specs(self) -> Iterator[GameSpec]:
+        """The games of the batch, in index order (each a pure function of the config and index)."""
+        ruleset = self.ruleset()
+        threat = (self.threat or Threat.level(self.level)) if self.mode == "solo" else None
+        records = str(self.records_dir) if self.records_dir is not None else None
+        for i in range(self.games):
+            seed = derive_seed(self.seed, i)
+            if self.mode == "duel":
+                a, b = self.agents
+                seats = (a, b) if i % 2 == 0 else (b, a)
+                agent_seeds = (derive_seed(seed, 0), derive_seed(seed, 1))
+            else:
+                seats = (self.agents[0], AUTOMATON)
+                agent_seeds = (derive_seed(seed, 0), 0)
+            yield GameSpec(i, self.mode, self.format, seed, seats, agent_seeds, ruleset, threat, records)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStats:
+    """One side of the batch: wins, losses and draws over all its games, whatever its seat."""
+
+    label: str  # "A"/"B" in duel (the order given), "agent"/"automaton" in solo
+    name: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    wins_first: int  # wins when sitting in seat 0 (starting)
+    games_first: int
+
+
+@dataclass
+class Summary:
+    """The batch's figures (everything but ``elapsed_s`` is deterministic for a config)."""
+
+    mode: str
+    format: str
+    level: int | None
+    games: int
+    seed: int
+    max_turns: int | None
+    agents: list[AgentStats]
+    draws: int
+    avg_turns: float
+    avg_actions: float
+    first_seat_win_rate: float
+    elapsed_s: float = 0.0
+    results: list[GameResult] = field(default_factory=list)
+
+    def to_dict(self, *, include_games: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "format": self.format,
+            "level": self.level,
+            "games": self.games,
+            "seed": self.seed,
+            "max_turns": self.max_turns,
+            "agents": [asdict(a) for a in self.agents],
+            "draws": self.draws,
+            "avg_turns": self.avg_turns,
+            "avg_actions": self.avg_actions,
+            "first_seat_win_rate": self.first_seat_win_rate,
+            "elapsed_s": self.elapsed_s,
+        }
+        if include_games:
+            out["results"] = [r.to_dict() for r in self.results]
+        return out
+
+
+def summarize(config: SimConfig, results: Sequence[GameResult], elapsed_s: float = 0.0) -> Summary:
+    """Win rates (Wilson 95% intervals), draws, average turns and actions of ``results``."""
+    n = len(results)
+    sides: list[tuple[str, str]]
+    if config.mode == "duel":
+        sides = [("A", config.agents[0]), ("B", config.agents[1])]
+    else:
+        sides = [("agent", config.agents[0]), ("automaton", AUTOMATON)]
+    draws = sum(1 for r in results if r.winner is None)
+    stats: list[AgentStats] = []
+    for k, (label, name) in enumerate(sides):
+        # Which seat side k sat in: duel alternates (A in seat 0 in even games); solo is fixed.
+        def seat(r: GameResult, k: int = k) -> int:
+            return (k + r.index) % 2 if config.mode == "duel" else k
+
+        wins = sum(1 for r in results if r.winner is not None and r.winner == seat(r))
+        firsts = [r for r in results if seat(r) == 0]
+        low, high = wilson_interval(wins, n)
+        stats.append(
+            AgentStats(
+                label=label,
+                name=name,
+                games=n,
+                wins=wins,
+                losses=n - wins - draws,
+                draws=draws,
+                win_rate=wins / n if n else 0.0,
+                ci_low=low,
+                ci_high=high,
+                wins_first=sum(1 for r in firsts if r.winner == 0),
+                games_first=len(firsts),
+            )
+        )
+    return Summary(
+        mode=config.mode,
+        format=config.format,
+        level=config.level if config.mode == "solo" and config.threat is None else None,
+        games=n,
+        seed=config.seed,
+        max_turns=config.max_turns,
+        agents=stats,
+        draws=draws,
+        avg_turns=sum(r.turns for r in results) / n if n else 0.0,
+        avg_actions=sum(r.actions for r in results) / n if n else 0.0,
+        first_seat_win_rate=sum(1 for r in results if r.winner == 0) / n if n else 0.0,
+        elapsed_s=elapsed_s,
+        results=list(results),
+    )
+
+
+def run_games(
+    config: SimConfig,
+    *,
+    workers: int | None = None,
+    progress: Callable[[GameResult], None] | None = None,
+) -> list[GameResult]:
+    """Play the batch's games and return their results in index order (``workers`` processes,
+    default all cores; 1 plays in this process).  The results do not depend on ``workers``."""
+    config.check()
+    backend = LocalBackend.for_games(workers, config.games)
+    if config.records_dir is not None:
+        Path(config.records_dir).mkdir(parents=True, exist_ok=True)
+    return run_specs(config.specs(), games=config.games, backend=backend, on_result=progress)
+
+
+def simulate(
+    config: SimConfig,
+    *,
+    workers: int | None = None,
+    progress: Callable[[GameResult], None] | None = None,
+) -> Summary:
+    """Run the batch and summarise it (see :func:`run_games`, :func:`summarize`)."""
+    start = time.perf_counter()
+    results = run_games(config, workers=workers, progress=progress)
+    return summarize(config, results, time.perf_counter() - start)
+
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "AgentStats",
+    "SimConfig",
+    "Summary",
+    "run_games",
+    "simulate",
+    "summarize",
+]

@@ -1,0 +1,148 @@
+"""One simulated game: what it depends on (:class:`GameSpec`), how it is played (:func:`play_game`,
+the one game loop of ``clash simulate`` and ``clash arena``) and what comes out (:class:`GameResult`).
+
+Seats: seat 0 is the player who starts (engine.md).  A spec names its *participants* in the
+caller's order.  By default participant ``k`` sits in seat ``k`` (``clash simulate`` alternates the
+order itself so each agent starts half the games).  With ``coin_toss_seats`` the setup's coin toss
+(R2.3a, :func:`clashofdecks.formats.seat_of`) seats them, as at a real table (``clash arena``,
+which plays every deal twice with the participants' order swapped).  In solo the agent is
+participant 0 in seat 0 and the automaton seat 1 (R7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from ..agents.base import Agent
+from ..agents.registry import make_agent
+from ..errors import ClashError
+from ..formats import seat_of, start_game
+from ..options import Ruleset, Threat
+from ..record import record_game
+from ..rules import Game
+
+#: The name of the solo automaton's side (it is no agent: its turn resolves inside ``end``, R7).
+AUTOMATON: Final = "automaton"
+
+
+class SimulationError(ClashError):
+    """A simulation that cannot run as asked (bad mode, agents, counts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """Everything one simulated game depends on (picklable: sent to worker processes)."""
+
+    index: int
+    mode: str
+    format: str
+    seed: int
+    #: Agent specs in the caller's order; solo: (agent, "automaton").
+    participants: tuple[str, str]
+    #: One seed per participant (see :mod:`.seeds`).
+    agent_seeds: tuple[int, int]
+    ruleset: Ruleset
+    threat: Threat | None = None
+    records_dir: str | None = None
+    #: Seat the participants by the coin toss (R2.3a) instead of participant k in seat k.
+    coin_toss_seats: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of one game.  ``winner`` is a seat (0 starts) or ``None`` for a capped draw."""
+
+    index: int
+    seed: int
+    #: Agent specs by seat.
+    seats: tuple[str, str]
+    winner: int | None
+    reason: str
+    turns: int
+    actions: int
+    record: str | None = None
+    #: The coin toss put participant 0 in seat 1 (only with ``coin_toss_seats``).
+    participants_swapped: bool = False
+
+    @property
+    def winner_name(self) -> str | None:
+        return None if self.winner is None else self.seats[self.winner]
+
+    @property
+    def winner_participant(self) -> int | None:
+        """The winner as a participant (the spec's order), or ``None`` for a draw."""
+        return None if self.winner is None else self.winner ^ int(self.participants_swapped)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form ``clash simulate --games-json`` prints."""
+        return {
+            "index": self.index,
+            "seed": self.seed,
+            "seats": list(self.seats),
+            "winner": self.winner,
+            "reason": self.reason,
+            "turns": self.turns,
+            "actions": self.actions,
+            "record": self.record,
+        }
+
+
+def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> tuple[GameResult, Game]:
+    """Play the game of ``spec`` to its end; returns the result and the finished game.
+
+    ``agents`` (by participant; ``None`` for the automaton) defaults to fresh agents made from the
+    spec's names and seeds; every agent is reset with its seed first.  The turn cap of
+    ``spec.ruleset.max_turns`` ends a game as a draw.
+    """
+    if agents is None:
+        agents = [
+            None if name == AUTOMATON else make_agent(name, s)
+            for name, s in zip(spec.participants, spec.agent_seeds, strict=True)
+        ]
+    for agent, s in zip(agents, spec.agent_seeds, strict=True):
+        if agent is not None:
+            agent.reset(s)
+    game = start_game(
+        mode=spec.mode,
+        format=spec.format,
+        seed=spec.seed,
+        ruleset=spec.ruleset,
+        threat=spec.threat,
+        record_events=False,
+    )
+    swapped = spec.coin_toss_seats and seat_of(game, 0) == 1
+    by_seat = [agents[1], agents[0]] if swapped else [agents[0], agents[1]]
+    seats = (spec.participants[1], spec.participants[0]) if swapped else spec.participants
+    actions = 0
+    while not game.is_over():
+        player = game.current_player
+        agent = by_seat[player]
+        if agent is None:
+            raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
+        game.apply(agent.act(game))
+        actions += 1
+    outcome = game.outcome
+    assert outcome is not None
+    record_path: str | None = None
+    if spec.records_dir is not None:
+        path = Path(spec.records_dir) / f"game-{spec.index:06d}.json"
+        record_game(game, players=list(seats)).save(path)
+        record_path = str(path)
+    result = GameResult(
+        index=spec.index,
+        seed=spec.seed,
+        seats=seats,
+        winner=outcome.winner,
+        reason=outcome.reason,
+        turns=game.turn,
+        actions=actions,
+        record=record_path,
+        participants_swapped=swapped,
+    )
+    return result, game
+
+
+__all__ = ["AUTOMATON", "GameResult", "GameSpec", "SimulationError", "play_game"]

@@ -1,0 +1,140 @@
+"""The one way many games are played: a list of :class:`~.game.GameSpec` in chunks → results.
+
+Each game is a pure function of its spec (:func:`~.game.play_game`), so where a chunk is played
+does not matter: a *backend* plays chunks and hands back each chunk's results, in chunk order, and
+:func:`run_specs` puts them together in spec order.  The output is therefore identical for any
+number of workers.  :class:`LocalBackend` plays in this process (one worker) or in a pool of
+``spawn``ed processes (safe with threads and on every platform); another backend (a cluster) only
+has to implement :meth:`Backend.play_chunks`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from multiprocessing.pool import AsyncResult
+from typing import Final, Protocol
+
+from .game import GameResult, GameSpec, SimulationError, play_game
+
+#: Most games one run plays: every result is kept in memory (a few hundred bytes each).
+MAX_GAMES: Final = 1_000_000
+#: Most worker processes a command accepts (more would only cost memory on any real machine).
+MAX_WORKERS: Final = 256
+#: Largest chunk: small chunks keep progress moving and the load balanced, large ones cut overhead.
+MAX_CHUNK: Final = 32
+
+
+def default_workers() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def play_chunk(chunk: Sequence[GameSpec]) -> list[GameResult]:
+    """Play the games of ``chunk`` in order (module level, so worker processes can import it)."""
+    return [play_game(spec)[0] for spec in chunk]
+
+
+class Backend(Protocol):
+    """Where chunks of games are played."""
+
+    #: How many chunks it plays at once (to size the chunks).
+    workers: int
+
+    def play_chunks(self, chunks: Iterable[Sequence[GameSpec]]) -> Iterator[list[GameResult]]:
+        """Play every chunk; yield each chunk's results (in the chunk's order), chunk by chunk
+        in the order given.  ``chunks`` may be a lazy iterator: take only what is needed soon."""
+        ...
+
+
+class LocalBackend:
+    """This machine: in this process for one worker, else a pool of ``workers`` processes."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        n = default_workers() if workers is None else workers
+        if not 1 <= n <= MAX_WORKERS:
+            raise SimulationError(f"workers must be 1 to {MAX_WORKERS}, not {n}")
+        self.workers = n
+
+    @classmethod
+    def for_games(cls, workers: int | None, games: int) -> LocalBackend:
+        """A backend of ``workers`` processes (default all cores), but no more than ``games``."""
+        return cls(min(cls(workers).workers, max(1, games)))
+
+    def play_chunks(self, chunks: Iterable[Sequence[GameSpec]]) -> Iterator[list[GameResult]]:
+        if self.workers == 1:
+            for chunk in chunks:
+                yield play_chunk(chunk)
+            return
+        # A bounded window of chunks in flight: specs are made as the games progress, not all
+        # up front, and results come back in order.
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(self.workers) as pool:
+            pending: deque[AsyncResult[list[GameResult]]] = deque()
+            for chunk in chunks:
+                pending.append(pool.apply_async(play_chunk, (chunk,)))
+                if len(pending) >= 4 * self.workers:
+                    yield pending.popleft().get()
+            while pending:
+                yield pending.popleft().get()
+
+
+def chunk_size(games: int, workers: int) -> int:
+    """Games per chunk: about eight chunks per worker, at most :data:`MAX_CHUNK`."""
+    return max(1, min(MAX_CHUNK, games // (workers * 8)))
+
+
+def _chunks(specs: Iterable[GameSpec], size: int, sent: deque[list[GameSpec]]) -> Iterator[list[GameSpec]]:
+    it = iter(specs)
+    while chunk := list(itertools.islice(it, size)):
+        sent.append(chunk)
+        yield chunk
+
+
+def run_specs(
+    specs: Iterable[GameSpec],
+    *,
+    games: int,
+    backend: Backend | None = None,
+    chunk: int | None = None,
+    on_result: Callable[[GameResult], None] | None = None,
+) -> list[GameResult]:
+    """Play the ``games`` games of ``specs`` on ``backend`` (default: :class:`LocalBackend` on all
+    cores); the results in spec order.  ``chunk`` games go to a worker at a time (default:
+    :func:`chunk_size`; 1 suits long games).  ``on_result`` is called for each result as its chunk
+    comes back (progress bars, logs)."""
+    if not 0 <= games <= MAX_GAMES:
+        raise SimulationError(f"a run plays 0 to {MAX_GAMES:,} games, not {games:,}")
+    backend = backend or LocalBackend()
+    size = chunk or chunk_size(games, backend.workers)
+    sent: deque[list[GameSpec]] = deque()
+    results: list[GameResult] = []
+    for chunk_results in backend.play_chunks(_chunks(specs, size, sent)):
+        played = sent.popleft()
+        if [r.index for r in chunk_results] != [s.index for s in played]:
+            raise SimulationError("a backend returned results that do not match its chunk")
+        for result in chunk_results:
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    if sent or len(results) != games:
+        raise SimulationError(f"{len(results)} results for {games} games")
+    return results
+
+
+__all__ = [
+    "MAX_GAMES",
+    "MAX_WORKERS",
+    "Backend",
+    "LocalBackend",
+    "chunk_size",
+    "default_workers",
+    "play_chunk",
+    "run_specs",
+]
