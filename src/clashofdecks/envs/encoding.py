@@ -470,7 +470,9 @@ def _fill_setup(game: Game, seat: int, out: bytearray) -> None:
     if st is None:
         return
     opp = 1 - seat
-    out[_S["setup_decision"] + SETUP_VERBS.index(st.steps[0][0])] = 1
+    verb = st.steps[0][0]
+    if verb in SETUP_VERBS:  # else chance's step (external chance): to_move says "nobody"
+        out[_S["setup_decision"] + SETUP_VERBS.index(verb)] = 1
     base = _S["setup_revealed"]
     for c in st.revealed:
         out[base + c] = 1
