@@ -18,7 +18,6 @@ np = pytest.importorskip("numpy")
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
-import clashofdecks.envs  # noqa: E402  (registers the Gymnasium environments)
 from clashofdecks import actions as A  # noqa: E402
 from clashofdecks.agents.random_agent import RandomAgent  # noqa: E402
 from clashofdecks.cards import CARD_INDEX, N_CARDS  # noqa: E402
@@ -78,13 +77,17 @@ def test_layout_slices_are_contiguous_and_documented() -> None:
     assert list(INFOSTATE_LAYOUT.slices)[: len(OBSERVATION_LAYOUT.slices)] == list(OBSERVATION_LAYOUT.slices)
     text = DOCS.read_text(encoding="utf-8")
     for name, sl in INFOSTATE_LAYOUT.slices.items():
-        row = re.search(rf"^\| `{name}` \| {sl.start} \| \({', '.join(map(str, sl.shape))},?\) \|", text, re.M)
+        row = re.search(
+            rf"^\| `{name}` \| {sl.start} \| \({', '.join(map(str, sl.shape))},?\) \|", text, re.M
+        )
         assert row, f"docs/envs.md has no row for slice {name!r} at {sl.start} with shape {sl.shape}"
     assert f"{OBSERVATION_LAYOUT.size} floats" in text and f"{INFOSTATE_LAYOUT.size} floats" in text
 
 
 @pytest.mark.parametrize(("mode", "fmt", "threat"), GAMES)
-def test_states_a_seat_cannot_tell_apart_encode_identically(mode: str, fmt: str, threat: Threat | None) -> None:
+def test_states_a_seat_cannot_tell_apart_encode_identically(
+    mode: str, fmt: str, threat: Threat | None
+) -> None:
     """R9: determinizations for a seat (hidden cards, the draft pile, the automaton deck's order and
     future chance refilled at random) encode identically for that seat, and the test is not vacuous:
     the same samples often differ for the other seat."""
@@ -240,11 +243,11 @@ def test_gymnasium_check_env_passes_silently(env_id: str, kwargs: dict[str, Any]
         warnings.simplefilter("error")
         env = gym.make(env_id, illegal_action="penalty", **kwargs)
         check_env(env.unwrapped)
-        obs, info = env.reset(seed=11)
+        _, info = env.reset(seed=11)
         done = False
         while not done:
             legal = np.flatnonzero(info["action_mask"])
-            obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+            _obs, reward, terminated, truncated, info = env.step(int(legal[0]))
             done = terminated or truncated
         assert reward in (-1.0, 0.0, 1.0)
         env.close()
@@ -333,7 +336,7 @@ def test_vector_envs_step_with_masks() -> None:
     for _ in range(200):
         # After a game ends its mask is empty; the next step resets it (the action is ignored).
         actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in infos["action_mask"]]
-        obs, rewards, terminated, truncated, infos = envs.step(np.array(actions))
+        obs, _rewards, terminated, truncated, infos = envs.step(np.array(actions))
         finished += int(np.sum(terminated | truncated))
         assert obs.shape == (3, OBSERVATION_LAYOUT.size)
     assert finished >= 1
@@ -389,7 +392,7 @@ def test_pettingzoo_full_game_follows_the_engine() -> None:
     raw = e.unwrapped
     rewards = dict.fromkeys(raw.possible_agents, 0.0)
     for agent in e.agent_iter():
-        obs, reward, termination, truncation, info = e.last()
+        obs, reward, termination, truncation, _info = e.last()
         rewards[agent] += reward
         if termination or truncation:
             e.step(None)

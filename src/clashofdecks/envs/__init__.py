@@ -13,7 +13,8 @@ import importlib.util
 _MISSING = [name for name in ("numpy", "gymnasium") if importlib.util.find_spec(name) is None]
 if _MISSING:
     raise ImportError(
-        f"clashofdecks.envs needs {', '.join(_MISSING)}: install the rl extra (pip install 'clashofdecks[rl]')"
+        f"clashofdecks.envs needs {', '.join(_MISSING)}: "
+        "install the rl extra (pip install 'clashofdecks[rl]')"
     )
 
 from gymnasium.envs.registration import register, registry  # noqa: E402

@@ -22,7 +22,7 @@ import numpy as np
 #: Our goal for the duel environment (issue 11).
 GOAL_STEPS_PER_SECOND: Final = 20_000
 #: Environments measured beside ours: (label, module, constructor keyword arguments).
-CLASSIC_ENVS: Final = (
+CLASSIC_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ("pettingzoo leduc_holdem_v4", "pettingzoo.classic.leduc_holdem_v4", {}),
     ("pettingzoo chess_v6", "pettingzoo.classic.chess_v6", {}),
     ("pettingzoo tictactoe_v3", "pettingzoo.classic.tictactoe_v3", {}),
@@ -30,7 +30,9 @@ CLASSIC_ENVS: Final = (
 )
 
 
-def aec_steps_per_second(make: Callable[[], Any], *, steps: int = 20_000, rounds: int = 3, seed: int = 0) -> float:
+def aec_steps_per_second(
+    make: Callable[[], Any], *, steps: int = 20_000, rounds: int = 3, seed: int = 0
+) -> float:
     """Steps/s of the AEC environment ``make()`` under the definition of this module's docstring."""
     env = make()
     rng = np.random.default_rng(seed)
@@ -43,7 +45,9 @@ def aec_steps_per_second(make: Callable[[], Any], *, steps: int = 20_000, rounds
         while done < n:
             obs, _reward, termination, truncation, _info = env.last()
             if termination or truncation:
-                if not env.agents or all(env.terminations.get(a) or env.truncations.get(a) for a in env.agents):
+                if not env.agents or all(
+                    env.terminations.get(a) or env.truncations.get(a) for a in env.agents
+                ):
                     game_seed += 1
                     env.reset(seed=game_seed)
                     continue
@@ -74,6 +78,13 @@ def ours(format: str = "random") -> Callable[[], Any]:
     return make
 
 
+def _maker(module: Any, kwargs: dict[str, Any]) -> Callable[[], Any]:
+    def make() -> Any:
+        return module.env(**kwargs)
+
+    return make
+
+
 def run_envs_bench(*, steps: int = 20_000, rounds: int = 3, classic: bool = True) -> dict[str, Any]:
     """The benchmark's figures: ``{"clash_of_decks duel (random deal)": steps/s, ...}`` plus the goal;
     a classic game that cannot be made maps to the reason (a string)."""
@@ -95,7 +106,7 @@ def run_envs_bench(*, steps: int = 20_000, rounds: int = 3, classic: bool = True
             except Exception as exc:  # a missing optional package: say so instead of a figure
                 figures[label] = f"not measured: {type(exc).__name__}: {exc}"
                 continue
-            figures[label] = aec_steps_per_second(lambda m=mod, kw=kwargs: m.env(**kw), steps=steps, rounds=rounds)
+            figures[label] = aec_steps_per_second(_maker(mod, kwargs), steps=steps, rounds=rounds)
     results["steps_per_second"] = figures
     return results
 

@@ -104,7 +104,11 @@ _OBSERVATION_PARTS: Final[list[tuple[str, tuple[int, ...], str]]] = [
     ("active", (2,), "one-hot: whose turn it is: me, opp"),
     ("turn", (2,), "turn / max_turns; 1 on the last turn before the cap"),
     ("mana", (1,), f"mana the active player has left / {STAT_SCALE:g}"),
-    ("hand_me", (HAND_CAP, CARD_KINDS), "my hand by place, left to right: one-hot card (32 cards, Bastion, Fort)"),
+    (
+        "hand_me",
+        (HAND_CAP, CARD_KINDS),
+        "my hand by place, left to right: one-hot card (32 cards, Bastion, Fort)",
+    ),
     (
         "hand_me_flags",
         (HAND_CAP, 3),
@@ -134,8 +138,16 @@ _OBSERVATION_PARTS: Final[list[tuple[str, tuple[int, ...], str]]] = [
         "sprint bonus, health left, printed attack, printed health (each / 10); new, protected, activated, "
         "sprint bonus / 10; the 7 abilities it has now (printed, Aura from neighbours, solo threat)",
     ),
-    ("lane_sizes", (2, 2), f"creatures per player and lane / {LANE_CAP} (the true count, beyond the cap too)"),
-    ("automaton_deck", (N_CARDS,), "solo: the cards in the automaton deck above its fortress, as a set (R9.1)"),
+    (
+        "lane_sizes",
+        (2, 2),
+        f"creatures per player and lane / {LANE_CAP} (the true count, beyond the cap too)",
+    ),
+    (
+        "automaton_deck",
+        (N_CARDS,),
+        "solo: the cards in the automaton deck above its fortress, as a set (R9.1)",
+    ),
     ("automaton_discard", (N_CARDS,), "solo: the automaton's discard pile, as a set (R9.1)"),
     (
         "automaton_flags",
@@ -152,7 +164,11 @@ _OBSERVATION_PARTS: Final[list[tuple[str, tuple[int, ...], str]]] = [
     ("pending_cards", (A.MAX_ORDER, N_CARDS), "the cards whose return order is pending, in hit order"),
     ("setup_decision", (len(SETUP_VERBS),), "setup: the next decision: deck, pick, build, ban"),
     ("setup_revealed", (N_CARDS,), "setup: the face-up draft cards (R2.4)"),
-    ("setup_cards", (2, N_CARDS), "setup: my cards, the opponent's cards so far (a custom deck once revealed)"),
+    (
+        "setup_cards",
+        (2, N_CARDS),
+        "setup: my cards, the opponent's cards so far (a custom deck once revealed)",
+    ),
     (
         "setup_counts",
         (4,),
@@ -372,9 +388,9 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
         out[_TURN + 1] = 1
     out[_MANA] = min(game.mana, 255)
 
-    hands = game._hands  # noqa: SLF001 - read-only fast path (see the module docstring)
-    known = game._known  # noqa: SLF001
-    fort = game._fort  # noqa: SLF001
+    hands = game._hands
+    known = game._known
+    fort = game._fort
     for k, p in enumerate((seat, opp)):
         if solo and p == 1:  # the automaton: no hand; its fortress is at the bottom of its deck
             if fort[1]:
@@ -390,6 +406,7 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
             out[at] = 1
         out[at + 1] = n - 1 - fi
         out[at + 2] = n
+        key: tuple[object, ...]
         if k == 0:
             key = (0, tuple(hand), known[p])
             chunk = _HAND_CHUNKS.get(key)
@@ -405,8 +422,8 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
                 )
             out[_HAND_OPP:_FORTRESS] = chunk
     # Lanes.
-    lanes = game._lanes  # noqa: SLF001
-    threat_bits = game._threat_bits  # noqa: SLF001
+    lanes = game._lanes
+    threat_bits = game._threat_bits
     for k, p in enumerate((seat, opp)):
         extra = threat_bits if p == 1 else 0
         for ln in (0, 1):
@@ -423,7 +440,7 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
     if solo:
         _fill_solo(game, out, threat_bits)
     # A pending return order.
-    pending = game._pending  # noqa: SLF001
+    pending = game._pending
     if pending is not None:
         who, cards = pending
         out[_S["pending"] + (0 if who == seat else 1)] = 1
@@ -437,14 +454,14 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
 def _fill_solo(game: Game, out: bytearray, threat_bits: int) -> None:
     """The automaton's deck (as a set), discard pile and the threat options (all public, R9.1)."""
     base = _S["automaton_deck"]
-    for c in game._deck[:-1]:  # noqa: SLF001 - the cards as a set, never their order
+    for c in game._deck[:-1]:
         out[base + c] = 1
     base = _S["automaton_discard"]
-    for c in game._discard:  # noqa: SLF001
+    for c in game._discard:
         out[base + c] = 1
     base = _S["automaton_flags"]
     out[base] = 1
-    if game._last_turn:  # noqa: SLF001
+    if game._last_turn:
         out[base + 1] = 1
     out[base + 2] = game.automaton_deck_size
     t = game.threat

@@ -16,7 +16,7 @@ action raises :class:`~clashofdecks.errors.IllegalActionError` (nothing changes)
 from __future__ import annotations
 
 import io
-from typing import Any, ClassVar, Final, SupportsFloat
+from typing import Any, Final, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -28,7 +28,7 @@ from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..errors import IllegalActionError
 from ..options import Ruleset, Threat
-from .encoding import INFOSTATE_LAYOUT, OBSERVATION_LAYOUT, OBS_HIGH
+from .encoding import INFOSTATE_LAYOUT, OBS_HIGH, OBSERVATION_LAYOUT
 from .match import (
     CUSTOM_BUILDS,
     ILLEGAL_ACTION_MODES,
@@ -54,7 +54,7 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
     text, ``"rgb_array"``: an image of the board).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012 - Gymnasium's attribute
 
     def __init__(
         self,
@@ -98,7 +98,9 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium API
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Obs, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
         """A new game: its seed, the opponent's and the build seed come from ``self.np_random``."""
         super().reset(seed=seed)
         game_seed, agent_seed, build_seed = (int(x) for x in self.np_random.integers(0, _SEED_LIMIT, size=3))
@@ -207,7 +209,9 @@ def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
     if seat is None:
         labels = ["player 0", "automaton" if match.game.is_solo else "player 1"]
     else:
-        labels = ["learner" if s == seat else ("automaton" if match.game.is_solo else "opponent") for s in (0, 1)]
+        labels = [
+            "learner" if s == seat else ("automaton" if match.game.is_solo else "opponent") for s in (0, 1)
+        ]
     names = (labels[0], labels[1])
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, force_terminal=True, color_system="standard", highlight=False)
@@ -219,7 +223,9 @@ class SoloEnv(ClashOfDecksEnv):
     """``ClashOfDecks/Solo-v0``: the solo game against the automaton (R7) at threat ``level`` 0-5
     (R8.3; 0 is the quick game) or with explicit ``threat`` options."""
 
-    def __init__(self, *, level: int = 0, format: str = "draft", threat: Threat | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, level: int = 0, format: str = "draft", threat: Threat | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(mode="solo", format=format, threat=threat or Threat.level(level), **kwargs)
         self.level = level
 

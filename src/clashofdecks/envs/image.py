@@ -37,7 +37,9 @@ def _font() -> Any:
     return ImageFont.load_default()
 
 
-def _card(draw: ImageDraw.ImageDraw, x: int, y: int, card: str, colour: tuple[int, int, int], font: Any) -> None:
+def _card(
+    draw: ImageDraw.ImageDraw, x: int, y: int, card: str, colour: tuple[int, int, int], font: Any
+) -> None:
     if card == HIDDEN:
         draw.rectangle((x, y, x + CARD_W, y + CARD_H), fill=_HIDDEN, outline=_TEXT)
         draw.text((x + CARD_W // 2 - 3, y + CARD_H // 2 - 6), "?", fill=_TEXT, font=font)
@@ -61,7 +63,9 @@ def _creature(
     damage = int(creature.get("damage", 0))
     if damage:
         draw.text((x + CARD_W - 22, y + CARD_H - 14), f"-{damage}", fill=(120, 0, 0), font=font)
-    marks = "".join(m for key, m in (("new", "n"), ("protected", "p"), ("activated", "a")) if creature.get(key))
+    marks = "".join(
+        m for key, m in (("new", "n"), ("protected", "p"), ("activated", "a")) if creature.get(key)
+    )
     if marks:
         draw.text((x + 3, y + 16), marks, fill=_DARK_TEXT, font=font)
 
@@ -87,7 +91,9 @@ def board_image(game: Game, viewer: int | None) -> npt.NDArray[np.uint8]:
     theirs = players[other]
     if theirs.get("automaton"):
         deck = theirs.get("deck", [])
-        draw.text((10, 30), f"automaton deck: {len(deck)} cards (bottom {deck[-1] if deck else '-'})", fill=_TEXT)
+        draw.text(
+            (10, 30), f"automaton deck: {len(deck)} cards (bottom {deck[-1] if deck else '-'})", fill=_TEXT
+        )
         discard = theirs.get("discard", [])
         draw.text((10, 46), "discard: " + " ".join(discard[-12:]), fill=_TEXT, font=font)
     else:

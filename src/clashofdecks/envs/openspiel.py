@@ -120,7 +120,12 @@ class ClashOfDecksState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: ClashOfDecksGame) -> None:
         super().__init__(game)
         self.engine: Game = new_game(
-            mode="duel", format=game.format, seed=0, ruleset=game.ruleset, record_events=False, external_chance=True
+            mode="duel",
+            format=game.format,
+            seed=0,
+            ruleset=game.ruleset,
+            record_events=False,
+            external_chance=True,
         )
         self.engine.keep_undo = False  # never undone here; copies stay small
         #: Per step: (player or CHANCE, engine action, its text, the seat a deal draw is for or -1).
@@ -258,4 +263,12 @@ class ClashOfDecksObserver:
 
 pyspiel.register_game(GAME_TYPE, ClashOfDecksGame)
 
-__all__ = ["FORMATS", "agent_action", "GAME_TYPE", "SHORT_NAME", "ClashOfDecksGame", "ClashOfDecksObserver", "ClashOfDecksState"]
+__all__ = [
+    "FORMATS",
+    "GAME_TYPE",
+    "SHORT_NAME",
+    "ClashOfDecksGame",
+    "ClashOfDecksObserver",
+    "ClashOfDecksState",
+    "agent_action",
+]

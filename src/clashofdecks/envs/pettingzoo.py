@@ -30,21 +30,28 @@ from ..errors import IllegalActionError
 from ..options import Ruleset
 from .encoding import INFOSTATE_LAYOUT, OBS_HIGH, OBSERVATION_LAYOUT
 from .gym_env import board_text
-from .match import CUSTOM_BUILDS, ILLEGAL_ACTION_MODES, OBSERVATION_KINDS, Match, check_choice, ruleset_with_cap
+from .match import (
+    CUSTOM_BUILDS,
+    ILLEGAL_ACTION_MODES,
+    OBSERVATION_KINDS,
+    Match,
+    check_choice,
+    ruleset_with_cap,
+)
 
 AGENTS: Final = ("player_0", "player_1")
 _SEED_LIMIT: Final = 2**63 - 1
 
 
-def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], int]:
+def env(**kwargs: Any) -> Any:
     """The duel environment with PettingZoo's standard checks (order enforcing, action bounds)."""
     wrapped: Any = raw_env(**kwargs)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped  # type: ignore[no-any-return]
+    return wrapped
 
 
-class raw_env(AECEnv[str, dict[str, Any], int]):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv):  # type: ignore[misc]
     """The duel (R2) between two agents.  Options: ``format`` (draft, precon, custom, or the benchmark's
     ``random`` deal), ``max_turns`` (the turn cap: a draw, reported as truncation), ``observation``
     (``"observation"`` or the perfect-recall ``"infostate"``), ``illegal_action`` (``"error"``, or
@@ -115,13 +122,15 @@ class raw_env(AECEnv[str, dict[str, Any], int]):  # noqa: N801 - PettingZoo's na
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         game_seed, build_seed = (int(x) for x in self._rng.integers(0, _SEED_LIMIT, size=2))
-        self._match = Match(mode="duel", format=self.format, seed=game_seed, ruleset=self.ruleset, build_seed=build_seed)
+        self._match = Match(
+            mode="duel", format=self.format, seed=game_seed, ruleset=self.ruleset, build_seed=build_seed
+        )
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {agent: {} for agent in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[self._match.game.current_player]
 
     def observe(self, agent: str) -> dict[str, Any]:
