@@ -418,3 +418,45 @@ def test_pettingzoo_illegal_action() -> None:
     e.step(A.BAN_BASE)
     assert e.rewards[agent] == -1.0 and e.infos[agent]["illegal_action"] and e.agent_selection == agent
     assert e.match.game.history == []
+
+
+# ---------------------------------------------------------------------------- benchmark
+
+
+def test_envs_benchmark_measures_ours_and_says_why_a_classic_game_is_missing() -> None:
+    from clashofdecks.envs.bench import aec_steps_per_second, format_envs_bench, ours, run_envs_bench
+
+    assert aec_steps_per_second(ours("random"), seconds=0.05, rounds=1) > 0
+    results = run_envs_bench(seconds=0.05, rounds=1, classic=False)
+    figures = results["steps_per_second"]
+    assert set(figures) == {"clash_of_decks duel (random deal)", "clash_of_decks duel (draft)"}
+    assert all(isinstance(v, float) and v > 0 for v in figures.values())
+    assert "20,000" in format_envs_bench(results)
+
+
+def test_clash_bench_envs_flag() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from clashofdecks.cli import main
+
+    result = CliRunner().invoke(
+        main,
+        [
+            "bench",
+            "--games",
+            "3",
+            "--rounds",
+            "1",
+            "--ismcts-iterations",
+            "0",
+            "--envs",
+            "--env-seconds",
+            "0.05",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{") :])
+    assert data["envs"]["steps_per_second"]["clash_of_decks duel (random deal)"] > 0

@@ -39,9 +39,39 @@ MAX_ISMCTS_ITERATIONS: Final = 1_000_000
     help=f"ISMCTS iterations to time (0: skip; at most {MAX_ISMCTS_ITERATIONS:,}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bench(games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: bool) -> None:
+@click.option(
+    "--envs",
+    "with_envs",
+    is_flag=True,
+    help="Also measure the research environments: PettingZoo AEC steps/s beside PettingZoo's classic "
+    "games (docs/envs.md; needs the rl extra, and the envbench extra for the classic games).",
+)
+@click.option(
+    "--env-seconds",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(0.01, 600),
+    help="CPU seconds per round for each environment measured by --envs.",
+)
+def bench(
+    games: int,
+    seed: int,
+    rounds: int,
+    ismcts_iterations: int,
+    as_json: bool,
+    with_envs: bool,
+    env_seconds: float,
+) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     from ..bench import run_bench
+
+    envs_figures = None
+    if with_envs:
+        try:
+            from ..envs.bench import format_envs_bench, run_envs_bench
+        except ImportError as exc:
+            raise click.ClickException(str(exc)) from exc
+        envs_figures = run_envs_bench(seconds=env_seconds, rounds=rounds)
 
     console = Console(stderr=True)
     res = run_bench(
@@ -53,7 +83,10 @@ def bench(games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: b
         progress=None if as_json else lambda m: console.print(f"measuring: {m}", highlight=False),
     )
     if as_json:
-        click.echo(json.dumps(res.to_dict(), indent=2))
+        out = res.to_dict()
+        if envs_figures is not None:
+            out["envs"] = envs_figures
+        click.echo(json.dumps(out, indent=2))
         return
     table = Table(title=f"clash bench ({res.games} random duel games, Python {res.python}, {res.machine})")
     table.add_column("figure")
@@ -67,3 +100,5 @@ def bench(games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: b
     for key, value in res.extra.items():
         table.add_row(key.replace("_", " "), f"{value:,.0f}")
     Console().print(table)
+    if envs_figures is not None:
+        click.echo(format_envs_bench(envs_figures))
