@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/clash: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,rl,train]'
 	touch $(BIN)/clash
 
 setup: $(BIN)/clash
