@@ -100,7 +100,7 @@ class Layout:
 _OBSERVATION_PARTS: Final[list[tuple[str, tuple[int, ...], str]]] = [
     ("seat", (2,), "one-hot: the seat this observation is for (0 starts the game)"),
     ("phase", (4,), "one-hot: setup, summon, combat, over"),
-    ("to_move", (3,), "one-hot: whose decision it is: me, opp, nobody (game over)"),
+    ("to_move", (3,), "one-hot: whose decision it is: me, opp, nobody (game over, or chance to act)"),
     ("active", (2,), "one-hot: whose turn it is: me, opp"),
     ("turn", (2,), "turn / max_turns; 1 on the last turn before the cap"),
     ("mana", (1,), f"mana the active player has left / {STAT_SCALE:g}"),
