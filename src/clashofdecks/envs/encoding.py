@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from .. import actions as A
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, FORT, HEALTH, N_CARDS
-from ..rules import Game
+from ..rules import OVER, SETUP, Game
 
 #: Hand places encoded (the rules' maximum: 8 cards and the fortress card).
 HAND_CAP: Final = 9
@@ -203,7 +203,6 @@ _THREAT_ABILITY_BITS: Final = tuple(
 _ABILITY_OFFSETS: Final = tuple(
     tuple(j for j, bit in enumerate(ABILITY_BITS.values()) if bits & bit) for bits in range(128)
 )
-_PHASE_INDEX: Final = {"setup": 0, "summon": 1, "combat": 2, "over": 3}
 # Offsets, precomputed: the encoder runs at every environment step.
 _SEAT: Final = _S["seat"]
 _PHASE: Final = _S["phase"]
@@ -357,8 +356,9 @@ def _raw(game: Game, seat: int, size: int = OBSERVATION_LAYOUT.size) -> bytearra
 def _finish(game: Game, raw: bytearray, scale: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Raw integers to the float vector; the turn, the one fraction that is not a small integer."""
     obs: npt.NDArray[np.float32] = np.multiply(np.frombuffer(raw, dtype=np.uint8), scale, dtype=np.float32)
-    cap = game.ruleset.max_turns or DEFAULT_MAX_TURNS
-    obs[_TURN] = min(game.turn, cap) / cap
+    cap = game._max_turns or DEFAULT_MAX_TURNS
+    turn = game._turn
+    obs[_TURN] = (turn if turn < cap else cap) / cap
     return obs
 
 
@@ -377,16 +377,21 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
     R9 makes public to ``seat``, or of ``seat``'s own hand.
     """
     opp = 1 - seat
-    solo = game.is_solo
-    over = game.is_over()
-    mover = game.current_player
+    # The engine's fields, read directly: its properties would cost more than this whole header.
+    solo = game._solo
+    stage = game._stage
     out[_SEAT + seat] = 1
-    out[_PHASE + _PHASE_INDEX[game.phase]] = 1
-    out[_TO_MOVE + (2 if over or mover not in (0, 1) else (0 if mover == seat else 1))] = 1
-    out[_ACTIVE + (0 if game.active == seat else 1)] = 1
-    if game.turn >= (game.ruleset.max_turns or DEFAULT_MAX_TURNS):
+    out[_PHASE + stage] = 1  # SETUP, SUMMON, COMBAT, OVER are 0-3, the slice's order
+    if stage == OVER:
+        out[_TO_MOVE + 2] = 1
+    else:
+        mover = game.current_player
+        out[_TO_MOVE + (2 if mover not in (0, 1) else (0 if mover == seat else 1))] = 1
+    out[_ACTIVE + (0 if game._active == seat else 1)] = 1
+    if game._turn >= (game._max_turns or DEFAULT_MAX_TURNS):
         out[_TURN + 1] = 1
-    out[_MANA] = min(game.mana, 255)
+    mana = game._mana
+    out[_MANA] = mana if mana < 255 else 255
 
     hands = game._hands
     known = game._known
@@ -414,11 +419,12 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
                 chunk = _HAND_CHUNKS.remember(key, _my_hand_chunk(hand, known[p], fi))
             out[_HAND_ME:_HAND_OPP] = chunk
         else:
-            key = (1, tuple(hand), known[p], game.hidden_identities)
+            hidden_ids = game._hidden_ids
+            key = (1, tuple(hand), known[p], hidden_ids)
             chunk = _HAND_CHUNKS.get(key)
             if chunk is None:
                 chunk = _HAND_CHUNKS.remember(
-                    key, _opp_hand_chunk(hand, known[p], fi, not game.hidden_identities)
+                    key, _opp_hand_chunk(hand, known[p], fi, not hidden_ids)
                 )
             out[_HAND_OPP:_FORTRESS] = chunk
     # Lanes.
@@ -447,7 +453,7 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
         base = _S["pending_cards"]
         for i, c in enumerate(cards[: A.MAX_ORDER]):
             out[base + i * N_CARDS + c] = 1
-    if game.phase == "setup":
+    if stage == SETUP:
         _fill_setup(game, seat, out)
 
 

@@ -64,6 +64,7 @@ class Match:
         )
         self.history: list[tuple[int, int]] = []
         self.dealt: list[list[int] | None] = [None, None]
+        self._in_setup = True
         self._build_rng = random.Random(build_seed)
         self.settle()
 
@@ -80,6 +81,8 @@ class Match:
 
     def settle(self) -> None:
         """Take the decisions the environments take (custom builds) and note the hands as dealt."""
+        if not self._in_setup:
+            return
         game = self.game
         while game.phase == "setup" and isinstance(game.legal_actions(), range):
             cards = self._build_rng.sample(range(N_CARDS), A.DECK_SIZE_CUSTOM)
@@ -88,6 +91,7 @@ class Match:
             game.apply(action)
             self.history.append((player, action))
         if game.phase != "setup":
+            self._in_setup = False
             for seat in (0, 1):
                 if self.dealt[seat] is None and not (game.is_solo and seat == 1):
                     self.dealt[seat] = [CARD_INDEX[c] for c in game.hand(seat)]

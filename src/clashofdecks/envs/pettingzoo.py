@@ -40,15 +40,14 @@ from .match import (
 )
 
 AGENTS: Final = ("player_0", "player_1")
+_SEAT_OF: Final = {agent: seat for seat, agent in enumerate(AGENTS)}
 _SEED_LIMIT: Final = 2**63 - 1
 
 
 def env(**kwargs: Any) -> Any:
-    """The duel environment with PettingZoo's standard checks (order enforcing, action bounds)."""
-    wrapped: Any = raw_env(**kwargs)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped
+    """The duel environment with PettingZoo's order-enforcing wrapper (the raw environment checks
+    action bounds itself, with a clearer error than PettingZoo's bounds wrapper)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 class raw_env(AECEnv):  # type: ignore[misc]
@@ -134,7 +133,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.agent_selection = AGENTS[self._match.game.current_player]
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = AGENTS.index(agent)
+        seat = _SEAT_OF[agent]
         match = self.match
         return {"observation": match.observe(seat, self.observation_kind), "action_mask": match.mask(seat)}
 
@@ -147,6 +146,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if action is None:
             raise ValueError(f"{agent} must choose an action (None is only for a finished agent)")
         act = int(action)
+        if not 0 <= act < A.ACTION_SPACE:
+            raise ValueError(f"action {act} is outside the action space (0-{A.ACTION_SPACE - 1})")
         self._cumulative_rewards[agent] = 0.0
         if not match.game.is_legal(act):
             if self.illegal_action == "error":
