@@ -341,6 +341,13 @@ def test_vector_envs_step_with_masks() -> None:
         assert obs.shape == (3, OBSERVATION_LAYOUT.size)
     assert finished >= 1
     envs.close()
+    async_envs = gym.make_vec("ClashOfDecks/Duel-v0", num_envs=2, vectorization_mode="async")
+    obs, infos = async_envs.reset(seed=4)
+    for _ in range(20):
+        actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in infos["action_mask"]]
+        obs, _, _, _, infos = async_envs.step(np.array(actions))
+    assert obs.shape == (2, OBSERVATION_LAYOUT.size)
+    async_envs.close()
 
 
 def test_bad_options_are_refused_clearly() -> None:
@@ -429,7 +436,11 @@ def test_envs_benchmark_measures_ours_and_says_why_a_classic_game_is_missing() -
     assert aec_steps_per_second(ours("random"), seconds=0.05, rounds=1) > 0
     results = run_envs_bench(seconds=0.05, rounds=1, classic=False)
     figures = results["steps_per_second"]
-    assert set(figures) == {"clash_of_decks duel (random deal)", "clash_of_decks duel (draft)"}
+    assert set(figures) == {
+        "clash_of_decks duel (random deal)",
+        "clash_of_decks duel (draft)",
+        "clash_of_decks duel raw_env (random deal)",
+    }
     assert all(isinstance(v, float) and v > 0 for v in figures.values())
     assert "20,000" in format_envs_bench(results)
 

@@ -74,13 +74,14 @@ def aec_steps_per_second(
     return best
 
 
-def ours(format: str = "random") -> Callable[[], Any]:
-    """A maker of the duel environment (the benchmark's random deal by default: play from step one)."""
+def ours(format: str = "random", *, raw: bool = False) -> Callable[[], Any]:
+    """A maker of the duel environment (the benchmark's random deal by default: play from step one);
+    ``raw``: without PettingZoo's order-enforcing wrapper."""
 
     def make() -> Any:
-        from .pettingzoo import env
+        from .pettingzoo import env, raw_env
 
-        return env(format=format)
+        return raw_env(format=format) if raw else env(format=format)
 
     return make
 
@@ -107,6 +108,9 @@ def run_envs_bench(*, seconds: float = 2.0, rounds: int = 3, classic: bool = Tru
             ours("random"), seconds=seconds, rounds=rounds
         ),
         "clash_of_decks duel (draft)": aec_steps_per_second(ours("draft"), seconds=seconds, rounds=rounds),
+        "clash_of_decks duel raw_env (random deal)": aec_steps_per_second(
+            ours("random", raw=True), seconds=seconds, rounds=rounds
+        ),
     }
     if classic:
         for label, module, kwargs in CLASSIC_ENVS:

@@ -423,9 +423,7 @@ def _fill(game: Game, seat: int, out: bytearray) -> None:
             key = (1, tuple(hand), known[p], hidden_ids)
             chunk = _HAND_CHUNKS.get(key)
             if chunk is None:
-                chunk = _HAND_CHUNKS.remember(
-                    key, _opp_hand_chunk(hand, known[p], fi, not hidden_ids)
-                )
+                chunk = _HAND_CHUNKS.remember(key, _opp_hand_chunk(hand, known[p], fi, not hidden_ids))
             out[_HAND_OPP:_FORTRESS] = chunk
     # Lanes.
     lanes = game._lanes
