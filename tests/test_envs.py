@@ -271,6 +271,22 @@ def test_gymnasium_seeding_reproduces_a_game() -> None:
     assert play(5) != play(6)
 
 
+def test_an_environment_game_is_a_replayable_record() -> None:
+    from clashofdecks.record import GameRecord, replay
+
+    env = gym.make("ClashOfDecks/Duel-v0", opponent="greedy", format="custom").unwrapped
+    _, info = env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        done = terminated or truncated
+    record = env.record()
+    assert record.players[env.seat] == "learner" and record.result is not None
+    again = replay(GameRecord.from_dict(record.to_dict()))
+    assert again.history == env.game.history and again.outcome == env.game.outcome
+
+
 def test_illegal_action_is_an_error_or_a_penalty_never_remapped() -> None:
     env = gym.make("ClashOfDecks/Solo-v0").unwrapped
     obs, info = env.reset(seed=1)

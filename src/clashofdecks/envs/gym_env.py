@@ -28,6 +28,8 @@ from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..errors import IllegalActionError
 from ..options import Ruleset, Threat
+from ..record import GameRecord, record_game
+from ..rules import Game
 from .encoding import INFOSTATE_LAYOUT, OBS_HIGH, OBSERVATION_LAYOUT
 from .match import (
     CUSTOM_BUILDS,
@@ -153,9 +155,18 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
     # ------------------------------------------------------------------ helpers
 
     @property
-    def game(self) -> Any:
+    def game(self) -> Game:
         """The engine game being played (read it; act through :meth:`step`)."""
         return self._require_match().game
+
+    def record(self) -> GameRecord:
+        """The game so far as a game record (docs/formats.md): ``clash replay`` shows it, and
+        :func:`clashofdecks.record.replay` plays it back exactly."""
+        game = self._require_match().game
+        names = ["learner", "automaton" if game.is_solo else self.opponent_spec]
+        if self.seat == 1:
+            names.reverse()
+        return record_game(game, names)
 
     def _require_match(self) -> Match:
         if self._match is None:
