@@ -5,10 +5,11 @@ BIN := $(VENV)/bin
 
 .PHONY: play check setup test lint types bench clean
 
-$(BIN)/clash: pyproject.toml
+$(BIN)/clash: pyproject.toml mtgrules/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev,rl,train]'
+	$(BIN)/pip install -q -e './mtgrules[cli,dev]'
 	touch $(BIN)/clash
 
 setup: $(BIN)/clash
@@ -20,8 +21,8 @@ test: setup
 	$(BIN)/pytest
 
 lint: setup
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests mtgrules
+	$(BIN)/ruff format --check src tests mtgrules
 
 types: setup
 	$(BIN)/mypy
@@ -32,4 +33,4 @@ bench: setup
 	$(BIN)/clash bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) build *.egg-info src/*.egg-info mtgrules/src/*.egg-info

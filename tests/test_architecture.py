@@ -146,3 +146,22 @@ def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
     probe.write_text("def f():\n    from .rules import Game\n    import importlib\n", encoding="utf-8")
     deps, _ = _imports(f"{PACKAGE}.probe", probe)
     assert f"{PACKAGE}.rules" in deps
+
+
+def test_nothing_outside_the_engine_writes_private_fields_of_other_objects() -> None:
+    """Positions, setup and front ends build a game through ``Game(state)``, never field by field."""
+    poking: list[str] = []
+    for name, path in MODULES.items():
+        if name == f"{PACKAGE}.rules":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and target.attr.startswith("_")
+                    and not target.attr.startswith("__")
+                    and not (isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"))
+                ):
+                    poking.append(f"{name}:{node.lineno} writes .{target.attr}")
+    assert not poking, "\n".join(poking)

@@ -109,3 +109,43 @@ def test_take_events_returns_what_creation_emitted_once() -> None:
     assert game.take_events() == ()
     picked = game.apply(game.legal_actions()[0])
     assert picked and all(e.kind is EventKind.SETUP for e in picked)
+
+
+def test_api_edges_repr_constructor_and_immutable_legal_actions() -> None:
+    """repr never raises (setup, play, pending, over); Game() needs a state; legal_actions is immutable."""
+    import random
+
+    from clashofdecks import Game
+    from clashofdecks.formats import new_game
+
+    with pytest.raises(TypeError):
+        Game()  # type: ignore[call-arg]
+    for fmt in ("precon", "draft", "custom"):
+        game = new_game(mode="duel", format=fmt, seed=3)
+        assert repr(game).startswith("<Game duel setup")
+    game = Game.random_duel(4)
+    rng = random.Random(4)
+    while not game.is_over():
+        assert repr(game).startswith("<Game duel")
+        legal = game.legal_actions()
+        with pytest.raises((TypeError, AttributeError)):
+            legal.append(0)  # type: ignore[attr-defined]
+        game.apply(legal[rng.randrange(len(legal))])
+    assert "over" in repr(game)
+
+
+def test_undo_records_are_bounded_but_the_record_is_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Endless games stay small: old undo records go, the action list (what records keep) stays."""
+    import random
+
+    from clashofdecks import Game, rules
+
+    monkeypatch.setattr(rules, "UNDO_LIMIT", 8)
+    game = Game.random_duel(5)
+    rng = random.Random(5)
+    while not game.is_over():
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+        assert game.undo_depth <= 8 + 12  # the limit, plus at most one turn's light records
+    assert len(game.history) > 20
+    assert game.undo_depth < len(game.history)

@@ -196,7 +196,7 @@ def _placeholders(template: str) -> set[str]:
 
 
 def test_every_translation_is_complete_and_uses_the_same_placeholders() -> None:
-    for table in (i18n._UI, i18n._EVENTS, i18n._ABILITY_TEXT):
+    for table in i18n.translation_tables().values():
         for key, row in table.items():
             assert len(row) == len(i18n.LANGUAGES), key
             assert all(row), key
@@ -237,3 +237,282 @@ def test_a_crowded_lane_on_a_narrow_screen_is_drawn_one_creature_per_line() -> N
         assert CARDS[[c.id for c in CARDS].index(cid)].name in line
     wide = text_of(render_board(game, Context(names=("Ann", "Bob"), viewer=0, width=300)), width=300)
     assert "╭─ 1.top.6" in wide  # boxes when they fit
+
+
+# ---------------------------------------------------------------------------- translations: nothing missing
+
+#: Rows whose translation is the same text as the English (the same word in that language, or notation).
+SAME_AS_ENGLISH = {
+    ("phase", "fr"),
+    ("phase_combat", "fr"),
+    ("mana", "fr"),
+    ("incantation", "fr"),
+    ("col_id", "fr"),
+    ("mode_solo", "fr"),
+    ("mode_duel", "fr"),
+    ("format_draft", "fr"),
+    ("bastion", "de"),
+    ("bastion", "fr"),
+    ("fort", "de"),
+    ("fort", "fr"),
+    ("aura_grants", "de"),
+    ("plays", "de"),
+    ("handover_prompt", "de"),
+    ("handover_prompt", "ja"),
+    *((key, lang) for key in ("prompt", "choices_hint", "setup") for lang in ("de", "fr", "ja")),
+}
+
+
+def test_every_string_is_translated_in_every_language() -> None:
+    """No row of any table falls back to English: each language has its own text, except the rows
+    listed above (checked to be still needed, so the list cannot rot)."""
+    same = set()
+    for table in i18n.translation_tables().values():
+        for key, row in table.items():
+            for lang, text in zip(i18n.LANGUAGES[1:], row[1:], strict=True):
+                assert text, (key, lang)
+                if text == row[0]:
+                    same.add((key, lang))
+    assert same == SAME_AS_ENGLISH
+
+
+def test_every_key_the_front_end_uses_exists() -> None:
+    """Every literal key passed to ``t``/``say`` in the terminal front end is in the table."""
+    from pathlib import Path
+
+    import clashofdecks
+
+    root = Path(clashofdecks.__file__).parent
+    used: set[str] = set()
+    for path in [*root.joinpath("ui").glob("*.py"), *root.joinpath("cli").glob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        used |= set(re.findall(r"\bt\([^,()]+, \"([a-z_0-9]+)\"", text))
+        used |= set(re.findall(r"\bsay\(\s*\"([a-z_0-9]+)\"", text))
+    assert len(used) > 60
+    missing = sorted(key for key in used if not i18n.has_key(key))
+    assert not missing
+
+
+#: English UI words that must not appear on a German, French or Japanese screen.
+ENGLISH = (
+    "'s realm",
+    "'s hand",
+    "'s cards",
+    "Your choices",
+    "Choices of",
+    "playable",
+    "places left",
+    "place left",
+    "Turn ",
+    "Summoning",
+    " to play",
+    " decides",
+    "fortress",
+    "deck:",
+    "discard pile",
+    "(empty)",
+    "bridge",
+    "far →",
+    "revealed",
+    "face down",
+    "Commands",
+    "Rules",
+    "choose the numbered",
+    "take back",
+    "draw the screen",
+    "leave the game",
+    "hidden card",
+    "granted by",
+    "cost ",
+    "damage ",
+    " wins",
+    "attacks",
+    "directly",
+    "to Combat",
+    "end the turn",
+    "the 32 cards",
+    "chooses",
+    "picks",
+    "Protection used",
+    "abilities",
+    "cards",
+    "Automaton",
+    "automaton",
+    "Player",
+    "setup",
+    "preconstructed",
+    "CARD",
+    "seed",
+    "threat",
+    "reached",
+    "rightmost",
+    "Hint",
+    "rollout",
+)
+
+
+def _screens(lang: str) -> list[str]:
+    """Text of every kind of screen in ``lang``: setup (draft, decks, card pool), solo and duel
+    games (full and compact, own and hidden hands), choices with glosses, help, game over, events."""
+    from clashofdecks.cli.play_cmd import localised_names, score_words
+    from clashofdecks.ui.render import render_screen
+
+    out: list[str] = []
+    solo_names = localised_names(("@player", "@automaton"), lang)
+    duel_names = localised_names(("@player 1", "@player 2"), lang)
+    solo = new_game(mode="solo", format="draft", seed=4)
+    out.append(text_of(render_game(solo, Context(lang=lang, names=solo_names))))
+    rng = random.Random(1)
+    while solo.phase == "setup":
+        solo.apply(rng.choice(solo.legal_actions()))
+    for _ in range(40):
+        if solo.is_over():
+            break
+        ctx = Context(lang=lang, names=solo_names, width=80)
+        texts = solo.legal_action_texts()
+        out.append(text_of(render_screen(solo, texts, ctx, height=None), width=120))
+        out.append(text_of(render_screen(solo, texts, ctx, height=24, layout="compact"), width=80))
+        for event in solo.apply(rng.choice(solo.legal_actions())):
+            out.append(event_sentence(event, ctx))
+    duel = new_game(mode="duel", format="precon", seed=2)
+    out.append(text_of(render_game(duel, Context(lang=lang, names=duel_names))))
+    custom = new_game(mode="duel", format="custom", seed=2)
+    out.append(text_of(render_game(custom, Context(lang=lang, names=duel_names))))
+    game = load_position(POSITION)
+    ctx = Context(lang=lang, names=duel_names, viewer=0)
+    out.append(text_of(render_screen(game, game.legal_action_texts(), ctx, height=24, layout="compact")))
+    out.append(text_of(render_screen(game, game.legal_action_texts(), ctx)))
+    for event in game.apply_text("end"):
+        out.append(event_sentence(event, ctx))
+    out.append(text_of(render_status(game, ctx)))
+    out.append(text_of(render_help(lang)))
+    out.append(score_words("rollout score", 0.5, lang))
+    return out
+
+
+@pytest.mark.parametrize("lang", ["de", "fr", "ja"])
+def test_no_english_ui_word_on_any_screen(lang: str) -> None:
+    text = "\n".join(_screens(lang))
+    for card in CARDS:  # card names stay as printed
+        text = text.replace(card.name, "")
+    leaks = [word for word in ENGLISH if word in text]
+    assert not leaks, leaks
+    assert "royaume de Automate" not in text and "de l'Automate" in _screens("fr")[2] + text
+
+
+def test_singular_and_plural_forms() -> None:
+    assert i18n.t("en", "places_left", n=1) == "1 place left"
+    assert i18n.t("en", "places_left", n=2) == "2 places left"
+    assert i18n.t("de", "places_left", n=1) == "noch 1 Platz"
+    assert i18n.t("fr", "places_left", n=0) == "encore 0 place"
+    assert i18n.t("en", "saved", path="g.json", n=1) == "Game saved to g.json (1 action)."
+    assert i18n.event_text("en", "fortress_moved", who="Ann", n=1) == "Ann's fortress moves 1 place right"
+
+
+def test_french_elides_de_before_a_vowel_and_names_the_automaton_with_its_article() -> None:
+    assert i18n.t("fr", "realm_of", name="Ismcts") == "royaume d'Ismcts"
+    assert i18n.t("fr", "realm_of", name="l'Automate") == "royaume de l'Automate"
+    assert i18n.t("fr", "winner_is", name="l'Automate") == "L'Automate gagne"
+    assert i18n.t("fr", "realm_of", name="Joueur 2") == "royaume de Joueur 2"
+
+
+# ---------------------------------------------------------------------------- choices, glosses, game over
+
+
+def test_precon_decks_are_chosen_by_their_own_numbers_r2_3() -> None:
+    from clashofdecks.ui.render import numbered_choices
+
+    game = new_game(mode="duel", format="precon", seed=1)
+    game.apply_text("deck 2")
+    texts = game.legal_action_texts()
+    assert numbered_choices(game, texts) == [(1, "deck 1"), (3, "deck 3"), (4, "deck 4")]
+    out = text_of(render_actions(game, texts, Context(names=("A", "B"), viewer=game.current_player)))
+    assert " 3. deck 3" in out and " 2. deck 3" not in out
+
+
+def test_draft_choices_are_numbered_in_the_order_of_the_revealed_table_r2_4() -> None:
+    from clashofdecks.formats import setup_summary
+    from clashofdecks.ui.render import numbered_choices
+
+    for seed in range(5):
+        game = new_game(mode="solo", format="draft", seed=seed)
+        revealed = list(setup_summary(game)["revealed"])  # type: ignore[call-overload]
+        numbered = numbered_choices(game, game.legal_action_texts())
+        assert [text.split()[1] for _, text in numbered] == revealed
+        table = text_of(render_game(game, Context(names=("A", "B"), viewer=0)))
+        for n, text in numbered:
+            assert re.search(rf"│ {n} │ {text.split()[1]} ", table), table
+
+
+def test_next_says_which_creature_attacks_what_r3_5() -> None:
+    from clashofdecks.ui.render import describe_action
+
+    game = load_position(POSITION)  # Ann's Machine (far) attacks first; Bob's top lane is empty
+    ctx = Context(names=("Ann", "Bob"), viewer=0)
+    assert describe_action(game, "next", "en", ctx) == "Machine attacks Bob directly"
+    assert describe_action(game, "end", "en", ctx) == "resolve all remaining attacks, end the turn"
+    position = dict(
+        POSITION,
+        players=[
+            POSITION["players"][0],
+            {"hand": ["FORT", "GNOME"], "lanes": {"top": ["TROLL"], "bottom": []}},
+        ],
+    )
+    game = load_position(position)
+    assert describe_action(game, "next", "de", Context(lang="de", names=("Ann", "Bob"))) == (
+        "Machine greift Troll an"
+    )
+
+
+def test_game_over_names_the_players_not_seat_numbers() -> None:
+    game = load_position(POSITION)
+    events = game.apply_text("end")
+    over = [event_sentence(e, CTX) for e in events if e.kind is EventKind.GAME_OVER]
+    assert over == ["Ann wins! (Bob's Fort reached the rightmost place (R4.3))"]
+    status = text_of(render_status(game, CTX))
+    assert "Ann wins" in status and "Bob's Fort reached" in status and "player 1" not in status
+    assert "Bobs Fort" not in text_of(render_status(game, Context(lang="de", names=("Ann", "Bob"))))
+
+
+# ---------------------------------------------------------------------------- the compact screen
+
+
+def test_compact_screen_fits_80x24_through_random_games() -> None:
+    """At 80×24 (23 lines and the prompt) every decision of random solo and duel games shows the
+    status, both fortresses, both lanes and the choices, unless a lane is crowded (> 3 creatures a
+    side) or there are more than 15 choices; the screen always keeps the player's fortress line."""
+    from clashofdecks.ui.render import measure_lines, render_screen
+
+    checked = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        mode = "solo" if seed % 2 else "duel"
+        game = new_game(mode=mode, format="draft", seed=seed)
+        names = ("Player", "Automaton") if mode == "solo" else ("Player 1", "Player 2")
+        while not game.is_over():
+            if game.phase != "setup" and game.current_player in (0, 1):
+                ctx = Context(names=names, viewer=game.current_player, width=80)
+                texts = game.legal_action_texts()
+                screen = render_screen(game, texts, ctx, height=24, commands="help · hint")
+                lines = text_of(screen, width=80).splitlines()
+                crowded = max(len(game.lane(s, ln)) for s in (0, 1) for ln in ("top", "bottom")) > 3
+                if not crowded and len(texts) <= 15:
+                    assert measure_lines(screen, 80) <= 23, "\n".join(lines)
+                    text = "\n".join(lines)
+                    assert text.count("places left") + text.count("place left") >= 2, text
+                    assert re.search(r"^top", text, re.M) and re.search(r"^bottom", text, re.M)
+                    assert " 1. " in text
+                    checked += 1
+            game.apply(rng.choice(game.legal_actions()))
+    assert checked > 200
+
+
+def test_a_large_screen_uses_the_full_layout_and_a_small_one_the_compact() -> None:
+    from clashofdecks.ui.render import render_screen
+
+    game = load_position(POSITION)
+    texts = game.legal_action_texts()
+    big = text_of(render_screen(game, texts, Context(names=("Ann", "Bob"), width=160), height=50), width=160)
+    assert "╭─ 0.top.0" in big and "Machine attacks Bob directly" in big  # boxes and glosses
+    small = text_of(render_screen(game, texts, Context(names=("Ann", "Bob"), width=80), height=24), width=80)
+    assert "╭─" not in small and "0.top.0 Brute" in small

@@ -60,6 +60,7 @@ CHANCE_CARD: Final = CHANCE_BASE + 2
 CHANCE_END: Final = CHANCE_CARD + N_CARDS
 
 INC_SLOT: Final[dict[int, int]] = {c: i for i, c in enumerate(INCANTATIONS)}
+#: The two shared lanes by index (0 = top, 1 = bottom): the one definition of their names.
 LANES: Final = ("top", "bottom")
 LANE_INDEX: Final = {"top": 0, "bottom": 1}
 

@@ -35,9 +35,6 @@ class EventKind(StrEnum):
     SETUP = "setup"
 
 
-LANE_NAMES = ("top", "bottom")
-
-
 class Event(NamedTuple):
     """One thing that happened (immutable).  Fields that do not apply are ``None``."""
 
@@ -58,7 +55,8 @@ class Event(NamedTuple):
     role: str | None = None
     #: A second number: DAMAGED the creature's damage after the hit; TURN_STARTED the mana.
     value: int | None = None
-    #: Card ids an event is about when there are several (SETUP reveals, gets, reveals of decks).
+    #: Card ids an event is about when there are several (SETUP reveals, gets, reveals of decks;
+    #: DECISION_PENDING the destroyed cards in hit order; ORDER_CHOSEN the chosen return order).
     cards: tuple[str, ...] | None = None
 
     def describe(self) -> str:

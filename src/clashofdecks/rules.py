@@ -14,7 +14,6 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -59,8 +58,8 @@ OVER: Final = 3
 DRAW: Final = 2  # value of the winner field for a capped game
 #: :attr:`Game.current_player` while chance is to act (games with external chance only).
 CHANCE: Final = setup_stage.CHANCE_PLAYER
-#: Undo records kept per game (the oldest are dropped beyond it), so an endless game stays small in
-#: memory; far more than any front end lets a player take back.
+#: Undo records kept per game (beyond it the oldest half is dropped, checked once per turn or so), so
+#: an endless game stays small in memory; far more than any front end lets a player take back.
 UNDO_LIMIT: Final = 4096
 
 # Creature tuple fields.
@@ -73,12 +72,12 @@ C_SPRINT: Final = 5
 
 Creature = tuple[int, int, bool, bool, bool, int]
 
-LANE_NAMES: Final = ("top", "bottom")
 _MASK64: Final = (1 << 64) - 1
 _MASK32: Final = (1 << 32) - 1
 #: A creature as it is at the start of a turn, one shared tuple per card.
 _FRESH: Final[tuple[Creature, ...]] = tuple((c, 0, False, False, False, 0) for c in range(N_CARDS))
 _END: Final = A.END
+_LANES: Final = A.LANES
 _DEFAULT_RULESET: Final = Ruleset()
 _DEFAULT_THREAT: Final = Threat()
 _CAST_BASE: Final = A.CAST_BASE
@@ -292,7 +291,7 @@ class Game:
         self._threat_bits = sum(ABILITY_BITS[a] for a in self._threat.abilities) if solo else 0
         self._record = record_events
         self._events: list[Event] = []
-        self._history: deque[tuple[tuple[object, ...], int]] = deque(maxlen=UNDO_LIMIT)
+        self._history: list[tuple[tuple[object, ...], int]] = []
         #: Every action applied since the game's start, independent of undo records (what records list).
         self._actions: list[int] = []
         self._keep_undo = True
@@ -906,7 +905,7 @@ class Game:
                 if not any(self._lanes):
                     return "an incantation needs a creature in play as its target (R5.2a)"
                 if pos >= len(self._lanes[q * 2 + ln]):
-                    return f"no creature at {q}.{LANE_NAMES[ln]}.{pos} (R5.2)"
+                    return f"no creature at {q}.{_LANES[ln]}.{pos} (R5.2)"
             else:
                 if len(hand) <= 2:
                     return "you must keep at least one card besides the fortress card (R3.4)"
@@ -1014,7 +1013,10 @@ class Game:
                 self._legal = None
                 self._play(*_PLAY_DECODE[action])
             return tuple(self._events) if rec else ()
-        self._history.append((self._snapshot(), action))
+        history = self._history
+        if len(history) >= UNDO_LIMIT:
+            del history[: UNDO_LIMIT // 2]  # keep memory bounded in endless games; the oldest go first
+        history.append((self._snapshot(), action))
         self._legal = None
         self._dispatch(action)
         return tuple(self._events) if rec else ()
@@ -1150,7 +1152,7 @@ class Game:
         g._hidden_ids = self._hidden_ids
         g._record = self._record
         g._events = []
-        g._history = deque(maxlen=UNDO_LIMIT)
+        g._history = []
         g._actions = self._actions.copy()
         g._keep_undo = self._keep_undo
         g._legal = self._legal
@@ -1201,7 +1203,7 @@ class Game:
         self._mana -= COST[c]
         self._lanes[p * 2 + lane].append((c, 0, True, False, False, 0))
         if self._record:
-            self._emit(EventKind.PLAYED, "R3.3", player=p, card=CARD_IDS[c], lane=LANE_NAMES[lane])
+            self._emit(EventKind.PLAYED, "R3.3", player=p, card=CARD_IDS[c], lane=_LANES[lane])
         if hand[-1] == BASTION:
             self._bastion_falls(p, "R3.4b")
 
@@ -1226,7 +1228,7 @@ class Game:
                 card=CARD_IDS[c],
                 target_player=q,
                 target_card=target,
-                lane=LANE_NAMES[lane],
+                lane=_LANES[lane],
                 position=pos,
             )
         bits = ABILITIES[c] | (self._threat_bits if p == 1 else 0)
@@ -1344,7 +1346,7 @@ class Game:
                     card=CARD_IDS[c],
                     target_player=q,
                     target_card=CARD_IDS[E[0][C_CARD]],
-                    lane=LANE_NAMES[lane],
+                    lane=_LANES[lane],
                     amount=amount,
                 )
             destroyed = self._hit(q, lane, 0, amount, bits, False)
@@ -1474,7 +1476,8 @@ class Game:
         self._pending = (q, tuple(cards))
         if self._record:
             names = " ".join(CARD_IDS[c] for c in cards)
-            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names)
+            ids = tuple(CARD_IDS[c] for c in cards)
+            self._emit(EventKind.DECISION_PENDING, "R3.9", player=q, detail=names, cards=ids)
         return True
 
     def _do_order(self, action: int) -> None:
@@ -1487,7 +1490,11 @@ class Game:
             self._known[q] |= 1 << c
         if self._record:
             self._emit(
-                EventKind.ORDER_CHOSEN, "R3.9", player=q, detail=" then ".join(CARD_IDS[c] for c in chosen)
+                EventKind.ORDER_CHOSEN,
+                "R3.9",
+                player=q,
+                detail=" then ".join(CARD_IDS[c] for c in chosen),
+                cards=tuple(CARD_IDS[c] for c in chosen),
             )
         self._resume()
 
@@ -1629,7 +1636,7 @@ class Game:
                 self._lanes[2 + lane].append((c, 0, True, False, False, 0))
                 self._auto = (spent + COST[c], slot + 1, shown)
                 if rec:
-                    self._emit(EventKind.PLAYED, "R7.3", player=1, card=CARD_IDS[c], lane=LANE_NAMES[lane])
+                    self._emit(EventKind.PLAYED, "R7.3", player=1, card=CARD_IDS[c], lane=_LANES[lane])
                 continue
             slot += 1 if self._per_card else 0
             if self._lanes[0]:
@@ -1651,7 +1658,7 @@ class Game:
                     card=CARD_IDS[c],
                     target_player=0,
                     target_card=CARD_IDS[self._lanes[lane][0][C_CARD]],
-                    lane=LANE_NAMES[lane],
+                    lane=_LANES[lane],
                     position=0,
                 )
             destroyed = self._hit(0, lane, 0, ATTACK[c], ABILITIES[c] | self._threat_bits, True)

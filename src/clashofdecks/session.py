@@ -361,9 +361,8 @@ class GameSession:
         if result.get("termination") == Termination.RESIGNED.value and not game.is_over():
             winner = result.get("winner")
             if winner in (0, 1):
-                session._resigned = Outcome(
-                    winner, str(result.get("reason", "resigned")), Termination.RESIGNED
-                )
+                reason = str(result.get("reason", "resigned"))
+                session._end_by_resignation(Outcome(winner, reason, Termination.RESIGNED))
         return session
 
     # ------------------------------------------------------------------ queries
@@ -527,15 +526,19 @@ class GameSession:
             result = Search().run(self.game, rng, iterations=None, seconds=seconds)
         return Hint(self.game.action_text(result.action), result.win_chance, "rollout score")
 
+    def _end_by_resignation(self, outcome: Outcome) -> None:
+        self._resigned = outcome
+
     def resign(self, seat: int) -> Outcome:
         """``seat`` gives up: the other seat wins (in solo, the automaton)."""
         if self.is_over:
             raise SessionError("the game is over")
         if seat not in (0, 1) or not self.seats[seat].is_person:
             raise SessionError(f"seat {seat!r} is not a player's seat")
-        self._resigned = Outcome(1 - seat, f"player {seat} resigned", Termination.RESIGNED)
+        outcome = Outcome(1 - seat, f"player {seat} resigned", Termination.RESIGNED)
+        self._end_by_resignation(outcome)
         self._autosave()
-        return self._resigned
+        return outcome
 
     # ------------------------------------------------------------------ records
 

@@ -1,4 +1,4 @@
-"""``clash analyze RECORD``: win chance after each turn and the biggest mistakes (see analyze.py)."""
+"""``clash analyze RECORD``: rollout score after each turn and the biggest mistakes (see analyze.py)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ MAX_ITERATIONS: Final = 1_000_000
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, as_json: bool) -> None:
     """Annotate the game record RECORD (a JSON file written by `clash play` or `clash simulate`)
-    with the estimated win chance after each turn, and flag the biggest mistakes."""
+    with the search's rollout score after each turn (the mean value of its random rollouts: it
+    ranks positions, it is not a calibrated win chance), and flag the biggest mistakes."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     from rich.table import Table
@@ -83,18 +84,18 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     table.add_column("turn", justify="right")
     table.add_column("player")
     table.add_column("actions")
-    table.add_column("P0 wins", justify="right")
+    table.add_column("P0 rollout score", justify="right")
     for t in result.turns:
         who = "setup" if t.turn == 0 else f"P{t.active}"
         table.add_row(str(t.turn), who, " · ".join(t.actions), f"{100 * t.p0_win_chance:.0f}%")
     console.print(table)
     mistakes = result.mistakes(top)
     if not mistakes:
-        console.print("No move lost 5% or more of its player's win chance by this search's judgement.")
+        console.print("No move lost 5 points or more of its player's rollout score in this search.")
     for rank, d in enumerate(mistakes, 1):
         console.print(
             f"{rank}. turn {d.turn}, P{d.player} ({names[d.player]}): [bold]{d.action}[/bold] "
-            f"— win chance {100 * (d.best or 0):.0f}% → {100 * d.after:.0f}% "
+            f"— rollout score {100 * (d.best or 0):.0f} → {100 * d.after:.0f} "
             f"(search preferred [bold]{d.best_action}[/bold])",
             soft_wrap=True,
         )

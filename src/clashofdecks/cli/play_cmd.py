@@ -1,370 +1,166 @@
 """``clash play``: a game in the terminal, solo against the automaton or a duel.
 
-The loop reads one line at a time from standard input, so it works the same at a keyboard, under a
-pseudo-terminal (the end-to-end tests) and with piped input; end of input quits.  Drawing is done
-by :mod:`clashofdecks.ui.render` (pure functions), words by :mod:`clashofdecks.ui.i18n`; this module
-only decides *when* to draw and what a line of input means.
+The game itself (seats, turn taking, how far undo reaches, hints, the record and its autosave) is a
+:class:`clashofdecks.session.GameSession`; this module only draws it (with
+:mod:`clashofdecks.ui.render`, words from :mod:`clashofdecks.ui.i18n`) and reads what the player
+types.  Every action is saved by the session to a :class:`~clashofdecks.session.FileStore` (the
+data folder, see :func:`~clashofdecks.session.default_data_dir`), so nothing is lost when the
+terminal closes or Ctrl-C is pressed: ``clash play --resume`` continues the latest unfinished game.
 
-Seats and participants: in a duel the coin toss (R2.3a) decides who sits in seat 0 (the starter),
-so the command line's "you" and "the opponent" are participants 0 and 1, mapped to seats with
-:func:`clashofdecks.formats.seat_of`.  In solo the player is seat 0 and the automaton seat 1.
+Input is read one line at a time, so the game works the same at a keyboard (with line editing,
+history and tab completion where the ``readline`` module exists), under a pseudo-terminal (the
+end-to-end tests) and with piped input; end of input quits.
+
+Seats and participants: in a duel the coin toss (R2.3a) decides who sits in seat 0 (the starter);
+the command line's "you" and "the opponent" (or Player 1 and Player 2 in hot-seat) are
+participants 0 and 1, and their names follow them to their seats, also after ``load``/``--resume``.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
+import select
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
-from ..agents.base import Agent
+from ..agents.registry import UnknownAgentError
+from ..cards import CARDS
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError
 from ..events import Event, EventKind
-from ..formats import new_game, seat_of, setup_summary
+from ..formats import setup_summary
 from ..options import THREAT_ABILITIES, Ruleset, Threat
-from ..record import GameRecord, initial_game, record_game
+from ..record import GameRecord
 from ..rules import Game
+from ..session import HUMAN, FileStore, GameSession, Seat, SessionError, UndoError
 from ..ui.i18n import LANGUAGES, t
-from ..ui.render import Context, render_actions, render_event, render_game, render_help
+from ..ui.render import (
+    Context,
+    numbered_choices,
+    render_event,
+    render_help,
+    render_screen,
+)
 
 AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts")
 #: Events worth a short pause when a human watches (the "step by step" of combat).
 _PACED = frozenset({EventKind.ATTACKED, EventKind.CAST, EventKind.REVEALED, EventKind.TURN_STARTED})
+#: The commands of the prompt (besides actions), for tab completion.
+COMMANDS = ("help", "hint", "undo", "save ", "load ", "board", "quit")
+#: Exit statuses (also in the command's help).
+EXIT_OK, EXIT_LOAD_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
 
-def make_agent(name: str, seed: int) -> Agent:
-    """An agent from the registry (``clashofdecks.agents.registry``), or a built-in fallback."""
-    try:
-        registry: Any = importlib.import_module("clashofdecks.agents.registry")
-    except ImportError:
-        registry = None
-    if registry is not None:
-        agent: Agent = registry.make_agent(name, seed)
-        return agent
-    if name == "random":  # fallback while the registry is missing
-        from ..agents.random_agent import RandomAgent
+class SafeStore(FileStore):
+    """The autosave folder; a failing disk never ends the game (the reason is kept and shown)."""
 
-        return RandomAgent(seed)
-    if name == "greedy":
-        mod: Any = importlib.import_module("clashofdecks.agents.greedy")
-        fallback: Agent = mod.GreedyAgent(seed)
-        return fallback
-    raise ClashError(f"unknown agent {name!r} (available: random, greedy)")
+    def __init__(self, folder: Path | str | None = None) -> None:
+        super().__init__(folder)
+        self.error: str | None = None
 
-
-def hint_function() -> Callable[[Game, float], tuple[int, float]] | None:
-    """The search agents' ``hint(game, seconds)`` if installed, else ``None``."""
-    try:
-        mod: Any = importlib.import_module("clashofdecks.agents.mcts")
-    except ImportError:
-        return None
-    fn = getattr(mod, "hint", None)
-    return fn if callable(fn) else None
-
-
-@dataclass
-class Decision:
-    """Who made one decision of the game's history (kept in step with ``game.history``)."""
-
-    seat: int
-    human: bool
-    turn: int
-    setup: bool
-
-
-@dataclass
-class Session:
-    """One game at the terminal: the game, who plays each seat, and how to talk to the human(s)."""
-
-    game: Game
-    console: Console
-    lang: str = "en"
-    humans: frozenset[int] = frozenset({0})
-    agents: dict[int, Agent] = field(default_factory=dict)
-    names: tuple[str, str] = ("Player", "Automaton")
-    players: tuple[str, str] = ("human", "automaton")  # the words a record stores per seat
-    decisions: list[Decision] = field(default_factory=list)
-    read_line: Callable[[str], str | None] = lambda prompt: None
-    pace: float = 0.0
-    hint_seconds: float = 2.0
-    preset_deck: int | None = None
-    preset_seat: int | None = None
-    _last_viewer: int | None = None
-    _shown: tuple[int, int] | None = None  # (seat, history length) of the last screen drawn
-
-    # ------------------------------------------------------------------ helpers
-
-    @property
-    def hot_seat(self) -> bool:
-        return len(self.humans) == 2
-
-    def ctx(self, viewer: int | None = None) -> Context:
-        if viewer is None:
-            viewer = self._viewer()
-        return Context(lang=self.lang, names=self.names, viewer=viewer, width=self.console.width)
-
-    def _viewer(self) -> int:
-        cp = self.game.current_player
-        if cp in self.humans:
-            return cp
-        if self._last_viewer is not None:
-            return self._last_viewer
-        return min(self.humans) if self.humans else 0
-
-    def say(self, key: str, style: str = "", **values: object) -> None:
-        self.console.print(t(self.lang, key, **values), style=style, highlight=False, soft_wrap=True)
-
-    def apply(self, action: int) -> tuple[Event, ...]:
-        """Apply ``action`` for the current player, remembering who decided (for ``undo``)."""
-        game = self.game
-        seat = game.current_player
-        decision = Decision(seat, seat in self.humans, game.turn, game.phase == "setup")
-        events = game.apply(action)
-        self.decisions.append(decision)
-        return events
-
-    def show_events(self, events: Sequence[Event]) -> None:
-        ctx = self.ctx()
-        for event in events:
-            if event.kind is EventKind.PHASE_CHANGED and not self.hot_seat and event.player in self.humans:
-                continue  # the status line says it
-            self.console.print(render_event(event, ctx), highlight=False)
-            if self.pace > 0 and event.kind in _PACED and event.player not in self.humans:
-                time.sleep(self.pace)
-
-    def show_screen(self) -> None:
-        self.console.print(render_game(self.game, self.ctx()), highlight=False)
-
-    def action_texts(self) -> list[str]:
-        game = self.game
-        if game.phase == "setup" and setup_summary(game)["decision"] == "build":
-            return []  # R2.5: C(32,10) decks, typed rather than listed
-        return game.legal_action_texts()
-
-    # ------------------------------------------------------------------ the loop
-
-    def run(self) -> int:
-        """Play until the game is over and the human quits (or input ends); the exit status."""
-        while True:
-            game = self.game
-            if game.is_over():
-                if self._shown != (-1, len(game.history)):
-                    self.show_screen()
-                    self.say("game_over_hint", style="dim")
-                    self._shown = (-1, len(game.history))
-                if not self._prompt_once(final=True):
-                    return 0
-                continue
-            seat = game.current_player
-            if seat in self.agents:
-                self._computer_move(seat)
-                continue
-            if self._apply_preset(seat):
-                continue
-            key = (seat, len(game.history))
-            if self._shown != key:
-                if self.hot_seat and self._last_viewer is not None and self._last_viewer != seat:
-                    self.say("pass_device", style="bold yellow", name=self.names[seat])
-                self._last_viewer = seat
-                self.show_screen()
-                texts = self.action_texts()
-                if texts:
-                    self.console.print(render_actions(game, texts, self.ctx()), highlight=False)
-                self.say("input_hint", style="dim")
-                self._shown = key
-            if not self._prompt_once(final=False):
-                return 0
-
-    def _apply_preset(self, seat: int) -> bool:
-        """``--deck N``: choose the preconstructed deck for you without asking (once)."""
-        if self.preset_deck is None or seat != self.preset_seat or self.game.phase != "setup":
-            return False
-        if setup_summary(self.game)["decision"] != "deck":
-            return False
-        n, self.preset_deck = self.preset_deck, None
+    def save(self, session: GameSession) -> None:
         try:
-            self.show_events(self.apply(self.game.parse_action(f"deck {n}")))
-        except ClashError as exc:
-            self.say("illegal", style="bold red", reason=str(exc))
-            return False
-        return True
-
-    def _computer_move(self, seat: int) -> None:
-        game = self.game
-        agent = self.agents[seat]
-        with self.console.status(t(self.lang, "thinking", name=self.names[seat]), spinner="dots"):
-            action = agent.act(game)
-        text = game.action_text(action)
-        if text.startswith("build"):
-            text = "build …"  # R2.5: a custom deck stays hidden until both are built
-        self.console.print(
-            t(self.lang, "plays", name=self.names[seat], action=text), style="dim", highlight=False
-        )
-        self.show_events(self.apply(action))
-
-    def _prompt_once(self, *, final: bool) -> bool:
-        """Read and handle one line; ``False`` when the session should end."""
-        seat = self.game.current_player
-        name = self.names[seat] if seat in (0, 1) else "clash"
-        line = self.read_line(t(self.lang, "prompt", name=name))
-        if line is None:
-            self.console.print()
-            return False
-        text = line.strip()
-        if not text:
-            return True
-        word, _, rest = text.partition(" ")
-        word = word.lower()
-        rest = rest.strip()
-        if word in ("quit", "exit", "q"):
-            self.say("bye")
-            return False
-        if word in ("help", "?", "h"):
-            self.console.print(render_help(self.lang), highlight=False)
-            return True
-        if word == "undo":
-            self.undo()
-            return True
-        if word == "save":
-            self.save(rest)
-            return True
-        if word == "load":
-            self.load(rest)
-            return True
-        if word == "board":
-            self.show_screen()
-            return True
-        if word == "hint":
-            self.hint()
-            return True
-        if final:
-            self.say("game_over_hint", style="yellow")
-            return True
-        self.choose(text)
-        return True
-
-    # ------------------------------------------------------------------ commands
-
-    def choose(self, text: str) -> None:
-        """A number from the list, or an action in text notation."""
-        game = self.game
-        if text.isdigit():
-            texts = self.action_texts()
-            n = int(text)
-            if not 1 <= n <= len(texts):
-                self.say("bad_number", style="bold red", n=n, max=len(texts))
-                return
-            action = game.parse_action(texts[n - 1])
+            super().save(session)
+        except OSError as exc:
+            self.error = f"{self.folder}: {exc.strerror or exc}"
         else:
+            self.error = None
+
+
+# ---------------------------------------------------------------------------- reading lines
+
+
+@dataclass
+class LineReader:
+    """Reads one line after a prompt.  At a terminal: ``input`` with ``readline`` (arrow keys, history,
+    tab completion of :attr:`completions`); otherwise a plain line from standard input.
+
+    Returns ``None`` at end of input (Ctrl-D); Ctrl-C raises :class:`KeyboardInterrupt` to the caller.
+    """
+
+    console: Console
+    interactive: bool = False
+    completions: Callable[[], Sequence[str]] = lambda: ()
+    #: Command words completed besides :attr:`completions` (a trailing space: an argument follows).
+    commands: Sequence[str] = COMMANDS
+    #: Words completed anywhere on the line (the card ids while a custom deck is typed, R2.5).
+    words: Callable[[], Sequence[str]] = lambda: ()
+    _readline: Any = None
+
+    def __post_init__(self) -> None:
+        if self.interactive:
             try:
-                action = game.parse_action(text)
-            except ActionSyntaxError as exc:
-                self.say("unknown_input", style="bold red", text=text)
-                self.console.print(f"  {exc}", style="dim", highlight=False)
-                return
-        try:
-            events = self.apply(action)
-        except IllegalActionError as exc:
-            self.say("illegal", style="bold red", reason=str(exc))
-            return
-        self.show_events(events)
+                import readline
+            except ImportError:  # e.g. Windows without pyreadline: plain input()
+                readline = None  # type: ignore[assignment]
+            if readline is not None:
+                readline.set_completer_delims(" ")
+                readline.set_completer(self._complete)
+                readline.parse_and_bind("tab: complete")
+                self._readline = readline
 
-    def undo(self) -> None:
-        """Take back the last human decision of this turn, and every computer decision after it.
+    def _complete(self, text: str, state: int) -> str | None:
+        """readline's completer: the next word of every command or legal action the line starts."""
+        rl = self._readline
+        line = rl.get_line_buffer()[: rl.get_endidx()]
+        start = rl.get_begidx()
+        words: list[str] = []
+        for option in (*self.commands, *self.completions()):
+            if option.lower().startswith(line.lower()):
+                rest = option[start:]
+                word = rest.split(" ", 1)[0]
+                word += " " if " " in rest.strip() or option.endswith(" ") else ""
+                if word and word not in words:
+                    words.append(word)
+        if start > 0:
+            for extra in self.words():
+                if extra.lower().startswith(text.lower()) and f"{extra} " not in words:
+                    words.append(f"{extra} ")
+        return words[state] if state < len(words) else None
 
-        Limited to the current turn: undoing further would let you watch the opponent's (or the
-        automaton's) hidden cards and then play differently.  The setup is never undone (each pick
-        reveals new cards).
-        """
-        game = self.game
-        idx = None
-        for i in range(len(self.decisions) - 1, -1, -1):
-            d = self.decisions[i]
-            if d.human:
-                idx = i
-                break
-        if idx is None:
-            self.say("nothing_to_undo", style="yellow")
-            return
-        d = self.decisions[idx]
-        if d.setup:
-            self.say("undo_in_setup", style="yellow")
-            return
-        if d.turn != game.turn or game.phase == "setup":
-            self.say("nothing_to_undo", style="yellow")
-            return
-        taken: list[str] = []
-        while len(self.decisions) > idx:
-            action = game.undo()
-            self.decisions.pop()
-            taken.append(game.action_text(action))
-        self.say("undone", style="bold yellow", action=", ".join(reversed(taken)))
+    def __call__(self, prompt: str) -> str | None:
+        if self.interactive:
+            self.console.file.flush()
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+        self.console.print(prompt, end="", highlight=False, markup=False)
+        self.console.file.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        return line.rstrip("\n")
 
-    def save(self, path: str) -> None:
-        if not path:
-            self.say("need_file", style="bold red", cmd="save")
-            return
-        try:
-            record = record_game(self.game, players=list(self.players))
-            record.save(path)
-        except (OSError, ClashError) as exc:
-            self.say("file_error", style="bold red", cmd="save", reason=str(exc))
-            return
-        self.say("saved", style="bold green", path=path, n=len(record.actions))
-
-    def load(self, path: str) -> bool:
-        """Replace the game by the one in the record at ``path``; ``False`` (and a message) on failure."""
-        if not path:
-            self.say("need_file", style="bold red", cmd="load")
+    def discard_typeahead(self) -> bool:
+        """Throw away what was typed while the other side played (a terminal only); whether anything was."""
+        if not self.interactive:
             return False
         try:
-            record = GameRecord.load(path)
-            loaded = load_session_game(record)
-        except ClashError as exc:
-            self.say("file_error", style="bold red", cmd="load", reason=str(exc))
+            import termios
+
+            ready, _, _ = select.select([sys.stdin], [], [], 0)
+            if not ready:
+                return False
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+        except (ImportError, OSError, ValueError):
             return False
-        game, decisions, humans, agents, names, players = loaded
-        self.game = game
-        self.decisions = decisions
-        self.humans = humans
-        self.agents = agents
-        self.names = localised_names(names, self.lang)
-        self.players = players
-        self.preset_deck = None
-        self._last_viewer = None
-        self._shown = None
-        self.say("loaded", style="bold green", path=path, n=len(record.actions))
         return True
 
-    def hint(self) -> None:
-        game = self.game
-        if game.current_player not in self.humans:
-            self.say("hint_none", style="yellow")
-            return
-        fn = hint_function()
-        if fn is None:
-            self.say("hint_unavailable", style="yellow")
-            return
-        self.say("hint_thinking", style="dim", s=self.hint_seconds)
-        try:
-            action, chance = fn(game, self.hint_seconds)
-        except Exception as exc:  # a hint must never end the game
-            self.say("file_error", style="bold red", cmd="hint", reason=str(exc))
-            return
-        text = game.action_text(action)
-        texts = self.action_texts()
-        label = f"{texts.index(text) + 1}. {text}" if text in texts else text
-        self.say("hint_result", style="bold cyan", action=label, p=chance)
+
+def stdin_reader(console: Console, commands: Sequence[str] = COMMANDS) -> LineReader:
+    """The reader for this process's standard input (interactive when it is a terminal)."""
+    return LineReader(console, interactive=sys.stdin.isatty(), commands=commands)
 
 
-# ---------------------------------------------------------------------------- loading records
+# ---------------------------------------------------------------------------- names
 
 
 def localised_names(names: tuple[str, str], lang: str) -> tuple[str, str]:
@@ -376,48 +172,457 @@ def localised_names(names: tuple[str, str], lang: str) -> tuple[str, str]:
         elif n.startswith("@player "):
             out.append(f"{t(lang, 'player')} {n.split()[1]}")
         elif n == "@automaton":
-            out.append(t(lang, "automaton").capitalize())
+            out.append(t(lang, "automaton_name"))
         else:
             out.append(n)
     return out[0], out[1]
 
 
-def load_session_game(
-    record: GameRecord,
-) -> tuple[Game, list[Decision], frozenset[int], dict[int, Agent], tuple[str, str], tuple[str, str]]:
-    """Replay ``record`` and work out who plays each seat (``human`` or an agent name)."""
-    game = initial_game(record, record_events=False)
-    decisions: list[Decision] = []
-    players = tuple(record.players)
-    solo = record.mode == "solo"
-    humans = frozenset(
-        s
-        for s in (0, 1)
-        if not (solo and s == 1) and (players[s] == "human" or players[s] not in AGENT_CHOICES)
-    )
-    for i, text in enumerate(record.actions):
-        decision = Decision(
-            game.current_player, game.current_player in humans, game.turn, game.phase == "setup"
+def seat_names(session: GameSession, lang: str) -> tuple[str, str]:
+    """Each seat's display name: a seat's own name if it has one, else Player / Player 1 and 2 (by
+    participant, so the names stay with the people whoever the coin toss seated first) / the agent."""
+    seats = session.seats
+    humans = [s for s, seat in enumerate(seats) if seat.kind == HUMAN]
+    raw: list[str] = []
+    for s, seat in enumerate(seats):
+        if seat.name:
+            raw.append(seat.name)
+        elif seat.kind == "automaton":
+            raw.append("@automaton")
+        elif seat.kind == HUMAN and len(humans) == 2:
+            raw.append(f"@player {1 if session.participant_seat(0) == s else 2}")
+        elif seat.kind == HUMAN:
+            raw.append("@player")
+        elif seat.agent is not None:
+            raw.append(seat.agent.split(":", 1)[0].capitalize())
+        else:
+            raw.append(f"@player {s + 1}")
+    return localised_names((raw[0], raw[1]), lang)
+
+
+# ---------------------------------------------------------------------------- the terminal game
+
+
+@dataclass
+class TerminalGame:
+    """One game session at the terminal: draws it for the human(s) and reads their input."""
+
+    session: GameSession
+    console: Console
+    read_line: Callable[[str], str | None]
+    lang: str = "en"
+    names: tuple[str, str] = ("Player", "Automaton")
+    pace: float = 0.0
+    hint_seconds: float = 2.0
+    layout: str = "auto"
+    #: Lines of the terminal (``None``: output is not a screen, draw everything).
+    height: int | None = None
+    #: Measure the terminal again at each screen (it may have been resized).
+    follow_terminal: bool = False
+    store: SafeStore | None = None
+    preset_deck: int | None = None
+    preset_seat: int | None = None
+    #: Clear the screen at a hot-seat handover (a real terminal only).
+    clear_screen: bool = False
+    _last_viewer: int | None = None
+    _shown: tuple[int, int] | None = None  # (seat, number of steps) of the last screen drawn
+    _unseen: list[Event] = field(default_factory=list)  # events the next hot-seat player has not seen
+    _other_side_played: bool = False
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    @property
+    def humans(self) -> frozenset[int]:
+        return frozenset(s for s, seat in enumerate(self.session.seats) if seat.kind == HUMAN)
+
+    @property
+    def hot_seat(self) -> bool:
+        return len(self.humans) == 2
+
+    def ctx(self, viewer: int | None = None) -> Context:
+        if viewer is None:
+            viewer = self._viewer()
+        return Context(lang=self.lang, names=self.names, viewer=viewer, width=self.console.width)
+
+    def _viewer(self) -> int:
+        cp = self.session.to_move
+        if cp in self.humans:
+            return cp
+        if self._last_viewer in (0, 1):
+            return self._last_viewer
+        return min(self.humans) if self.humans else 0
+
+    def say(self, key: str, style: str = "", **values: object) -> None:
+        self.console.print(t(self.lang, key, **values), style=style, highlight=False, soft_wrap=True)
+
+    def show_events(self, events: Sequence[Event], *, paced: bool = True) -> None:
+        ctx = self.ctx()
+        for event in events:
+            if event.kind is EventKind.PHASE_CHANGED and not self.hot_seat and event.player in self.humans:
+                continue  # the status line says it
+            self.console.print(render_event(event, ctx), highlight=False)
+            if paced and self.pace > 0 and event.kind in _PACED and event.player not in self.humans:
+                time.sleep(self.pace)
+                self._other_side_played = True
+        if self.hot_seat:
+            self._unseen.extend(events)
+
+    def action_texts(self) -> list[str]:
+        """The listed choices (empty in the custom build stage: R2.5 decks are typed)."""
+        return self.session.legal_actions(self.session.to_move)
+
+    def completion_texts(self) -> list[str]:
+        """What Tab completes at the start of the line: the legal actions (``build`` in R2.5's stage)."""
+        return ["build "] if self.session.is_build_stage() else self.action_texts()
+
+    def typed_words(self) -> list[str]:
+        """Card ids, completed anywhere on the line while a custom deck is typed (R2.5)."""
+        if self.session.is_build_stage():
+            return [card.id for card in CARDS]
+        return []
+
+    def commands_hint(self) -> str:
+        return t(self.lang, "choices_hint", file=t(self.lang, "file_word"))
+
+    def show_screen(self) -> None:
+        texts = [] if self.session.is_over else self.action_texts()
+        footer = "" if self.session.is_over else t(self.lang, "input_hint")
+        if self.follow_terminal:
+            self.height = screen_height(self.console)
+        screen = render_screen(
+            self.game,
+            texts,
+            self.ctx(),
+            height=self.height,
+            layout=self.layout,
+            commands="" if self.session.is_over else self.commands_hint(),
+            footer=footer,
         )
+        self.console.print(screen, highlight=False)
+
+    def autosave_note(self) -> None:
+        """Say where the game is saved and how to continue it (or why it is not)."""
+        if self.store is None:
+            return
+        if self.store.error is not None:
+            self.say(
+                "not_autosaved", style="bold red", reason=self.store.error, file=t(self.lang, "file_word")
+            )
+            return
+        if self.session.is_over:
+            return
+        self.say("autosaved", style="bold", path=self.store.path(self.session.id))
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> int:
+        """Play until the game is over and the human quits (or input ends); the exit status."""
         try:
-            game.apply_text(text)
+            return self._loop()
+        except KeyboardInterrupt:  # Ctrl-C at the prompt or while the other side plays
+            self.console.print()
+            self.say("interrupted", style="bold yellow")
+            if self.store is not None:
+                self.store.save(self.session)  # the record is the actions: consistent even mid-move
+            self.autosave_note()
+            return EXIT_INTERRUPTED
+
+    def _loop(self) -> int:
+        session = self.session
+        while True:
+            if session.is_over:
+                key = (-1, len(session.steps))
+                if self._shown != key:
+                    self.show_screen()
+                    self._shown = key
+                    self.game_over_options()
+                if not self._prompt_once(final=True):
+                    return EXIT_OK
+                continue
+            seat = session.to_move
+            if session.is_agent_turn():
+                self._computer_move()
+                continue
+            if self._apply_preset(seat):
+                continue
+            key = (seat, len(session.steps))
+            if self._shown != key:
+                if self.hot_seat and self._last_viewer != seat and not self._handover(seat):
+                    return EXIT_OK
+                self._last_viewer = seat
+                if self._other_side_played:
+                    self._other_side_played = False
+                    if isinstance(self.read_line, LineReader) and self.read_line.discard_typeahead():
+                        self.say("typeahead_dropped", style="yellow", name=self.names[1 - seat])
+                self.show_screen()
+                self._shown = key
+            if not self._prompt_once(final=False):
+                return EXIT_OK
+
+    def _handover(self, seat: int) -> bool:
+        """Hot-seat: hide the screen until the next player presses Enter, then show what happened
+        since their last decision.  ``False`` if input ended."""
+        if self._last_viewer is not None:
+            if self.clear_screen:
+                self._clear()
+                self.say("screen_hidden", style="dim")
+            self.say("pass_device", style="bold yellow", name=self.names[seat])
+            self.say("handover", style="yellow", name=self.names[seat])
+            if self.read_line(t(self.lang, "handover_prompt")) is None:
+                self.console.print()
+                self.say("bye")
+                self.autosave_note()
+                return False
+            if self.clear_screen:
+                self._clear()
+            unseen, self._unseen = self._unseen, []
+            ctx = self.ctx(seat)
+            for event in unseen:
+                if event.kind is not EventKind.PHASE_CHANGED:
+                    self.console.print(render_event(event, ctx), highlight=False)
+        self._unseen = []
+        return True
+
+    def hand_over_first(self) -> None:
+        """Hot-seat: ask for the handover before the next screen (after a load: whoever is at the
+        keyboard may not be the player to move)."""
+        self._last_viewer = -1 if self.hot_seat else None
+
+    def _clear(self) -> None:
+        """Clear the screen and the terminal's scrollback (xterm ``ESC [3J``): the last hand is gone."""
+        self.console.clear()
+        self.console.file.write("\x1b[3J")
+        self.console.file.flush()
+
+    def game_over_options(self) -> None:
+        """What can still be done once the game is over (only what works there)."""
+        file_word = t(self.lang, "file_word")
+        words = [f"save {file_word}", f"load {file_word}", "board"]
+        options = ", ".join(words) + f" {t(self.lang, 'or')} quit"
+        self.say("game_over_options", style="yellow", options=options)
+
+    def _apply_preset(self, seat: int) -> bool:
+        """``--deck N``: choose the preconstructed deck for you without asking (once)."""
+        if self.preset_deck is None or seat != self.preset_seat or self.game.phase != "setup":
+            return False
+        if setup_summary(self.game)["decision"] != "deck":
+            return False
+        n, self.preset_deck = self.preset_deck, None
+        try:
+            step = self.session.act(seat, f"deck {n}")
         except ClashError as exc:
-            raise ClashError(f"action {i + 1} {text!r} does not replay: {exc}") from None
-        decisions.append(decision)
-    game.record_events = True
-    agents: dict[int, Agent] = {}
-    for s in (0, 1):
-        if s not in humans and not (solo and s == 1):
-            agents[s] = make_agent(players[s], (record.seed or 0) + s)
-    if solo:
-        names: tuple[str, str] = ("@player", "@automaton")
-    elif len(humans) == 2:
-        names = ("@player 1", "@player 2")
-    else:
-        names = tuple(  # type: ignore[assignment]
-            "@player" if s in humans else players[s].capitalize() for s in (0, 1)
+            self.say("illegal", style="bold red", reason=str(exc))
+            return False
+        self.show_events(step.events)
+        return True
+
+    def _computer_move(self) -> None:
+        seat = self.session.to_move
+        with self.console.status(t(self.lang, "thinking", name=self.names[seat]), spinner="dots"):
+            steps = self.session.advance_agents(max_steps=1)
+        for step in steps:
+            text = step.action
+            if text.startswith("build"):
+                text = "build …"  # R2.5: a custom deck stays hidden until both are built
+            self.console.print(
+                t(self.lang, "plays", name=self.names[step.seat], action=text), style="dim", highlight=False
+            )
+            self.show_events(step.events)
+        self._other_side_played = True
+
+    def _prompt_once(self, *, final: bool) -> bool:
+        """Read and handle one line; ``False`` when the session should end."""
+        seat = self.session.to_move
+        prompt = t(self.lang, "prompt", name=self.names[seat]) if seat in (0, 1) else "clash> "
+        if isinstance(self.read_line, LineReader):
+            self.read_line.completions = self.completion_texts
+            self.read_line.words = self.typed_words
+        line = self.read_line(prompt)
+        if line is None:  # end of input (Ctrl-D)
+            self.console.print()
+            self.say("bye")
+            self.autosave_note()
+            return False
+        text = line.strip()
+        if not text:
+            return True
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        rest = rest.strip()
+        if word in ("quit", "exit", "q"):
+            self.say("bye")
+            self.autosave_note()
+            return False
+        if word in ("help", "?", "h"):
+            self.console.print(render_help(self.lang), highlight=False)
+            return True
+        if word == "save":
+            self.save(rest)
+            return True
+        if word == "load":
+            self.load(rest)
+            return True
+        if word == "board":
+            self._shown = None
+            if final:
+                self.show_screen()
+                self._shown = (-1, len(self.session.steps))
+            return True
+        if final:
+            self.game_over_options()
+            return True
+        if word == "undo":
+            self.undo()
+            return True
+        if word == "hint":
+            self.hint()
+            return True
+        self.choose(text)
+        return True
+
+    # ------------------------------------------------------------------ commands
+
+    def choose(self, text: str) -> None:
+        """A number from the list, or an action in text notation."""
+        seat = self.session.to_move
+        if text.isdigit():
+            numbered = dict(numbered_choices(self.game, self.action_texts()))
+            n = int(text)
+            if n not in numbered:
+                valid = ", ".join(str(k) for k in sorted(numbered))
+                if len(numbered) > 3 and sorted(numbered) == list(range(1, len(numbered) + 1)):
+                    valid = f"1–{len(numbered)}"
+                self.say("bad_number", style="bold red", n=n, valid=valid or "—")
+                return
+            text = numbered[n]
+        try:
+            step = self.session.act(seat, text)
+        except ActionSyntaxError as exc:
+            self.say("unknown_input", style="bold red", text=text)
+            self.console.print(f"  {exc}", style="dim", highlight=False)
+            return
+        except (IllegalActionError, SessionError) as exc:
+            self.say("illegal", style="bold red", reason=str(exc))
+            return
+        self.show_events(step.events)
+
+    def undo(self) -> None:
+        """Take back your last decision of this turn (and the computer's replies after it).
+
+        The session decides how far: never the setup, never an earlier turn, never past a reveal of
+        hidden cards (that would let you see them and play differently)."""
+        seat = self.session.to_move
+        try:
+            taken = self.session.undo(seat)
+        except UndoError as exc:
+            reason = str(exc)
+            if "revealed" in reason:
+                self.say("undo_in_setup" if self.game.phase == "setup" else "undo_revealed", style="yellow")
+            elif "this turn" in reason:
+                self.say("nothing_to_undo", style="yellow")
+            else:
+                self.say("illegal", style="yellow", reason=reason)
+            return
+        self._shown = None
+        self.say("undone", style="bold yellow", action=", ".join(reversed(taken)))
+
+    def save(self, argument: str) -> None:
+        """``save FILE [--force]``: write the game record; an existing file is replaced only with --force."""
+        words = argument.split()
+        force = "--force" in words
+        rest = [w for w in words if w != "--force"]
+        if not rest:
+            self.say("need_file", style="bold red", cmd="save")
+            return
+        raw = " ".join(rest)
+        path = Path(raw).expanduser()
+        if path.exists() and not force:
+            self.say("save_exists", style="bold yellow", path=raw)
+            return
+        try:
+            record = self.session.record()
+            record.save(path)
+        except (OSError, ClashError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.say("file_error", style="bold red", cmd="save", reason=f"{raw}: {reason}")
+            return
+        self.say("saved", style="bold green", path=raw, n=len(record.actions))
+
+    def load(self, raw: str) -> bool:
+        """Replace the game by the one in the record at ``raw``; ``False`` (and a message) on failure."""
+        if not raw:
+            self.say("need_file", style="bold red", cmd="load")
+            return False
+        try:
+            record = GameRecord.load(Path(raw).expanduser())
+            session = session_from_record(record, store=self.store)
+        except ClashError as exc:
+            self.say("file_error", style="bold red", cmd="load", reason=str(exc))
+            return False
+        self.session = session
+        self.names = seat_names(session, self.lang)
+        self.preset_deck = None
+        self.hand_over_first()
+        self._shown = None
+        self._unseen = []
+        if self.store is not None:
+            self.store.save(session)
+        self.say("loaded", style="bold green", path=raw, n=len(record.actions))
+        return True
+
+    def hint(self) -> None:
+        seat = self.session.to_move
+        if seat not in self.humans:
+            self.say("hint_none", style="yellow")
+            return
+        try:
+            self.say("hint_thinking", style="dim", s=self.hint_seconds)
+            hint = self.session.hint(seat, seconds=self.hint_seconds)
+        except KeyboardInterrupt:  # Ctrl-C cancels the hint, not the game
+            self.console.print()
+            self.say("hint_cancelled", style="yellow")
+            return
+        except ImportError:
+            self.say("hint_unavailable", style="yellow")
+            return
+        except ClashError as exc:
+            self.say("file_error", style="bold red", cmd="hint", reason=str(exc))
+            return
+        numbered = {text: n for n, text in numbered_choices(self.game, self.action_texts())}
+        label = f"{numbered[hint.action]}. {hint.action}" if hint.action in numbered else hint.action
+        self.say(
+            "hint_result",
+            style="bold cyan",
+            action=label,
+            score=score_words(hint.label, hint.score, self.lang),
         )
-    return game, decisions, humans, agents, names, (players[0], players[1])
+
+
+def score_words(label: str, score: float, lang: str) -> str:
+    """A hint's score named for what it is: a rollout score is never shown as a win chance."""
+    if label == "rollout score":
+        return t(lang, "rollout_score", score=score)
+    if label == "win chance":
+        return t(lang, "win_chance", score=score)
+    return f"{label} {score:.2f}"
+
+
+def session_from_record(
+    record: GameRecord, *, store: FileStore | None = None, session_id: str | None = None
+) -> GameSession:
+    """A session continuing ``record``; hot-seat games may undo as before.  An agent the record names
+    but this installation does not know is an error (never silently a human seat)."""
+    hot_seat = record.mode == "duel" and list(record.players) == [HUMAN, HUMAN]
+    try:
+        return GameSession.from_record(
+            record, store=store, session_id=session_id, allow_undo_between_people=hot_seat
+        )
+    except UnknownAgentError as exc:
+        raise ClashError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------- the command
@@ -452,27 +657,30 @@ def _threat_from_options(
     return threat
 
 
-def stdin_reader(console: Console) -> Callable[[str], str | None]:
-    """Read one line after printing ``prompt``; ``None`` at end of input or on Ctrl-C/Ctrl-D."""
-    interactive = sys.stdin.isatty()
-
-    def read(prompt: str) -> str | None:
-        try:
-            if interactive:
-                return console.input(prompt)
-            console.print(prompt, end="", highlight=False, markup=False)
-            console.file.flush()
-            line = sys.stdin.readline()
-            if not line:
-                return None
-            return line.rstrip("\n")
-        except (EOFError, KeyboardInterrupt):
-            return None
-
-    return read
+def screen_height(console: Console) -> int | None:
+    """The terminal's lines, or ``None`` when output is not a terminal (and ``LINES`` is unset)."""
+    if console.is_terminal or os.environ.get("LINES"):
+        return console.height
+    return None
 
 
-@click.command()
+def _title(session: GameSession, names: tuple[str, str], lang: str) -> str:
+    game = session.game
+    mode = str(game.meta.get("mode", "solo" if game.is_solo else "duel"))
+    fmt = str(game.meta.get("format", "draft"))
+    text = t(lang, "title", mode=t(lang, f"mode_{mode}"), format=t(lang, f"format_{fmt}"), seed=session.seed)
+    threat = game.threat if game.is_solo else None
+    if threat is not None:
+        text += " · " + t(lang, "title_threat", n=threat.threat_points())
+    if mode == "duel":
+        text += " · " + t(lang, "title_starts", name=names[0])
+    return text
+
+
+@click.command(
+    epilog="Exit status: 0 after quit or at the end of input, 1 when a saved game cannot be loaded or "
+    "resumed, 2 for bad options, 130 after Ctrl-C (the game stays saved: clash play --resume)."
+)
 @click.option(
     "--mode",
     type=click.Choice(["solo", "duel"]),
@@ -542,6 +750,13 @@ def stdin_reader(console: Console) -> Callable[[str], str | None]:
 )
 @click.option("--no-color", is_flag=True, help="no colours (also when NO_COLOR is set).")
 @click.option(
+    "--layout",
+    type=click.Choice(["auto", "full", "compact"]),
+    default="auto",
+    show_default=True,
+    help="full: boxes and explanations; compact: fits 80×24; auto: full when it fits the terminal.",
+)
+@click.option(
     "--pace",
     type=click.FloatRange(0, 5),
     default=None,
@@ -552,7 +767,7 @@ def stdin_reader(console: Console) -> Callable[[str], str | None]:
     type=click.FloatRange(0.1, 120),
     default=2.0,
     show_default=True,
-    help="thinking time of the 'hint' command.",
+    help="thinking time of the 'hint' command (Ctrl-C cancels a hint).",
 )
 @click.option(
     "--max-turns",
@@ -565,7 +780,13 @@ def stdin_reader(console: Console) -> Callable[[str], str | None]:
     "load_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="continue a saved game record instead of starting a new game.",
+    help="continue a saved game record (save FILE) instead of starting a new game.",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="continue the latest unfinished game (every game is saved after each action in "
+    "$CLASH_DATA_DIR/games, default ~/.local/share/clashofdecks/games).",
 )
 def play(
     mode: str | None,
@@ -582,16 +803,18 @@ def play(
     seed: int | None,
     lang: str,
     no_color: bool,
+    layout: str,
     pace: float | None,
     hint_seconds: float,
     max_turns: int | None,
     load_path: str | None,
+    resume: bool,
 ) -> None:
     """Play Clash of Decks in the terminal (default: a solo quick game, draft, against the automaton).
 
     Type the number of an action or its notation (e.g. `play BRUTE top`, `cast BOOM 1.top.0`,
-    `end`); `help` explains the rules and abilities; `hint`, `undo`, `save FILE`, `load FILE`,
-    `quit`.
+    `end`); `help` explains the rules and abilities; `hint`, `undo`, `save FILE [--force]`,
+    `load FILE`, `quit`.  Every game is saved after each action; `clash play --resume` continues it.
     """
     if mode is None:
         mode = "duel" if vs is not None else "solo"
@@ -607,20 +830,52 @@ def play(
         raise click.UsageError("--level and the threat options (R8.2) are for solo games")
     if deck is not None and fmt != "precon":
         raise click.UsageError("--deck N chooses a preconstructed deck: use it with --format precon")
+    if resume and load_path is not None:
+        raise click.UsageError(
+            "--resume continues the latest saved game; --load FILE a given one: choose one"
+        )
     no_color = no_color or bool(os.environ.get("NO_COLOR"))
     console = Console(no_color=no_color, highlight=False, emoji=False)
-    interactive = sys.stdin.isatty() and console.is_terminal
+    reader = stdin_reader(console)
+    interactive = reader.interactive and console.is_terminal
     if pace is None:
         pace = 0.3 if interactive else 0.0
-    if seed is None:
-        seed = random.SystemRandom().randrange(1_000_000)
+    store = SafeStore()
 
-    if load_path is not None:
-        session = Session(game=Game.random_duel(0), console=console, lang=lang)
-        session.read_line = stdin_reader(console)
-        if not session.load(load_path):
-            sys.exit(1)
+    def say(key: str, style: str = "", **values: object) -> None:
+        console.print(t(lang, key, **values), style=style, highlight=False, soft_wrap=True)
+
+    preset_seat: int | None = None
+    if resume or load_path is not None:
+        try:
+            if resume:
+                latest = store.latest()
+                if latest is None:
+                    say("resume_none", style="bold red", path=store.folder)
+                    sys.exit(EXIT_LOAD_FAILED)
+                session = session_from_record(store.load(latest), store=store, session_id=latest)
+                shown_path = str(store.path(latest))
+            else:
+                assert load_path is not None
+                session = session_from_record(GameRecord.load(Path(load_path).expanduser()), store=store)
+                store.save(session)
+                shown_path = load_path
+        except ClashError as exc:
+            say("file_error", style="bold red", cmd="load", reason=str(exc))
+            sys.exit(EXIT_LOAD_FAILED)
+        names = seat_names(session, lang)
+        console.print(_title(session, names, lang), style="bold", highlight=False)
+        say("resumed" if resume else "loaded", style="bold green", path=shown_path, n=len(session.steps))
     else:
+        if seed is None:
+            seed = random.SystemRandom().randrange(1_000_000)
+        opponent = vs or "greedy"
+        if mode == "solo":
+            participants = [Seat.human()]
+        elif opponent == "human":
+            participants = [Seat.human(), Seat.human()]
+        else:
+            participants = [Seat.human(), Seat.agent_seat(opponent)]
         try:
             threat = (
                 _threat_from_options(
@@ -629,54 +884,56 @@ def play(
                 if mode == "solo"
                 else None
             )
-            ruleset = Ruleset(max_turns=max_turns)
-            game = new_game(mode=mode, format=fmt, seed=seed, ruleset=ruleset, threat=threat)
+            session = GameSession.new(
+                mode=mode,
+                format=fmt,
+                seed=seed,
+                participants=participants,
+                ruleset=Ruleset(max_turns=max_turns),
+                threat=threat,
+                store=store,
+                allow_undo_between_people=opponent == "human",
+            )
         except ClashError as exc:
             raise click.UsageError(str(exc)) from None
-        opponent = vs or "greedy"
-        me = seat_of(game, 0)
-        if mode == "solo":
-            humans = frozenset({0})
-            agents: dict[int, Agent] = {}
-            names = ("@player", "@automaton")
-            players = ("human", "automaton")
-        elif opponent == "human":
-            humans = frozenset({0, 1})
-            agents = {}
-            names = ("@player 1", "@player 2") if me == 0 else ("@player 2", "@player 1")
-            players = ("human", "human")
-        else:
-            humans = frozenset({me})
-            try:
-                agents = {1 - me: make_agent(opponent, seed)}
-            except ClashError as exc:
-                raise click.UsageError(str(exc)) from None
-            names = ("@player", opponent.capitalize()) if me == 0 else (opponent.capitalize(), "@player")
-            players = ("human", opponent) if me == 0 else (opponent, "human")
-        session = Session(
-            game=game,
-            console=console,
-            lang=lang,
-            humans=humans,
-            agents=agents,
-            names=localised_names(names, lang),
-            players=players,
-            preset_deck=deck,
-            preset_seat=me,
-        )
-        session.read_line = stdin_reader(console)
-        desc = f"{mode} · {fmt} · seed {seed}"
-        if threat is not None:
-            desc += f" · threat {threat.threat_points()}"
-        if mode == "duel":
-            desc += f" · {session.names[0]} starts (R2.6)"
-        console.print(f"Clash of Decks · {desc}", style="bold", highlight=False)
-    session.pace = pace
-    session.hint_seconds = hint_seconds
-    try:
-        status = session.run()
-    except KeyboardInterrupt:  # Ctrl-C while the other side plays: leave quietly
-        console.print()
-        session.say("bye")
-        status = 130
-    sys.exit(status)
+        store.save(session)
+        names = seat_names(session, lang)
+        preset_seat = session.participant_seat(0)
+        console.print(_title(session, names, lang), style="bold", highlight=False)
+    terminal = TerminalGame(
+        session=session,
+        console=console,
+        read_line=reader,
+        lang=lang,
+        names=names,
+        pace=pace,
+        hint_seconds=hint_seconds,
+        layout=layout,
+        height=screen_height(console),
+        follow_terminal=True,
+        store=store,
+        preset_deck=deck,
+        preset_seat=preset_seat,
+        clear_screen=interactive,
+    )
+    if resume or load_path is not None:
+        terminal.hand_over_first()
+    else:
+        terminal.show_events(session.initial_events, paced=False)
+    if store.error is not None:
+        terminal.autosave_note()  # say at once that this game is not kept
+    sys.exit(terminal.run())
+
+
+__all__ = [
+    "AGENT_CHOICES",
+    "LineReader",
+    "SafeStore",
+    "TerminalGame",
+    "localised_names",
+    "play",
+    "score_words",
+    "seat_names",
+    "session_from_record",
+    "stdin_reader",
+]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -17,9 +18,10 @@ from rich.text import Text
 
 from ..errors import ClashError
 from ..events import Event
+from ..formats import seat_of
 from ..record import GameRecord, initial_game
 from ..rules import Game
-from ..ui.i18n import LANGUAGES, t
+from ..ui.i18n import LANGUAGES, has_key, t
 from ..ui.render import Context, render_event, render_game
 from .play_cmd import localised_names, stdin_reader
 
@@ -30,11 +32,9 @@ class Replayer:
     def __init__(self, record: GameRecord) -> None:
         self.record = record
         self.game: Game = initial_game(record, record_events=True)
+        self.game.take_events()
         self.events: tuple[Event, ...] = ()
-
-    @property
-    def step(self) -> int:
-        return len(self.game.history)
+        self.step = 0
 
     @property
     def total(self) -> int:
@@ -43,10 +43,15 @@ class Replayer:
     def go(self, target: int) -> None:
         """Move to ``target`` (clamped), keeping the events of the last action applied."""
         target = max(0, min(self.total, target))
+        back_to = max(target - 1, 0)
+        if target < self.step and self.step - back_to > self.game.undo_depth:
+            self.game = initial_game(self.record, record_events=True)  # beyond the undo history
+            self.game.take_events()
+            self.step = 0
         game = self.game
-        if target < self.step:
-            while self.step > max(target - 1, 0):
-                game.undo()
+        while self.step > back_to:
+            game.undo()
+            self.step -= 1
         self.events = ()
         while self.step < target:
             text = self.record.actions[self.step]
@@ -54,14 +59,20 @@ class Replayer:
                 self.events = game.apply_text(text)
             except ClashError as exc:
                 raise ClashError(f"action {self.step + 1} {text!r} does not replay: {exc}") from None
+            self.step += 1
 
 
-def _names(record: GameRecord, lang: str) -> tuple[str, str]:
+def _names(record: GameRecord, game: Game, lang: str) -> tuple[str, str]:
+    """Display names by seat; two humans are Player 1 and 2 by participant (as ``clash play`` names them)."""
     if record.mode == "solo":
         return localised_names(("@player", "@automaton"), lang)
+    players = list(record.players)
+    if players == ["human", "human"]:
+        first = seat_of(game, 0)
+        return localised_names(("@player 1", "@player 2") if first == 0 else ("@player 2", "@player 1"), lang)
     raw = []
-    for s, p in enumerate(record.players):
-        raw.append(f"@player {s + 1}" if p == "human" else p.capitalize())
+    for p in players:
+        raw.append("@player" if p == "human" else p.split(":", 1)[0].capitalize())
     return localised_names((raw[0], raw[1]), lang)
 
 
@@ -112,7 +123,9 @@ def run_replay(rep: Replayer, console: Console, ctx: Context, read_line: Callabl
         _show(console, rep, ctx)
 
 
-@click.command()
+@click.command(
+    epilog="Exit status: 0 at the end, 1 when FILE cannot be read or does not replay, 130 after Ctrl-C."
+)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--lang", type=click.Choice(list(LANGUAGES)), default="en", show_default=True)
 @click.option("--no-color", is_flag=True, help="no colours (also when NO_COLOR is set).")
@@ -122,15 +135,17 @@ def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool)
     """Step through a saved game FILE (a game record): Enter/n forward, b back, N jumps, q quits."""
     console = Console(no_color=no_color or bool(os.environ.get("NO_COLOR")), highlight=False, emoji=False)
     try:
-        record = GameRecord.load(file)
+        record = GameRecord.load(Path(file).expanduser())
         rep = Replayer(record)
     except ClashError as exc:
         console.print(f"clash replay: {exc}", style="bold red", highlight=False)
         sys.exit(1)
-    ctx = Context(lang=lang, names=_names(record, lang), viewer=None, width=console.width)
+    ctx = Context(lang=lang, names=_names(record, rep.game, lang), viewer=None, width=console.width)
     seed = record.seed if record.seed is not None else "-"
     players = " vs ".join(ctx.names)
-    title = t(lang, "replay_title", mode=record.mode, format=record.format, seed=seed, players=players)
+    mode = t(lang, f"mode_{record.mode}")
+    fmt = t(lang, f"format_{record.format}") if has_key(f"format_{record.format}") else record.format
+    title = t(lang, "replay_title", mode=mode, format=fmt, seed=seed, players=players)
     console.print(title, style="bold", highlight=False)
     try:
         if show_all:
@@ -141,7 +156,11 @@ def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool)
             sys.exit(0)
         if at is not None:
             rep.go(at)
-        sys.exit(run_replay(rep, console, ctx, stdin_reader(console)))
+        reader = stdin_reader(console, commands=("next", "back", "first", "last", "quit"))
+        sys.exit(run_replay(rep, console, ctx, reader))
+    except KeyboardInterrupt:
+        console.print()
+        sys.exit(130)
     except ClashError as exc:
         console.print(f"clash replay: {exc}", style="bold red", highlight=False)
         sys.exit(1)

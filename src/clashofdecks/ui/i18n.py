@@ -3,13 +3,18 @@
 Card names stay as printed (the Starter Kit prints one name per card); ability names come from the
 card data (:data:`clashofdecks.cards.ABILITY_NAMES`), so the screen uses the same words as the
 rulebook of each language.  Everything else the player reads (UI words, event sentences, the rules
-summary of ``help``) is looked up here by key; a key missing in a language falls back to English, so
-a partial translation can never crash the game.  Action *notation* (``play BRUTE top``) is never
-translated: it is the same in every language, like chess notation.
+summary of ``help``, the command list, table headers, why a game ended) is looked up here by key.
+An empty entry would fall back to English rather than crash, but ``tests/test_render.py`` checks that
+every row has all four languages, that no row repeats the English except the listed same-word rows,
+and that no English UI word appears on a German, French or Japanese screen.  A value ``n`` picks the
+singular row ``key_one`` ("1 place left"); French elides ``de`` before a vowel ("royaume d'Ismcts").
+Action *notation* (``play BRUTE top``) and the command words are never translated: they are the same
+in every language, like chess notation.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from ..cards import ABILITY_NAMES
@@ -54,11 +59,18 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
     "bastion": ("Bastion", "Bastion", "Bastion", "バスティオン"),
     "fort": ("Fort", "Fort", "Fort", "フォート"),
     "places_left": ("{n} places left", "noch {n} Plätze", "encore {n} places", "残り{n}"),
+    "places_left_one": ("{n} place left", "noch {n} Platz", "encore {n} place", "残り{n}"),
     "deck": ("deck", "Stapel", "pioche", "山札"),
     "deck_cards": (
         "deck: {n} cards above its fortress",
         "Stapel: {n} Karten über der Festung",
         "pioche : {n} cartes au-dessus de la forteresse",
+        "山札：城塞の上に{n}枚",
+    ),
+    "deck_cards_one": (
+        "deck: {n} card above its fortress",
+        "Stapel: {n} Karte über der Festung",
+        "pioche : {n} carte au-dessus de la forteresse",
         "山札：城塞の上に{n}枚",
     ),
     "discard": ("discard pile", "Ablagestapel", "défausse", "捨て札"),
@@ -126,10 +138,16 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "番号か行動 · help · hint · undo · save ファイル · load ファイル · quit",
     ),
     "bad_number": (
-        "There is no choice {n}: choose 1 to {max}.",
-        "Es gibt keine Möglichkeit {n}: wähle 1 bis {max}.",
-        "Il n'y a pas de choix {n} : choisissez de 1 à {max}.",
-        "{n}番はありません：1〜{max}を選んでください。",
+        "There is no choice {n}: choose {valid}.",
+        "Es gibt keine Möglichkeit {n}: wähle {valid}.",
+        "Il n'y a pas de choix {n} : choisissez {valid}.",
+        "{n}番はありません：{valid}から選んでください。",
+    ),
+    "undo_revealed": (
+        "Nothing to undo: cards were revealed since your last decision.",
+        "Nichts zurückzunehmen: seit deiner letzten Entscheidung wurden Karten aufgedeckt.",
+        "Rien à annuler : des cartes ont été révélées depuis votre dernière décision.",
+        "取り消せません：最後の選択の後にカードが公開されました。",
     ),
     "illegal": (
         "Not possible: {reason}",
@@ -162,10 +180,22 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "Partie enregistrée dans {path} ({n} actions).",
         "{path} に保存しました（{n}手）。",
     ),
+    "saved_one": (
+        "Game saved to {path} ({n} action).",
+        "Partie gespeichert in {path} ({n} Aktion).",
+        "Partie enregistrée dans {path} ({n} action).",
+        "{path} に保存しました（{n}手）。",
+    ),
     "loaded": (
         "Game loaded from {path} ({n} actions replayed).",
         "Partie aus {path} geladen ({n} Aktionen).",
         "Partie chargée depuis {path} ({n} actions rejouées).",
+        "{path} から読み込みました（{n}手を再現）。",
+    ),
+    "loaded_one": (
+        "Game loaded from {path} ({n} action replayed).",
+        "Partie aus {path} geladen ({n} Aktion).",
+        "Partie chargée depuis {path} ({n} action rejouée).",
         "{path} から読み込みました（{n}手を再現）。",
     ),
     "need_file": (
@@ -187,16 +217,16 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "ヒントは使えません（探索エージェントがありません）。",
     ),
     "hint_thinking": (
-        "Thinking for {s:g} s…",
-        "Denke {s:g} s nach…",
-        "Réflexion pendant {s:g} s…",
-        "{s:g}秒考えています…",
+        "Thinking for {s:g} s… (Ctrl-C cancels the hint)",
+        "Denke {s:g} s nach… (Strg-C bricht den Tipp ab)",
+        "Réflexion pendant {s:g} s… (Ctrl-C annule le conseil)",
+        "{s:g}秒考えています…（Ctrl-Cでヒントを中止）",
     ),
     "hint_result": (
-        "Hint: {action}  (estimated win chance {p:.0%})",
-        "Tipp: {action}  (geschätzte Gewinnchance {p:.0%})",
-        "Conseil : {action}  (chance de victoire estimée {p:.0%})",
-        "ヒント：{action}（推定勝率 {p:.0%}）",
+        "Hint: {action}  ({score})",
+        "Tipp: {action}  ({score})",
+        "Conseil : {action}  ({score})",
+        "ヒント：{action}（{score}）",
     ),
     "hint_none": (
         "No hint now: it is not your decision.",
@@ -209,12 +239,6 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
     "bye": ("Bye.", "Tschüss.", "Au revoir.", "さようなら。"),
     "winner_is": ("{name} wins", "{name} gewinnt", "{name} gagne", "{name}の勝ち"),
     "draw": ("Draw", "Unentschieden", "Match nul", "引き分け"),
-    "game_over_hint": (
-        "The game is over: save FILE, undo, load FILE or quit.",
-        "Das Spiel ist vorbei: save DATEI, undo, load DATEI oder quit.",
-        "La partie est finie : save FICHIER, undo, load FICHIER ou quit.",
-        "ゲーム終了：save ファイル、undo、load ファイル、quit。",
-    ),
     "pass_device": (
         "Pass the keyboard to {name}.",
         "Gib die Tastatur an {name} weiter.",
@@ -222,6 +246,235 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "キーボードを{name}に渡してください。",
     ),
     "help_commands": ("Commands", "Befehle", "Commandes", "コマンド"),
+    "file_word": ("FILE", "DATEI", "FICHIER", "ファイル"),
+    "card_word": ("CARD", "KARTE", "CARTE", "カード"),
+    "help_choose": (
+        "choose the numbered action",
+        "die nummerierte Möglichkeit wählen",
+        "choisir l'action numérotée",
+        "番号の行動を選ぶ",
+    ),
+    "help_play": (
+        "R3.3 summon a playable creature into a lane",
+        "R3.3 eine spielbare Kreatur in eine Bahn beschwören",
+        "R3.3 invoquer une créature jouable dans une voie",
+        "R3.3 使用可能なクリーチャーをレーンに出す",
+    ),
+    "help_cast": (
+        "R5 cast an incantation at a creature (e.g. cast BOOM 1.top.0)",
+        "R5 einen Zauber auf eine Kreatur wirken (z. B. cast BOOM 1.top.0)",
+        "R5 lancer une incantation sur une créature (p. ex. cast BOOM 1.top.0)",
+        "R5 クリーチャーに呪文を唱える（例：cast BOOM 1.top.0）",
+    ),
+    "help_next": (
+        "R3.5 resolve the next attacking creature",
+        "R3.5 die nächste angreifende Kreatur abhandeln",
+        "R3.5 résoudre la prochaine créature qui attaque",
+        "R3.5 次に攻撃するクリーチャーを解決する",
+    ),
+    "help_end": (
+        "end Summoning; in Combat, resolve the remaining attacks and end the turn",
+        "Beschwörung beenden; im Kampf die übrigen Angriffe abhandeln und den Zug beenden",
+        "finir l'Invocation ; en Combat, résoudre les attaques restantes et finir le tour",
+        "召喚を終える；戦闘では残りの攻撃を解決してターンを終える",
+    ),
+    "help_order": (
+        "R3.9 the return order of creatures destroyed together",
+        "R3.9 die Rückkehr-Reihenfolge gleichzeitig zerstörter Kreaturen",
+        "R3.9 l'ordre de retour des créatures détruites ensemble",
+        "R3.9 同時に破壊されたクリーチャーを戻す順番",
+    ),
+    "help_setup": (
+        "R2.4 draft pick · R2.3 preconstructed deck",
+        "R2.4 Draft-Wahl · R2.3 vorgefertigtes Deck",
+        "R2.4 choix du draft · R2.3 deck préconstruit",
+        "R2.4 ドラフトの選択 · R2.3 構築済みデッキ",
+    ),
+    "help_build": (
+        "R2.5 custom deck and removals",
+        "R2.5 eigenes Deck und Entfernen",
+        "R2.5 deck personnalisé et retraits",
+        "R2.5 自作デッキと除外",
+    ),
+    "help_hint": (
+        "ask the search agent for a move (Ctrl-C cancels it)",
+        "den Such-Agenten um einen Zug bitten (Strg-C bricht ab)",
+        "demander un coup à l'agent de recherche (Ctrl-C l'annule)",
+        "探索エージェントに手を尋ねる（Ctrl-Cで中止）",
+    ),
+    "help_undo": (
+        "take back your last decision of this turn",
+        "deine letzte Entscheidung dieses Zuges zurücknehmen",
+        "reprendre votre dernière décision de ce tour",
+        "このターンの最後の選択を取り消す",
+    ),
+    "help_save": (
+        "write / read a game record (JSON); --force replaces a file",
+        "eine Partie-Aufzeichnung (JSON) schreiben / lesen; --force ersetzt eine Datei",
+        "écrire / lire un enregistrement de partie (JSON) ; --force remplace un fichier",
+        "対局記録（JSON）の保存／読み込み；--force で上書き",
+    ),
+    "help_board": (
+        "draw the screen again",
+        "den Bildschirm neu zeichnen",
+        "redessiner l'écran",
+        "画面を再表示",
+    ),
+    "help_quit": (
+        "leave the game (it stays saved: clash play --resume)",
+        "das Spiel verlassen (es bleibt gespeichert: clash play --resume)",
+        "quitter la partie (elle reste enregistrée : clash play --resume)",
+        "ゲームを終える（保存済み：clash play --resume）",
+    ),
+    "col_id": ("id", "ID", "id", "ID"),
+    "col_card": ("card", "Karte", "carte", "カード"),
+    "col_cards": ("cards", "Karten", "cartes", "カード"),
+    "automaton_name": ("Automaton", "Automat", "l'Automate", "オートマ"),
+    "title": (
+        "Clash of Decks · {mode} · {format} · seed {seed}",
+        "Clash of Decks · {mode} · {format} · Seed {seed}",
+        "Clash of Decks · {mode} · {format} · graine {seed}",
+        "Clash of Decks · {mode} · {format} · シード{seed}",
+    ),
+    "title_threat": ("threat {n}", "Bedrohung {n}", "menace {n}", "脅威{n}"),
+    "title_starts": (
+        "{name} starts (R2.6)",
+        "{name} beginnt (R2.6)",
+        "{name} commence (R2.6)",
+        "{name}が先手 (R2.6)",
+    ),
+    "mode_solo": ("solo", "Solo", "solo", "ソロ"),
+    "mode_duel": ("duel", "Duell", "duel", "対戦"),
+    "format_draft": ("draft", "Draft", "draft", "ドラフト"),
+    "format_precon": ("preconstructed decks", "vorgefertigte Decks", "decks préconstruits", "構築済みデッキ"),
+    "format_custom": ("custom decks", "eigene Decks", "decks personnalisés", "自作デッキ"),
+    "format_random": ("random deal", "Zufallsverteilung", "donne aléatoire", "ランダム配布"),
+    "choices_hint": (
+        "help · hint · undo · save {file} · quit",
+        "help · hint · undo · save {file} · quit",
+        "help · hint · undo · save {file} · quit",
+        "help · hint · undo · save {file} · quit",
+    ),
+    "next_gloss": (
+        "{card} attacks {target}",
+        "{card} greift {target} an",
+        "{card} attaque {target}",
+        "{card}が{target}を攻撃",
+    ),
+    "next_gloss_player": (
+        "{card} attacks {name} directly",
+        "{card} greift {name} direkt an",
+        "{card} attaque {name} directement",
+        "{card}が{name}を直接攻撃",
+    ),
+    "end_gloss_summon": ("to Combat", "zum Kampf", "passer au Combat", "戦闘へ"),
+    "end_gloss_combat": (
+        "resolve all remaining attacks, end the turn",
+        "alle übrigen Angriffe abhandeln, Zug beenden",
+        "résoudre toutes les attaques restantes, finir le tour",
+        "残りの攻撃をすべて解決してターン終了",
+    ),
+    "end_gloss_last": ("end the turn", "Zug beenden", "finir le tour", "ターン終了"),
+    "game_over_options": (
+        "The game is over. Type {options}.",
+        "Das Spiel ist vorbei. Eingabe: {options}.",
+        "La partie est finie. Tapez {options}.",
+        "ゲーム終了。入力：{options}。",
+    ),
+    "or": ("or", "oder", "ou", "または"),
+    "handover": (
+        "{name}, press Enter when you are at the keyboard (the screen stays hidden until then).",
+        "{name}, drücke Enter, wenn du an der Tastatur bist (bis dahin bleibt der Bildschirm verdeckt).",
+        "{name}, appuyez sur Entrée quand vous êtes au clavier (l'écran reste caché jusque-là).",
+        "{name}さん、キーボードの前に来たらEnterを押してください（それまで画面は隠れています）。",
+    ),
+    "handover_prompt": ("[Enter] ", "[Enter] ", "[Entrée] ", "[Enter] "),
+    "save_exists": (
+        "{path} already exists: save {path} --force replaces it.",
+        "{path} gibt es schon: save {path} --force ersetzt die Datei.",
+        "{path} existe déjà : save {path} --force le remplace.",
+        "{path} は既にあります：save {path} --force で上書きします。",
+    ),
+    "autosaved": (
+        "The game is saved in {path}; clash play --resume continues it.",
+        "Die Partie ist in {path} gespeichert; clash play --resume setzt sie fort.",
+        "La partie est enregistrée dans {path} ; clash play --resume la reprend.",
+        "ゲームは {path} に保存済み；clash play --resume で再開できます。",
+    ),
+    "not_autosaved": (
+        "The game was not saved automatically ({reason}); save {file} keeps it.",
+        "Die Partie wurde nicht automatisch gespeichert ({reason}); save {file} sichert sie.",
+        "La partie n'a pas été enregistrée automatiquement ({reason}) ; save {file} la garde.",
+        "自動保存できませんでした（{reason}）；save {file} で保存できます。",
+    ),
+    "interrupted": (
+        "Interrupted (Ctrl-C).",
+        "Abgebrochen (Strg-C).",
+        "Interrompu (Ctrl-C).",
+        "中断しました（Ctrl-C）。",
+    ),
+    "resumed": (
+        "Continuing the game saved in {path} ({n} actions).",
+        "Setze die in {path} gespeicherte Partie fort ({n} Aktionen).",
+        "Reprise de la partie enregistrée dans {path} ({n} actions).",
+        "{path} に保存されたゲームを再開します（{n}手）。",
+    ),
+    "resumed_one": (
+        "Continuing the game saved in {path} ({n} action).",
+        "Setze die in {path} gespeicherte Partie fort ({n} Aktion).",
+        "Reprise de la partie enregistrée dans {path} ({n} action).",
+        "{path} に保存されたゲームを再開します（{n}手）。",
+    ),
+    "resume_none": (
+        "No unfinished game to resume in {path}.",
+        "Keine unvollendete Partie zum Fortsetzen in {path}.",
+        "Aucune partie inachevée à reprendre dans {path}.",
+        "{path} に再開できる未完了のゲームはありません。",
+    ),
+    "hint_cancelled": ("Hint cancelled.", "Tipp abgebrochen.", "Conseil annulé.", "ヒントを中止しました。"),
+    "typeahead_dropped": (
+        "Input typed while {name} played was ignored: type it again.",
+        "Eingaben während des Zuges von {name} wurden verworfen: bitte neu eingeben.",
+        "La saisie faite pendant que {name} jouait a été ignorée : retapez-la.",
+        "{name}の手番中の入力は無視しました：もう一度入力してください。",
+    ),
+    "rollout_score": (
+        "rollout score {score:.2f}, not a win chance",
+        "Rollout-Wert {score:.2f}, keine Gewinnchance",
+        "score des simulations {score:.2f}, pas une chance de victoire",
+        "ロールアウト評価値 {score:.2f}（勝率ではありません）",
+    ),
+    "win_chance": (
+        "estimated win chance {score:.0%}",
+        "geschätzte Gewinnchance {score:.0%}",
+        "chance de victoire estimée {score:.0%}",
+        "推定勝率 {score:.0%}",
+    ),
+    "reason_fort_rightmost": (
+        "{loser}'s Fort reached the rightmost place (R4.3)",
+        "das Fort von {loser} hat den Platz ganz rechts erreicht (R4.3)",
+        "le Fort de {loser} a atteint la place la plus à droite (R4.3)",
+        "{loser}のフォートが右端に達した (R4.3)",
+    ),
+    "reason_survived_last_turn": (
+        "{winner} survived the automaton's last turn (R7.8)",
+        "{winner} hat den letzten Zug des Automaten überstanden (R7.8)",
+        "{winner} a survécu au dernier tour de l'automate (R7.8)",
+        "{winner}がオートマの最後のターンを耐えた (R7.8)",
+    ),
+    "reason_turn_cap": (
+        "the turn limit was reached",
+        "das Zuglimit wurde erreicht",
+        "la limite de tours est atteinte",
+        "ターン上限に達した",
+    ),
+    "reason_resigned": ("{loser} resigned", "{loser} hat aufgegeben", "{loser} abandonne", "{loser}が投了"),
+    "screen_hidden": (
+        "(screen hidden for the handover)",
+        "(Bildschirm für die Übergabe verdeckt)",
+        "(écran caché pour le passage du clavier)",
+        "（交代のため画面を隠しています）",
+    ),
     "help_rules": ("Rules", "Regeln", "Règles", "ルール"),
     # ------------------------------------------------------------ replay
     "replay_title": (
@@ -359,6 +612,12 @@ _EVENTS: Final[dict[str, tuple[str, str, str, str]]] = {
         "La forteresse de {who} avance de {n} places vers la droite",
         "{who}の城塞が右へ{n}つ移動",
     ),
+    "fortress_moved_one": (
+        "{who}'s fortress moves {n} place right",
+        "Die Festung von {who} rückt {n} Platz nach rechts",
+        "La forteresse de {who} avance d'{n} place vers la droite",
+        "{who}の城塞が右へ{n}つ移動",
+    ),
     "bastion_fell": (
         "{who}'s Bastion falls: the Fort takes its place",
         "Die Bastion von {who} fällt: das Fort tritt an ihre Stelle",
@@ -369,6 +628,12 @@ _EVENTS: Final[dict[str, tuple[str, str, str, str]]] = {
         "The automaton's discard pile ({n} cards) is shuffled onto its Fort",
         "Der Ablagestapel des Automaten ({n} Karten) wird gemischt auf sein Fort gelegt",
         "La défausse de l'automate ({n} cartes) est mélangée sur son Fort",
+        "オートマの捨て札{n}枚をシャッフルしてフォートの上へ",
+    ),
+    "deck_rebuilt_one": (
+        "The automaton's discard pile ({n} card) is shuffled onto its Fort",
+        "Der Ablagestapel des Automaten ({n} Karte) wird gemischt auf sein Fort gelegt",
+        "La défausse de l'automate ({n} carte) est mélangée sur son Fort",
         "オートマの捨て札{n}枚をシャッフルしてフォートの上へ",
     ),
     "order_chosen": (
@@ -582,14 +847,47 @@ def _pick(row: tuple[str, ...], lang: str) -> str:
     return text or row[0]
 
 
+def _singular(lang: str, n: object) -> bool:
+    """Whether ``n`` takes the singular in ``lang`` (French: 0 and 1; Japanese has no plural)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        return False
+    if lang == "fr":
+        return n in (0, 1)
+    return n == 1
+
+
+def _table_key(
+    table: dict[str, tuple[str, str, str, str]], lang: str, key: str, values: dict[str, object]
+) -> str:
+    one = key + "_one"
+    if one in table and "n" in values and _singular(lang, values["n"]):
+        return one
+    return key
+
+
+#: French elision of ``de`` before a name that starts with a vowel (``royaume d'Ismcts``).
+_FR_ELISION = re.compile(r"(?<![\w'])([Dd])e (?=[AEIOUYÉÈÊÂÎ])")
+
+
+def _finish(template: str, lang: str, values: dict[str, object]) -> str:
+    text = template.format(**values)
+    if lang == "fr":
+        text = _FR_ELISION.sub(r"\1'", text)
+    if template.startswith(("{name}", "{who}", "{loser}", "{winner}")) and text[:1].islower():
+        text = text[0].upper() + text[1:]  # a sentence starts with a capital (l'Automate → L'Automate)
+    return text
+
+
 def t(lang: str, key: str, **values: object) -> str:
-    """The UI text ``key`` in ``lang`` with ``values`` filled in (English if the key is untranslated)."""
-    return _pick(_UI[key], lang).format(**values)
+    """The UI text ``key`` in ``lang`` with ``values`` filled in (English if the key is untranslated).
+
+    A value ``n`` chooses the singular form ``key_one`` where the language says so ("1 place left")."""
+    return _finish(_pick(_UI[_table_key(_UI, lang, key, values)], lang), lang, values)
 
 
 def event_text(lang: str, key: str, **values: object) -> str:
-    """An event sentence template (see :data:`_EVENTS`) filled in."""
-    return _pick(_EVENTS[key], lang).format(**values)
+    """An event sentence template (see :data:`_EVENTS`) filled in (singular forms as in :func:`t`)."""
+    return _finish(_pick(_EVENTS[_table_key(_EVENTS, lang, key, values)], lang), lang, values)
 
 
 def ability_name(lang: str, ability: str) -> str:
@@ -617,6 +915,11 @@ def has_key(key: str) -> bool:
     return key in _UI
 
 
+def translation_tables() -> dict[str, dict[str, tuple[str, str, str, str]]]:
+    """Every table of translated strings by name (for the completeness tests)."""
+    return {"ui": dict(_UI), "events": dict(_EVENTS), "abilities": dict(_ABILITY_TEXT)}
+
+
 __all__ = [
     "LANGUAGES",
     "ability_help",
@@ -627,4 +930,5 @@ __all__ = [
     "has_key",
     "rules_summary",
     "t",
+    "translation_tables",
 ]

@@ -15,6 +15,7 @@ markers (new, done, Protection used).
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,16 +23,17 @@ from typing import Any
 
 from rich import box
 from rich.columns import Columns
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from ..cards import CARD_INDEX, CARDS, HEALTH, N_CARDS
+from ..errors import ClashError
 from ..events import Event, EventKind
 from ..position import view
 from ..rules import Game
-from .i18n import ability_help, ability_keys, ability_name, event_text, rules_summary, t
+from .i18n import ability_help, ability_keys, ability_name, event_text, has_key, rules_summary, t
 
 #: Colours of the two sides: the viewer (or seat 0 in a replay) is green, the other side red.
 SIDE_STYLES = ("green", "red")
@@ -55,6 +57,11 @@ class Context:
     def side_style(self, seat: int) -> str:
         ref = 0 if self.viewer is None else self.viewer
         return SIDE_STYLES[0 if seat == ref else 1]
+
+
+def colon(lang: str) -> str:
+    """A colon and its spaces as ``lang`` writes them (French: a space before; Japanese: full width)."""
+    return {"fr": " : ", "ja": "："}.get(lang, ": ")
 
 
 def card_name(card_id: str | None, lang: str = "en") -> str:
@@ -90,8 +97,9 @@ def card_abilities(card_id: str, lang: str) -> str:
 # ---------------------------------------------------------------------------- the board
 
 
-def _creature_parts(creature: dict[str, Any], ctx: Context) -> list[Text]:
-    """The lines of a creature: name, attack/health and damage, abilities, Aura, markers."""
+def _creature_parts(creature: dict[str, Any], ctx: Context, *, printed: bool = True) -> list[Text]:
+    """The lines of a creature: name, attack/health and damage, abilities, Aura, markers
+    (``printed=False`` leaves out its printed abilities and Aura, keeping those granted to it)."""
     cid = str(creature["card"])
     c = CARDS[CARD_INDEX[cid]]
     lang = ctx.lang
@@ -111,9 +119,9 @@ def _creature_parts(creature: dict[str, Any], ctx: Context) -> list[Text]:
     for ab in abilities:
         if ab in granted:
             parts.append(Text(ability_name(lang, ab) + "*", style="italic cyan"))
-        else:
+        elif printed:
             parts.append(Text(ability_name(lang, ab), style="cyan"))
-    if c.aura:
+    if c.aura and printed:
         names = ",".join(ability_name(lang, a) for a in c.aura)
         parts.append(Text(t(lang, "aura_grants", names=names), style="magenta"))
     marks = []
@@ -148,9 +156,12 @@ def _panel_width(creature: dict[str, Any], address: str, ctx: Context) -> int:
     return inner + 4
 
 
-def render_creature_line(creature: dict[str, Any], address: str, seat: int, ctx: Context) -> Text:
-    """One creature on one line (the compact board, for crowded lanes or narrow terminals)."""
-    parts = _creature_parts(creature, ctx)
+def render_creature_line(
+    creature: dict[str, Any], address: str, seat: int, ctx: Context, *, printed: bool = True
+) -> Text:
+    """One creature on one line (the compact board, for crowded lanes or narrow terminals);
+    ``printed=False``: without its printed abilities (the smallest screens)."""
+    parts = _creature_parts(creature, ctx, printed=printed)
     line = Text(address + " ", style=f"dim {ctx.side_style(seat)}")
     line.append_text(parts[0])
     line.append(" ")
@@ -305,13 +316,14 @@ def render_hand(game: Game, seat: int, ctx: Context) -> RenderableType:
 def render_automaton(game: Game, ctx: Context) -> RenderableType:
     """The automaton's side (R7): fortress life, deck above the fortress, the public discard pile."""
     lang = ctx.lang
-    line = Text(t(lang, "automaton").capitalize(), style=f"bold {ctx.side_style(1)}")
+    name = ctx.name(1)
+    line = Text(name[:1].upper() + name[1:], style=f"bold {ctx.side_style(1)}")
     line.append("  ")
     line.append_text(render_fortress(game, 1, ctx))
     line.append("  ·  ")
     line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
     discard = game.automaton_discard
-    line2 = Text(f"{t(lang, 'discard')}: {len(discard)}", style="")
+    line2 = Text(f"{t(lang, 'discard')}{colon(lang)}{len(discard)}", style="")
     if discard:
         line2.append("  (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
     return Group(line, line2)
@@ -330,7 +342,7 @@ def render_status(game: Game, ctx: Context) -> Text:
                 text.append(t(lang, "draw"), style="bold")
             else:
                 text.append(t(lang, "winner_is", name=ctx.name(outcome.winner)), style="bold")
-            text.append(f" ({outcome.reason})", style="dim")
+            text.append(f" ({outcome_reason(game, ctx)})", style="dim")
         return text
     if game.phase == "setup":
         text.append(t(lang, "phase_setup").upper(), style="bold magenta")
@@ -352,7 +364,32 @@ def render_status(game: Game, ctx: Context) -> Text:
     return text
 
 
-def render_setup(game: Game, ctx: Context) -> RenderableType:
+def outcome_reason(game: Game, ctx: Context) -> str:
+    """Why the game ended, in ``ctx.lang`` with the players' names (the engine's reason is English)."""
+    outcome = game.outcome
+    if outcome is None:
+        return ""
+    termination = getattr(outcome, "termination", None)
+    code = str(getattr(termination, "value", termination) or "")
+    if not code:
+        reason = outcome.reason
+        if outcome.winner is None:
+            code = "turn_cap"
+        elif "survived" in reason:
+            code = "survived_last_turn"
+        elif "resign" in reason:
+            code = "resigned"
+        elif "Fort reached" in reason:
+            code = "fort_rightmost"
+    key = f"reason_{code}"
+    if not has_key(key):
+        return outcome.reason
+    winner = outcome.winner
+    loser = None if winner is None else 1 - winner
+    return t(ctx.lang, key, winner=ctx.name(winner), loser=ctx.name(loser))
+
+
+def render_setup(game: Game, ctx: Context, *, compact: bool = False) -> RenderableType:
     """The setup stage (R2, R7.1): the revealed draft cards, the cards each side has so far."""
     from ..formats import setup_summary
 
@@ -364,48 +401,74 @@ def render_setup(game: Game, ctx: Context) -> RenderableType:
     parts: list[RenderableType] = [Text(t(lang, key, name=who), style="bold magenta")]
     revealed: list[str] = list(summary["revealed"])  # type: ignore[call-overload]
     if revealed:
-        table = Table(title=t(lang, "revealed"), box=box.ROUNDED, title_justify="left")
-        table.add_column("id", style="bold")
-        table.add_column("card")
+        table = Table(
+            title=t(lang, "revealed"),
+            box=box.SIMPLE_HEAD if compact else box.ROUNDED,
+            title_justify="left",
+            show_edge=not compact,
+            pad_edge=not compact,
+        )
+        table.add_column("#", justify="right", style="bold")
+        table.add_column(t(lang, "col_id"), style="bold")
+        table.add_column(t(lang, "col_card"))
         table.add_column(f"{t(lang, 'cost')} · {t(lang, 'attack_health')}")
         table.add_column(t(lang, "abilities"), style="cyan")
+        number = {text.split()[1]: n for n, text in numbered_choices(game, game.legal_action_texts())}
         for c in revealed:
-            table.add_row(c, card_name(c, lang), card_stats(c, lang), card_abilities(c, lang))
+            mine = decision == "pick" and int(summary["player"]) == ctx.viewer  # type: ignore[call-overload]
+            table.add_row(
+                str(number.get(c, "")) if mine else "",
+                c,
+                card_name(c, lang),
+                card_stats(c, lang),
+                card_abilities(c, lang),
+            )
         parts.append(table)
     cards: list[list[str]] = summary["cards"]  # type: ignore[assignment]
     for seat, cs in enumerate(cards):
         if game.is_solo and seat == 1 and decision == "deck":
             continue
-        line = Text(f"{t(lang, 'cards_of', name=ctx.name(seat))} ({len(cs)}): ", style=ctx.side_style(seat))
+        line = Text(
+            f"{t(lang, 'cards_of', name=ctx.name(seat))} ({len(cs)}){colon(lang)}", style=ctx.side_style(seat)
+        )
         line.append(", ".join(card_name(c, lang) for c in cs) or "—")
         parts.append(line)
     if summary.get("face_down"):
         parts.append(Text(t(lang, "face_down", n=summary["face_down"]), style="dim"))
     if decision == "deck":
-        parts.append(render_precon_decks(lang, list(summary.get("decks_taken", []))))  # type: ignore[call-overload]
+        taken = list(summary.get("decks_taken", []))  # type: ignore[call-overload]
+        parts.append(render_precon_decks(lang, taken, compact=compact))
     if decision in ("build", "ban"):
-        parts.append(render_card_pool(lang))
+        parts.append(render_card_pool(lang, compact=compact))
     return Group(*parts)
 
 
-def render_precon_decks(lang: str, taken: Iterable[int] = ()) -> Table:
-    """The four preconstructed decks (R2.3), taken ones dimmed."""
+def render_precon_decks(lang: str, taken: Iterable[int] = (), *, compact: bool = False) -> Table:
+    """The four preconstructed decks (R2.3), taken ones dimmed; the deck number is the choice number."""
     from ..cards import CARD_IDS, PRECONSTRUCTED_DECKS
 
     gone = set(taken)
-    table = Table(box=box.ROUNDED, show_header=True)
+    table = Table(
+        box=box.SIMPLE_HEAD if compact else box.ROUNDED,
+        show_header=True,
+        show_edge=not compact,
+        pad_edge=False,
+    )
     table.add_column(t(lang, "deck"), justify="right")
-    table.add_column("cards")
+    table.add_column(t(lang, "col_cards"))
     for n, deck in sorted(PRECONSTRUCTED_DECKS.items()):
         style = "dim strike" if n in gone else ""
         table.add_row(str(n), Text(", ".join(card_name(CARD_IDS[c], lang) for c in deck), style=style))
     return table
 
 
-def render_card_pool(lang: str) -> Table:
-    """Every card with its facts, for building a custom deck (R2.5)."""
+def render_card_pool(lang: str, *, compact: bool = False) -> RenderableType:
+    """Every card with its facts, for building a custom deck (R2.5); compact: ids and stats in columns."""
+    if compact:
+        items = [Text.assemble((c.id, "bold"), " ", (card_stats(c.id, lang), "dim")) for c in CARDS]
+        return Group(Text(t(lang, "card_pool"), style="bold"), Columns(items, padding=(0, 2)))
     table = Table(title=t(lang, "card_pool"), box=box.SIMPLE, title_justify="left")
-    table.add_column("id", style="bold")
+    table.add_column(t(lang, "col_id"), style="bold")
     table.add_column(t(lang, "cost"))
     table.add_column(t(lang, "abilities"), style="cyan")
     for c in CARDS:
@@ -437,14 +500,58 @@ def render_game(game: Game, ctx: Context) -> RenderableType:
 # ---------------------------------------------------------------------------- actions
 
 
-def describe_action(game: Game, text: str, lang: str) -> str:
-    """A short gloss for an action text, to read next to the notation (card names as printed)."""
+def numbered_choices(game: Game, texts: Sequence[str]) -> list[tuple[int, str]]:
+    """The numbers the player types for ``texts`` (the legal actions).
+
+    Usually 1, 2, … in the engine's order; a preconstructed deck is chosen by its own number (the
+    number in the deck table, R2.3), and draft picks follow the order of the revealed-cards table."""
+    if texts and all(text.startswith("deck ") for text in texts):
+        return sorted((int(text.split()[1]), text) for text in texts)
+    if texts and game.phase == "setup" and all(text.startswith("pick ") for text in texts):
+        from ..formats import setup_summary
+
+        revealed: list[str] = list(setup_summary(game)["revealed"])  # type: ignore[call-overload]
+        order = {cid: i for i, cid in enumerate(revealed)}
+        ordered = sorted(texts, key=lambda text: order.get(text.split()[1], len(order)))
+        return list(enumerate(ordered, start=1))
+    return list(enumerate(texts, start=1))
+
+
+def _next_attack(game: Game, ctx: Context) -> str:
+    """What ``next`` will do: the attacker and its target, worked out on a copy of the game."""
+    copy = game.clone()
+    copy.record_events = True
+    try:
+        events = copy.apply_text("next")
+    except ClashError:  # not legal now: no gloss
+        return ""
+    for event in events:
+        if event.kind is EventKind.ATTACKED and event.role != "berserk":
+            card = card_name(event.card, ctx.lang)
+            if event.target_card is None:
+                return t(ctx.lang, "next_gloss_player", card=card, name=ctx.name(event.target_player))
+            return t(ctx.lang, "next_gloss", card=card, target=card_name(event.target_card, ctx.lang))
+    return ""
+
+
+def describe_action(game: Game, text: str, lang: str, ctx: Context | None = None) -> str:
+    """A short gloss for an action text, to read next to the notation (card names as printed).
+
+    ``next`` says which creature attacks what (given ``ctx`` for the players' names)."""
     words = text.split()
     if not words:
         return ""
     verb = words[0]
+    if ctx is None:
+        ctx = Context(lang=lang)
+    if verb == "next":
+        return _next_attack(game, ctx)
+    if verb == "end" and game.phase in ("summon", "combat") and not game.is_over():
+        if game.phase == "summon":
+            return t(lang, "end_gloss_summon")
+        return t(lang, "end_gloss_combat" if "next" in game.legal_action_texts() else "end_gloss_last")
     if verb in ("play", "pick", "ban") and len(words) >= 2 and words[1] in CARD_INDEX:
-        gloss = f"{card_name(words[1], lang)}: {card_stats(words[1], lang)}"
+        gloss = f"{card_name(words[1], lang)}{colon(lang)}{card_stats(words[1], lang)}"
         abil = card_abilities(words[1], lang)
         return f"{gloss} {abil}".rstrip()
     if verb == "cast" and len(words) == 3:
@@ -457,21 +564,224 @@ def describe_action(game: Game, text: str, lang: str) -> str:
     return ""
 
 
-def render_actions(game: Game, texts: Sequence[str], ctx: Context) -> RenderableType:
-    """The legal actions numbered from 1, in the engine's order, each with its notation."""
-    lang = ctx.lang
+def _short_gloss(game: Game, text: str, ctx: Context) -> str:
+    """The compact screen's gloss: only what the notation does not say (``next``'s attack, a target)."""
+    verb = text.split()[0] if text else ""
+    if verb == "next":
+        return _next_attack(game, ctx)
+    if verb == "cast":
+        gloss = describe_action(game, text, ctx.lang, ctx)
+        return gloss.split("→ ", 1)[1] if "→ " in gloss else ""
+    return ""
+
+
+def render_actions(
+    game: Game, texts: Sequence[str], ctx: Context, *, compact: int = 0, commands: str = ""
+) -> RenderableType:
+    """The legal actions with the numbers to type (see :func:`numbered_choices`) and their notation.
+
+    ``compact`` 1 keeps only the glosses the notation cannot say, 2 drops all but ``next``'s;
+    ``commands`` (the other commands) goes on the header line."""
     items: list[Text] = []
-    for i, text in enumerate(texts, start=1):
-        item = Text(f"{i:>2}. ", style="bold")
+    for n, text in numbered_choices(game, texts):
+        item = Text(f"{n:>2}. ", style="bold")
         item.append(text, style="bold green" if text in ("end", "next") else "bold")
-        gloss = describe_action(game, text, lang)
+        if not compact:
+            gloss = describe_action(game, text, ctx.lang, ctx)
+        elif compact == 1 or text == "next":
+            gloss = _short_gloss(game, text, ctx)
+        else:
+            gloss = ""
         if gloss:
-            item.append(f"  {gloss}", style="dim")
+            item.append(f"  {gloss}" if not compact else f" ({gloss})", style="dim")
         items.append(item)
     who = game.current_player
-    header = Text(t(lang, "actions_of", name=ctx.name(who)) if who != ctx.viewer else t(lang, "actions"))
-    header.stylize("bold underline")
-    return Group(header, Columns(items, column_first=True, padding=(0, 3)))
+    header = Text(
+        t(ctx.lang, "actions_of", name=ctx.name(who)) if who != ctx.viewer else t(ctx.lang, "actions"),
+        style="bold underline",
+    )
+    if commands:
+        header.append(f"   {commands}", style="dim")
+    return Group(header, Columns(items, column_first=True, padding=(0, 3 if not compact else 2)))
+
+
+# ---------------------------------------------------------------------------- the compact screen
+
+
+def _compact_card(
+    game: Game, seat: int, card: str, number: int, playable: bool, ctx: Context, *, abilities: bool
+) -> Text:
+    lang = ctx.lang
+    item = Text(f"{number} ", style="dim")
+    if card in ("BASTION", "FORT"):
+        item.append("■ ", style="bold yellow")
+        item.append(card_name(card, lang), style="bold yellow")
+        return item
+    item.append("▶ " if playable else "  ", style="bold green")
+    item.append(card_name(card, lang), style="bold" if playable else "dim")
+    item.append(f" {card_stats(card, lang)}", style="" if playable else "dim")
+    if abilities:
+        ab = card_abilities(card, lang)
+        if ab:
+            item.append(f" {ab}", style="cyan" if playable else "dim cyan")
+    return item
+
+
+def render_hand_compact(game: Game, seat: int, ctx: Context, *, abilities: bool = True) -> RenderableType:
+    """A hand in a few lines: the title with the fortress (life, R4) and the cards in columns."""
+    lang = ctx.lang
+    cards = _visible_hand(game, seat, ctx)
+    title = Text(t(lang, "hand_of", name=ctx.name(seat)), style=f"bold {ctx.side_style(seat)}")
+    title.append(f" ({len(cards)}) · ")
+    title.append_text(render_fortress(game, seat, ctx))
+    if not (ctx.viewer is None or ctx.viewer == seat):
+        title.append(colon(lang))
+        for i, c in enumerate(cards):
+            if i:
+                title.append(" ")
+            if c in ("BASTION", "FORT"):
+                title.append(f"[{card_name(c, lang)}]", style="bold yellow")
+            elif c == "?":
+                title.append("?", style="dim")
+            else:
+                title.append(card_name(c, lang))
+        return title
+    title.append(f" · ▶ {t(lang, 'playable')}", style="dim")
+    playable = set(game.playable_cards(seat))
+    items = [
+        _compact_card(game, seat, c, i, c in playable, ctx, abilities=abilities)
+        for i, c in enumerate(cards, start=1)
+    ]
+    return Group(title, Columns(items, column_first=True, padding=(0, 2)))
+
+
+def render_automaton_compact(game: Game, ctx: Context) -> Text:
+    """The automaton's side in one line: name, fortress, deck, discard pile (R7)."""
+    lang = ctx.lang
+    name = ctx.name(1)
+    line = Text(name[:1].upper() + name[1:], style=f"bold {ctx.side_style(1)}")
+    line.append(" · ")
+    line.append_text(render_fortress(game, 1, ctx))
+    line.append(" · ")
+    line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
+    discard = game.automaton_discard
+    line.append(f" · {t(lang, 'discard')}{colon(lang)}{len(discard)}")
+    if discard:
+        line.append(" (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
+    return line
+
+
+def render_board_compact(game: Game, ctx: Context, *, printed: bool = True) -> Table:
+    """The board with one creature per line: row N of a lane shows each side's creature N (N = 0
+    next to the bridge), so the creatures that fight each other are on the same line."""
+    left = 0 if ctx.viewer is None else ctx.viewer
+    right = 1 - left
+    lang = ctx.lang
+    grid = Table.grid(expand=True, padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, justify="right")
+    grid.add_column(no_wrap=True, justify="center")
+    grid.add_column(ratio=1, justify="left")
+    grid.add_row(
+        Text(t(lang, "lane"), style="dim"),
+        Text(
+            f"{t(lang, 'realm_of', name=ctx.name(left))} ({t(lang, 'far_to_bridge')})",
+            style=ctx.side_style(left),
+        ),
+        Text("║", style="bold"),
+        Text(
+            f"{t(lang, 'realm_of', name=ctx.name(right))} ({t(lang, 'bridge_to_far')})",
+            style=ctx.side_style(right),
+        ),
+    )
+    for lane in ("top", "bottom"):
+        mine = game.lane(left, lane)
+        theirs = game.lane(right, lane)
+        rows = max(len(mine), len(theirs), 1)
+        for i in range(rows):
+            cells: list[Text] = []
+            for seat, creatures in ((left, mine), (right, theirs)):
+                if i < len(creatures):
+                    address = f"{seat}.{lane}.{i}"
+                    cells.append(render_creature_line(creatures[i], address, seat, ctx, printed=printed))
+                else:
+                    cells.append(Text(t(lang, "empty") if i == 0 else "", style="dim"))
+            grid.add_row(
+                Text(t(lang, lane) if i == 0 else "", style="bold"),
+                cells[0],
+                Text("╬" if i == 0 else "║"),
+                cells[1],
+            )
+    return grid
+
+
+def render_game_compact(
+    game: Game, ctx: Context, *, abilities: bool = True, board_abilities: bool = True
+) -> RenderableType:
+    """The whole screen in few lines (an 80×24 terminal): status, other side, board, own hand
+    (``abilities``: in the hand; ``board_abilities``: the printed abilities of creatures in play)."""
+    if game.phase == "setup":
+        return Group(render_status(game, ctx), render_setup(game, ctx, compact=True))
+    me = 0 if ctx.viewer is None else ctx.viewer
+    other = 1 - me
+    parts: list[RenderableType] = [render_status(game, ctx)]
+    if game.is_solo and other == 1:
+        parts.append(render_automaton_compact(game, ctx))
+    else:
+        parts.append(render_hand_compact(game, other, ctx, abilities=abilities))
+    parts.append(render_board_compact(game, ctx, printed=board_abilities))
+    if game.is_solo and me == 1:
+        parts.append(render_automaton_compact(game, ctx))
+    else:
+        parts.append(render_hand_compact(game, me, ctx, abilities=abilities))
+    return Group(*parts)
+
+
+def measure_lines(renderable: RenderableType, width: int) -> int:
+    """How many terminal lines ``renderable`` takes at ``width`` columns."""
+    console = Console(width=width, file=io.StringIO(), no_color=True, emoji=False, highlight=False)
+    return len(console.render_lines(renderable, console.options.update(width=width), pad=False))
+
+
+def render_screen(
+    game: Game,
+    texts: Sequence[str],
+    ctx: Context,
+    *,
+    height: int | None = None,
+    layout: str = "auto",
+    commands: str = "",
+    footer: str = "",
+) -> RenderableType:
+    """The screen of a decision: the game, the choices ``texts`` and the command line hint.
+
+    ``layout`` ``full`` draws boxes and glosses; ``compact`` fits an 80×24 terminal; ``auto`` uses the
+    full screen when it fits in ``height`` lines (one is kept for the prompt; ``None`` = no limit),
+    else the largest compact screen that fits."""
+    full_parts: list[RenderableType] = [render_game(game, ctx)]
+    if texts:
+        full_parts.append(render_actions(game, texts, ctx))
+    if footer:
+        full_parts.append(Text(footer, style="dim"))
+    full = Group(*full_parts)
+    if layout == "full" or (layout == "auto" and height is None):
+        return full
+    room = max((height or 24) - 1, 1)
+    if layout == "auto" and measure_lines(full, ctx.width) <= room:
+        return full
+    candidates: list[RenderableType] = []
+    for level, abilities, board_abilities in ((1, True, True), (2, False, True), (2, False, False)):
+        game_part = render_game_compact(game, ctx, abilities=abilities, board_abilities=board_abilities)
+        parts: list[RenderableType] = [game_part]
+        if texts:
+            parts.append(render_actions(game, texts, ctx, compact=level, commands=commands))
+        elif commands:
+            parts.append(Text(commands, style="dim"))
+        candidates.append(Group(*parts))
+    for candidate in candidates:
+        if measure_lines(candidate, ctx.width) <= room:
+            return candidate
+    return candidates[-1]
 
 
 # ---------------------------------------------------------------------------- events
@@ -598,7 +908,13 @@ def event_sentence(event: Event, ctx: Context) -> str:
             head = t(lang, "draw")
         else:
             head = t(lang, "winner_is", name=ctx.name(event.player))
-        return f"{head}! ({event.detail})"
+        key = f"reason_{event.role}"
+        if has_key(key):
+            loser = None if event.player is None else 1 - event.player
+            reason = t(lang, key, winner=ctx.name(event.player), loser=ctx.name(loser))
+        else:
+            reason = event.detail or ""
+        return f"{head}! ({reason})"
     if k is EventKind.BASTION_FELL:
         return event_text(lang, "bastion_fell", who=who)
     return event_text(lang, k.value, who=who, card=card, lane=lane, n=n, detail=event.detail or "")
@@ -631,20 +947,22 @@ def render_help(lang: str) -> RenderableType:
     commands = Table(box=box.SIMPLE, show_header=False, pad_edge=False)
     commands.add_column(style="bold")
     commands.add_column()
+    file_word = t(lang, "file_word")
+    card = t(lang, "card_word")
     rows = [
-        ("1, 2, …", "choose the numbered action"),
-        ("play CARD top|bottom", "R3.3 summon a playable creature into a lane"),
-        ("cast CARD P.LANE.N", "R5 cast an incantation at a creature (e.g. cast BOOM 1.top.0)"),
-        ("next", "R3.5 resolve the next attacking creature"),
-        ("end", "end Summoning; in Combat, resolve the remaining attacks and end the turn"),
-        ("order CARD CARD…", "R3.9 the return order of creatures destroyed together"),
-        ("pick CARD · deck N", "R2.4 draft pick · R2.3 preconstructed deck"),
-        ("build CARD×10 · ban CARD", "R2.5 custom deck and removals"),
-        ("hint", "ask the search agent for a move"),
-        ("undo", "take back your last decision of this turn"),
-        ("save FILE · load FILE", "write / read a game record (JSON)"),
-        ("board", "draw the screen again"),
-        ("quit", "leave the game"),
+        ("1, 2, …", t(lang, "help_choose")),
+        (f"play {card} top|bottom", t(lang, "help_play")),
+        (f"cast {card} P.LANE.N", t(lang, "help_cast")),
+        ("next", t(lang, "help_next")),
+        ("end", t(lang, "help_end")),
+        (f"order {card} {card}…", t(lang, "help_order")),
+        (f"pick {card} · deck N", t(lang, "help_setup")),
+        (f"build {card}×10 · ban {card}", t(lang, "help_build")),
+        ("hint", t(lang, "help_hint")),
+        ("undo", t(lang, "help_undo")),
+        (f"save {file_word} [--force] · load {file_word}", t(lang, "help_save")),
+        ("board", t(lang, "help_board")),
+        ("quit", t(lang, "help_quit")),
     ]
     for a, b in rows:
         commands.add_row(a, b)
@@ -670,6 +988,9 @@ __all__ = [
     "card_name",
     "describe_action",
     "event_sentence",
+    "measure_lines",
+    "numbered_choices",
+    "outcome_reason",
     "render_actions",
     "render_automaton",
     "render_board",
@@ -681,6 +1002,7 @@ __all__ = [
     "render_game",
     "render_hand",
     "render_help",
+    "render_screen",
     "render_setup",
     "render_status",
 ]

@@ -23,6 +23,8 @@ class DecisionKind(StrEnum):
     CHOOSE_DOOR = "choose_door"  # a door to lock/unlock while an effect resolves (709.5f-g)
     CHOOSE_CARD = "choose_card"  # a card to discard while an effect resolves
     CHOOSE_NAME = "choose_name"  # a card name (709.4a)
+    ORDER_TRIGGERS = "order_triggers"  # the order of a player's simultaneous triggered abilities (603.3b)
+    CHOOSE_LEGEND = "choose_legend"  # the legend rule: which same-named legend to keep (704.5j)
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,24 @@ class ChooseName:
     name: str
 
 
+@dataclass(frozen=True)
+class OrderTriggers:
+    """Put the waiting triggered abilities ``order`` (trigger ids) on the stack, first listed first: the
+    last one listed is on top and resolves first (603.3b)."""
+
+    player: str
+    order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChooseLegend:
+    """The legend rule: keep ``keep``; the other same-named legends go to their owners' graveyards
+    (704.5j)."""
+
+    player: str
+    keep: str
+
+
 Action = (
     PassPriority
     | TapForMana
@@ -141,4 +161,6 @@ Action = (
     | ChooseDoor
     | ChooseCard
     | ChooseName
+    | OrderTriggers
+    | ChooseLegend
 )

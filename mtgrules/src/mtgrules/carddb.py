@@ -301,6 +301,13 @@ CARDS: dict[str, CardDef] = {
         Effect(EffectKind.LOCK_DOOR, _t(TargetKind.ROOM_YOU_CONTROL)),
         "Lock an unlocked door of target Room you control.",
     ),
+    "Test Replica": _spell(
+        "Test Replica",
+        "{1}{U}",
+        C.SORCERY,
+        Effect(EffectKind.COPY_PERMANENT, _t(TargetKind.PERMANENT)),
+        "Create a token that's a copy of target permanent.",
+    ),
     "Test Purge": _spell("Test Purge", "{B}", C.SORCERY, Effect(EffectKind.DISCARD), "Discard a card."),
     "Test Name Check": _spell(
         "Test Name Check",
@@ -328,13 +335,3 @@ CARDS: dict[str, CardDef] = {
         test_card=True,
     ),
 }
-
-
-def card_by_name(name: str) -> CardDef:
-    """Look a card up by its full name (``"Defiled Crypt // Cadaver Lab"``) or, for a Room, by one door."""
-    if name in CARDS:
-        return CARDS[name]
-    for card in CARDS.values():
-        if card.is_room and name in (f.name for f in card.faces):
-            return card
-    raise KeyError(name)

@@ -9,17 +9,19 @@ from mtgrules.actions import (
     CastSpell,
     ChooseCard,
     ChooseDoor,
+    ChooseLegend,
     ChooseName,
     ChooseTargets,
     Decision,
     DecisionKind,
     DeclareAttackers,
     DeclareBlockers,
+    OrderTriggers,
     PassPriority,
     TapForMana,
     Unlock,
 )
-from mtgrules.game import Game, Step, Zone
+from mtgrules.game import Game, Step, TriggerOrder, Zone
 
 __all__ = [
     "Action",
@@ -27,6 +29,7 @@ __all__ = [
     "CastSpell",
     "ChooseCard",
     "ChooseDoor",
+    "ChooseLegend",
     "ChooseName",
     "ChooseTargets",
     "Decision",
@@ -34,9 +37,11 @@ __all__ = [
     "DeclareAttackers",
     "DeclareBlockers",
     "Game",
+    "OrderTriggers",
     "PassPriority",
     "Step",
     "TapForMana",
+    "TriggerOrder",
     "Unlock",
     "Zone",
 ]

@@ -63,6 +63,7 @@ class Trigger(StrEnum):
     FULLY_UNLOCK_ROOM = "fully_unlock_room"  # "Whenever you fully unlock a Room" (709.5i)
     CARDS_LEAVE_YOUR_GRAVEYARD = "cards_leave_your_graveyard"  # "Whenever one or more cards leave..."
     COMBAT_DAMAGE_TO_PLAYER = "combat_damage_to_player"  # "Whenever one or more creatures you control..."
+    ENTERS = "enters"  # "When this permanent enters" (an enters-the-battlefield trigger)
 
 
 class EffectKind(StrEnum):
@@ -84,6 +85,26 @@ class EffectKind(StrEnum):
     LOCK_DOOR = "lock_door"  # lock an unlocked door of target Room you control (709.5g)
     DISCARD = "discard"  # discard a card
     NAME_AND_REVEAL = "name_and_reveal"  # choose a card name; gain 1 life per card in hand with it
+    COPY_PERMANENT = "copy_permanent"  # create a token that's a copy of target permanent (707.2)
+
+
+class StaticKind(StrEnum):
+    """The static abilities test cards may have."""
+
+    # "You may cast permanent spells with mana value N or less from your graveyard." (Room ruling: only the
+    # cast door's characteristics are considered)
+    CAST_PERMANENTS_FROM_GRAVEYARD = "cast_permanents_from_graveyard"
+    # "If a permanent entering the battlefield causes a triggered ability of a permanent you control to
+    # trigger, that ability triggers an additional time." (Room ruling: a door unlocking as the Room enters
+    # is not such a cause)
+    ENTERS_TRIGGERS_TWICE = "enters_triggers_twice"
+
+
+@dataclass(frozen=True)
+class StaticAbility:
+    kind: StaticKind
+    max_mana_value: int = 0
+    text: str = ""
 
 
 class TargetKind(StrEnum):
@@ -134,6 +155,7 @@ class Face:
     triggered: tuple[TriggeredAbility, ...] = ()
     spell_effect: Effect | None = None
     mana_ability: str | None = None  # "{T}: Add {X}." for basic lands
+    static: tuple[StaticAbility, ...] = ()
     color_indicator: frozenset[Color] | None = None  # tokens
     text: str = ""
 
@@ -174,6 +196,7 @@ class Characteristics:
     triggered: tuple[tuple[Door | None, TriggeredAbility], ...]
     spell_effect: Effect | None
     mana_ability: str | None
+    static: tuple[StaticAbility, ...] = ()
 
     @property
     def mana_value(self) -> int:
@@ -210,7 +233,7 @@ class Characteristics:
             "toughness": self.toughness,
             "keywords": sorted(k.value for k in self.keywords),
             "bands_with_other": sorted(self.bands_with_other),
-            "abilities": [a.text for _, a in self.triggered],
+            "abilities": [a.text for _, a in self.triggered] + [a.text for a in self.static],
         }
 
 
@@ -257,4 +280,5 @@ def characteristics(
         triggered=tuple((d, a) for d, f in faces for a in f.triggered),
         spell_effect=effect,
         mana_ability=shared.mana_ability if faces else None,
+        static=tuple(a for _, f in faces for a in f.static),
     )

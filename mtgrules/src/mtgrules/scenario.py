@@ -20,16 +20,20 @@ from mtgrules.actions import (
     CastSpell,
     ChooseCard,
     ChooseDoor,
+    ChooseLegend,
     ChooseName,
     ChooseTargets,
     DecisionKind,
     DeclareAttackers,
     DeclareBlockers,
+    OrderTriggers,
     PassPriority,
     TapForMana,
     Unlock,
 )
-from mtgrules.game import Game, Step
+from mtgrules.carddefs import CardDefinitionError, card_from_json
+from mtgrules.cards import CardDef
+from mtgrules.game import Game, Step, TriggerOrder
 from mtgrules.mana import parse_mana
 
 
@@ -118,18 +122,47 @@ def _str_map(value: JSON, where: str) -> dict[str, str]:
 
 # ---------------------------------------------------------------------- setup
 
-_CARD_KEYS = {"id", "name", "owner", "zone", "controller", "tapped", "sick", "damage", "unlocked"}
-_SETUP_KEYS = {"players", "life", "active", "step", "turn", "cards", "mana"}
+_CARD_KEYS = {
+    "id",
+    "name",
+    "owner",
+    "zone",
+    "controller",
+    "tapped",
+    "sick",
+    "damage",
+    "unlocked",
+    "token",
+    "copy_of",
+}
+_SETUP_KEYS = {"players", "life", "active", "step", "turn", "cards", "mana", "trigger_order"}
 
 
-def build_game(setup: JSON) -> Game:
-    """Build and start a game from a scenario's ``setup`` object."""
+def card_definitions(value: JSON) -> list[CardDef]:
+    """A scenario's ``card_definitions``: its own test cards (see docs/mtgrules.md)."""
+    if not isinstance(value, list):
+        raise ScenarioFormatError("card_definitions: expected a list of card definitions")
+    try:
+        return [card_from_json(d, f"card_definitions[{i}]") for i, d in enumerate(value)]
+    except CardDefinitionError as exc:
+        raise ScenarioFormatError(str(exc)) from None
+
+
+def build_game(setup: JSON, cards: Sequence[CardDef] = ()) -> Game:
+    """Build and start a game from a scenario's ``setup`` object, with ``cards`` added to the pool."""
     s = _obj(setup, "setup", _SETUP_KEYS)
     players = _strs(s.get("players", ["A", "B"]), "setup.players")
+    order = _str(s.get("trigger_order", TriggerOrder.CHOOSE.value), "setup.trigger_order")
+    if order not in {t.value for t in TriggerOrder}:
+        raise ScenarioFormatError(f"setup.trigger_order: {order!r}; one of {[t.value for t in TriggerOrder]}")
+    if len(players) != 2 or len(set(players)) != 2:
+        raise ScenarioFormatError(
+            "setup.players: exactly two distinct players are supported (multiplayer is out of scope)"
+        )
     try:
-        game = Game(players)
+        game = Game(players, cards=cards, trigger_order=order)
     except ValueError as exc:
-        raise ScenarioFormatError(f"setup.players: {exc}") from None
+        raise ScenarioFormatError(f"card_definitions: {exc}") from None
     for p, life in (s.get("life") or {}).items():
         if p not in game.players:
             raise ScenarioFormatError(f"setup.life: unknown player {p!r}")
@@ -139,11 +172,13 @@ def build_game(setup: JSON) -> Game:
         raise ScenarioFormatError("setup.cards: expected a list")
     for i, c in enumerate(cards):
         where = f"setup.cards[{i}]"
-        c = _obj(c, where, _CARD_KEYS, {"id", "name", "owner", "zone"})
+        c = _obj(c, where, _CARD_KEYS, {"id", "owner", "zone"})
+        if ("name" in c) == ("copy_of" in c):
+            raise ScenarioFormatError(f"{where}: give exactly one of 'name' and 'copy_of'")
         try:
             game.add_card(
                 _str(c["id"], f"{where}.id"),
-                _str(c["name"], f"{where}.name"),
+                _str(c.get("name", ""), f"{where}.name"),
                 _str(c["owner"], f"{where}.owner"),
                 _str(c["zone"], f"{where}.zone"),
                 controller=_str(c["controller"], f"{where}.controller") if "controller" in c else None,
@@ -151,6 +186,8 @@ def build_game(setup: JSON) -> Game:
                 sick=_bool(c.get("sick", False), f"{where}.sick"),
                 damage=_int(c.get("damage", 0), f"{where}.damage"),
                 unlocked=_strs(c.get("unlocked", []), f"{where}.unlocked"),
+                token=_bool(c.get("token", False), f"{where}.token"),
+                copy_of=_str(c["copy_of"], f"{where}.copy_of") if "copy_of" in c else None,
             )
         except ValueError as exc:
             raise ScenarioFormatError(f"{where}: {exc}") from None
@@ -186,6 +223,8 @@ _ACTION_KEYS: dict[str, set[str]] = {
     "choose_door": {"player", "door"},
     "choose_card": {"player", "card"},
     "choose_name": {"player", "name"},
+    "order_triggers": {"player", "order"},
+    "choose_legend": {"player", "keep"},
 }
 _MACROS = {"pass_until": {"step"}, "resolve": set()}
 _STEP_META = {"do", "error", "error_contains", "note"}
@@ -262,6 +301,10 @@ def parse_action(step: Mapping[str, JSON], where: str) -> Action:
             return ChooseCard(player, _str(need("card"), f"{where}.card"))
         case "choose_name":
             return ChooseName(player, _str(need("name"), f"{where}.name"))
+        case "order_triggers":
+            return OrderTriggers(player, tuple(_strs(need("order"), f"{where}.order")))
+        case "choose_legend":
+            return ChooseLegend(player, _str(need("keep"), f"{where}.keep"))
     raise ScenarioFormatError(f"{where}: unknown action {do!r}")  # pragma: no cover
 
 
@@ -315,6 +358,28 @@ def _run_macro(game: Game, step: Mapping[str, JSON], label: str) -> None:
 
 def _event_matches(event: Mapping[str, JSON], pattern: Mapping[str, JSON]) -> bool:
     return all(k in event and event[k] == v for k, v in pattern.items())
+
+
+def _match_group(
+    log: Sequence[Mapping[str, JSON]], start: int, group: Sequence[Mapping[str, JSON]]
+) -> int | None:
+    """Match each pattern of ``group`` to a distinct event at ``start`` or later, in any order (simultaneous
+    events). Returns the position after the last matched event (as early as possible), or None."""
+    best: int | None = None
+
+    def search(k: int, used: frozenset[int], last: int) -> None:
+        nonlocal best
+        if best is not None and last + 1 >= best:
+            return
+        if k == len(group):
+            best = last + 1
+            return
+        for n in range(start, len(log)):
+            if n not in used and _event_matches(log[n], group[k]):
+                search(k + 1, used | {n}, max(last, n))
+
+    search(0, frozenset(), start - 1)
+    return best
 
 
 def _eq(label: str, expected: JSON, actual: JSON) -> None:
@@ -434,11 +499,19 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
     if "blocked" in exp:
         for c, v in _obj(exp["blocked"], f"{label}.blocked", set(exp["blocked"])).items():
             _eq(f"blocked.{c}", v, combat is not None and c in combat.blocked)
+    # blocks and bands are sets: the order of a list in them (or of the bands) never matters
     if "blocks" in exp:
-        actual_blocks = {} if combat is None else {b: list(a) for b, a in combat.blocks.items()}
-        _eq("blocks", exp["blocks"], actual_blocks)
+        want_blocks = {
+            b: sorted(_strs(a, f"{label}.blocks.{b}"))
+            for b, a in _obj(exp["blocks"], f"{label}.blocks", set(exp["blocks"])).items()
+        }
+        actual_blocks = {} if combat is None else {b: sorted(a) for b, a in combat.blocks.items()}
+        _eq("blocks", want_blocks, actual_blocks)
     if "bands" in exp:
-        _eq("bands", exp["bands"], [] if combat is None else [list(b) for b in combat.bands])
+        if not isinstance(exp["bands"], list):
+            raise ScenarioFormatError(f"{label}.bands: expected a list of lists")
+        want_bands = sorted(sorted(_strs(b, f"{label}.bands[{i}]")) for i, b in enumerate(exp["bands"]))
+        _eq("bands", want_bands, [] if combat is None else sorted(sorted(b) for b in combat.bands))
     if "mana" in exp:
         for p, mana in _str_map(exp["mana"], f"{label}.mana").items():
             try:
@@ -469,16 +542,19 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
         if not isinstance(patterns, list):
             raise ScenarioFormatError(f"{label}.events: expected a list of partial events")
         pos = 0
-        for i, pattern in enumerate(patterns):
-            if not isinstance(pattern, dict) or "type" not in pattern:
-                raise ScenarioFormatError(f"{label}.events[{i}]: expected an object with a 'type'")
-            while pos < len(log) and not _event_matches(log[pos], pattern):
-                pos += 1
-            if pos == len(log):
-                raise _Fail(
-                    f"events[{i}]: no event matching {json.dumps(pattern)} (in order after the previous one)"
-                )
-            pos += 1
+        for i, entry in enumerate(patterns):
+            group = entry if isinstance(entry, list) else [entry]
+            if not group:
+                raise ScenarioFormatError(f"{label}.events[{i}]: an empty group")
+            for pattern in group:
+                if not isinstance(pattern, dict) or "type" not in pattern:
+                    raise ScenarioFormatError(f"{label}.events[{i}]: expected an object with a 'type'")
+            found = _match_group(log, pos, group)
+            if found is None:
+                what = json.dumps(entry)
+                kind = "events matching the group" if isinstance(entry, list) else "event matching"
+                raise _Fail(f"events[{i}]: no {kind} {what} (in order after the previous one)")
+            pos = found
     if "count_events" in exp:
         items = exp["count_events"]
         if not isinstance(items, list):
@@ -507,12 +583,16 @@ def run_scenario(data: JSON, path: str = "<scenario>") -> ScenarioResult:
     sid = data.get("id", path) if isinstance(data, dict) else path
     result = ScenarioResult(path, str(sid), Status.PASS)
     try:
-        top = _obj(data, "scenario", {"id", "title", "rules", "description", "setup", "steps", "expect"})
+        top = _obj(
+            data,
+            "scenario",
+            {"id", "title", "rules", "description", "card_definitions", "setup", "steps", "expect"},
+        )
         if "id" not in top or "setup" not in top or "rules" not in top:
             raise ScenarioFormatError("scenario: 'id', 'rules' and 'setup' are required")
         result.rules = _strs(top["rules"], "rules")
         result.title = _str(top.get("title", ""), "title")
-        game = build_game(top["setup"])
+        game = build_game(top["setup"], card_definitions(top.get("card_definitions", [])))
         steps = top.get("steps", [])
         if not isinstance(steps, list):
             raise ScenarioFormatError("steps: expected a list")
@@ -579,16 +659,26 @@ def _run_step(game: Game, step: JSON, n: int) -> None:
 
 
 def load_scenario(path: Path) -> JSON:
+    """Read a scenario file: UTF-8 JSON (a byte order mark is allowed). Raises ScenarioFormatError."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise ScenarioFormatError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioFormatError(
+            f"not a UTF-8 text file (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+            "a scenario is UTF-8 JSON"
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioFormatError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise ScenarioFormatError("invalid JSON: nested too deeply") from None
 
 
 def run_scenario_file(path: Path | str) -> ScenarioResult:

@@ -10,7 +10,7 @@ an illegal one raises a :class:`~mtgrules.errors.RulesError` subclass and the st
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -21,17 +21,19 @@ from mtgrules.actions import (
     CastSpell,
     ChooseCard,
     ChooseDoor,
+    ChooseLegend,
     ChooseName,
     ChooseTargets,
     Decision,
     DecisionKind,
     DeclareAttackers,
     DeclareBlockers,
+    OrderTriggers,
     PassPriority,
     TapForMana,
     Unlock,
 )
-from mtgrules.carddb import CARDS, HORROR_TOKEN, card_by_name
+from mtgrules.carddb import CARDS, HORROR_TOKEN
 from mtgrules.cards import (
     LANDWALK,
     CardDef,
@@ -41,6 +43,7 @@ from mtgrules.cards import (
     Effect,
     EffectKind,
     Keyword,
+    StaticKind,
     TargetKind,
     TargetSpec,
     Trigger,
@@ -90,6 +93,13 @@ MAIN_PHASES = frozenset({Step.MAIN1, Step.MAIN2})
 START_STEPS = frozenset(
     {Step.UPKEEP, Step.DRAW, Step.MAIN1, Step.BEGIN_COMBAT, Step.DECLARE_ATTACKERS, Step.MAIN2, Step.END}
 )
+
+
+class TriggerOrder(StrEnum):
+    """How a player's simultaneous triggered abilities are ordered on the stack (603.3b)."""
+
+    CHOOSE = "choose"  # the player decides (DecisionKind.ORDER_TRIGGERS): the exact rules
+    AS_TRIGGERED = "as_triggered"  # the documented default for simulations: the order they triggered in
 
 
 class Zone(StrEnum):
@@ -178,6 +188,7 @@ class Player:
 
 @dataclass
 class PendingTrigger:
+    id: str  # "trigger-N": how an OrderTriggers decision names it
     controller: str
     source: str
     source_name: str
@@ -201,10 +212,24 @@ def _door(value: str) -> Door:
 class Game:
     """A two-player game position and its rules engine."""
 
-    def __init__(self, players: Iterable[str] = ("A", "B"), *, life: int = 20) -> None:
+    def __init__(
+        self,
+        players: Iterable[str] = ("A", "B"),
+        *,
+        life: int = 20,
+        cards: Mapping[str, CardDef] | Iterable[CardDef] = (),
+        trigger_order: TriggerOrder | str = TriggerOrder.CHOOSE,
+    ) -> None:
+        """``cards`` adds test cards to the built-in pool (e.g. a scenario's own definitions);
+        ``trigger_order`` says whether players order their simultaneous triggers (603.3b) or the
+        simulation default (the order they triggered in) is used."""
         names = list(players)
         if len(names) != 2 or len(set(names)) != 2:
             raise ValueError("exactly two distinct players are supported (multiplayer is out of scope)")
+        self.card_pool: dict[str, CardDef] = dict(CARDS)
+        for card in cards.values() if isinstance(cards, Mapping) else cards:
+            self._add_to_pool(card)
+        self.trigger_order = TriggerOrder(trigger_order)
         self.players: dict[str, Player] = {n: Player(n, life) for n in names}
         self.order: tuple[str, ...] = tuple(names)
         self.objects: dict[str, GameObject] = {}
@@ -232,6 +257,27 @@ class Game:
         self._once_per_turn: set[tuple[str, int, int]] = set()
         self._instances = 0
         self._counters: Counter[str] = Counter()
+        self._ordered: list[str] = []  # ids of waiting triggers whose order was chosen (603.3b)
+        self._legend_keep: dict[tuple[str, str], str] = {}  # (player, name) -> permanent kept (704.5j)
+        self._legend_question: tuple[str, str] | None = None  # the (player, name) being asked about
+
+    def _add_to_pool(self, card: CardDef) -> None:
+        taken = {f.name for c in self.card_pool.values() for f in c.faces} | set(self.card_pool)
+        clash = sorted({card.name, *(f.name for f in card.faces)} & taken)
+        if clash:
+            raise ValueError(
+                f"card name {clash[0]!r} is already in the card pool; give the test card its own name"
+            )
+        self.card_pool[card.name] = card
+
+    def find_card(self, name: str) -> CardDef:
+        """A card of the pool by its full name (``"Defiled Crypt // Cadaver Lab"``) or a Room's door name."""
+        if name in self.card_pool:
+            return self.card_pool[name]
+        for card in self.card_pool.values():
+            if card.is_room and name in (f.name for f in card.faces):
+                return card
+        raise KeyError(name)
 
     # ------------------------------------------------------------------ setup
 
@@ -248,23 +294,34 @@ class Game:
         damage: int = 0,
         unlocked: Iterable[str] = (),
         token: bool = False,
+        copy_of: str | None = None,
     ) -> None:
         """Put a card (or a token, on the battlefield) into the position. Setup only: no events, no
-        triggers. Raises :class:`ValueError` for an inconsistent setup."""
+        triggers. ``copy_of`` makes a token that is a copy of that permanent (707.2): it copies the card
+        (for a Room, both halves, 709.5), not the permanent's state (tapped, damage, unlocked designations).
+        Raises :class:`ValueError` for an inconsistent setup."""
         zone = Zone(zone)
         if obj_id in self.objects or obj_id in self.order:
             raise ValueError(f"duplicate object id {obj_id!r}")
         if owner not in self.players:
             raise ValueError(f"unknown owner {owner!r}")
-        try:
-            card = card_by_name(name)
-        except KeyError:
-            raise ValueError(f"unknown card {name!r}") from None
+        if copy_of is not None:
+            if copy_of not in self.permanents:
+                raise ValueError(f"copy_of: {copy_of!r} is not a permanent set up earlier on the battlefield")
+            card = self.objects[copy_of].card
+            token = True
+        else:
+            try:
+                card = self.find_card(name)
+            except KeyError:
+                raise ValueError(f"unknown card {name!r}") from None
+        if token and zone is not Zone.BATTLEFIELD:
+            raise ValueError(f"{obj_id}: a token exists only on the battlefield (111.7)")
         doors = {Door(d) for d in unlocked}
         if zone is Zone.STACK:
             raise ValueError("cards cannot be set up on the stack; cast them")
-        if zone is not Zone.BATTLEFIELD and (tapped or sick or damage or doors or controller or token):
-            raise ValueError(f"{obj_id}: tapped/sick/damage/unlocked/controller/token need zone battlefield")
+        if zone is not Zone.BATTLEFIELD and (tapped or sick or damage or doors or controller):
+            raise ValueError(f"{obj_id}: tapped/sick/damage/unlocked/controller need zone battlefield")
         if doors and not card.is_room:
             raise ValueError(f"{obj_id}: only a Room has doors to unlock")
         self.objects[obj_id] = GameObject(obj_id, card, owner, token)
@@ -471,6 +528,10 @@ class Game:
             },
             "once_per_turn": sorted(self._once_per_turn),
             "counters": dict(self._counters),
+            "ordered": list(self._ordered),
+            "legend_keep": sorted(self._legend_keep.items()),
+            "legend_question": self._legend_question,
+            "waiting_ids": [t.id for t in self._waiting],
         }
 
     # ------------------------------------------------------------------ applying actions
@@ -503,6 +564,10 @@ class Game:
                 self._choose_targets(action)
             case ChooseDoor() | ChooseCard() | ChooseName():
                 self._resolution_choice(action)
+            case ChooseLegend():
+                self._choose_legend(action)
+            case OrderTriggers():
+                self._order_triggers(action)
             case _:  # pragma: no cover - exhaustive
                 raise RulesError(f"unknown action {action!r}")
 
@@ -643,6 +708,8 @@ class Game:
             if self._decision is not None:
                 return
             changed = self._state_based_actions()
+            if self._decision is not None:
+                return  # the legend rule waits for a choice; nothing was performed yet (704.3)
             self._collect_triggers()
             if self.game_over:
                 self.priority = None
@@ -668,9 +735,12 @@ class Game:
     # ------------------------------------------------------------------ state-based actions
 
     def _state_based_actions(self) -> bool:
+        """Check every state-based action and perform all that apply at once (704.3). Returns whether any
+        was performed. If the legend rule needs its player's choice (704.5j), the game waits for that
+        choice and performs nothing yet; the check is repeated after the choice."""
         losers = [
             p.name for p in self.players.values() if not p.lost and (p.life <= 0 or p.drew_from_empty_library)
-        ]
+        ]  # 704.5a, 704.5b
         dying: list[tuple[str, str]] = []
         for pid in self.battlefield:
             ch = self.characteristics(pid)
@@ -680,17 +750,77 @@ class Game:
                 dying.append((pid, "toughness 0 or less (704.5f)"))
             elif self.permanents[pid].damage >= ch.toughness:
                 dying.append((pid, "lethal damage (704.5g)"))
+        legend: list[tuple[str, str, str, str]] = []
+        if not losers:  # a player losing ends the game: nobody is asked to choose
+            found = self._legend_rule()
+            if found is None:
+                return False
+            legend = [x for x in found if x[0] not in {d for d, _ in dying}]
+        gone_tokens = [
+            obj_id for obj_id, obj in self.objects.items() if obj.is_token and obj_id not in self.permanents
+        ]  # 704.5d
         for name in losers:
             self.players[name].lost = True
             self._log("player_loses", player=name)
+        for obj_id in gone_tokens:
+            self._remove_from_zone(obj_id)
+            del self.objects[obj_id]
+            self._log("token_ceases_to_exist", token=obj_id, rule="704.5d")
         for pid, why in dying:
             self._log("dies", permanent=pid, reason=why)
             self._move(pid, Zone.GRAVEYARD)
+        for pid, player, name, kept in legend:
+            self._log("legend_rule", permanent=pid, player=player, name=name, kept=kept, rule="704.5j")
+            self._move(pid, Zone.GRAVEYARD)
+        self._legend_keep.clear()
         if losers:
             alive = [p.name for p in self.players.values() if not p.lost]
             self.game_over = True
             self._log("game_over", winner=alive[0] if len(alive) == 1 else None)
-        return bool(losers or dying)
+        return bool(losers or dying or legend or gone_tokens)
+
+    def legend_groups(self) -> list[tuple[str, str, list[str]]]:
+        """Legendary permanents sharing a name under one controller (704.5j, 201.2a): (player, name, ids).
+
+        An object with no name (a Room with both doors locked) shares a name with nothing (201.2a)."""
+        groups = []
+        for player in (self.active, self.opponent(self.active)):
+            legends = [
+                pid
+                for pid in self.battlefield
+                if self.permanents[pid].controller == player
+                and "Legendary" in self.characteristics(pid).supertypes
+            ]
+            for name in sorted({n for pid in legends for n in self.characteristics(pid).names}):
+                group = [pid for pid in legends if name in self.characteristics(pid).names]
+                if len(group) >= 2:
+                    groups.append((player, name, group))
+        return groups
+
+    def _legend_rule(self) -> list[tuple[str, str, str, str]] | None:
+        """704.5j: for each group of same-named legends (active player first, names in alphabetical order)
+        its controller chooses one to keep; the rest are put into graveyards. Returns (permanent, player,
+        name, kept) for each one that goes, or None after asking for a choice. A permanent that a previous
+        group already sends away does not count in a later group."""
+        going: list[tuple[str, str, str, str]] = []
+        for player, name, members in self.legend_groups():
+            group = [pid for pid in members if all(pid != g[0] for g in going)]
+            if len(group) < 2:
+                continue
+            keep = self._legend_keep.get((player, name))
+            if keep not in group:
+                self._decision = Decision(
+                    DecisionKind.CHOOSE_LEGEND,
+                    player,
+                    f"legend rule (704.5j): {player} controls {len(group)} legendary permanents named "
+                    f"{name}; "
+                    "choose the one to keep, the rest are put into their owners' graveyards",
+                    tuple(group),
+                )
+                self._legend_question = (player, name)
+                return None
+            going += [(pid, player, name, keep) for pid in group if pid != keep]
+        return going
 
     # ------------------------------------------------------------------ zones
 
@@ -726,16 +856,15 @@ class Game:
         entering the battlefield other than from a resolving Room spell enters with both doors locked
         (709.5d); ``unlocked`` is only passed by a resolving Room spell."""
         obj = self.objects[obj_id]
+        here = self.zone_of(obj_id)
+        if obj.is_token and here is not Zone.BATTLEFIELD and here is not None:
+            # 111.8: a token that has left the battlefield can't move to another zone; it stays until
+            # state-based actions make it cease to exist (704.5d)
+            self._log("token_stays", token=obj_id, zone=here.value, rule="111.8")
+            return
         origin = self._remove_from_zone(obj_id)
         self.zcc[obj_id] += 1
         owner = self.players[obj.owner]
-        if obj.is_token and to is not Zone.BATTLEFIELD:
-            self._log(
-                "zone_change", card=obj_id, owner=obj.owner, origin=origin.value, to=to.value, token=True
-            )
-            del self.objects[obj_id]
-            self._log("token_ceases_to_exist", token=obj_id)
-            return
         doors = set(unlocked)
         if to is Zone.BATTLEFIELD:
             self._instances += 1
@@ -752,7 +881,10 @@ class Game:
             self.exile.append(obj_id)
         else:  # pragma: no cover - the stack is entered by casting/copying only
             raise RulesError("cannot move an object onto the stack")
-        self._log("zone_change", card=obj_id, owner=obj.owner, origin=origin.value, to=to.value)
+        extra: dict[str, Any] = {"token": True} if obj.is_token else {}
+        if to is Zone.BATTLEFIELD:
+            extra["instance"] = self.permanents[obj_id].instance
+        self._log("zone_change", card=obj_id, owner=obj.owner, origin=origin.value, to=to.value, **extra)
         if to is Zone.BATTLEFIELD and doors:
             perm = self.permanents[obj_id]
             for d in (Door.LEFT, Door.RIGHT):
@@ -803,7 +935,7 @@ class Game:
         perm = Permanent(tid, controller, self._instances, sick=True, unlocked=doors)
         self.permanents[tid] = perm
         self.battlefield.append(tid)
-        self._log("token_created", token=tid, name=card.name, controller=controller)
+        self._log("token_created", token=tid, name=card.name, controller=controller, instance=perm.instance)
         for d in (Door.LEFT, Door.RIGHT):
             if d in doors:
                 self._log(
@@ -839,7 +971,8 @@ class Game:
         p = self.players[a.player]
         if a.card not in self.objects:
             raise UnknownObjectError(f"unknown card {a.card!r}")
-        if a.card not in p.hand:
+        from_graveyard = a.card in p.graveyard
+        if a.card not in p.hand and not from_graveyard:
             raise IllegalCastError(f"{a.card} is not in {a.player}'s hand")
         card = self.objects[a.card].card
         door: Door | None = None
@@ -859,6 +992,8 @@ class Game:
             raise IllegalCastError("lands are played, not cast")
         if chars.mana_cost is None:
             raise IllegalCastError(f"{card.name} has no mana cost and cannot be cast")
+        if from_graveyard:
+            self._check_graveyard_permission(a.player, a.card, chars)
         sorcery_timing = a.player == self.active and self.step in MAIN_PHASES and not self.stack
         if not chars.is_type(CardType.INSTANT) and not sorcery_timing:
             raise TimingError(
@@ -869,7 +1004,8 @@ class Game:
         targets = self._check_targets(spec, a.targets, a.player, a.card)
         spend = p.pool.plan_payment(chars.mana_cost, a.payment)
         # --- all checks passed: cast it
-        p.hand.remove(a.card)
+        origin = Zone.GRAVEYARD if from_graveyard else Zone.HAND
+        (p.graveyard if from_graveyard else p.hand).remove(a.card)  # 601.2a: the card moves to the stack
         self.zcc[a.card] += 1
         self.stack.append(
             StackItem(
@@ -892,8 +1028,32 @@ class Game:
             door=None if door is None else door.value,
             targets=[t for t, _ in targets],
             mana_value=chars.mana_value,
+            origin=origin.value,
         )
         self._give_priority(a.player)
+
+    def _check_graveyard_permission(self, player: str, card_id: str, chars: Characteristics) -> None:
+        """A card is cast from its owner's hand unless an effect allows another zone (601.2a). Only the
+        cast half's characteristics are considered (709.3a; Room ruling: Bottomless Pool, not Locker Room)."""
+        allowances = [
+            st.max_mana_value
+            for pid in self.battlefield
+            if self.permanents[pid].controller == player
+            for st in self.characteristics(pid).static
+            if st.kind is StaticKind.CAST_PERMANENTS_FROM_GRAVEYARD
+        ]
+        if not allowances:
+            raise IllegalCastError(
+                f"{card_id} is in {player}'s graveyard; spells are cast from hand unless an effect allows "
+                "another zone (601.2a)"
+            )
+        limit = max(allowances)
+        if not chars.is_permanent_type or chars.mana_value > limit:
+            raise IllegalCastError(
+                f"{' // '.join(chars.names)} (mana value {chars.mana_value}) is not a permanent spell "
+                f"with mana value {limit} or less; only the cast half's characteristics count "
+                "(709.3a, Room ruling)"
+            )
 
     def _unlock(self, a: Unlock) -> None:
         self._expect(DecisionKind.PRIORITY, a.player)
@@ -1054,9 +1214,30 @@ class Game:
                     for _, ab in self.characteristics(pid).triggered:
                         if ab.trigger is Trigger.FULLY_UNLOCK_ROOM:
                             self._trigger(pid, ab, perm.controller)
+        for e in events:
+            entered = e["card"] if e.type == "zone_change" and e["to"] == "battlefield" else None
+            if e.type == "token_created":
+                entered = e["token"]
+            if entered is None:
+                continue
+            perm = self.permanents.get(entered)
+            if perm is None or perm.instance != e["instance"]:
+                continue
+            # an enters trigger; each "triggers an additional time" static of its controller adds one
+            extra = sum(
+                1
+                for pid in self.battlefield
+                if self.permanents[pid].controller == perm.controller
+                for st in self.characteristics(pid).static
+                if st.kind is StaticKind.ENTERS_TRIGGERS_TWICE
+            )
+            for _, ab in self.characteristics(entered).triggered:
+                if ab.trigger is Trigger.ENTERS:
+                    for _ in range(1 + extra):
+                        self._trigger(entered, ab, perm.controller)
         left_graveyard = {
             e["owner"] for e in events if e.type == "zone_change" and e["origin"] == "graveyard"
-        }
+        } | {e["player"] for e in events if e.type == "cast" and e["origin"] == "graveyard"}
         combat_damagers = {
             e["source_controller"]
             for e in events
@@ -1083,13 +1264,38 @@ class Game:
 
     def _trigger(self, source: str, ability: TriggeredAbility, controller: str) -> None:
         name = self.name_of(source)
-        self._waiting.append(PendingTrigger(controller, source, name, ability))
-        self.events.append(Event("trigger", {"source": source, "name": name, "ability": ability.text}))
+        tid = self._new_id("trigger")
+        self._waiting.append(PendingTrigger(tid, controller, source, name, ability))
+        self.events.append(
+            Event("trigger", {"id": tid, "source": source, "name": name, "ability": ability.text})
+        )
 
     def _put_next_trigger(self) -> None:
-        # APNAP (603.3b): the active player's triggers go on the stack first.
-        idx = next((i for i, t in enumerate(self._waiting) if t.controller == self.active), 0)
-        trig = self._waiting.pop(idx)
+        # APNAP (603.3b): the active player puts all their triggers on the stack first, in any order they
+        # choose; then the other player does the same.
+        player = self.active
+        if all(t.controller != player for t in self._waiting):
+            player = self.opponent(player)
+        mine = [t for t in self._waiting if t.controller == player]
+        if (
+            self.trigger_order is TriggerOrder.CHOOSE
+            and len(mine) > 1
+            and any(t.id not in self._ordered for t in mine)
+            and len({(t.source, t.ability) for t in mine}) > 1  # identical abilities are interchangeable
+        ):
+            listing = "; ".join(f"{t.id}: {t.source_name}: {t.ability.text}" for t in mine)
+            self._decision = Decision(
+                DecisionKind.ORDER_TRIGGERS,
+                player,
+                f"order {player}'s triggered abilities on the stack, first put first; the last resolves "
+                f"first (603.3b): {listing}",
+                tuple(t.id for t in mine),
+            )
+            return
+        trig = mine[0]
+        self._waiting.remove(trig)
+        if trig.id in self._ordered:
+            self._ordered.remove(trig.id)
         spec = trig.ability.effect.target
         if spec is not None:
             legal = self.legal_targets(spec, trig.controller, None)
@@ -1131,11 +1337,39 @@ class Game:
         self._log(
             "ability_on_stack",
             id=aid,
+            trigger=trig.id,
             source=trig.source,
             controller=trig.controller,
             ability=trig.ability.text,
             targets=[t for t, _ in targets],
         )
+
+    def _order_triggers(self, a: OrderTriggers) -> None:
+        decision = self._expect(DecisionKind.ORDER_TRIGGERS, a.player)
+        order = list(a.order)
+        if sorted(order) != sorted(decision.options) or len(set(order)) != len(order):
+            raise IllegalChoiceError(
+                f"order must list each of {', '.join(decision.options)} exactly once, not {order} (603.3b)"
+            )
+        by_id = {t.id: t for t in self._waiting}
+        others = [t for t in self._waiting if t.controller != a.player]
+        self._waiting = [by_id[i] for i in order] + others
+        self._ordered = list(order)
+        self._decision = None
+        self._log("triggers_ordered", player=a.player, order=order, rule="603.3b")
+        self._settle()
+
+    def _choose_legend(self, a: ChooseLegend) -> None:
+        decision = self._expect(DecisionKind.CHOOSE_LEGEND, a.player)
+        if a.keep not in decision.options:
+            raise IllegalChoiceError(
+                f"keep one of {', '.join(decision.options)}, not {a.keep!r} (legend rule, 704.5j)"
+            )
+        assert self._legend_question is not None
+        self._legend_keep[self._legend_question] = a.keep
+        self._legend_question = None
+        self._decision = None
+        self._settle()
 
     def _choose_targets(self, a: ChooseTargets) -> None:
         self._expect(DecisionKind.CHOOSE_TARGETS, a.player)
@@ -1162,7 +1396,7 @@ class Game:
             chars = characteristics(item.card, None if item.door is None else (item.door,))
             if chars.is_permanent_type:
                 doors = () if item.door is None else (item.door,)
-                if item.is_copy:  # 707.10, 111.12: the copy becomes a token; 709.5b: a Room keeps both halves
+                if item.is_copy:  # 707.10, 608.3f: the copy becomes a token; 709.5b: a Room keeps both halves
                     self.stack.pop()
                     self._create_token(item.card, item.controller, unlocked=doors)
                 else:  # 709.5d: the cast door is unlocked as the Room enters
@@ -1247,6 +1481,11 @@ class Game:
             self._log(
                 "spell_copied", copy=cid, original=t, controller=you, door=orig.door and orig.door.value
             )
+        elif k is EffectKind.COPY_PERMANENT:
+            # 707.2: the copy gets the copiable values, i.e. the card (a Room: both halves, 709.5), not its
+            # status or designations; it enters with both doors locked (709.5d: no half was cast)
+            tid = self._create_token(self.objects[t].card, you)
+            self._log("permanent_copied", token=tid, original=t, controller=you, rule="707.2")
         elif k in (EffectKind.UNLOCK_DOOR, EffectKind.LOCK_DOOR):
             return self._effect_with_choice(item, t)
         else:  # pragma: no cover
@@ -1316,7 +1555,7 @@ class Game:
             self._decision = None
             self._discard(a.player, a.card)
         else:
-            valid = {f.name for c in CARDS.values() for f in c.faces}
+            valid = {f.name for c in self.card_pool.values() for f in c.faces}
             if a.name not in valid:
                 if " // " in a.name:
                     raise IllegalChoiceError(
@@ -1467,8 +1706,8 @@ class Game:
                 return DamageSource(c, True, power, ap, (), target, "510.1b", {target: power})
             blockers = tuple(combat.blockers_of(c))
             if not blockers:
-                if trample:  # 702.19e
-                    return DamageSource(c, True, power, ap, (), target, "702.19e", {target: power})
+                if trample:  # 702.19d: as though all its blockers had been assigned lethal damage
+                    return DamageSource(c, True, power, ap, (), target, "702.19d", {target: power})
                 return None  # 510.1c: blocked, but no creature blocking it any more
             if group_triggers_banding_rule([self.characteristics(b) for b in blockers]):
                 forced = {blockers[0]: power} if len(blockers) == 1 else None

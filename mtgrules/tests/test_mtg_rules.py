@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from mtg_helpers import combat_game
 
+from mtg_helpers import combat_game
 from mtgrules import (
     AssignCombatDamage,
     CastSpell,
+    ChooseLegend,
     ChooseTargets,
+    DecisionKind,
     DeclareAttackers,
     DeclareBlockers,
     Game,
     PassPriority,
     TapForMana,
     Unlock,
+    Zone,
 )
 from mtgrules.carddb import CARDS
 from mtgrules.cards import Door, Keyword, characteristics
@@ -297,3 +300,79 @@ def test_spell_whose_target_changed_zones_does_not_resolve() -> None:
     assert [e["id"] for e in g.events if e.type == "fizzles"] == ["recall"]  # 608.2b, 400.7
     assert g.zone_of("squire").value == "battlefield"  # type: ignore[union-attr]
     assert g.zone_of("recall").value == "graveyard"  # type: ignore[union-attr]
+
+
+# ------------------------------------------------ defined cards, legend rule, trigger order (API)
+
+
+def test_game_takes_defined_cards_and_refuses_clashing_names() -> None:
+    from mtgrules.carddefs import CardDefinitionError, card_from_json
+
+    striker = card_from_json(
+        {
+            "name": "Test Striker",
+            "types": ["creature"],
+            "power": 2,
+            "toughness": 1,
+            "keywords": ["first strike"],
+        }
+    )
+    g = Game(cards=[striker])
+    assert g.find_card("Test Striker") is striker and striker.test_card
+    g.add_card("s", "Test Striker", "A", "battlefield")
+    assert g.characteristics("s").keywords == {Keyword.FIRST_STRIKE}
+    with pytest.raises(ValueError, match="already in the card pool"):
+        Game(cards=[striker, striker])
+    with pytest.raises(ValueError, match="unknown card"):
+        Game().add_card("s", "Test Striker", "A", "battlefield")  # defined cards belong to their game only
+    with pytest.raises(ValueError):
+        Game(trigger_order="random")
+    with pytest.raises(CardDefinitionError, match=r"card\.power: expected an integer"):
+        card_from_json({"name": "X", "types": ["creature"], "power": "2", "toughness": 1})
+
+
+def test_legend_rule_choice_is_refused_without_change_and_then_applied() -> None:
+    g = Game()
+    g.add_card("l1", "Test Legend", "A", "battlefield")
+    g.add_card("l2", "Test Legend", "A", "battlefield")
+    g.start(active="A", step="main1", turn=2)
+    assert g.legend_groups() == [("A", "Test Legend", ["l1", "l2"])]
+    before = g.snapshot()
+    for bad in (ChooseLegend("A", "l3"), ChooseLegend("B", "l1"), PassPriority("A")):
+        with pytest.raises(RulesError):
+            g.apply(bad)
+        assert g.snapshot() == before
+    g.apply(ChooseLegend("A", "l1"))
+    assert g.zone_of("l2") is Zone.GRAVEYARD and not g.legend_groups()
+
+
+def test_simultaneous_triggers_of_one_source_and_ability_are_not_a_decision() -> None:
+    from mtgrules.carddefs import card_from_json
+
+    herald = card_from_json(
+        {
+            "name": "Test Herald",
+            "mana_cost": "{W}",
+            "types": ["creature"],
+            "power": 1,
+            "toughness": 1,
+            "triggered": [
+                {"trigger": "enters", "effect": {"kind": "gain_life", "amount": 1}, "text": "gain 1"},
+                {"trigger": "enters", "effect": {"kind": "gain_life", "amount": 2}, "text": "gain 2"},
+            ],
+        }
+    )
+    for order, expected in (("as_triggered", None), ("choose", DecisionKind.ORDER_TRIGGERS)):
+        g = Game(cards=[herald], trigger_order=order)
+        g.add_card("h", "Test Herald", "A", "hand")
+        g.add_mana("A", "{W}")
+        g.start(active="A", step="main1", turn=2)
+        g.apply(CastSpell("A", "h"))
+        g.apply(PassPriority("A"))
+        g.apply(PassPriority("B"))  # the Herald resolves: two different enters abilities trigger
+        pending = g.pending
+        assert pending is not None
+        if expected is None:
+            assert pending.kind is DecisionKind.PRIORITY and len(g.stack) == 2
+        else:
+            assert pending.kind is expected and pending.options == ("trigger-1", "trigger-2")

@@ -3,13 +3,20 @@
 1. In any combat, the total combat damage dealt equals the total the assigning players divided (chosen
    divisions and forced ones), every chosen division is dealt exactly as chosen, and life lost equals the
    damage dealt to players.
-2. Through random play (legal and illegal decisions alike) every card is in exactly one zone, and every
-   refused decision leaves the state unchanged.
+2. Through random play (legal and illegal decisions alike) every card is in exactly one zone, every
+   refused decision leaves the state unchanged, and whenever a player has priority no state-based action
+   is left to perform: no player controls two same-named legends (704.5j), no token is outside the
+   battlefield (704.5d), no creature has lethal damage or toughness 0 (704.5f-g).
+3. A player's simultaneous triggers: whatever order the player chooses is the order they go on the stack.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
+
+pytest.importorskip("hypothesis", reason="property tests need Hypothesis (the 'dev' extra)")
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,20 +26,22 @@ from mtgrules import (
     CastSpell,
     ChooseCard,
     ChooseDoor,
+    ChooseLegend,
     ChooseName,
     ChooseTargets,
     DecisionKind,
     DeclareAttackers,
     DeclareBlockers,
     Game,
+    OrderTriggers,
     PassPriority,
     TapForMana,
     Unlock,
 )
-from mtgrules.cards import Door, characteristics
+from mtgrules.cards import CardType, Door, characteristics
 from mtgrules.combat import band_composition_ok
 from mtgrules.errors import RulesError
-from mtgrules.game import Step
+from mtgrules.game import Step, Zone
 
 CREATURES = [
     "Benalish Infantry",
@@ -114,6 +123,8 @@ def combats(draw: Any) -> tuple[Game, list[dict[str, dict[str, int]]]]:
                 division[s.source] = dict(zip(s.creatures, amounts, strict=True))
             g.apply(AssignCombatDamage(pending.player, division))
             submitted.append(division)
+        elif pending.kind is DecisionKind.CHOOSE_LEGEND:  # two Test Legends on one side (704.5j)
+            g.apply(ChooseLegend(pending.player, draw(st.sampled_from(pending.options))))
         else:
             g.apply(PassPriority(pending.player))
     return g, submitted
@@ -166,6 +177,11 @@ POSITION_CARDS = [
     ("lib2", "Eager Cadet", "A", "library"),
     ("lib3", "Squire", "B", "library"),
     ("lib4", "Eager Cadet", "B", "library"),
+    ("legend", "Test Legend", "A", "battlefield"),
+    ("replica", "Test Replica", "A", "hand"),
+    ("replica2", "Test Replica", "B", "hand"),
+    ("ledger", "Test Ledger", "A", "battlefield"),
+    ("destroy", "Test Destroy", "B", "hand"),
 ]
 
 
@@ -221,6 +237,11 @@ def _candidates(g: Game) -> list[Any]:
         return [ChooseCard(p, c) for c in [*pending.options, "naga"]]
     if pending.kind is DecisionKind.CHOOSE_NAME:
         return [ChooseName(p, "Cadaver Lab"), ChooseName(p, "Defiled Crypt // Cadaver Lab")]
+    if pending.kind is DecisionKind.CHOOSE_LEGEND:
+        return [ChooseLegend(p, o) for o in pending.options] + [ChooseLegend(p, "inf")]
+    if pending.kind is DecisionKind.ORDER_TRIGGERS:
+        opts = list(pending.options)
+        return [OrderTriggers(p, tuple(opts)), OrderTriggers(p, tuple(reversed(opts))), OrderTriggers(p, ())]
     if pending.kind is DecisionKind.DECLARE_ATTACKERS:
         return [DeclareAttackers(p, {}), DeclareAttackers(p, {"inf": "B"}), DeclareAttackers(p, {"cat": "B"})]
     if pending.kind is DecisionKind.DECLARE_BLOCKERS:
@@ -247,3 +268,37 @@ def test_every_card_is_always_in_exactly_one_zone(data: st.DataObject) -> None:
         locations = g.card_locations()
         assert set(locations) == cards
         assert all(n == 1 for n in locations.values()), locations
+        pending = g.pending
+        if pending is not None and pending.kind is DecisionKind.PRIORITY:
+            assert not g.legend_groups(), g.legend_groups()
+            assert all(g.zone_of(o) is Zone.BATTLEFIELD for o, obj in g.objects.items() if obj.is_token)
+            for pid in g.battlefield:
+                ch = g.characteristics(pid)
+                if ch.toughness is not None and ch.is_type(CardType.CREATURE):
+                    assert ch.toughness > 0 and g.permanents[pid].damage < ch.toughness
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_chosen_trigger_order_is_the_stack_order(data: st.DataObject) -> None:
+    """Three different triggers of A at once (603.3b): any order chosen is the order they go on the stack;
+    one without a legal target is removed when its turn comes (603.3d)."""
+    g = Game()
+    g.add_card("crypt", "Defiled Crypt // Cadaver Lab", "A", "battlefield", unlocked=["left"])
+    g.add_card("ledger", "Test Ledger", "A", "battlefield")
+    g.add_card("ledger2", "Test Ledger", "A", "battlefield")
+    g.add_mana("A", "{B}")
+    g.start(active="A", step="main1", turn=3)
+    g.apply(Unlock("A", "crypt", "right"))  # Cadaver Lab's unlock trigger and both Ledgers' triggers
+    pending = g.pending
+    assert pending is not None and pending.kind is DecisionKind.ORDER_TRIGGERS
+    assert len(pending.options) == 3
+    chosen = data.draw(st.permutations(pending.options))
+    g.apply(OrderTriggers("A", tuple(chosen)))
+    put = [e["trigger"] for e in g.events if e.type == "ability_on_stack"]
+    removed = [e for e in g.events if e.type == "trigger_removed"]
+    assert len(put) == 2 and len(removed) == 1  # the graveyard holds no creature card to target
+    assert put == [i for i in chosen if i in put]
+    assert [item.source for item in g.stack] == [
+        next(e["source"] for e in g.events if e.type == "ability_on_stack" and e["trigger"] == i) for i in put
+    ]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from mtg_helpers import SCENARIO_DIR
 
+from mtg_helpers import SCENARIO_DIR
 from mtgrules.scenario import Status, run_scenario_file
 
 FILES = sorted(SCENARIO_DIR.glob("*.json"))
