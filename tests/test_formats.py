@@ -8,8 +8,9 @@ player ends up with, and how play starts.
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -371,11 +372,30 @@ def test_illegal_setup_actions_are_refused_clearly_and_change_nothing(
     fmt: str, text: str, message: str
 ) -> None:
     game = new_game(mode="duel", format=fmt, seed=2)
-    before = (setup_summary(game), list(game.legal_actions()), game.current_player)
+    before = (setup_summary(game), _legal_copy(game), game.current_player)
     with pytest.raises(IllegalActionError, match=message):
         game.apply_text(text)
-    assert (setup_summary(game), list(game.legal_actions()), game.current_player) == before
+    assert (setup_summary(game), _legal_copy(game), game.current_player) == before
     assert game.history == []
+
+
+def _legal_copy(game: Game) -> Sequence[int]:
+    """The legal actions, copied without materialising the custom build stage's range of C(32, 10)
+    decks (R2.5): a ``range`` is immutable and compares by its bounds."""
+    legal = game.legal_actions()
+    return legal if isinstance(legal, range) else list(legal)
+
+
+def test_the_custom_build_stage_lists_every_deck_without_materialising_them() -> None:
+    """R2.5: in the build stage every 10-card deck is legal; the engine answers with a ``range``
+    (membership and length in constant time), and the text list is refused with a clear error."""
+    game = new_game(mode="duel", format="custom", seed=2)
+    legal = game.legal_actions()
+    assert isinstance(legal, range) and len(legal) == math.comb(32, 10)
+    assert game.parse_action("build " + " ".join(CARD_IDS[0:10])) in legal
+    assert game.parse_action("ban BARON") not in legal
+    with pytest.raises(ClashError, match="builds are legal now"):
+        game.legal_action_texts()
 
 
 def test_picking_a_card_that_is_not_face_up_is_refused() -> None:

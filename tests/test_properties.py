@@ -7,8 +7,10 @@ play has damage >= health (R3.8).  Further properties: a position survives dump/
 undo restores the exact game, a clone is independent, the same seed and choices give the same game,
 every legal action is accepted and others are refused without a trace.
 
-Hypothesis draws the seeds, rulesets and threat options; each example then plays a small batch of
-games in a plain loop (cheaper than one example per game).  The runs are derandomized, so CI sees
+Hypothesis draws the seeds, rulesets and threat options, and every action choice of every game
+(:mod:`hypothesis_choices`: one game per example, a number of actions and bytes to read the choices
+from), so a failing game shrinks to few and simple actions and the report lists them.  Deals and
+the other integers a check samples come from the drawn seed.  The runs are derandomized, so CI sees
 the same games every time; set ``CLASH_HYPOTHESIS_EXPLORE=1`` to explore new ones.
 """
 
@@ -22,12 +24,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from clashofdecks import (
     ACTION_SPACE,
     CARDS,
+    EventKind,
     Game,
     IllegalActionError,
     Ruleset,
@@ -38,10 +41,15 @@ from clashofdecks import (
 )
 from clashofdecks.formats import new_game
 from clashofdecks.options import THREAT_ABILITIES, VARIANT_CHOICES
+from hypothesis_choices import Choices, choice_bytes, game_choices
 
 HEALTH = {c.id: c.health for c in CARDS}
 INCANTATION_IDS = {c.id for c in CARDS if not c.is_creature}
 FORTRESS = ("BASTION", "FORT")
+#: Choices Hypothesis draws per game (read cyclically beyond): a random duel takes about 50 actions
+#: (99% take fewer than 130), a solo game about 25 (setup included).
+DUEL_CHOICES = 128
+SOLO_CHOICES = 64
 
 
 def _settings(examples: int) -> settings:
@@ -76,31 +84,25 @@ threats = st.builds(
 # ----------------------------------------------------------------------------- game sources
 
 
-def duel_games(seed: int, ruleset: Ruleset, n: int) -> list[Game]:
-    """``n`` benchmark deals (Game.random_duel) from consecutive seeds."""
-    return [Game.random_duel(seed + i, ruleset=ruleset, record_events=False) for i in range(n)]
+def duel_game(seed: int, ruleset: Ruleset) -> Game:
+    """A benchmark deal (Game.random_duel)."""
+    return Game.random_duel(seed, ruleset=ruleset, record_events=False)
 
 
-def solo_games(
-    seed: int, ruleset: Ruleset, n: int, make_solo_position: Callable[..., dict[str, Any]]
-) -> list[Game]:
-    """``n`` solo quick games loaded from a position with a random split of the 32 cards (R7.1)."""
-    rng = random.Random(seed)
-    return [
-        load_position(make_solo_position(rng, ruleset=ruleset.to_dict()), record_events=False)
-        for _ in range(n)
-    ]
+def solo_game(seed: int, ruleset: Ruleset, make_solo_position: Callable[..., dict[str, Any]]) -> Game:
+    """A solo quick game loaded from a position with a random split of the 32 cards (R7.1)."""
+    position = make_solo_position(random.Random(seed), ruleset=ruleset.to_dict())
+    return load_position(position, record_events=False)
 
 
 def setup_game(
-    mode: str, fmt: str, seed: int, ruleset: Ruleset, threat: Threat | None, rng: random.Random
+    mode: str, fmt: str, seed: int, ruleset: Ruleset, threat: Threat | None, choices: Choices
 ) -> Game:
-    """A game from :func:`new_game` whose setup (draft picks, deck choices) was made at random."""
+    """A game from :func:`new_game` whose setup (draft picks, deck choices) ``choices`` made."""
     game = new_game(mode=mode, format=fmt, seed=seed, ruleset=ruleset, threat=threat, record_events=False)
     while game.phase == "setup":
-        legal = game.legal_actions()
-        assert legal, "every setup decision of these formats lists its choices"
-        game.apply(rng.choice(legal))
+        assert game.legal_actions(), "every setup decision of these formats lists its choices"
+        choices.play(game)
     return game
 
 
@@ -198,16 +200,16 @@ def fingerprint(game: Game) -> tuple[Any, ...]:
     )
 
 
-def play_checked(game: Game, rng: random.Random) -> int:
-    """Play ``game`` to its end at random, checking the invariants after every action; returns
-    the number of actions."""
+def play_checked(game: Game, choices: Choices) -> int:
+    """Play ``game`` with ``choices`` to its end (or the choices' limit), checking the invariants
+    after every action; returns the number of actions."""
     start = owned_cards(dump_position(game))
     check_invariants(game, start)
     n = 0
-    while not game.is_over():
+    while not game.is_over() and choices.more():
         mover, turn = game.current_player, game.turn
         own_turn = mover == game.active
-        game.apply(rng.choice(game.legal_actions()))
+        choices.play(game)
         n += 1
         check_invariants(game, start)
         if own_turn and not game.is_solo and game.is_over():
@@ -222,52 +224,73 @@ def play_checked(game: Game, rng: random.Random) -> int:
 
 # ----------------------------------------------------------------------------- cheap invariants, many games
 
-GAMES_PER_EXAMPLE = 40
 
-
-@_settings(60)
-@given(seed=seeds, ruleset=rulesets)
-def test_random_duels_keep_invariants(seed: int, ruleset: Ruleset) -> None:
+@_settings(2400)
+@given(seed=seeds, ruleset=rulesets, choices=game_choices(DUEL_CHOICES))
+def test_random_duels_keep_invariants(seed: int, ruleset: Ruleset, choices: Choices) -> None:
     """R1.3, R3.1, R3.8, R4: invariants after every action of random benchmark duels (2400 games)."""
-    for i, game in enumerate(duel_games(seed, ruleset, GAMES_PER_EXAMPLE)):
-        play_checked(game, random.Random(seed ^ i))
+    with choices.report():
+        play_checked(duel_game(seed, ruleset), choices)
 
 
-@_settings(40)
-@given(seed=seeds, ruleset=rulesets)
+@_settings(1600)
+@given(seed=seeds, ruleset=rulesets, choices=game_choices(SOLO_CHOICES))
 def test_random_solo_games_keep_invariants(
-    seed: int, ruleset: Ruleset, make_solo_position: Callable[..., dict[str, Any]]
+    seed: int, ruleset: Ruleset, choices: Choices, make_solo_position: Callable[..., dict[str, Any]]
 ) -> None:
     """R7: invariants after every action of random solo quick games loaded from positions (1600 games)."""
-    for i, game in enumerate(solo_games(seed, ruleset, GAMES_PER_EXAMPLE, make_solo_position)):
-        assert Counter(owned_cards(dump_position(game))[0] + owned_cards(dump_position(game))[1]) == Counter(
-            c.id for c in CARDS
-        )
-        play_checked(game, random.Random(seed ^ i))
+    game = solo_game(seed, ruleset, make_solo_position)
+    owned = owned_cards(dump_position(game))
+    assert owned[0] + owned[1] == Counter(c.id for c in CARDS)
+    with choices.report():
+        play_checked(game, choices)
+        assert game.is_over() or not choices.to_the_end, "R7.8: every solo game ends"
 
 
-@_settings(40)
+@_settings(400)
 @given(
     seed=seeds,
     mode=st.sampled_from(("duel", "solo")),
     fmt=st.sampled_from(("draft", "precon")),
     ruleset=rulesets,
     threat=threats,
+    choices=game_choices(DUEL_CHOICES),
 )
 def test_games_from_formats_keep_invariants(
-    seed: int, mode: str, fmt: str, ruleset: Ruleset, threat: Threat
+    seed: int, mode: str, fmt: str, ruleset: Ruleset, threat: Threat, choices: Choices
 ) -> None:
     """R2, R7, R8: games started by new_game (random setup choices, any threat options) keep the
     invariants; in solo all 32 cards exist once, in duel each player keeps their 8 (400 games)."""
-    for i in range(10):
-        rng = random.Random(seed ^ i)
-        game = setup_game(mode, fmt, seed + i, ruleset, threat if mode == "solo" else None, rng)
+    with choices.report():
+        game = setup_game(mode, fmt, seed, ruleset, threat if mode == "solo" else None, choices)
         owned = owned_cards(dump_position(game))
         if mode == "solo":
             assert owned[0] + owned[1] == Counter(c.id for c in CARDS)
         else:
             assert sum(owned[0].values()) == sum(owned[1].values()) == 8
-        play_checked(game, rng)
+        play_checked(game, choices)
+
+
+def test_a_failing_game_shrinks_to_a_short_action_sequence() -> None:
+    """The choices shrink: the smallest game Hypothesis finds in which a creature is destroyed is a
+    few actions long (a random game takes dozens before one is), and replays the same."""
+
+    def destroys_a_creature(choices: Choices) -> bool:
+        game = Game.random_duel(3)
+        while not game.is_over() and choices.more():
+            if any(e.kind == EventKind.DESTROYED for e in game.apply(choices.action(game))):
+                return True
+        return False
+
+    found = find(
+        game_choices(DUEL_CHOICES),
+        destroys_a_creature,
+        settings=settings(database=None, derandomize=True, max_examples=300, deadline=None),
+    )
+    replayed = found.fresh()
+    assert destroys_a_creature(replayed)
+    assert 1 <= len(replayed.played) <= 8, replayed.played
+    assert replayed.limit is not None and len(replayed.played) == replayed.limit
 
 
 # ------------------------------------------------------------------ expensive properties, fewer games
@@ -309,67 +332,77 @@ def check_round_trip(game: Game) -> None:
     assert again.current_player == game.current_player
 
 
-def deep_check_game(game: Game, rng: random.Random) -> None:
-    while True:
-        check_round_trip(game)
-        check_every_action(game, rng)
-        if game.is_over():
-            return
-        game.apply(rng.choice(game.legal_actions()))
+def deep_check_game(game: Game, choices: Choices, seed: int) -> None:
+    """The checks above at every position of a game played with ``choices``; the illegal integers
+    tried are sampled from ``seed`` (they are not choices of the game)."""
+    samples = random.Random(seed)
+    with choices.report():
+        while True:
+            check_round_trip(game)
+            check_every_action(game, samples)
+            if game.is_over() or not choices.more():
+                return
+            choices.play(game)
 
 
-@_settings(20)
-@given(seed=seeds, ruleset=rulesets)
-def test_duel_undo_legality_and_round_trip(seed: int, ruleset: Ruleset) -> None:
+@_settings(200)
+@given(seed=seeds, ruleset=rulesets, choices=game_choices(DUEL_CHOICES))
+def test_duel_undo_legality_and_round_trip(seed: int, ruleset: Ruleset, choices: Choices) -> None:
     """At every position of random duels: every legal action is accepted and undone exactly, other
     actions are refused without a trace, and the position round-trips through JSON (200 games)."""
-    for i, game in enumerate(duel_games(seed, ruleset, 10)):
-        deep_check_game(game, random.Random(seed ^ i))
+    deep_check_game(duel_game(seed, ruleset), choices, seed)
 
 
-@_settings(20)
-@given(seed=seeds, ruleset=rulesets)
+@_settings(200)
+@given(seed=seeds, ruleset=rulesets, choices=game_choices(SOLO_CHOICES))
 def test_solo_undo_legality_and_round_trip(
-    seed: int, ruleset: Ruleset, make_solo_position: Callable[..., dict[str, Any]]
+    seed: int, ruleset: Ruleset, choices: Choices, make_solo_position: Callable[..., dict[str, Any]]
 ) -> None:
     """The same at every position of random solo games (R7: the automaton's turn is undone with
     the player's action that ran it) (200 games)."""
-    for i, game in enumerate(solo_games(seed, ruleset, 10, make_solo_position)):
-        deep_check_game(game, random.Random(seed ^ i))
+    deep_check_game(solo_game(seed, ruleset, make_solo_position), choices, seed)
 
 
-@_settings(10)
-@given(seed=seeds, ruleset=rulesets, threat=threats)
-def test_solo_with_threat_options_undo_and_round_trip(seed: int, ruleset: Ruleset, threat: Threat) -> None:
-    """R8.2 threat options (mana, starts, resilience, defence, abilities) round-trip and undo exactly."""
-    for i in range(8):
-        rng = random.Random(seed ^ i)
-        deep_check_game(setup_game("solo", "draft", seed + i, ruleset, threat, rng), rng)
+@_settings(80)
+@given(seed=seeds, ruleset=rulesets, threat=threats, choices=game_choices(SOLO_CHOICES))
+def test_solo_with_threat_options_undo_and_round_trip(
+    seed: int, ruleset: Ruleset, threat: Threat, choices: Choices
+) -> None:
+    """R8.2 threat options (mana, starts, resilience, defence, abilities) round-trip and undo exactly
+    (80 games)."""
+    with choices.report():
+        game = setup_game("solo", "draft", seed, ruleset, threat, choices)
+    deep_check_game(game, choices, seed)
 
 
 @_settings(30)
-@given(seed=seeds, ruleset=rulesets, threat=threats, cut=st.integers(0, 50))
+@given(
+    seed=seeds, ruleset=rulesets, threat=threats, cut=st.integers(0, 50), choices=game_choices(DUEL_CHOICES)
+)
 def test_a_loaded_position_plays_on_like_the_original(
-    seed: int, ruleset: Ruleset, threat: Threat, cut: int
+    seed: int, ruleset: Ruleset, threat: Threat, cut: int, choices: Choices
 ) -> None:
     """A position holds the whole state of a game that is not waiting for a decision: the game
     loaded from it accepts the same actions and goes through the same positions to the end (in
     solo, until chance acts: R7.7's reshuffle uses the game's RNG, which is not part of a position)."""
-    rng = random.Random(seed)
-    for game in (
-        Game.random_duel(seed, ruleset=ruleset, record_events=False),
-        setup_game("solo", "draft", seed, ruleset, threat, rng),
-    ):
+    with choices.report():
+        _plays_on_like_the_original(seed, ruleset, threat, cut, choices)
+
+
+def _plays_on_like_the_original(
+    seed: int, ruleset: Ruleset, threat: Threat, cut: int, choices: Choices
+) -> None:
+    for game in (duel_game(seed, ruleset), setup_game("solo", "draft", seed, ruleset, threat, choices)):
         for _ in range(cut):
             if game.is_over() or game.pending is not None:
                 break
-            game.apply(rng.choice(game.legal_actions()))
+            choices.play(game)
         if game.pending is not None:
             continue
         loaded = load_position(dump_position(game), record_events=False)
-        while not game.is_over():
+        while not game.is_over() and choices.more():
             side = game.fortress(1)[0]
-            action = rng.choice(game.legal_actions())
+            action = choices.action(game)
             assert loaded.legal_actions() == game.legal_actions()
             game.apply(action)
             loaded.apply(action)
@@ -437,35 +470,35 @@ def test_same_seed_and_choices_give_the_same_solo_game(seed: int, threat: Threat
 
 
 @_settings(30)
-@given(seed=seeds, ruleset=rulesets, cut=st.integers(0, 60))
-def test_clone_is_independent_and_copies_the_rng(seed: int, ruleset: Ruleset, cut: int) -> None:
+@given(
+    seed=seeds,
+    ruleset=rulesets,
+    cut=st.integers(0, 60),
+    blob=choice_bytes(DUEL_CHOICES),
+    after=st.lists(st.integers(0, 10**6), min_size=1, max_size=40),
+)
+def test_clone_is_independent_and_copies_the_rng(
+    seed: int, ruleset: Ruleset, cut: int, blob: bytes, after: list[int]
+) -> None:
     """A clone equals the original, shares nothing with it (playing the clone to its end leaves the
     original untouched, and the other way round), and, RNG included, continues identically."""
-
-    def duel(s: int) -> Game:
-        return Game.random_duel(s, ruleset=ruleset, record_events=False)
-
-    def solo(s: int) -> Game:
-        return setup_game("solo", "draft", s, ruleset, Threat(), random.Random(s))
-
-    for i, make in enumerate((duel, solo)):
-        game = make(seed)
-        rng = random.Random(seed ^ i)
-        for _ in range(cut):
-            if game.is_over():
-                break
-            game.apply(rng.choice(game.legal_actions()))
-        before = fingerprint(game)
-        clone = game.clone()
-        assert fingerprint(clone)[:-1] == before[:-1]
-        assert clone.history == []
-        choices = [rng.randrange(10**6) for _ in range(40)]
-        from_clone = choices_game(clone, choices)
-        assert fingerprint(game) == before, "playing the clone changed the original"
-        # Continue the original with the same choices: the clone's RNG was a copy, not a share.
-        clone_after = fingerprint(clone)
-        assert choices_game(game, choices) == from_clone
-        assert fingerprint(clone) == clone_after, "playing the original changed the clone"
+    choices = Choices(blob)
+    with choices.report():
+        for game in (duel_game(seed, ruleset), setup_game("solo", "draft", seed, ruleset, Threat(), choices)):
+            for _ in range(cut):
+                if game.is_over():
+                    break
+                choices.play(game)
+            before = fingerprint(game)
+            clone = game.clone()
+            assert fingerprint(clone)[:-1] == before[:-1]
+            assert clone.history == []
+            from_clone = choices_game(clone, after)
+            assert fingerprint(game) == before, "playing the clone changed the original"
+            # Continue the original with the same choices: the clone's RNG was a copy, not a share.
+            clone_after = fingerprint(clone)
+            assert choices_game(game, after) == from_clone
+            assert fingerprint(clone) == clone_after, "playing the original changed the clone"
 
 
 # ----------------------------------------------------------------------------- events (checked where on)

@@ -2,9 +2,11 @@
 
 Every scenario of ``tests/scenarios`` (the ``disputed/`` folder excepted) and every reference turn of
 ``tests/data/reference-turns`` is one test case, run through :func:`clashofdecks.scenario.run_file`.
-The runner itself is tested too: a wrong expectation and an "illegal" action that is legal must FAIL,
-and ``clash scenario`` must exit 0/1 accordingly.  ``docs/rules-coverage.md`` must match the table
-regenerated from the scenario files, and every rule number R3.1-R6.9 must be cited by a scenario.
+The runner itself is tested too: a wrong expectation, an "illegal" action that is legal and a refusal
+for another reason than the scenario's ``refusal`` must FAIL; a scenario that checks nothing or whose
+action does not parse is malformed (ERROR); and ``clash scenario`` must exit 0/1 accordingly.
+``docs/rules-coverage.md`` must match the table regenerated from the scenario files, and every rule
+number R3.1-R6.9 must be cited by a scenario.
 """
 
 from __future__ import annotations
@@ -13,16 +15,26 @@ import copy
 import importlib.util
 import json
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
+from referencing import Registry, Resource
 
-from clashofdecks import Game
+from clashofdecks import Game, IllegalActionError
 from clashofdecks.cli import main as cli_main
-from clashofdecks.scenario import ScenarioResult, run_file, run_scenario
+from clashofdecks.errors import ActionSyntaxError
+from clashofdecks.scenario import (
+    ScenarioResult,
+    notation_problem,
+    refusal_mismatch,
+    run_file,
+    run_scenario,
+)
 
 TESTS = Path(__file__).resolve().parent
 SCENARIO_DIR = TESTS / "scenarios"
@@ -275,6 +287,227 @@ def test_runner_reports_a_malformed_scenario() -> None:
     assert not result.passed and result.error
 
 
+# ----------------------------------------------- scenarios that cannot pass by accident
+
+
+def _illegal(action: str, **changes: Any) -> dict[str, Any]:
+    """BASE in its Combat phase with an illegal action instead of the expectation."""
+    scenario = _variant(actions=[], illegal=action, **changes)
+    del scenario["expect"]
+    return scenario
+
+
+def test_every_illegal_scenario_of_the_suite_says_why_it_is_refused() -> None:
+    unexplained = [
+        item["name"]
+        for path in SUITE_FILES
+        for item in _items(path)
+        if "illegal" in item and "refusal" not in item
+    ]
+    assert not unexplained, f"illegal scenarios without a 'refusal': {unexplained}"
+    assert sum("refusal" in item for path in SUITE_FILES for item in _items(path)) >= 30
+
+
+def test_an_illegal_scenario_in_the_old_format_still_passes() -> None:
+    """Without ``refusal`` any refusal passes, as before (files in today's format stay valid)."""
+    assert run_scenario(_illegal("play GRRR top")).passed
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "nxt",
+        "play ZOMBEE top",
+        "play GRRR middle",
+        "cast BOOM 1.top",
+        "cast BOOM top",
+        "play BOOM top",
+        "order",
+        "order GNOME GNOME",
+        "order GNOMEE OGRE",
+        "next 1",
+        "build ZOMBIE",
+        "deck 5",
+        "",
+    ],
+)
+def test_an_illegal_action_that_does_not_parse_is_a_scenario_error(action: str) -> None:
+    """An unparseable action would be "refused" whatever the rules say: the file is wrong."""
+    assert notation_problem(action)
+    result = run_scenario(_illegal(action))
+    assert not result.passed and result.error, result
+    assert "not an action of the notation" in result.message
+    assert repr(action) in result.message
+
+
+def test_an_action_that_does_not_parse_is_a_scenario_error() -> None:
+    result = run_scenario(_variant(actions=["nxt"]))
+    assert not result.passed and result.error
+    assert "action 1 'nxt' is not an action of the notation" in result.message
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "next",
+        "end",
+        "play GRRR top",
+        "cast BOOM 1.top.0",
+        "order GNOME",
+        "order GNOME OGRE",
+        "pick ZOMBIE",
+        "ban OGRE",
+        "deck 2",
+        "PLAY grrr TOP",
+        "build ANNIHILATION BARON BOOM GNOME OGRE TROLL ZOMBIE GRRR BRUTE ALPHA",
+    ],
+)
+def test_well_formed_actions_parse_whatever_the_game(action: str) -> None:
+    """``order`` is well-formed with any distinct card ids, even with no return order pending: the
+    game then refuses it (R3.9 scenarios rely on that)."""
+    assert notation_problem(action) is None
+
+
+@pytest.mark.parametrize("refusal", ["R3.3", "IllegalActionError", "ClashError"])
+def test_a_matching_refusal_passes(refusal: str) -> None:
+    """'play GRRR top' in Combat is refused citing R3.3, as an IllegalActionError (a ClashError)."""
+    result = run_scenario(_illegal("play GRRR top", refusal=refusal))
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize(
+    ("action", "refusal", "expected"),
+    [
+        ("play GRRR top", "R3.2", "expected a refusal citing R3.2, got IllegalActionError: creatures are"),
+        ("play GRRR top", "R3", "expected a refusal citing R3, got"),
+        ("play GRRR top", "ActionSyntaxError", "expected a refusal of class ActionSyntaxError, got Illegal"),
+        (
+            "order GNOME",
+            "IllegalActionError",
+            "expected a refusal of class IllegalActionError, got ActionSyntaxError: no",
+        ),
+        (
+            "cast BOOM 1.top.1",
+            "R5.2a",
+            "expected a refusal citing R5.2a, got IllegalActionError: not enough mana",
+        ),
+    ],
+)
+def test_a_refusal_for_another_reason_fails(action: str, refusal: str, expected: str) -> None:
+    result = run_scenario(_illegal(action, refusal=refusal))
+    assert not result.passed and not result.error, result
+    assert result.message.startswith(f"{action!r} was refused for another reason: {expected}"), result.message
+
+
+def test_a_rule_number_matches_only_as_a_whole_token() -> None:
+    refusal = IllegalActionError("playing the last card would lose the game (R3.4a); see also R3.10.")
+    assert refusal_mismatch("R3.4a", refusal) is None
+    assert refusal_mismatch("R3.10", refusal) is None
+    for not_cited in ("R3.4", "R3.1", "R3", "R3.4b", "R4.4"):
+        assert refusal_mismatch(not_cited, refusal) == (
+            f"expected a refusal citing {not_cited}, got IllegalActionError: {refusal}"
+        )
+    assert refusal_mismatch("R3.4", IllegalActionError("keep a card (R3.4)")) is None
+    assert refusal_mismatch("R3.4", IllegalActionError("R3.4, R3.4a")) is None
+    assert refusal_mismatch("R3.4", IllegalActionError("see XR3.4 and R3.4.1")) is not None
+    # A class matches the error's class or a base class; the message is not searched for it.
+    assert refusal_mismatch("ActionSyntaxError", ActionSyntaxError("x")) is None
+    assert refusal_mismatch("ClashError", ActionSyntaxError("x")) is None
+    assert refusal_mismatch("IllegalActionError", ActionSyntaxError("IllegalActionError")) is not None
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        (
+            {"refusal": "IllegalActonError"},
+            "'refusal' must be a rule number such as 'R3.2' or an error class",
+        ),
+        ({"refusal": "rule 3.3"}, "'refusal' must be a rule number"),
+        ({"refusal": "r3.3"}, "'refusal' must be a rule number"),
+        ({"refusal": ["R3.3"]}, "'refusal' must be a rule number"),
+        ({"refusal": "ValueError"}, "'refusal' must be a rule number"),
+    ],
+)
+def test_a_malformed_refusal_is_a_scenario_error(changes: dict[str, Any], expected: str) -> None:
+    result = run_scenario(_illegal("play GRRR top", **changes))
+    assert not result.passed and result.error
+    assert expected in result.message
+
+
+def test_a_refusal_without_an_illegal_action_is_a_scenario_error() -> None:
+    result = run_scenario(_variant(refusal="R3.7"))
+    assert not result.passed and result.error
+    assert "'refusal' goes with 'illegal'" in result.message
+
+
+@pytest.mark.parametrize(
+    "expect", [{}, {"ruleset": {}}, {"players": {}}, {"ruleset": {"players": {}}, "threat": {}}]
+)
+def test_an_expectation_that_checks_nothing_is_a_scenario_error(expect: dict[str, Any]) -> None:
+    """Such an ``expect`` matches every position: the scenario would pass whatever the engine does."""
+    result = run_scenario(_variant(expect=expect))
+    assert not result.passed and result.error
+    assert "'expect' checks nothing" in result.message
+
+
+def test_an_expectation_of_one_value_is_a_check() -> None:
+    assert run_scenario(_variant(expect={"mana": 0})).passed
+    assert not run_scenario(_variant(expect={"mana": 1})).passed
+    # A list checks its length: an empty lane is something to check.
+    assert run_scenario(_variant(expect={"players": [{}, {"lanes": {"bottom": []}}]})).passed
+
+
+# ------------------------------------------------------------------------------ the JSON Schema
+
+
+def _schema(name: str) -> dict[str, Any]:
+    text = resources.files("clashofdecks").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+SCENARIO_SCHEMA = _schema("scenario")
+SCHEMA_REGISTRY: Registry[Any] = Registry().with_resources(
+    (s["$id"], Resource.from_contents(s)) for s in (SCENARIO_SCHEMA, _schema("position"))
+)
+SCENARIO_VALIDATOR = jsonschema.Draft202012Validator(SCENARIO_SCHEMA, registry=SCHEMA_REGISTRY)
+
+
+def test_scenario_schema_is_a_valid_draft_2020_12_schema() -> None:
+    assert SCENARIO_SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(SCENARIO_SCHEMA)
+
+
+def test_the_schema_accepts_every_scenario_file_and_reference_turn() -> None:
+    for path in [*SUITE_FILES, *REFERENCE_FILES]:
+        errors = [e.message for e in SCENARIO_VALIDATOR.iter_errors(json.loads(path.read_text("utf-8")))]
+        assert not errors, f"{path.name}: {errors[:3]}"
+    assert SCENARIO_VALIDATOR.is_valid(BASE) and SCENARIO_VALIDATOR.is_valid(_illegal("next", refusal="R3.5"))
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        _variant(expect={}),
+        _variant(refusal="R3.7"),
+        _variant(illegal="next"),
+        _variant(colour="red"),
+        _variant(actions=["nxt"]),
+        _variant(actions="next"),
+        _illegal("nxt"),
+        _illegal("next", refusal="rule 3.5"),
+        _illegal("next", refusal="r3.5"),
+        _variant(position={"active": 0}),
+    ],
+)
+def test_the_schema_rejects_what_the_runner_calls_malformed(scenario: dict[str, Any]) -> None:
+    assert not SCENARIO_VALIDATOR.is_valid(scenario)
+    assert not SCENARIO_VALIDATOR.is_valid([BASE, scenario])
+    result = run_scenario(scenario)
+    assert result.error and not result.passed, result
+
+
 # ---------------------------------------------------------------------- the clash scenario CLI
 
 
@@ -308,6 +541,27 @@ def test_cli_scenario_exit_status_and_json(tmp_path: Path) -> None:
     assert set(first) >= {"name", "path", "status", "message", "rules"}
     assert first["name"] == "good again" and first["rules"] == ["R3.7"] and first["message"] == ""
     assert second["name"] == "bad one" and "OGRE" in second["message"]
+
+
+def test_cli_scenario_reports_malformed_scenarios_as_errors(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "bad.json",
+        [
+            _variant(name="checks nothing", expect={}),
+            _illegal("nxt", name="misspelt"),
+            _illegal("play GRRR top", name="wrong reason", refusal="R3.2"),
+            _illegal("play GRRR top", name="right reason", refusal="R3.3"),
+        ],
+    )
+    result = CliRunner().invoke(cli_main, ["scenario", "--json", str(path)])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert [r["status"] for r in report["results"]] == ["ERROR", "ERROR", "FAIL", "PASS"]
+    assert (report["passed"], report["failed"], report["malformed"]) == (1, 3, 2)
+    text = CliRunner().invoke(cli_main, ["scenario", "-q", str(path)])
+    assert text.exit_code == 1
+    assert "ERROR misspelt" in text.output and "FAIL wrong reason" in text.output
+    assert "right reason" not in text.output and "1 passed, 3 failed (2 malformed)" in text.output
 
 
 def test_cli_scenario_runs_a_directory(tmp_path: Path) -> None:

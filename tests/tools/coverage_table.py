@@ -227,6 +227,8 @@ def render(scenario_dir: Path = SCENARIO_DIR) -> str:
     table = collect(scenario_dir)
     files = suite_files(scenario_dir)
     n_scenarios = sum(len(load_scenarios(p)) for p in files)
+    illegal = [s for p in files for s in load_scenarios(p) if "illegal" in s]
+    n_refusal = sum("refusal" in s for s in illegal)
     n_reference = len(list(REFERENCE_DIR.glob("*.json"))) if REFERENCE_DIR.is_dir() else 0
     unknown = sorted((r for r in table if r not in RULES and r not in FAQ), key=_sort_key)
     lines = [
@@ -239,6 +241,8 @@ def render(scenario_dir: Path = SCENARIO_DIR) -> str:
         "",
         f"- {n_scenarios} scenarios in {len(files)} files, each run by `clash scenario tests/scenarios`",
         "  and by `tests/test_scenarios.py` (one test case per scenario).",
+        f"- {len(illegal)} of them check that an action is refused; {n_refusal} of those also state why",
+        "  (`refusal`: the rule number the refusal cites, or its error class).",
         f"- {n_reference} reference turns of an independent implementation in `tests/data/reference-turns/`",
         "  (whole random turns, no rule numbers), run the same way.",
         "- Rule numbers are those of the rules digest (R1-R9); FAQ ids number the questions of the",

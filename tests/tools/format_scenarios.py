@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-KEY_ORDER = ("name", "description", "rules", "position", "actions", "expect", "illegal")
+KEY_ORDER = ("name", "description", "rules", "position", "actions", "expect", "illegal", "refusal")
 
 
 def _compact(value: Any) -> str:

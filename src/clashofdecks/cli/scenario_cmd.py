@@ -14,7 +14,10 @@ import click
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (one JSON object).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 def scenario(files: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
-    """Run scenario FILES (a directory runs every *.json in it).  Exit status 0 only if all pass."""
+    """Run scenario FILES (a directory runs every *.json in it).  Exit status 0 only if all pass.
+
+    ERROR marks a malformed scenario (it checks nothing, an action does not parse, ...): it fails.
+    """
     from ..scenario import run_file
 
     paths: list[Path] = []
@@ -23,12 +26,10 @@ def scenario(files: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
     results = [r for p in paths for r in run_file(p)]
     passed = sum(r.passed for r in results)
     failed = len(results) - passed
+    malformed = sum(r.error for r in results)  # counted in "failed" too
     if as_json:
-        click.echo(
-            json.dumps(
-                {"passed": passed, "failed": failed, "results": [r.to_dict() for r in results]}, indent=2
-            )
-        )
+        report = {"passed": passed, "failed": failed, "malformed": malformed}
+        click.echo(json.dumps({**report, "results": [r.to_dict() for r in results]}, indent=2))
     else:
         for r in results:
             if r.passed and quiet:
@@ -40,5 +41,6 @@ def scenario(files: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
             if not r.passed:
                 line += f" ({r.path}): {r.message}"
             click.echo(line)
-        click.echo(f"{passed} passed, {failed} failed")
+        summary = f"{passed} passed, {failed} failed"
+        click.echo(summary + (f" ({malformed} malformed)" if malformed else ""))
     sys.exit(0 if failed == 0 and results else 1)

@@ -16,7 +16,6 @@ markers (new, done, Protection used).
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -369,19 +368,7 @@ def outcome_reason(game: Game, ctx: Context) -> str:
     outcome = game.outcome
     if outcome is None:
         return ""
-    termination = getattr(outcome, "termination", None)
-    code = str(getattr(termination, "value", termination) or "")
-    if not code:
-        reason = outcome.reason
-        if outcome.winner is None:
-            code = "turn_cap"
-        elif "survived" in reason:
-            code = "survived_last_turn"
-        elif "resign" in reason:
-            code = "resigned"
-        elif "Fort reached" in reason:
-            code = "fort_rightmost"
-    key = f"reason_{code}"
+    key = f"reason_{outcome.termination.value}"
     if not has_key(key):
         return outcome.reason
     winner = outcome.winner
@@ -824,12 +811,6 @@ _ICONS: dict[EventKind, str] = {
     EventKind.GAME_OVER: "★ ",
 }
 
-_IDS = re.compile(r"[A-Z][A-Z!]+")
-
-
-def _names_in(text: str, lang: str) -> str:
-    return ", ".join(card_name(w, lang) for w in text.split() if w in CARD_INDEX)
-
 
 def _setup_sentence(event: Event, ctx: Context) -> str:
     lang = ctx.lang
@@ -901,7 +882,9 @@ def event_sentence(event: Event, ctx: Context) -> str:
     if k is EventKind.ABSORBED:
         return event_text(lang, "absorbed", card=card, detail=ability_name(lang, event.role or ""))
     if k in (EventKind.ORDER_CHOSEN, EventKind.DECISION_PENDING):
-        detail = _IDS.sub(lambda m: card_name(m.group(0), lang), event.detail or "")
+        # The cards come as data (never parsed back from the English detail text).
+        sep = " → " if k is EventKind.ORDER_CHOSEN else ", "
+        detail = sep.join(card_name(c, lang) for c in event.cards or ())
         return event_text(lang, k.value, who=who, detail=detail)
     if k is EventKind.GAME_OVER:
         if event.player is None:
