@@ -1,9 +1,10 @@
-# Two commands: `make play` (set up and play) and `make check` (set up and run every CI check).
+# `make serve` (set up and start the web app), `make play` (set up and play in the terminal) and
+# `make check` (set up and run every CI check).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: play check setup test lint types bench clean
+.PHONY: serve play check setup test lint types bench clean
 
 $(BIN)/clash: pyproject.toml mtgrules/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +14,9 @@ $(BIN)/clash: pyproject.toml mtgrules/pyproject.toml
 	touch $(BIN)/clash
 
 setup: $(BIN)/clash
+
+serve: setup
+	$(BIN)/clash serve $(ARGS)
 
 play: setup
 	$(BIN)/clash play $(ARGS)

@@ -94,4 +94,4 @@ def test_clash_bench_refuses_bad_sizes_without_a_traceback() -> None:
     for args in (["--games", "0"], ["--rounds", "0"], ["--ismcts-iterations", "-1"]):
         out = CliRunner().invoke(cli_main, ["bench", *args])
         assert out.exit_code == 2, out.output
-        assert "must be positive" in out.output and "Traceback" not in out.output
+        assert "Invalid value" in out.output and "Traceback" not in out.output

@@ -110,3 +110,26 @@ def test_chance_action_text_round_trips() -> None:
     for text in ("chance coin 0", "chance coin 1", "chance OGRE"):
         assert game.action_text(game.parse_action(text)) == text
     assert game.parse_action("chance OGRE") >= CHANCE_CARD
+
+
+def test_the_schema_accepts_positions_at_chance_nodes() -> None:
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    import clashofdecks
+
+    schema_path = Path(clashofdecks.__file__).parent / "schemas" / "position.schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    rng = random.Random(7)
+    for fmt in ("precon", "draft", "custom"):
+        game = new_game(mode="duel", format=fmt, seed=7, external_chance=True)
+        while game.phase == "setup":
+            jsonschema.validate(dump_position(game), schema)
+            st = game.setup_state
+            if st is not None and st.decision == "build":
+                game.apply(BUILD_BASE + build_rank(sorted(rng.sample(range(32), 10))))
+            else:
+                legal = game.legal_actions()
+                game.apply(legal[rng.randrange(len(legal))])

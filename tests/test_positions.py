@@ -27,6 +27,7 @@ from clashofdecks import (
     load_position,
     view,
 )
+from clashofdecks.actions import build_rank
 from clashofdecks.formats import new_game
 from clashofdecks.options import THREAT_ABILITIES, THREAT_CHOICES, VARIANT_CHOICES
 
@@ -173,21 +174,21 @@ def test_round_trip_is_exact_through_json_text() -> None:
 def test_round_trip_of_every_position_of_random_games(
     make_solo_position: Callable[..., dict[str, Any]],
 ) -> None:
-    """dump(load(dump(g))) == dump(g) at every position without a pending decision (duel and solo)."""
+    """dump(load(dump(g))) == dump(g) at every position (duel and solo, pending decisions included)."""
     rng = random.Random(5)
     games = [Game.random_duel(s, record_events=False) for s in range(15)]
     games += [load_position(make_solo_position(rng), record_events=False) for _ in range(15)]
-    checked = 0
+    checked = pending = 0
     for game in games:
         while True:
-            if game.pending is None:
-                pos = dump_position(game)
-                assert dump_position(load_position(pos)) == pos
-                checked += 1
+            pos = dump_position(game)
+            assert dump_position(load_position(pos)) == pos
+            checked += 1
+            pending += game.pending is not None
             if game.is_over():
                 break
             game.apply(rng.choice(game.legal_actions()))
-    assert checked > 500
+    assert checked > 500 and pending > 0
 
 
 # ----------------------------------------------------------------------------- defaults
@@ -261,7 +262,7 @@ def test_finished_games_load_with_their_winner() -> None:
     pos["winner"] = 0
     pos["players"][1]["hand"] = ["GNOME", "TROLL", "FORT"]
     game = load_position(pos)
-    assert game.is_over() and game.winner == 0 and game.legal_actions() == []
+    assert game.is_over() and game.winner == 0 and game.legal_actions() == ()
     assert dump_position(game) == {**pos, "ruleset": DEFAULT_RULESET}
     draw = copy.deepcopy(EXAMPLE)
     draw["winner"] = "draw"
@@ -303,6 +304,10 @@ def test_solo_position_with_the_automaton_to_act_resolves_its_turn() -> None:
 # ----------------------------------------------------------------------------- malformed positions
 
 
+# A valid pending decision for EXAMPLE: player 0's Carapace and Mutant were destroyed together.
+PENDING: dict[str, Any] = {"player": 0, "decision": "order", "cards": ["CARAPACE", "MUTANT"]}
+
+
 def _players(d: dict[str, Any]) -> list[dict[str, Any]]:
     players: list[dict[str, Any]] = d["players"]
     return players
@@ -323,7 +328,12 @@ MALFORMED: list[tuple[str, Callable[[dict[str, Any]], object], str, bool]] = [
     ("missing phase", lambda d: d.pop("phase"), r"missing required key 'phase'", True),
     ("missing mana", lambda d: d.pop("mana"), r"missing required key 'mana'", True),
     ("bad mode", lambda d: d.update(mode="coop"), r"mode must be 'duel' or 'solo', not 'coop'", True),
-    ("bad phase", lambda d: d.update(phase="mana"), r"phase must be 'summon' or 'combat', not 'mana'", True),
+    (
+        "bad phase",
+        lambda d: d.update(phase="mana"),
+        r"phase must be 'setup', 'summon' or 'combat', not 'mana'",
+        True,
+    ),
     ("active 2", lambda d: d.update(active=2), r"active: 2 is out of range", True),
     ("negative mana", lambda d: d.update(mana=-1), r"mana: -1 is out of range", True),
     ("mana as text", lambda d: d.update(mana="3"), r"mana: must be an integer", True),
@@ -452,10 +462,124 @@ MALFORMED: list[tuple[str, Callable[[dict[str, Any]], object], str, bool]] = [
         False,
     ),
     (
-        "pending decision",
+        "pending cards already in the hand",
         lambda d: d.update(pending={"player": 1, "decision": "order", "cards": ["GNOME", "TROLL"]}),
-        r"positions with a pending decision cannot be loaded",
+        r"pending\.cards: GNOME is already in player 1's hand",
         False,
+    ),
+    (
+        "pending decision not an order",
+        lambda d: d.update(pending={"player": 0, "decision": "pick", "cards": ["CARAPACE", "MUTANT"]}),
+        r"pending\.decision: the only pending decision is 'order' \(R3\.9\), not 'pick'",
+        True,
+    ),
+    (
+        "pending order of one card",
+        lambda d: d.update(pending={"player": 0, "decision": "order", "cards": ["CARAPACE"]}),
+        r"pending\.cards: a return order is chosen for 2 or 3 different destroyed cards",
+        True,
+    ),
+    (
+        "pending decision in a finished game",
+        lambda d: d.update(winner=1, pending={**PENDING}),
+        r"pending: a pending decision belongs to a game in play",
+        True,
+    ),
+    (
+        "pending incantation that is a creature",
+        lambda d: d.update(pending={**PENDING, "resolving": {"player": 1, "card": "OGRE"}}),
+        r"pending\.resolving: the card being resolved is an incantation",
+        True,
+    ),
+    (
+        "pending automaton progress in duel",
+        lambda d: d.update(pending={**PENDING, "automaton": {"spent": 2, "slot": 1}}),
+        r"pending\.automaton: only in solo",
+        True,
+    ),
+    (
+        "pending ending not boolean",
+        lambda d: d.update(pending={**PENDING, "ending": 1}),
+        r"pending\.ending: must be true or false, not 1",
+        True,
+    ),
+    (
+        "pending unknown key",
+        lambda d: d.update(pending={**PENDING, "why": "R3.9"}),
+        r"pending: unknown key 'why'",
+        True,
+    ),
+    (
+        "pending attacker of another player",
+        lambda d: d.update(pending={**PENDING, "attacker": {"player": 2, "card": "BRUTE"}}),
+        r"pending\.attacker\.player: 2 is out of range",
+        True,
+    ),
+    (
+        "chance without draws",
+        lambda d: d.update(chance={"seed": 1}),
+        r"chance: missing required key 'draws'",
+        True,
+    ),
+    (
+        "negative chance draws",
+        lambda d: d.update(chance={"seed": 1, "draws": -1}),
+        r"chance\.draws: -1 is out of range",
+        True,
+    ),
+    (
+        "unknown chance key",
+        lambda d: d.update(chance={"seed": 1, "draws": 0, "state": 3}),
+        r"chance: unknown key 'state'",
+        True,
+    ),
+    (
+        "hidden_identities not boolean",
+        lambda d: d.update(hidden_identities=1),
+        r"hidden_identities: must be true or false, not 1",
+        True,
+    ),
+    (
+        "termination of a game that goes on",
+        lambda d: d.update(termination="turn_cap"),
+        r"'termination' belongs to a finished game \(winner not null\)",
+        True,
+    ),
+    (
+        "unknown termination",
+        lambda d: d.update(winner=0, termination="timeout"),
+        r"termination: unknown termination 'timeout'",
+        True,
+    ),
+    (
+        "public card not in the hand",
+        lambda d: _players(d)[0].update(public=["OGRE"]),
+        r"players\[0\]\.public\[0\]: OGRE is not in this hand",
+        False,
+    ),
+    (
+        "public fortress card",
+        lambda d: _players(d)[0].update(public=["BASTION"]),
+        r"players\[0\]\.public\[0\]: BASTION cannot be here",
+        True,
+    ),
+    (
+        "setup object in play",
+        lambda d: d.update(setup={"format": "draft", "steps": [["pick", 0]], "revealed": ["GNOME"]}),
+        r"a position in phase 'setup' has a 'setup' object, and only then",
+        True,
+    ),
+    (
+        "setup phase without setup object",
+        lambda d: d.update(phase="setup"),
+        r"a position in phase 'setup' has a 'setup' object, and only then",
+        True,
+    ),
+    (
+        "last turn of a duel player",
+        lambda d: _players(d)[1].update(last_turn=True),
+        r"players\[1\]: unknown key 'last_turn'",
+        True,
     ),
     (
         "automaton in duel",
@@ -546,10 +670,11 @@ def test_malformed_position_names_the_problem(
         load_position(position)
 
 
-def test_pending_decision_is_dumped_with_the_resolving_incantation() -> None:
+def test_pending_decision_is_dumped_and_loads_with_what_it_interrupted() -> None:
     """R3.9, R5.4a: a dump during a return-order decision carries ``pending``; when the decision
-    interrupts an incantation, ``pending.resolving`` names it (it is in no hand or lane meanwhile).
-    The schema accepts both; loading such a position is refused (optional in engine.md)."""
+    interrupts an incantation, ``pending.resolving`` names it (it is in no hand or lane meanwhile);
+    after ``end`` of Combat, ``pending.ending`` says the rest of Combat resolves after it.  The schema
+    accepts them, and the loaded position continues exactly as the original game."""
     base: dict[str, Any] = {
         "active": 0,
         "mana": 3,
@@ -575,10 +700,29 @@ def test_pending_decision_is_dumped_with_the_resolving_incantation() -> None:
         "decision": "order",
         "cards": ["ZOMBIE", "GNOME"],
     }
-    for game in (cast, attack):
-        assert schema_errors(dump_position(game)) == []
-        with pytest.raises(InvalidPositionError, match="pending decision cannot be loaded"):
-            load_position(dump_position(game))
+    ending = load_position({**base, "phase": "combat"})
+    ending.apply_text("end")  # the rest of Combat resolves: Brigand attacks, then the turn ends
+    assert dump_position(ending)["pending"] == {
+        "player": 1,
+        "decision": "order",
+        "cards": ["ZOMBIE", "GNOME"],
+        "ending": True,
+    }
+    for game in (cast, attack, ending):
+        pos = dump_position(game)
+        assert schema_errors(pos) == []
+        loaded = load_position(json.dumps(pos))
+        assert dump_position(loaded) == pos
+        assert loaded.current_player == 1 and loaded.legal_action_texts() == game.legal_action_texts()
+        assert loaded.apply_text("order GNOME ZOMBIE") == game.apply_text("order GNOME ZOMBIE")
+        assert dump_position(loaded) == dump_position(game)
+        if game is cast:  # the incantation finished: back to its caster's hand, rightmost (R5.4)
+            assert game.hand(0) == ["BASTION", "BARON", "OGRE", "COMBUSTION"]
+        if game is ending:  # the rest of Combat resolved and the turn ended
+            assert (game.turn, game.active, game.phase) == (2, 1, "summon")
+        for text in ("end", "end"):
+            assert loaded.apply_text(text) == game.apply_text(text)
+            assert dump_position(loaded) == dump_position(game)
 
 
 def test_malformed_json_text_and_non_objects() -> None:
@@ -596,20 +740,215 @@ def test_invalid_position_error_is_a_value_error() -> None:
 
 
 def test_a_view_is_not_loadable() -> None:
-    """Views are output only (engine.md): their hidden cards "?" are not card ids."""
+    """Views are output only (engine.md): their hidden cards "?" are not card ids, and
+    ``hidden_cards`` is no position key.  The random deal's views list no ``hidden_cards``."""
     game = Game.random_duel(11)
-    with pytest.raises(InvalidPositionError, match=r"unknown key 'hidden_cards'"):
-        load_position(view(game, 0))
     v = view(game, 0)
+    assert "hidden_cards" not in v["players"][1]
+    with pytest.raises(InvalidPositionError, match=r"players\[1\]\.hand\[1\]: unknown card id '\?'"):
+        load_position(v)
+    drafted = played_through_setup(new_game(mode="duel", format="draft", seed=11), random.Random(11))
+    v = view(drafted, 0)
+    with pytest.raises(InvalidPositionError, match=r"players\[1\]: unknown key 'hidden_cards'"):
+        load_position(v)
     del v["players"][1]["hidden_cards"]
     with pytest.raises(InvalidPositionError, match=r"unknown card id '\?'"):
         load_position(v)
+    in_setup = view(new_game(mode="duel", format="draft", seed=11), 0)
+    with pytest.raises(InvalidPositionError, match=r"setup\.pool\[0\]: unknown card id '\?'"):
+        load_position(in_setup)
 
 
-def test_positions_cover_the_play_phases_only() -> None:
-    game = new_game(mode="duel", format="draft", seed=1)
-    with pytest.raises(InvalidPositionError, match="setup stage"):
-        dump_position(game)
+def played_through_setup(game: Game, rng: random.Random) -> Game:
+    """Random setup decisions (draft, precon: short action lists) until turn 1 starts."""
+    while game.phase == "setup":
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+@pytest.mark.parametrize(
+    ("mode", "fmt"),
+    [("duel", "precon"), ("duel", "draft"), ("duel", "custom"), ("solo", "precon"), ("solo", "draft")],
+)
+def test_setup_positions_round_trip_and_play_on_identically(mode: str, fmt: str) -> None:
+    """R2: a position in the setup stage carries the stage (steps left, the face-down pile, the cards
+    so far) and the chance state; loading it gives the same decisions, the same deal and turn 1."""
+    rng = random.Random(3)
+    game = new_game(mode=mode, format=fmt, seed=21)
+    game.take_events()
+    stages = 0
+    while game.phase == "setup":
+        pos = dump_position(game)
+        assert pos["phase"] == "setup" and "chance" in pos and schema_errors(pos) == []
+        assert all(not p.get("hand") and not p.get("deck") for p in pos["players"])
+        loaded = load_position(json.dumps(pos))
+        assert dump_position(loaded) == pos
+        assert loaded.current_player == game.current_player
+        legal = game.legal_actions()
+        assert loaded.legal_actions() == legal
+        if isinstance(legal, range):  # the custom build: any 10 different cards (R2.5)
+            action = legal.start + build_rank(rng.sample(range(len(CARDS)), 10))
+        else:
+            action = rng.choice(legal)
+        assert loaded.apply(action) == game.apply(action)
+        assert dump_position(loaded) == dump_position(game)
+        stages += 1
+    assert game.phase == "summon" and stages >= (1 if fmt == "precon" else 5)
+    assert dump_position(game)["players"][0]["hand"][0] == "BASTION"
+
+
+def test_setup_position_defaults_and_errors() -> None:
+    """The setup object needs format and steps (the rest defaults to empty); its first step is a
+    decision; custom is not a solo format; hands, lanes, the automaton deck and a winner wait."""
+    minimal = {
+        "active": 0,
+        "phase": "setup",
+        "mana": 0,
+        "players": [{"hand": []}, {"hand": []}],
+        "setup": {"format": "precon", "steps": [["deck", 1], ["deck", 0]]},
+    }
+    game = load_position(minimal)
+    assert game.phase == "setup" and game.current_player == 1
+    assert game.legal_action_texts() == ["deck 1", "deck 2", "deck 3", "deck 4"]
+    assert dump_position(game)["setup"] == {
+        "format": "precon",
+        "steps": [["deck", 1], ["deck", 0]],
+        "pool": [],
+        "revealed": [],
+        "cards": [[], []],
+        "built": [False, False],
+        "decks": [],
+    }
+    assert schema_errors(minimal) == []
+    game.apply_text("deck 3")
+    assert game.legal_action_texts() == ["deck 1", "deck 2", "deck 4"]
+    game.apply_text("deck 1")
+    assert game.phase == "summon" and len(game.hand(0)) == 9 and len(game.hand(1)) == 9
+
+    def mutated(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+        pos = copy.deepcopy(minimal)
+        change(pos)
+        return pos
+
+    cases: list[tuple[Callable[[dict[str, Any]], object], str, bool]] = [
+        (lambda d: d["setup"].update(steps=[]), r"setup\.steps: the next step must be a decision", True),
+        (
+            lambda d: d["setup"].update(steps=[["reveal", 0], ["pick", 0]]),
+            r"setup\.steps: the next step must be a decision",
+            True,
+        ),
+        (
+            lambda d: d["setup"].update(steps=[["draw", 0]]),
+            r"setup\.steps: the next step must be a decision",
+            False,  # a chance step: the schema cannot tie it to external_chance; the loader does
+        ),
+        (
+            lambda d: d["setup"].update(steps=[["deck", 2]]),
+            r"setup\.steps\[0\]\[1\]: 2 is out of range",
+            True,
+        ),
+        (
+            lambda d: d["setup"].update(format="sealed"),
+            r"setup\.format: unknown or not allowed here: 'sealed'",
+            True,
+        ),
+        (lambda d: d["setup"].update(colour=1), r"setup: unknown key 'colour'", True),
+        (lambda d: d["setup"].pop("steps"), r"setup: missing required key 'steps'", True),
+        (lambda d: d["setup"].update(cards=[[], [], []]), r"setup\.cards: must hold two lists", True),
+        (lambda d: d["setup"].update(built=[True]), r"setup\.built: must hold two booleans", True),
+        (lambda d: d["setup"].update(decks=[5]), r"setup\.decks: 5 is out of range", True),
+        (lambda d: d["setup"].update(pool=["DRAGON"]), r"setup\.pool\[0\]: unknown card id 'DRAGON'", True),
+        (
+            lambda d: d["setup"].update(steps=[["pick", 0]]),
+            r"setup\.revealed: a pick needs face-up cards",
+            False,
+        ),
+        (
+            lambda d: _players(d)[0].update(hand=["BASTION", "GNOME"]),
+            r"players\[0\]\.hand: hands are dealt when the setup ends \(R2\.6\): empty here",
+            True,
+        ),
+        (
+            lambda d: _players(d)[1].update(lanes={"top": ["GNOME"]}),
+            r"players\[1\]\.lanes: no creature is in play during the setup stage",
+            True,
+        ),
+        (lambda d: d.update(winner=0), r"a game in its setup stage has no winner", True),
+        (
+            lambda d: d.update(pending=copy.deepcopy(PENDING)),
+            r"pending: a pending decision belongs to a game in play",
+            True,
+        ),
+        (
+            lambda d: _solo(d, {"automaton": True}, setup={"format": "custom", "steps": [["build", 0]]}),
+            r"setup\.format: unknown or not allowed here: 'custom'",
+            True,
+        ),
+        (
+            lambda d: _solo(d, {"automaton": True, "deck": ["GNOME", "BASTION"]}),
+            r"players\[1\]: the automaton has no deck during the setup stage",
+            True,
+        ),
+    ]
+    for change, message, schema_rejects in cases:
+        pos = mutated(change)
+        with pytest.raises(InvalidPositionError, match=message):
+            load_position(pos)
+        assert bool(schema_errors(pos)) == schema_rejects, (message, schema_errors(pos))
+
+
+def test_chance_is_the_rng_state_and_decides_the_future() -> None:
+    """The chance state is part of the position: the same setup position with another seed deals other
+    hands (R2.6), with the same seed the same ones; without ``chance`` the RNG is at seed 0, draws 0
+    (omitted when dumped)."""
+    game = new_game(mode="duel", format="precon", seed=5)
+    game.apply_text("deck 1")
+    pos = dump_position(game)
+    assert pos["chance"]["seed"] == 5
+    deals = set()
+    for seed in range(6):
+        other = load_position({**pos, "chance": {"seed": seed, "draws": pos["chance"]["draws"]}})
+        other.apply_text("deck 2")  # the deal shuffles both decks (R2.6)
+        deals.add(tuple(other.hand(0)))
+    assert len(deals) == 6
+    same = load_position(pos)
+    same.apply_text("deck 2")
+    game.apply_text("deck 2")
+    assert same.hand(0) == game.hand(0) and same.hand(1) == game.hand(1)
+    without = {k: v for k, v in pos.items() if k != "chance"}
+    assert "chance" not in dump_position(load_position(without))
+
+
+def test_public_hand_places_round_trip_and_stay_visible() -> None:
+    """R9.2: ``public`` lists the hand cards whose place is public (returned rightmost); a loaded
+    position keeps them visible in the opponent's view, in the order of the hand."""
+    pos = copy.deepcopy(EXAMPLE)
+    _players(pos)[1].update(hand=["FORT", "GNOME", "TROLL", "MARTYR"], public=["MARTYR", "GNOME"])
+    game = load_position(pos)
+    out = dump_position(game)
+    assert out["players"][1]["public"] == ["GNOME", "MARTYR"]  # canonical: in hand order
+    assert view(game, 0)["players"][1]["hand"] == ["FORT", "GNOME", "?", "MARTYR"]
+    assert view(game, 0)["players"][1]["hidden_cards"] == ["TROLL"]
+    assert dump_position(load_position(out)) == out
+    assert schema_errors(out) == []
+
+
+def test_termination_is_written_only_when_it_is_not_the_default() -> None:
+    """A finished game's termination: the default follows from winner (draw: turn cap; a solo
+    player's win: survived the last turn, R7.8; any other win: a Fort rightmost, R4.3)."""
+    pos = copy.deepcopy(EXAMPLE)
+    pos["winner"] = 0
+    game = load_position({**pos, "termination": "resigned"})
+    assert game.outcome is not None and game.outcome.termination.value == "resigned"
+    assert dump_position(game)["termination"] == "resigned"
+    assert "termination" not in dump_position(load_position({**pos, "termination": "fort_rightmost"}))
+    draw = load_position({**pos, "winner": "draw"})
+    assert draw.outcome is not None and draw.outcome.termination.value == "turn_cap"
+    solo = copy.deepcopy(SOLO)
+    solo["winner"] = 0
+    won = load_position(solo)
+    assert won.outcome is not None and won.outcome.termination.value == "survived_last_turn"
+    assert "termination" not in dump_position(won)
 
 
 # ----------------------------------------------------------------------------- the JSON Schema
@@ -654,7 +993,8 @@ def test_schema_accepts_every_position_the_engine_writes(
     make_solo_position: Callable[..., dict[str, Any]],
 ) -> None:
     """Canonical and expanded dumps of random duel and solo games (pending decisions and finished
-    games included) all validate; so does every solo game started by new_game with threat options."""
+    games included) all validate; so does every game started by new_game (solo with threat options,
+    duels in every format), from its first setup decision on."""
     rng = random.Random(2024)
     games = [
         Game.random_duel(s, ruleset=Ruleset(max_turns=rng.choice([None, 9])), record_events=False)
@@ -667,11 +1007,10 @@ def test_schema_accepts_every_position_the_engine_writes(
             starts=("player", "automaton")[s % 2],
             resilience=("bastion", "fort")[s % 3 == 0],
         )
-        game = new_game(mode="solo", format="draft", seed=s, threat=threat, record_events=False)
-        while game.phase == "setup":
-            game.apply(rng.choice(game.legal_actions()))
-        games.append(game)
-    seen = {"pending": 0, "over": 0, "solo": 0, "draw": 0}
+        games.append(new_game(mode="solo", format="draft", seed=s, threat=threat, record_events=False))
+    for s, fmt in enumerate(("precon", "draft", "custom")):
+        games.append(new_game(mode="duel", format=fmt, seed=s, record_events=False))
+    seen = {"pending": 0, "over": 0, "solo": 0, "draw": 0, "setup": 0, "chance": 0, "hidden_identities": 0}
     for game in games:
         while True:
             positions = [dump_position(game)]
@@ -682,11 +1021,14 @@ def test_schema_accepts_every_position_the_engine_writes(
                 assert not errors, (errors, pos)
             seen["pending"] += game.pending is not None
             seen["solo"] += game.is_solo
+            seen["setup"] += game.phase == "setup"
+            seen["chance"] += "chance" in positions[0]
+            seen["hidden_identities"] += "hidden_identities" in positions[0]
             if game.is_over():
                 seen["over"] += 1
                 seen["draw"] += game.outcome is not None and game.outcome.is_draw
                 break
-            game.apply(rng.choice(game.legal_actions()))
+            game.apply(rng.choice(game.legal_actions()))  # a range at the custom build: not listed
     assert all(seen.values()), seen  # the sample did reach each kind of position
 
 
@@ -727,3 +1069,131 @@ def test_schema_rejects_a_bad_pending_object() -> None:
     ):
         pos["pending"] = bad
         assert schema_errors(pos), bad
+
+
+# ----------------------------------------------------------------------------- known loader gaps
+
+
+def _setup_position(**setup: Any) -> dict[str, Any]:
+    return {"active": 0, "phase": "setup", "mana": 0, "players": [{"hand": []}, {"hand": []}], "setup": setup}
+
+
+def _solo_setup(**setup: Any) -> dict[str, Any]:
+    pos = _setup_position(**setup)
+    pos["mode"] = "solo"
+    pos["players"][1] = {"automaton": True}
+    return pos
+
+
+def _with_pending(pending: dict[str, Any]) -> dict[str, Any]:
+    pos = copy.deepcopy(EXAMPLE)
+    pos["pending"] = pending
+    return pos
+
+
+def _gap(reason: str) -> tuple[()]:
+    """A gap the loader once had (``reason``: what it let through); now refused, kept as documentation."""
+    return ()
+
+
+LOADER_GAPS = [
+    pytest.param(
+        _with_pending({**PENDING, "player": 1, "attacker": {"player": 0, "card": "MACHINE"}}),
+        ["order CARAPACE MUTANT"],
+        id="pending attacker not in play",
+        marks=_gap(
+            "a pending.attacker that is in none of its player's lanes: choosing the order then "
+            "raises AssertionError('attacker not in play') from rules.py (a traceback)"
+        ),
+    ),
+    pytest.param(
+        _with_pending({**PENDING, "player": 1, "attacker": {"player": 1, "card": "ALPHA"}}),
+        ["order CARAPACE MUTANT"],
+        id="pending attacker of the player not active",
+        marks=_gap(
+            "a pending.attacker of the player who is not active: choosing the order (then "
+            "'next') raises IndexError from rules.py"
+        ),
+    ),
+    pytest.param(
+        _with_pending({"player": 0, "decision": "order", "cards": ["BRUTE", "OGRE"]}),
+        ["order BRUTE OGRE"],
+        id="pending cards still in a lane",
+        marks=_gap(
+            "pending.cards that are in the deciding player's lanes (only the hand is checked): "
+            "after the order each card is both in a lane and in the hand"
+        ),
+    ),
+    pytest.param(
+        _with_pending({**PENDING, "resolving": {"player": 0, "card": "BOOM"}}),
+        ["order CARAPACE MUTANT"],
+        id="resolving incantation in the caster's hand",
+        marks=_gap(
+            "a pending.resolving incantation that is also in its caster's hand: after the order "
+            "the hand holds it twice"
+        ),
+    ),
+    pytest.param(
+        _setup_position(format="draft", steps=[["pick", 0]], revealed=["GNOME"], cards=[["GNOME"], []]),
+        ["pick GNOME"],
+        id="face-up card already taken",
+        marks=_gap(
+            "a setup whose face-up cards, pool and seats' cards overlap (no uniqueness check): "
+            "the pick gives seat 0 two GNOMEs"
+        ),
+    ),
+    pytest.param(
+        _setup_position(
+            format="draft", steps=[["pick", 0], ["pick", 1]], revealed=["GNOME", "GNOME", "OGRE"]
+        ),
+        ["pick GNOME"],
+        id="duplicate face-up cards",
+        marks=_gap("duplicate cards in setup.revealed (or setup.pool)"),
+    ),
+    pytest.param(
+        _setup_position(format="draft", steps=[["pick", 0], ["reveal", 0], ["pick", 0]], revealed=["GNOME"]),
+        ["pick GNOME"],
+        id="reveal from an empty pile",
+        marks=_gap(
+            "a draft whose steps need more cards than pool and revealed hold: after 'pick GNOME' "
+            "the game is in its setup stage with no legal action and not over"
+        ),
+    ),
+    pytest.param(
+        _setup_position(format="custom", steps=[["ban", 0]]),
+        [],
+        id="ban with nothing to remove",
+        marks=_gap("a 'ban' step when the opponent has no card: no legal action, not over"),
+    ),
+    pytest.param(
+        _setup_position(format="precon", steps=[["deck", 0], ["deck", 1]], decks=[1, 2, 3]),
+        ["deck 4"],
+        id="more deck choices than decks left",
+        marks=_gap("more 'deck' steps than preconstructed decks left: no legal action, not over"),
+    ),
+    pytest.param(
+        _solo_setup(format="draft", steps=[["pick", 1], ["last", 0]], revealed=["GNOME", "OGRE"]),
+        [],
+        id="solo decision of the automaton",
+        marks=_gap("a solo setup decision for seat 1: the automaton makes no choices (R7.5a, R7.1)"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("position", "actions"), LOADER_GAPS)
+def test_loader_refuses_positions_that_cannot_go_on(position: dict[str, Any], actions: list[str]) -> None:
+    """Bad input gets a clear error and changes nothing: a position that would break a hard rule
+    (a card twice per player), make a rules-layer assertion fail, or leave a game with no legal
+    action that is not over, is refused on loading."""
+    try:
+        game = load_position(position)
+    except InvalidPositionError:
+        return
+    for text in actions:  # what goes wrong if it is accepted
+        game.apply_text(text)
+    assert game.is_over() or len(game.legal_actions()) > 0
+    for p in (0, 1):
+        if not (game.is_solo and p == 1):
+            cards = game.hand(p) + [cr["card"] for lane in ("top", "bottom") for cr in game.lane(p, lane)]
+            assert len(cards) == len(set(cards)), cards
+    pytest.fail("the position was accepted")

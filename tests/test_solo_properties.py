@@ -242,6 +242,6 @@ def _undo_and_round_trip(game: Game, choices: Choices) -> None:
                 assert list(loaded.legal_actions()) == list(game.legal_actions())
                 assert loaded.current_player == game.current_player
     assert game.is_over() or not choices.to_the_end, "R7.8: every solo game ends"
-    while game.history:
+    while game.undo_depth:
         game.undo()
     assert _snapshot(game) == start

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from clashofdecks import Game, dump_position, load_position, sample_determinization, view
+from clashofdecks import CARDS, Game, dump_position, load_position, sample_determinization, view
 from clashofdecks.formats import new_game, setup_summary
 
 HIDDEN = "?"
@@ -56,13 +56,30 @@ def test_opponent_hand_is_hidden_but_the_fortress_card() -> None:
         assert hand_view(game, viewer, viewer) == game.hand(viewer)  # own hand fully visible
 
 
+def drafted_duels(seeds: range, rng: random.Random) -> list[Game]:
+    """Duels of the draft format with random picks, at turn 1 (every card's identity is public, R9.1)."""
+    games = []
+    for seed in seeds:
+        game = new_game(mode="duel", format="draft", seed=seed, record_events=False)
+        while game.phase == "setup":
+            game.apply(rng.choice(game.legal_actions()))
+        games.append(game)
+    return games
+
+
 def test_view_is_the_position_but_the_hidden_cards() -> None:
     """Everything but the hidden hand places equals the position: boards, mana, turn, phase,
-    both fortress positions and hand sizes (R9.1); a view is computed without changing the game."""
+    both fortress positions and hand sizes (R9.1); a view is computed without changing the game.
+    A view never carries the chance state.  The cards behind the "?" are listed (``hidden_cards``)
+    where their identities are public (a drafted duel), not under the benchmark's random deal."""
     rng = random.Random(1)
-    games = [Game.random_duel(s, record_events=False) for s in range(20)]
+    games = [Game.random_duel(s, record_events=False) for s in range(10)]
+    games += drafted_duels(range(10), rng)
+    listed = 0
     for game in random_positions(games, rng, every=3):
         pos = dump_position(game)
+        assert "chance" in pos
+        pos.pop("chance")
         for viewer in (0, 1):
             v = view(game, viewer)
             opp = 1 - viewer
@@ -76,11 +93,16 @@ def test_view_is_the_position_but_the_hidden_cards() -> None:
                     assert shown == card
             rest = copy.deepcopy(v)
             rest["players"][opp]["hand"] = real
-            # The cards behind the "?" are listed, sorted: identities public, places hidden (R9).
-            hidden = rest["players"][opp].pop("hidden_cards")
-            assert hidden == sorted(card for shown, card in zip(seen, real, strict=True) if shown == HIDDEN)
+            if game.hidden_identities or HIDDEN not in seen:
+                assert "hidden_cards" not in rest["players"][opp]
+            else:
+                # The cards behind the "?" are listed, sorted: identities public, places hidden (R9).
+                hidden = rest["players"][opp].pop("hidden_cards")
+                assert hidden == sorted(c for shown, c in zip(seen, real, strict=True) if shown == HIDDEN)
+                listed += 1
             assert rest == pos
-        assert dump_position(game) == pos
+        assert dump_position(game) == {**pos, "chance": dump_position(game)["chance"]}
+    assert listed > 100
 
 
 def test_fortress_is_visible_where_damage_moved_it() -> None:
@@ -225,13 +247,42 @@ def hidden_places(game: Game, viewer: int) -> list[tuple[int, int, str]]:
     return out
 
 
+def cards_of(position: dict[str, Any]) -> Counter[str]:
+    """Every card of a position (or view) but the fortress cards and "?": hands, lanes, the
+    automaton's deck and discard pile, and the cards a pending decision holds."""
+    out: Counter[str] = Counter()
+    for player in position["players"]:
+        for zone in ("hand", "deck", "discard"):
+            out.update(player.get(zone, []))
+        for lane in player["lanes"].values():
+            out.update(cr if isinstance(cr, str) else cr["card"] for cr in lane)
+    pending = position.get("pending") or {}
+    out.update(pending.get("cards", []))
+    if "resolving" in pending:
+        out[pending["resolving"]["card"]] += 1
+    for other in (HIDDEN, *FORTRESS):
+        del out[other]
+    return out
+
+
 def check_sample(game: Game, viewer: int, sample: Game) -> None:
-    """The sample looks the same to ``viewer`` and differs only by a permutation of hidden cards."""
+    """The sample looks the same to ``viewer`` and differs only at hidden places.  Where the
+    identities are public (R9.1) it permutes the real hidden cards; under the random deal it puts
+    there cards the viewer has not seen (of the 32, 16 are dealt), each card at most once, as many
+    as in the real game."""
     assert view(sample, viewer) == view(game, viewer)
     real = hidden_places(game, viewer)
     fake = hidden_places(sample, viewer)
     assert [(p, i) for p, i, _ in fake] == [(p, i) for p, i, _ in real]
-    assert Counter(c for _, _, c in fake) == Counter(c for _, _, c in real)
+    if game.hidden_identities:
+        assert "hidden_cards" not in view(game, viewer)["players"][1 - viewer]
+        seen = cards_of(view(game, viewer))
+        assert not seen.keys() & {c for _, _, c in fake}
+        in_sample = cards_of(dump_position(sample))
+        assert set(in_sample.values()) == {1} and set(in_sample) <= {c.id for c in CARDS}
+        assert in_sample.total() == cards_of(dump_position(game)).total()
+    else:
+        assert Counter(c for _, _, c in fake) == Counter(c for _, _, c in real)
     assert sample.current_player == game.current_player
     if game.current_player == viewer:
         # A fair AI sees the same choices in the sample as in the real game.
@@ -239,17 +290,37 @@ def check_sample(game: Game, viewer: int, sample: Game) -> None:
 
 
 def test_samples_are_consistent_with_the_view(make_solo_position: Callable[..., dict[str, Any]]) -> None:
-    """At positions of random duel and solo games (pending decisions included), for either viewer."""
+    """At positions of random-deal duels, drafted duels and solo games (pending decisions
+    included), for either viewer."""
     rng = random.Random(3)
-    games = [Game.random_duel(s, record_events=False) for s in range(12)]
+    games = [Game.random_duel(s, record_events=False) for s in range(6)]
+    games += drafted_duels(range(6), rng)
     games += [load_position(make_solo_position(rng), record_events=False) for _ in range(8)]
     checked = 0
     for game in random_positions(games, rng, every=2):
+        if game.hidden_identities and game.pending is not None:
+            # An engine bug, see test_random_deal_sample_never_duplicates_a_card_of_the_pending_decision.
+            continue
         viewers = (0,) if game.is_solo else (0, 1)
         for viewer in viewers:
             check_sample(game, viewer, sample_determinization(game, viewer, random.Random(checked)))
             checked += 1
     assert checked > 300
+
+
+def test_random_deal_sample_never_duplicates_a_card_of_the_pending_decision() -> None:
+    """R3.9, R5.4a: while a return order is chosen, the destroyed creatures and the resolving
+    incantation are visible in ``pending``; a sample must not also put them at a hidden hand place."""
+    game = Game.random_duel(0, record_events=False)
+    rng = random.Random(3)
+    while game.pending is None:
+        game.apply(rng.choice(game.legal_actions()))
+    pending = view(game, 0)["pending"]
+    assert pending["resolving"] == {"player": 0, "card": "COMBUSTION"}
+    in_decision = {*pending["cards"], pending["resolving"]["card"]}
+    for seed in range(200):
+        sample = sample_determinization(game, 0, random.Random(seed))
+        assert not in_decision & set(sample.hand(1)), (seed, sample.hand(1), pending)
 
 
 def test_sample_is_seeded_deterministic_and_depends_only_on_the_view() -> None:

@@ -304,6 +304,20 @@ def _setup(value: Any, solo: bool) -> SetupState:
         external=external,
         placed=placed,
     )
+    taken = (
+        [*st.pool, *st.revealed, *st.cards[0], *st.cards[1]] if kind == "draft" else [*st.pool, *st.revealed]
+    )
+    if len(taken) != len(set(taken)):
+        raise _fail(where, "a card is in more than one of pool, revealed and the seats' cards")
+    first = steps[0]
+    if solo and first[1] == 1 and first[0] in DECISIONS:
+        raise _fail(f"{where}.steps", "the automaton makes no choices (R7.5a)")
+    if len(st.pool) < 4 * sum(v == "reveal" for v, _ in steps):
+        raise _fail(f"{where}.pool", "too few face-down cards for the reveals to come")
+    if first[0] == "ban" and not st.cards[1 - first[1]]:
+        raise _fail(f"{where}.cards", "a removal needs a card in the opponent's deck (R2.5)")
+    if sum(v == "deck" for v, _ in steps) > 4 - len(set(decks)):
+        raise _fail(f"{where}.steps", "more deck choices than preconstructed decks left (R2.3)")
     if steps[0][0] == "pick" and not st.revealed:
         raise _fail(f"{where}.revealed", "a pick needs face-up cards")
     return st
@@ -448,7 +462,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
     fort1 = bool(deck) and deck[-1] == FORT
     state_kw: dict[str, Any] = {}
     if "pending" in data:
-        state_kw = _pending(data["pending"], solo, winner, in_setup, hands, deck)
+        state_kw = _pending(data["pending"], solo, winner, in_setup, hands, deck, lanes, active)
     termination = _default_termination(winner, solo)
     if winner is not None:
         if "termination" in data:
@@ -472,7 +486,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         active=active,
         mana=mana,
         winner=None if winner is None else DRAW if winner == "draw" else winner,
-        reason=_REASONS[termination] if winner is not None else "",
+        reason=_reason(termination, winner, ruleset) if winner is not None else "",
         termination=termination,
         over_phase=stage,
         hands=(hands[0], hands[1]),
@@ -492,6 +506,18 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
     return game
 
 
+def _reason(termination: Termination, winner: Any, ruleset: Ruleset) -> str:
+    """The words the engine gives when a game ends that way (rebuilt for a loaded finished game)."""
+    if termination is Termination.TURN_CAP:
+        return f"turn cap {ruleset.max_turns} reached: draw"
+    loser = 1 - winner if winner in (0, 1) else None
+    if termination is Termination.FORT_FALLEN:
+        return f"player {loser}'s Fort reached the rightmost place"
+    if termination is Termination.RESIGNED:
+        return f"player {loser} resigned"
+    return _REASONS[termination]
+
+
 def _default_termination(winner: Any, solo: bool) -> Termination:
     """How a finished position without ``termination`` ended: a draw is the turn cap; a solo player
     who won survived the last turn (R7.8); any other win is a Fort gone rightmost (R4.3)."""
@@ -503,7 +529,14 @@ def _default_termination(winner: Any, solo: bool) -> Termination:
 
 
 def _pending(
-    value: Any, solo: bool, winner: Any, in_setup: bool, hands: list[tuple[int, ...]], deck: tuple[int, ...]
+    value: Any,
+    solo: bool,
+    winner: Any,
+    in_setup: bool,
+    hands: list[tuple[int, ...]],
+    deck: tuple[int, ...],
+    lanes: list[tuple[Creature, ...]],
+    active: int,
 ) -> dict[str, Any]:
     where = "pending"
     keys = {"player", "decision", "cards", "resolving", "attacker", "ending", "automaton"}
@@ -520,16 +553,26 @@ def _pending(
     cards = _cards(data["cards"], f"{where}.cards")
     if not 2 <= len(cards) <= 3 or len(set(cards)) != len(cards):
         raise _fail(f"{where}.cards", "a return order is chosen for 2 or 3 different destroyed cards (R3.9)")
+    in_play = {cr[0] for cr in lanes[who * 2] + lanes[who * 2 + 1]}
     for c in cards:
-        if c in hands[who]:
-            raise _fail(f"{where}.cards", f"{CARD_IDS[c]} is already in player {who}'s hand")
+        if c in hands[who] or c in in_play:
+            raise _fail(f"{where}.cards", f"{CARD_IDS[c]} is already in player {who}'s hand or lanes")
     out: dict[str, Any] = {"pending": (who, cards)}
     if "resolving" in data:
         out["resolving"] = _card_of(data["resolving"], f"{where}.resolving")
-        if not IS_INCANTATION[out["resolving"][1]]:
+        caster, inc = out["resolving"]
+        if not IS_INCANTATION[inc]:
             raise _fail(f"{where}.resolving", "the card being resolved is an incantation")
+        if inc in hands[caster] or (solo and caster == 1 and inc in deck):
+            raise _fail(f"{where}.resolving", f"{CARD_IDS[inc]} is resolving: it is in no hand (R5.4a)")
     if "attacker" in data:
-        out["attacker"] = _card_of(data["attacker"], f"{where}.attacker")
+        out["attacker"] = attacker = _card_of(data["attacker"], f"{where}.attacker")
+        if attacker[0] != active:
+            raise _fail(f"{where}.attacker", "the attacker of a Berserk chain belongs to the active player")
+        if attacker[1] not in {cr[0] for cr in lanes[attacker[0] * 2] + lanes[attacker[0] * 2 + 1]}:
+            raise _fail(
+                f"{where}.attacker", f"{CARD_IDS[attacker[1]]} is not in play for player {attacker[0]}"
+            )
     out["ending"] = _bool(data.get("ending", False), f"{where}.ending")
     if "automaton" in data:
         if not solo:

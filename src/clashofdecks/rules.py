@@ -545,6 +545,10 @@ class Game:
         slots = [i for i, c in enumerate(hand) if c < N_CARDS and not known >> c & 1]
         if g._hidden_ids:
             seen = {c for c in g._hands[player]} | {cr[0] for L in g._lanes for cr in L}
+            if g._pending is not None:  # destroyed cards waiting for their return order are public
+                seen |= set(g._pending[1])
+            if g._cast_cont is not None:  # so is an incantation being resolved (R5.4a)
+                seen.add(g._cast_cont[1])
             seen |= {hand[i] for i in range(len(hand)) if i not in slots}
             unseen = [c for c in range(N_CARDS) if c not in seen]
             cards = rng.sample(unseen, len(slots))

@@ -157,8 +157,15 @@ EXTRA_CHECKS: dict[str, list[str]] = {
     "R2.6a": ["tests/test_formats.py::test_r2_6a_last_draft_pick_variant_b_starts"],
     "R7.1": ["tests/test_formats.py::test_r7_1_solo_draft_keep_one_of_four_until_8_and_24"],
     "R7.1a": ["tests/test_formats.py::test_r7_1a_automaton_starts_player_has_normal_mana"],
+    "R7.3": ["tests/test_complete_positions.py::test_automaton_at_zero_mana_still_reveals_its_first_card"],
+    "R7.7": [
+        "tests/test_complete_positions.py::test_automaton_first_reveal_that_empties_the_deck_above_its_bastion_flips_it"
+    ],
     "R7.8": ["tests/test_solo_properties.py::test_random_solo_games_keep_every_card_once_and_end"],
-    "R7.8a": ["tests/test_solo_properties.py::test_r7_8_no_reveal_when_deck_empty_above_fort"],
+    "R7.8a": [
+        "tests/test_solo_properties.py::test_r7_8_no_reveal_when_deck_empty_above_fort",
+        "tests/test_complete_positions.py::test_automaton_deck_of_one_card_above_its_fort",
+    ],
     "R8.1": [
         "tests/test_threat.py::test_r8_1_the_quick_game_is_the_zero_point_default",
         "tests/test_threat.py::test_r8_1_check_level_accepts_only_the_exact_total",
@@ -169,12 +176,15 @@ EXTRA_CHECKS: dict[str, list[str]] = {
         "tests/test_views.py::test_view_is_the_position_but_the_hidden_cards",
         "tests/test_views.py::test_fortress_is_visible_where_damage_moved_it",
         "tests/test_views.py::test_cards_returned_to_the_hand_are_visible_at_their_place",
+        "tests/test_complete_positions.py::test_no_card_identity_outside_a_seats_knowledge_reaches_its_view",
     ],
     "R9.2": [
         "tests/test_views.py::test_opponent_hand_is_hidden_but_the_fortress_card",
         "tests/test_views.py::test_solo_automaton_deck_is_hidden_but_its_fortress_card",
         "tests/test_views.py::test_samples_are_consistent_with_the_view",
         "tests/test_views.py::test_sample_is_seeded_deterministic_and_depends_only_on_the_view",
+        "tests/test_complete_positions.py::test_no_card_identity_outside_a_seats_knowledge_reaches_its_view",
+        "tests/test_complete_positions.py::test_face_down_draft_pile_and_unrevealed_custom_deck_are_never_visible",
     ],
 }
 

@@ -38,6 +38,9 @@ def _register() -> None:
     from .analyze_cmd import analyze
 
     main.add_command(analyze)
+    from .serve_cmd import serve
+
+    main.add_command(serve)
 
 
 _register()

@@ -39,6 +39,8 @@ MAX_ISMCTS_ITERATIONS: Final = 1_000_000
     help=f"ISMCTS iterations to time (0: skip; at most {MAX_ISMCTS_ITERATIONS:,}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option("--web", is_flag=True, help="Instead: the web server under load (bot duels over WebSockets).")
+@click.option("--web-duels", default=100, show_default=True, help="Concurrent duels of --web.")
 @click.option(
     "--envs",
     "with_envs",
@@ -59,10 +61,15 @@ def bench(
     rounds: int,
     ismcts_iterations: int,
     as_json: bool,
+    web: bool,
+    web_duels: int,
     with_envs: bool,
     env_seconds: float,
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
+    if web:
+        _web_bench(web_duels, seed, as_json)
+        return
     from ..bench import run_bench
 
     envs_figures = None
@@ -102,3 +109,34 @@ def bench(
     Console().print(table)
     if envs_figures is not None:
         click.echo(format_envs_bench(envs_figures))
+
+
+def _web_bench(duels: int, seed: int, as_json: bool) -> None:
+    """``--web``: docs/web.md, "Load"."""
+    from .serve_cmd import _missing_web_modules
+
+    if _missing_web_modules():
+        raise click.UsageError("clash bench --web needs the web extra: pip install -e '.[web]'")
+    if duels < 1:
+        raise click.BadParameter("--web-duels must be at least 1")
+    from ..web.bench import run_web_bench
+
+    res = run_web_bench(duels=duels, seed=seed)
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), indent=2))
+        return
+    table = Table(title=f"clash bench --web ({res.duels} duels, two bots each, loopback, SQLite)")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_row("duels finished", f"{res.finished} / {res.duels}")
+    table.add_row("actions", f"{res.actions:,}")
+    table.add_row("actions/s", f"{res.actions_per_s:,.0f}")
+    table.add_row("latency p50", f"{res.p50_ms:.1f} ms")
+    table.add_row("latency p99", f"{res.p99_ms:.1f} ms")
+    table.add_row("latency max", f"{res.max_ms:.1f} ms")
+    if res.server_cpu_ms_per_action is not None:
+        table.add_row("server CPU per action", f"{res.server_cpu_ms_per_action:.2f} ms")
+    table.add_row("errors", str(len(res.errors)))
+    Console().print(table)
+    for err in res.errors:
+        click.echo(f"error: {err}", err=True)

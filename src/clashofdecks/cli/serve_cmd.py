@@ -1,0 +1,98 @@
+"""``clash serve``: the browser app (lobby, solo, duels against the AI or a friend, replays).
+
+The web app needs the ``web`` extra (``pip install 'clashofdecks[web]'``); without it this command
+says so and exits, instead of failing with an import error.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import click
+
+_WEB_MODULES = ("starlette", "uvicorn", "sqlalchemy", "alembic")
+
+
+def _missing_web_modules() -> list[str]:
+    return [m for m in _WEB_MODULES if importlib.util.find_spec(m) is None]
+
+
+@click.command()
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: the LAN)."
+)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
+@click.option(
+    "--database",
+    "database_url",
+    default=None,
+    help="Database URL (postgresql://user:pass@host/db); default: SQLite in the data directory.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    help="The address players reach (https://cards.example.org behind a proxy): invite links, Origins.",
+)
+@click.option(
+    "--abandon-after",
+    default=600.0,
+    show_default=True,
+    help="Seconds an absent duel player has before losing.",
+)
+@click.option(
+    "--agent-workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 64),
+    help="Processes for AI moves and hints.",
+)
+@click.option("--rate", default=20.0, show_default=True, help="Messages per second allowed per connection.")
+def serve(
+    host: str,
+    port: int,
+    database_url: str | None,
+    public_url: str | None,
+    abandon_after: float,
+    agent_workers: int,
+    rate: float,
+) -> None:
+    """Start the web app and print its address (stop with Ctrl-C)."""
+    missing = _missing_web_modules()
+    if missing:
+        click.echo(
+            "clash serve needs the web extra (missing: "
+            + ", ".join(missing)
+            + "). Install it with:  pip install -e '.[web]'",
+            err=True,
+        )
+        sys.exit(2)
+    import uvicorn
+
+    from ..web.protocol import TRANSPORT_MAX_BYTES
+    from ..web.server import ServerConfig, create_app
+
+    config = ServerConfig(
+        database_url=database_url,
+        public_url=public_url,
+        abandon_seconds=abandon_after,
+        agent_workers=agent_workers,
+        rate=rate,
+        burst=rate * 2,
+    )
+    everywhere = host in ("0.0.0.0", "::")
+    shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"
+    click.echo(f"Clash of Decks is running at {shown}  (Ctrl-C stops it)")
+    if everywhere and not public_url:
+        click.echo("Listening on every interface: pass --public-url http://THIS-MACHINE:PORT so that")
+        click.echo("invite links work on other devices (docs/web.md, 'On a LAN').")
+    uvicorn.run(
+        create_app(config),
+        host=host,
+        port=port,
+        ws_max_size=TRANSPORT_MAX_BYTES,
+        # Frames are about 1-2 KB: compressing each costs more CPU than it saves on any real network.
+        ws_per_message_deflate=False,
+        proxy_headers=True,
+        log_level="warning",
+    )

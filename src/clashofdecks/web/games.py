@@ -1,0 +1,396 @@
+"""Games as the web server holds them: a :class:`~clashofdecks.session.GameSession` with its seats'
+tokens, and the frames each seat, and each spectator, is sent (R9: only what that seat may know).
+
+Nothing here does I/O: the server (``server.py``) stores actions and sends frames.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..cards import ABILITY_NAMES, CARDS
+from ..errors import ClashError
+from ..events import Event
+from ..formats import setup_summary
+from ..options import Ruleset, Threat
+from ..record import GameRecord, result_of
+from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat
+from .store import GameRow, SeatRow, token_hash
+
+KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
+WEB_FORMATS: Final = ("precon", "draft", "custom")
+#: AI strengths offered in the lobby: name -> agent spec (the AI issue's named strengths replace these).
+AI_LEVELS: Final[dict[str, str]] = {
+    "easy": "random",
+    "medium": "greedy",
+    "hard": "ismcts:200,cutoff=2",
+}
+DEFAULT_AI: Final = "medium"
+
+
+class GameSetupError(ClashError):
+    """A request for a new game with options the server does not offer; the message says which."""
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+@dataclass
+class NewGame:
+    """What the lobby asked for (validated by :func:`create_session`)."""
+
+    kind: str = "solo"
+    format: str = "draft"
+    deck: int | None = None  # precon: the deck the (first) player takes; None = choose in the game
+    level: int = 0
+    threat: dict[str, Any] | None = None  # custom threat options (R8.2) instead of a level
+    ai: str = DEFAULT_AI
+    name: str = ""
+    name2: str = ""
+    seed: int | None = None
+
+
+@dataclass
+class LiveGame:
+    """One game in the server's memory."""
+
+    id: str
+    kind: str
+    session: GameSession
+    seats: list[SeatRow]
+    #: Connections watching this game (the server's objects; opaque here).
+    connections: set[Any] = field(default_factory=set)
+    #: Seats with an open connection right now (for the abandonment clock).
+    present: dict[int, int] = field(default_factory=dict)
+    abandon_deadline: float | None = None
+    agent_busy: bool = False
+    #: A result the session does not know how to say (an abandoned duel: stored as a resignation).
+    result_override: dict[str, Any] | None = None
+
+    @property
+    def n_actions(self) -> int:
+        return len(self.session.steps)
+
+    def seats_for_tokens(self, tokens: list[str]) -> set[int]:
+        hashes = {token_hash(t) for t in tokens}
+        return {s.seat for s in self.seats if s.token_hash is not None and s.token_hash in hashes}
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+
+def _threat(req: NewGame) -> Threat:
+    if req.threat is not None:
+        return Threat.from_dict(req.threat)
+    return Threat.level(req.level)
+
+
+def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRow], dict[int, str]]:
+    """A new session for the lobby's request, its seat rows and the tokens by seat (shown once)."""
+    if req.kind not in ("solo", "ai", "friend", "hotseat"):
+        raise GameSetupError(f"unknown game kind {req.kind!r} (solo, ai, friend or hotseat)")
+    if req.format not in WEB_FORMATS:
+        raise GameSetupError(f"format {req.format!r} is not offered here (precon, draft or custom)")
+    if req.deck is not None and (req.format != "precon" or req.deck not in (1, 2, 3, 4)):
+        raise GameSetupError("a deck (1-4) is chosen only in the precon format")
+    name = req.name.strip()[:40] or "Player"
+    if req.kind == "solo":
+        session = GameSession.new(
+            mode="solo",
+            format=req.format,
+            seed=req.seed,
+            participants=[Seat.remote(name)],
+            threat=_threat(req),
+            session_id=game_id,
+        )
+    else:
+        if req.kind == "ai":
+            spec = AI_LEVELS.get(req.ai)
+            if spec is None:
+                raise GameSetupError(f"unknown AI strength {req.ai!r} ({', '.join(AI_LEVELS)})")
+            other = Seat.agent_seat(spec, f"AI ({req.ai})")
+        elif req.kind == "friend":
+            other = Seat.remote(req.name2.strip()[:40] or "Friend")
+        else:
+            other = Seat.remote(req.name2.strip()[:40] or "Player 2")
+        session = GameSession.new(
+            mode="duel",
+            format=req.format,
+            seed=req.seed,
+            participants=[Seat.remote(name), other],
+            session_id=game_id,
+            allow_undo_between_people=req.kind == "hotseat",
+        )
+    rows: list[SeatRow] = []
+    tokens: dict[int, str] = {}
+    for s, seat in enumerate(session.seats):
+        token = new_token() if seat.kind == REMOTE else None
+        if token is not None:
+            tokens[s] = token
+        rows.append(
+            SeatRow(
+                s,
+                seat.kind,
+                seat.name or ("Automaton" if seat.kind == AUTOMATON else ""),
+                seat.agent,
+                token_hash(token) if token else None,
+            )
+        )
+    return session, rows, tokens
+
+
+def game_row(live: LiveGame) -> GameRow:
+    """The database row of a new game (its record head; actions are appended one by one)."""
+    rec = live.session.record()
+    head = rec.to_dict()
+    setup: dict[str, Any] = {k: head[k] for k in ("ruleset", "threat", "position", "players") if k in head}
+    return GameRow(
+        id=live.id,
+        kind=live.kind,
+        mode=rec.mode,
+        format=rec.format,
+        seed=rec.seed,
+        setup=setup,
+        status="over" if live.session.is_over else "active",
+        result=rec.result,
+        seats=live.seats,
+        actions=[(st.seat, st.action) for st in live.session.steps],
+    )
+
+
+def record_of_row(row: GameRow) -> GameRecord:
+    data: dict[str, Any] = {
+        "record_version": 1,
+        "mode": row.mode,
+        "format": row.format,
+        "seed": row.seed,
+        **row.setup,
+        "actions": [text for _seat, text in row.actions],
+        "result": row.result,
+    }
+    return GameRecord.from_dict(data)
+
+
+def session_of_row(row: GameRow) -> GameSession:
+    """Rebuild a stored game by replaying its actions (how a restarted server resumes)."""
+    seats: list[Seat] = []
+    for s in row.seats:
+        if s.kind == AGENT and s.agent is not None:
+            seats.append(Seat.agent_seat(s.agent, s.name))
+        else:
+            seats.append(Seat(s.kind, s.name))
+    return GameSession.from_record(
+        record_of_row(row),
+        seats=seats,
+        session_id=row.id,
+        allow_undo_between_people=row.kind == "hotseat",
+    )
+
+
+def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
+    """The absent seat loses (its opponent is told); stored like a resignation, with its own reason."""
+    outcome = session.resign(absent)
+    result = result_of(outcome, session.game.turn)
+    result["reason"] = f"player {absent} left the game and did not come back in time"
+    result["abandoned"] = True
+    return result
+
+
+# ---------------------------------------------------------------------------- frames
+
+
+def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = None) -> dict[str, Any]:
+    """An engine event for the client: its fields (public by construction: events describe what both
+    players saw happen) and its sentence in ``lang`` with the players' ``names`` (the terminal's
+    words, :func:`clashofdecks.ui.render.event_sentence`)."""
+    from ..ui.render import Context, event_sentence
+
+    if names is None:
+        text = event.describe()
+    else:
+        text = event_sentence(event, Context(lang=lang, names=names, viewer=None))
+    out: dict[str, Any] = {"kind": event.kind.value, "rule": event.rule, "text": text}
+    for name in FIELDS_ALL:
+        value = getattr(event, name)
+        if value is not None:
+            out[name] = value
+    if event.cards is not None:
+        out["cards"] = list(event.cards)
+    return out
+
+
+#: The event fields a frame carries when they are set.
+EVENT_FIELDS: Final = ("player", "card", "lane", "position", "amount", "target_player", "target_card")
+FIELDS_ALL: Final = (*EVENT_FIELDS, "role", "value")
+
+
+def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
+    """The players' names for event sentences (the automaton in the page's language)."""
+    from ..ui.i18n import t
+
+    word = t(lang, "automaton")
+    automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
+    out = [automaton if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in live.seats]
+    return out[0], out[1]
+
+
+def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
+    names = seat_names(live, lang)
+    return [event_json(e, lang, names) if isinstance(e, Event) else e for e in events]
+
+
+def setup_view(session: GameSession, seat: int | None) -> dict[str, Any]:
+    """The setup stage as ``seat`` may see it: the engine's view (R9: the face-down draft pile only
+    as a count, a custom deck hidden from the opponent until both are built), in the page's terms."""
+    setup = session.view(seat)["setup"]
+    steps = [s for s in setup["steps"] if s[0] in ("deck", "pick", "build", "ban")]
+    decision, player = steps[0] if steps else ("", -1)
+    return {
+        "format": setup["format"],
+        "decision": decision,
+        "player": player,
+        "revealed": list(setup["revealed"]),
+        "cards": [list(c) for c in setup["cards"]],
+        "decks_taken": list(setup["decks"]),
+        "face_down": len(setup["pool"]),
+    }
+
+
+def frame_for(
+    live: LiveGame,
+    seats: set[int],
+    events: list[dict[str, Any]] | None = None,
+    abilities: dict[str, list[list[list[str]]]] | None = None,
+) -> dict[str, Any]:
+    """The ``state`` frame for a connection holding ``seats`` (empty: a spectator).
+
+    ``abilities`` (:func:`board_abilities`, the same for every seat) may be computed once per broadcast.
+
+    A connection that holds both seats (hot-seat on one device) sees the view of the seat to move.
+    """
+    session = live.session
+    game = session.game
+    to_move = session.to_move
+    if not seats:
+        seat: int | None = None
+    elif len(seats) == 1:
+        seat = next(iter(seats))
+    else:
+        seat = to_move if to_move in seats else min(seats)
+    in_setup = game.phase == "setup"  # also a game resigned during its setup
+    frame: dict[str, Any] = {
+        "type": "state",
+        "game": live.id,
+        "kind": live.kind,
+        "mode": "solo" if game.is_solo else "duel",
+        "seat": seat,
+        "seats": sorted(seats),
+        "index": len(session.steps),
+        "turn": game.turn,
+        "phase": "over" if session.is_over else game.phase,
+        "active": game.active,
+        "to_move": to_move,
+        "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
+        "setup": setup_view(session, seat) if in_setup else None,
+        "build": seat is not None and seat == to_move and session.is_build_stage(),
+        "view": None if in_setup else session.view(seat),
+        "legal": session.legal_actions(seat) if seat is not None and seat == to_move else [],
+        "can_undo": seat is not None and not session.is_over and session.can_undo(seat),
+        "events": events or [],
+        "thinking": live.agent_busy,
+        "result": None,
+    }
+    outcome = session.outcome
+    if outcome is not None:
+        override = live.result_override or {}
+        frame["result"] = {
+            "winner": outcome.winner,
+            "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
+            "reason": override.get("reason", outcome.reason),
+        }
+    if not in_setup:
+        frame["abilities"] = abilities if abilities is not None else board_abilities(session)
+        if seat is not None:
+            frame["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []
+    return frame
+
+
+def board_abilities(session: GameSession) -> dict[str, list[list[list[str]]]]:
+    """Per player and lane, each creature's current abilities and which of them are granted (Aura,
+    solo threat): public facts of the board."""
+    game = session.game
+    out: dict[str, list[list[list[str]]]] = {"have": [], "granted": []}
+    for p in (0, 1):
+        for ln in (0, 1):
+            lane = game.lane(p, ln)
+            out["have"].append([list(c["abilities"]) for c in lane])  # type: ignore[call-overload]
+            out["granted"].append([list(c["granted"]) for c in lane])  # type: ignore[call-overload]
+    return out
+
+
+def card_catalogue() -> dict[str, Any]:
+    """Card facts for the client (the board is drawn from these)."""
+    return {
+        "cards": {
+            c.id: {
+                "name": c.name,
+                "kind": c.kind,
+                "cost": c.cost,
+                "attack": c.attack,
+                "health": c.health,
+                "abilities": list(c.abilities),
+                "aura": list(c.aura),
+                "deck": c.deck,
+            }
+            for c in CARDS
+        },
+        "ability_names": ABILITY_NAMES,
+    }
+
+
+def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
+    """A finished game step by step for the replay page: the full position after each action (every
+    card may be shown once the game is over) with the action and its events."""
+    from ..position import dump_position
+    from ..record import initial_game
+
+    game = initial_game(record)
+    frames: list[dict[str, Any]] = []
+
+    def snapshot(action: str | None, seat: int | None, events: tuple[Event, ...]) -> dict[str, Any]:
+        setup = game.phase == "setup"
+        return {
+            "action": action,
+            "seat": seat,
+            "turn": game.turn,
+            "phase": game.phase,
+            "setup": {k: v for k, v in setup_summary(game).items()} if setup else None,
+            "view": None if setup else dump_position(game),
+            "events": [event_json(e, "en", ("Player 0", "Player 1")) for e in events],
+        }
+
+    frames.append(snapshot(None, None, game.take_events()))
+    for text in record.actions:
+        seat = game.current_player
+        events = game.apply_text(text)
+        frames.append(snapshot(text, seat, events))
+    return frames
+
+
+__all__ = [
+    "AI_LEVELS",
+    "KINDS",
+    "GameSetupError",
+    "LiveGame",
+    "NewGame",
+    "Ruleset",
+    "card_catalogue",
+    "create_session",
+    "frame_for",
+    "replay_frames",
+    "session_of_row",
+]

@@ -1,0 +1,155 @@
+"""The WebSocket protocol's client messages: parsing, validation, limits (``docs/web.md``).
+
+Every message a client sends is checked here before anything else looks at it: size, JSON, type,
+fields and their types, and a per-connection rate.  A message that fails gets an ``error`` reply with
+one of the codes below, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+#: Largest client message the app reads (bytes of UTF-8 text).  The transport closes the connection
+#: for anything above ``TRANSPORT_MAX_BYTES`` without reading it.
+MAX_MESSAGE_BYTES: Final = 4096
+TRANSPORT_MAX_BYTES: Final = 1 << 16
+MAX_TOKEN_CHARS: Final = 64
+MAX_ACTION_CHARS: Final = 160
+MAX_NAME_CHARS: Final = 40
+LANGUAGES: Final = ("en", "de", "fr", "ja")
+
+#: Error codes of ``{"type": "error", "code": ..., "message": ...}`` replies.
+ERROR_CODES: Final = (
+    "too_big",  # message above MAX_MESSAGE_BYTES
+    "bad_json",  # not JSON, or not a JSON object
+    "unknown_type",  # "type" missing or not one of MESSAGE_FIELDS
+    "bad_field",  # a field missing, of the wrong type, too long, or not expected
+    "rate_limited",  # more messages than the connection's rate allows
+    "hello_first",  # a message before "hello"
+    "no_game",  # the game id is unknown
+    "bad_token",  # the token does not open a seat of this game
+    "spectator",  # a spectator tried to act
+    "not_your_turn",  # the seat acting is not the seat to move
+    "stale",  # "index" is not the number of actions so far (a double click, a stale page)
+    "syntax",  # the action text does not parse
+    "illegal",  # the action is not legal now (the message says why)
+    "game_over",  # the game has ended
+    "undo_refused",  # undo is not possible now (the message says why)
+    "hint_unavailable",  # no hint now
+    "server_error",  # the server could not store the action; nothing changed
+)
+
+#: Allowed fields (name -> type) per client message type; "type" itself is implied.
+MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
+    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str},
+    "act": {"action": str, "index": int},
+    "undo": {"index": int},
+    "hint": {},
+    "resign": {},
+    "ping": {"id": int},
+}
+REQUIRED: Final[dict[str, tuple[str, ...]]] = {
+    "hello": ("game",),
+    "act": ("action", "index"),
+    "undo": ("index",),
+}
+
+
+class ProtocolError(Exception):
+    """A client message refused before it reached the game: ``code`` is one of :data:`ERROR_CODES`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    fields: dict[str, Any]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)
+
+
+def _is_id(text: str, limit: int) -> bool:
+    return 0 < len(text) <= limit and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in text)
+
+
+def parse_message(text: str | bytes) -> Message:
+    """Parse and validate one client message (raises :class:`ProtocolError`)."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_big", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError("bad_json", "the message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "a message must be a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in MESSAGE_FIELDS:
+        known = ", ".join(MESSAGE_FIELDS)
+        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:40]!r} (known: {known})")
+    allowed = MESSAGE_FIELDS[kind]
+    fields = {k: v for k, v in data.items() if k != "type"}
+    for name, value in fields.items():
+        expected = allowed.get(name)
+        if expected is None:
+            raise ProtocolError("bad_field", f"{kind!r} has no field {str(name)[:40]!r}")
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ProtocolError("bad_field", f"field {name!r} of {kind!r} has the wrong type")
+    for name in REQUIRED.get(kind, ()):
+        if name not in fields:
+            raise ProtocolError("bad_field", f"{kind!r} needs the field {name!r}")
+    if kind == "hello":
+        if not _is_id(fields["game"], 32):
+            raise ProtocolError("bad_field", "'game' must be a game id")
+        tokens = list(fields.get("tokens", []))
+        if "token" in fields:
+            tokens.append(fields["token"])
+        if len(tokens) > 2 or not all(isinstance(t, str) and _is_id(t, MAX_TOKEN_CHARS) for t in tokens):
+            raise ProtocolError("bad_field", "'token'/'tokens': at most two seat tokens")
+        name = fields.get("name", "")
+        if len(name) > MAX_NAME_CHARS:
+            raise ProtocolError("bad_field", f"'name' is longer than {MAX_NAME_CHARS} characters")
+        lang = fields.get("lang", "en")
+        if lang not in LANGUAGES:
+            raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(LANGUAGES)}")
+        fields = {"game": fields["game"], "tokens": tokens, "name": name, "lang": lang}
+    if kind == "act" and not 0 < len(fields["action"]) <= MAX_ACTION_CHARS:
+        raise ProtocolError("bad_field", f"'action' must be 1-{MAX_ACTION_CHARS} characters")
+    for name in ("index", "id"):
+        if name in fields and not 0 <= fields[name] < 1 << 31:
+            raise ProtocolError("bad_field", f"'{name}' is out of range")
+    return Message(kind, fields)
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages a second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+def error_frame(code: str, message: str, about: str | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if about is not None:
+        frame["about"] = about
+    return frame

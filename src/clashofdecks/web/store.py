@@ -1,0 +1,333 @@
+"""The web app's database: games, their seats and every action, in SQLite (default) or PostgreSQL.
+
+Why a table of actions instead of a saved position: an action row is written (and committed) before
+the server acknowledges the action, so a server killed at any moment restarts with every game exactly
+at its last acknowledged action; the game itself is rebuilt by replaying the actions, which is also
+how records are checked.  The schema is versioned with Alembic; :func:`open_store` upgrades a
+database to the newest revision on start (``clashofdecks/web/migrations``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection, Engine
+
+metadata = sa.MetaData()
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),  # solo / ai / friend / hotseat / imported
+    sa.Column("mode", sa.String(8), nullable=False),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=True),
+    sa.Column("setup", sa.Text, nullable=False),  # JSON: ruleset, threat, position (the record's head)
+    sa.Column("status", sa.String(8), nullable=False),  # "active" or "over"
+    sa.Column("result", sa.Text, nullable=True),  # JSON of the record's result
+    sa.Column("n_actions", sa.Integer, nullable=False, default=0),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+seats = sa.Table(
+    "seats",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),  # human / agent / automaton
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("agent", sa.String(64), nullable=True),
+    sa.Column("token_hash", sa.String(64), nullable=True),
+    sa.Column("owner", sa.String(64), nullable=True),  # the player cookie that holds this seat
+)
+
+actions = sa.Table(
+    "actions",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("idx", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("action", sa.String(200), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
+sa.Index("ix_seats_owner", seats.c.owner)
+
+
+def token_hash(token: str) -> str:
+    """Seat tokens are stored hashed: a leaked database does not hand out seats."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def default_database_url() -> str:
+    """SQLite in the data directory ($CLASH_DATA_DIR, else $XDG_DATA_HOME/clashofdecks, else
+    ~/.local/share/clashofdecks), created on first start."""
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'web.sqlite3'}"
+
+
+def data_dir() -> Path:
+    explicit = os.environ.get("CLASH_DATA_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg:
+        return Path(xdg) / "clashofdecks"
+    return Path.home() / ".local" / "share" / "clashofdecks"
+
+
+def normalize_url(url: str) -> str:
+    """``postgresql://`` URLs use psycopg 3 (the driver the web extra installs)."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    kind: str
+    name: str
+    agent: str | None = None
+    token_hash: str | None = None
+    owner: str | None = None
+
+
+@dataclass
+class GameRow:
+    id: str
+    kind: str
+    mode: str
+    format: str
+    seed: int | None
+    setup: dict[str, Any]
+    status: str = "active"
+    result: dict[str, Any] | None = None
+    n_actions: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    seats: list[SeatRow] = field(default_factory=list)
+    actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, action text) in order
+
+
+class StoreError(Exception):
+    """A database write that did not happen (the caller must not acknowledge the action)."""
+
+
+class Store:
+    """Synchronous storage; the server calls it from one worker thread per store."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ------------------------------------------------------------------ writes
+
+    @contextlib.contextmanager
+    def _begin(self, conn: Connection | None) -> Iterator[Connection]:
+        """The caller's transaction (a batch), or a new one committed at the end."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.begin() as new:
+            yield new
+
+    def batch(self, writes: list[Callable[[Connection], None]]) -> list[BaseException | None]:
+        """Run ``writes`` in one transaction (one commit for many actions: the server's group
+        commit).  If it fails, each write is retried alone, so one bad write fails only itself."""
+        try:
+            with self.engine.begin() as conn:
+                for write in writes:
+                    write(conn)
+            return [None] * len(writes)
+        except Exception:
+            pass
+        errors: list[BaseException | None] = []
+        for write in writes:
+            try:
+                with self.engine.begin() as conn:
+                    write(conn)
+                errors.append(None)
+            except Exception as exc:
+                errors.append(exc)
+        return errors
+
+    def create_game(self, row: GameRow, conn: Connection | None = None) -> None:
+        now = time.time()
+        with self._begin(conn) as conn:
+            conn.execute(
+                games.insert().values(
+                    id=row.id,
+                    kind=row.kind,
+                    mode=row.mode,
+                    format=row.format,
+                    seed=row.seed,
+                    setup=json.dumps(row.setup),
+                    status=row.status,
+                    result=json.dumps(row.result) if row.result is not None else None,
+                    n_actions=len(row.actions),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            for s in row.seats:
+                conn.execute(
+                    seats.insert().values(
+                        game_id=row.id,
+                        seat=s.seat,
+                        kind=s.kind,
+                        name=s.name,
+                        agent=s.agent,
+                        token_hash=s.token_hash,
+                        owner=s.owner,
+                    )
+                )
+            for i, (seat, text) in enumerate(row.actions):
+                conn.execute(actions.insert().values(game_id=row.id, idx=i, seat=seat, action=text, at=now))
+
+    def append_action(
+        self,
+        game_id: str,
+        idx: int,
+        seat: int,
+        text: str,
+        *,
+        result: dict[str, Any] | None = None,
+        conn: Connection | None = None,
+    ) -> None:
+        """Store action number ``idx`` (0-based); fails if that index is already taken (two writers)."""
+        now = time.time()
+        with self._begin(conn) as conn:
+            conn.execute(actions.insert().values(game_id=game_id, idx=idx, seat=seat, action=text, at=now))
+            values: dict[str, Any] = {"n_actions": idx + 1, "updated_at": now}
+            if result is not None:
+                values.update(status="over", result=json.dumps(result))
+            conn.execute(games.update().where(games.c.id == game_id).values(**values))
+
+    def truncate_actions(self, game_id: str, keep: int, conn: Connection | None = None) -> None:
+        """Undo: keep the first ``keep`` actions."""
+        now = time.time()
+        with self._begin(conn) as conn:
+            conn.execute(actions.delete().where(actions.c.game_id == game_id, actions.c.idx >= keep))
+            conn.execute(games.update().where(games.c.id == game_id).values(n_actions=keep, updated_at=now))
+
+    def finish(self, game_id: str, result: dict[str, Any], conn: Connection | None = None) -> None:
+        """A game that ended without an action (resignation, abandonment)."""
+        with self._begin(conn) as conn:
+            conn.execute(
+                games.update()
+                .where(games.c.id == game_id)
+                .values(status="over", result=json.dumps(result), updated_at=time.time())
+            )
+
+    # ------------------------------------------------------------------ reads
+
+    def load_game(self, game_id: str) -> GameRow | None:
+        with self.engine.connect() as conn:
+            g = conn.execute(games.select().where(games.c.id == game_id)).first()
+            if g is None:
+                return None
+            row = _game_row(g)
+            row.seats = [
+                SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
+                for s in conn.execute(seats.select().where(seats.c.game_id == game_id).order_by(seats.c.seat))
+            ]
+            row.actions = [
+                (a.seat, a.action)
+                for a in conn.execute(
+                    actions.select().where(actions.c.game_id == game_id).order_by(actions.c.idx)
+                )
+            ]
+            return row
+
+    def list_games(
+        self, *, status: str | None = None, owner: str | None = None, limit: int = 50
+    ) -> list[GameRow]:
+        """Newest first, with seats (not actions)."""
+        with self.engine.connect() as conn:
+            query = games.select()
+            if status is not None:
+                query = query.where(games.c.status == status)
+            if owner is not None:
+                query = query.where(games.c.id.in_(sa.select(seats.c.game_id).where(seats.c.owner == owner)))
+            query = query.order_by(games.c.updated_at.desc()).limit(limit)
+            rows = [_game_row(g) for g in conn.execute(query)]
+            if rows:
+                ids = [r.id for r in rows]
+                by_id = {r.id: r for r in rows}
+                for s in conn.execute(seats.select().where(seats.c.game_id.in_(ids)).order_by(seats.c.seat)):
+                    by_id[s.game_id].seats.append(
+                        SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
+                    )
+            return rows
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _game_row(g: Any) -> GameRow:
+    return GameRow(
+        id=g.id,
+        kind=g.kind,
+        mode=g.mode,
+        format=g.format,
+        seed=g.seed,
+        setup=json.loads(g.setup),
+        status=g.status,
+        result=json.loads(g.result) if g.result else None,
+        n_actions=g.n_actions,
+        created_at=g.created_at,
+        updated_at=g.updated_at,
+    )
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the database to ``revision`` with the migrations shipped in this package."""
+    cfg = Config()
+    cfg.set_main_option("script_location", "clashofdecks.web:migrations")
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+
+
+def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def open_store(url: str | None = None) -> Store:
+    """Connect (SQLite file by default, created on first start) and migrate to the newest schema."""
+    url = normalize_url(url or default_database_url())
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False})
+
+        @sa.event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            # WAL: readers do not block the writer; foreign keys are off by default in SQLite.
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+    else:
+        engine = sa.create_engine(url, pool_pre_ping=True)
+    migrate(engine)
+    return Store(engine)

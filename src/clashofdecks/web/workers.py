@@ -1,0 +1,41 @@
+"""Work that must not run on the server's event loop: agent decisions and hints.
+
+Each job gets the game's record (plain JSON) and rebuilds the game in the worker process, so a
+search that thinks for seconds stalls no other game; the result is action text that the server then
+applies and stores like any other action.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agents.registry import make_agent
+from ..record import GameRecord, initial_game
+
+
+def agent_action(record: dict[str, Any], spec: str, seed: int) -> str:
+    """The action ``spec`` chooses in the position the record leads to."""
+    rec = GameRecord.from_dict(record)
+    game = initial_game(rec, record_events=False)
+    for text in rec.actions:
+        game.apply_text(text)
+    agent = make_agent(spec, seed)
+    agent.reset(seed)
+    return game.action_text(agent.act(game))
+
+
+def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float, str]:
+    """The session layer's hint for ``seat`` (action, score, what the score is)."""
+    from ..session import GameSession, Seat
+
+    rec = GameRecord.from_dict(record)
+    seats = [Seat.remote(), Seat("automaton") if rec.mode == "solo" else Seat.remote()]
+    session = GameSession.from_record(rec, seats=seats)
+    result = session.hint(seat, seconds=seconds)
+    return result.action, result.score, result.label
+
+
+def warm_up() -> bool:
+    """Import everything a job needs (called once per worker at start, so the first move is quick)."""
+    make_agent("greedy", 0)
+    return True

@@ -1,0 +1,193 @@
+"""Fixtures of the web app's tests: a real server process on loopback, a WebSocket client, Chromium.
+
+The server runs as ``python -m clashofdecks serve`` in a subprocess (as a player starts it), with its
+own data directory; tests talk to it over real HTTP and WebSockets.  PostgreSQL tests use the server
+named by ``CLASH_TEST_PG_URL`` (``.ci/run`` installs and starts one); on a developer machine without
+it they are skipped with that reason, in CI (``CI`` set) its absence is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed")
+
+from websockets.sync.client import ClientConnection, connect
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``clash serve`` in a subprocess; ``stop(kill=True)`` kills it like a crash."""
+
+    def __init__(self, data_dir: Path, *args: str, database: str | None = None) -> None:
+        self.data_dir = data_dir
+        self.args = list(args)
+        self.database = database
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = data_dir / "server.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> ServerProcess:
+        env = {**os.environ, "CLASH_DATA_DIR": str(self.data_dir)}
+        cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(self.port), *self.args]
+        if self.database:
+            cmd += ["--database", self.database]
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        out = self.log.open("ab")
+        self.proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/cards", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start in 60 s")
+
+    def stop(self, *, kill: bool = False) -> None:
+        if self.proc is None:
+            return
+        if kill:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    # HTTP helpers --------------------------------------------------------------
+
+    def post(self, path: str, body: Any, *, raw: bytes | None = None) -> tuple[int, Any]:
+        data = raw if raw is not None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.url + path, data=data, method="POST", headers={"Content-Type": "application/json"}
+        )
+        return _open(req)
+
+    def get(self, path: str) -> tuple[int, Any]:
+        return _open(urllib.request.Request(self.url + path))
+
+    def new_game(self, **options: Any) -> dict[str, Any]:
+        status, body = self.post("/api/games", options)
+        assert status == 200, body
+        return dict(body)
+
+
+def _open(req: urllib.request.Request) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
+class Client:
+    """A WebSocket client that keeps every frame it receives."""
+
+    def __init__(self, server: ServerProcess, game: str, tokens: list[str], **headers: str) -> None:
+        self._cm = connect(server.ws_url, additional_headers=headers or None, open_timeout=30)
+        self.ws: ClientConnection = self._cm.__enter__()
+        self.frames: list[dict[str, Any]] = []
+        self.send({"type": "hello", "game": game, "tokens": tokens})
+        self.state = self.wait_state()
+
+    def send(self, msg: Any) -> None:
+        self.ws.send(msg if isinstance(msg, str | bytes) else json.dumps(msg))
+
+    def recv(self, timeout: float = 30) -> dict[str, Any]:
+        frame = json.loads(self.ws.recv(timeout=timeout))
+        self.frames.append(frame)
+        if frame["type"] == "state":
+            self.state = frame
+        return dict(frame)
+
+    def wait_state(self, timeout: float = 30) -> dict[str, Any]:
+        while True:
+            frame = self.recv(timeout)
+            if frame["type"] == "state":
+                return frame
+            if frame["type"] == "error":
+                raise AssertionError(f"error frame: {frame}")
+
+    def expect_error(self, code: str, timeout: float = 10) -> dict[str, Any]:
+        while True:
+            frame = self.recv(timeout)
+            if frame["type"] == "error":
+                assert frame["code"] == code, frame
+                return frame
+
+    def act(self, action: str) -> dict[str, Any]:
+        self.send({"type": "act", "action": action, "index": self.state["index"]})
+        return self.wait_state()
+
+    def close(self) -> None:
+        self._cm.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    proc = ServerProcess(tmp_path_factory.mktemp("web"), "--rate", "200").start()
+    yield proc
+    proc.stop()
+
+
+def pg_url() -> str | None:
+    url = os.environ.get("CLASH_TEST_PG_URL")
+    if not url and os.environ.get("CI"):
+        pytest.fail("CLASH_TEST_PG_URL is not set: .ci/run must start PostgreSQL for the storage tests")
+    return url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if shutil.which(CHROMIUM) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run must apt-get install chromium")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

@@ -1,0 +1,298 @@
+"""The browser app in a real Chromium (Playwright, headless): whole games by clicking, a duel between
+two browser contexts through the invite link, a replay stepped through, undo, the language switch,
+and screenshots at phone and desktop sizes (kept in ``$CLASH_SCREENSHOT_DIR`` when set)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ServerProcess
+
+pytest.importorskip("playwright", reason="the web extra (with Playwright) is not installed")
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("CLASH_SCREENSHOT_DIR", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def fast_context(browser: Any, **options: Any) -> Any:
+    """A browser context whose pages play event animations quickly (``clash.speed`` = fast)."""
+    context = browser.new_context(**options)
+    context.add_init_script("localStorage.setItem('clash.speed', 'fast')")
+    return context
+
+
+def index_of(page: Any) -> int:
+    value = page.get_attribute("#game", "data-index")
+    return int(value) if value is not None else -1
+
+
+def wait_change(page: Any, before: int) -> None:
+    page.wait_for_function(
+        "(b) => document.querySelector('[data-testid=game-over]') || "
+        "Number(document.querySelector('#game')?.dataset.index) !== b",
+        arg=before,
+        timeout=30000,
+    )
+
+
+def click_one_action(page: Any, rng: random.Random) -> bool:
+    """One decision by clicking: sometimes a hand card then a lane or target, else a move-list item.
+    Returns False when this page has no decision now."""
+    buttons = page.locator("[data-action]")
+    n = buttons.count()
+    if n == 0:
+        return False
+    before = index_of(page)
+    selectable = page.locator("[data-select]")
+    if selectable.count() and rng.random() < 0.5:
+        selectable.nth(rng.randrange(selectable.count())).click()
+        targets = page.locator(".lane.target, .card.target")
+        if targets.count():
+            targets.nth(rng.randrange(targets.count())).click()
+            wait_change(page, before)
+            return True
+        page.keyboard.press("Escape")
+    buttons.nth(rng.randrange(n)).click()
+    wait_change(page, before)
+    return True
+
+
+def play_to_end(pages: list[Any], rng: random.Random, limit: int = 1500) -> None:
+    for _ in range(limit):
+        if all(p.locator("[data-testid=game-over]").count() for p in pages):
+            return
+        acted = False
+        for p in pages:
+            if p.locator("[data-testid=game-over]").count() == 0 and click_one_action(p, rng):
+                acted = True
+                break
+        if not acted:
+            pages[0].wait_for_timeout(100)
+    raise AssertionError("the game did not end")
+
+
+def test_solo_game_by_clicking_then_replay(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    shots = shots_dir(tmp_path)
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.screenshot(path=str(shots / "lobby-desktop.png"))
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action]")
+    page.screenshot(path=str(shots / "solo-setup-desktop.png"))
+    rng = random.Random(2)
+    shot_taken = False
+    for _ in range(1500):
+        if page.locator("[data-testid=game-over]").count():
+            break
+        if (
+            not shot_taken
+            and page.locator("[data-testid=board]").count()
+            and page.locator(".lane .card").count() >= 3
+        ):
+            page.screenshot(path=str(shots / "solo-board-desktop.png"))
+            page.set_viewport_size(PHONE)
+            page.screenshot(path=str(shots / "solo-board-phone.png"), full_page=True)
+            page.set_viewport_size(DESKTOP)
+            shot_taken = True
+        if not click_one_action(page, rng):
+            page.wait_for_timeout(100)
+    over = page.locator("[data-testid=game-over]")
+    assert over.count() == 1
+    assert over.get_attribute("data-winner") in ("0", "1")
+    page.screenshot(path=str(shots / "solo-over-desktop.png"))
+    # The replay, stepped through.
+    page.click("[data-testid=open-replay]")
+    page.wait_for_selector("[data-testid=replay-step]")
+    last = page.inner_text("[data-testid=replay-step]")
+    page.click("[data-testid=replay-first]")
+    first = page.inner_text("[data-testid=replay-step]")
+    assert first != last
+    assert page.inner_text("[data-testid=replay-action]") == "—"
+    page.click("[data-testid=replay-next]")
+    assert page.inner_text("[data-testid=replay-action]").split(": ")[1].startswith("pick ")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("[data-testid=replay-step]") == first
+    page.set_viewport_size(PHONE)
+    page.click("[data-testid=replay-last]")
+    page.screenshot(path=str(shots / "replay-phone.png"), full_page=True)
+    # A shared replay link opens at its step.
+    url = page.url
+    other = context.new_page()
+    other.goto(url)
+    other.wait_for_selector("[data-testid=replay-step]")
+    assert other.inner_text("[data-testid=replay-step]") == page.inner_text("[data-testid=replay-step]")
+    assert not errors, errors
+    context.close()
+
+
+def test_duel_between_two_browsers(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    shots = shots_dir(tmp_path)
+    host_ctx = fast_context(browser, viewport=DESKTOP)
+    guest_ctx = fast_context(browser, viewport=PHONE)
+    host = host_ctx.new_page()
+    host.goto(server.url + "/")
+    host.fill("[data-testid=name]", "Ada")
+    host.click("[data-testid=new-duel-friend]")
+    invite = host.locator("[data-testid=invite-link]")
+    invite.wait_for()
+    link = invite.input_value()
+    assert "/g/" in link and "#t=" in link
+    guest = guest_ctx.new_page()
+    guest.goto(link)
+    guest.wait_for_selector("[data-testid=to-move]")
+    assert "#t=" not in guest.url  # the token leaves the address bar
+    play_to_end([host, guest], random.Random(4))
+    winners = {p.locator("[data-testid=game-over]").get_attribute("data-winner") for p in (host, guest)}
+    assert len(winners) == 1 and winners <= {"0", "1"}
+    host.screenshot(path=str(shots / "duel-over-desktop.png"))
+    guest.screenshot(path=str(shots / "duel-over-phone.png"), full_page=True)
+    # A refreshed page resumes its seat (token kept by the page).
+    guest.reload()
+    guest.wait_for_selector("[data-testid=game-over]")
+    host_ctx.close()
+    guest_ctx.close()
+
+
+def test_undo_and_keyboard(server: ServerProcess, browser: Any) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("#solo-format", "precon")
+    page.select_option("#solo-deck", "1")
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action^='play ']")
+    assert page.locator("[data-testid=undo]").is_disabled()
+    hand_before = page.inner_text("[data-testid=my-hand]")
+    before = index_of(page)
+    page.click("[data-action^='play ']")
+    wait_change(page, before)
+    assert page.locator("[data-testid=undo]").is_enabled()
+    page.click("[data-testid=undo]")
+    page.wait_for_function("(b) => Number(document.querySelector('#game').dataset.index) === b", arg=before)
+    assert page.inner_text("[data-testid=my-hand]") == hand_before
+    # Keyboard: a card with Enter, then its lane with Enter.
+    page.focus("[data-select]")
+    page.keyboard.press("Enter")
+    page.locator(".lane.target, .card.target").first.focus()
+    page.keyboard.press("Enter")
+    wait_change(page, before)
+    assert index_of(page) == before + 1
+    context.close()
+
+
+def test_language_switch(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    context = browser.new_context(viewport=PHONE, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    assert "Solo against the automaton" in page.inner_text("main")
+    page.select_option("[data-testid=lang]", "de")
+    page.wait_for_selector("text=Solo gegen den Automaten")
+    page.reload()
+    page.wait_for_selector("text=Solo gegen den Automaten")  # the choice is kept
+    page.click("[data-testid=rules-link]")
+    page.wait_for_selector("[data-testid=rules]")
+    assert "R3.2" in page.inner_text("[data-testid=rules]")
+    assert page.locator("[data-testid=rules] dt").count() == 8  # the seven abilities and Aura
+    assert "[object" not in page.inner_text("[data-testid=rules]")
+    page.select_option("[data-testid=lang]", "ja")
+    page.wait_for_selector("text=ルール概要")
+    page.screenshot(path=str(shots_dir(tmp_path) / "rules-ja-phone.png"), full_page=True)
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_selector("text=Règles en bref")
+    context.close()
+    # A browser asking for French gets French first.
+    fr = browser.new_context(locale="fr-FR").new_page()
+    fr.goto(server.url + "/")
+    fr.wait_for_selector("text=Solo contre l'automate")
+    fr.context.close()
+
+
+def test_custom_threat_resign_export_and_import(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.click("[data-testid=custom-threat] summary")
+    page.select_option("[data-threat=base_mana]", "8")
+    page.check("[data-threat-ability=rage]")
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action]")
+    game_id = page.url.rsplit("/", 1)[1]
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("[data-testid=resign]")
+    over = page.locator("[data-testid=game-over]")
+    over.wait_for()
+    assert over.get_attribute("data-winner") == "1"
+    assert "resigned" in page.inner_text("[data-testid=reason]")
+    status, record = server.get(f"/api/games/{game_id}/record")
+    assert status == 200
+    assert record["threat"]["base_mana"] == 8 and record["threat"]["abilities"] == ["rage"]
+    # The exported record imports from the lobby and opens as a replay.
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    page.goto(server.url + "/")
+    page.set_input_files("[data-testid=import-file]", str(path))
+    page.wait_for_selector("[data-testid=replay-step]")
+    assert page.url.split("#")[0].rsplit("/", 2)[1] == "r"
+    context.close()
+
+
+def test_hotseat_covers_the_hand_between_players(server: ServerProcess, browser: Any) -> None:
+    context = fast_context(browser, viewport=PHONE)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("#hot-format", "precon")
+    page.click("[data-testid=new-hotseat]")
+    seen = []
+    handovers = 0
+    for _ in range(8):
+        page.wait_for_selector("[data-testid=handover], [data-action]")
+        if page.locator("[data-testid=handover]").count():
+            assert page.locator("[data-action]").count() == 0  # nothing to see or click before it
+            page.click("[data-testid=handover]")
+            handovers += 1
+        page.wait_for_selector("[data-action]")
+        seen.append(page.get_attribute("#game", "data-to-move"))
+        before = index_of(page)
+        page.locator("[data-action^='deck '], [data-action^='play '], [data-action=end]").first.click()
+        wait_change(page, before)
+    assert handovers >= 3
+    assert {"0", "1"} <= set(seen)
+    context.close()
+
+
+def test_custom_deck_built_by_clicking(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("#ai-format", "custom")
+    page.click("[data-testid=new-duel-ai]")
+    page.wait_for_selector("[data-testid=build]", timeout=60000)  # the AI may build first
+    assert page.locator("[data-testid=build] [data-action]").count() == 0  # ten cards first
+    cards = page.locator("[data-build-card]")
+    assert cards.count() == 32
+    for i in range(11):  # an eleventh click changes nothing
+        cards.nth(i * 2).click()
+    assert page.locator("[data-build-card].selected").count() == 10
+    page.screenshot(path=str(shots_dir(tmp_path) / "custom-build-desktop.png"))
+    before = index_of(page)
+    page.click("[data-testid=build] [data-action^='build ']")
+    wait_change(page, before)
+    page.wait_for_selector("[data-action^='ban ']", timeout=60000)  # then each removes a card (R2.5)
+    context.close()
