@@ -41,6 +41,12 @@ def _register() -> None:
     from .serve_cmd import serve
 
     main.add_command(serve)
+    from .stats_cmd import stats
+
+    main.add_command(stats)
+    from .report_cmd import report
+
+    main.add_command(report)
 
 
 _register()

@@ -11,6 +11,7 @@ from typing import Any, Final
 import click
 
 from ..simulation.runner import MAX_GAMES, MAX_WORKERS
+from .simulate_cmd import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 
 #: Most bootstrap resamples (each refits the model; the samples are kept in memory).
 MAX_BOOTSTRAP: Final = 100_000
@@ -66,6 +67,8 @@ MAX_BOOTSTRAP: Final = 100_000
     type=click.Path(dir_okay=False),
     help="Append one JSON line per finished game to this file (follow long runs, keep partial results).",
 )
+@backend_option
+@address_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def arena(
     agents: tuple[str, ...],
@@ -79,6 +82,8 @@ def arena(
     max_turns: int,
     bootstrap: int,
     log_path: str | None,
+    backend: str,
+    address: str | None,
     as_json: bool,
 ) -> None:
     """Play a round robin between AGENTS and print win rates and Elo ratings with 95% intervals.
@@ -89,20 +94,21 @@ def arena(
     `ismcts:rollout=greedy`.  Every pairing plays the same deals, each from both seats.
 
     With --mode solo, each agent plays the same deals against the automaton (--level or --threat).
+    --backend ray plays on Ray (a local instance, or the cluster at --address); the results are the
+    same.  Ctrl-C stops the run and exits with code 130 (--log keeps every finished game).
     """
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from ..agents.registry import make_agent
     from ..errors import ClashError
     from ..options import Threat
     from ..simulation.arena import run_arena, run_solo, tasks_for
     from ..simulation.game import GameResult
-    from ..simulation.runner import default_workers
+    from ..simulation.runner import Backend, Interrupted
     from ..threat_text import parse_threat
+    from .simulate_cmd import open_backend
 
     err = Console(stderr=True)
-    n_workers = workers if workers > 0 else default_workers()
 
     def fail(message: str) -> None:
         click.echo(f"clash arena: {message}", err=True)
@@ -127,15 +133,7 @@ def arena(
                 fail(f"{len(agents)} agents × {games:,} games is more than {MAX_GAMES:,} games")
     except ClashError as exc:
         fail(str(exc))
-    progress = Progress(
-        TextColumn("[bold]arena"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("games"),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    )
+    progress = progress_bar(err, "[bold]arena")
     result: Any
     with progress:
         bar = progress.add_task("games", total=total)
@@ -150,29 +148,40 @@ def arena(
                 log.write(json.dumps(entry) + "\n")
                 log.flush()
 
-        try:
+        def _run(played_on: Backend) -> Any:
             if mode == "duel":
-                result = run_arena(
+                return run_arena(
                     agents,
                     games=games,
                     seed=seed,
                     format=fmt,
-                    workers=n_workers,
                     max_turns=max_turns or None,
                     bootstrap=bootstrap,
                     on_result=on_result,
+                    backend=played_on,
                 )
-            else:
-                result = run_solo(
-                    agents,
-                    games=games,
-                    seed=seed,
-                    format=fmt,
-                    threat=threat_opts,
-                    workers=n_workers,
-                    max_turns=max_turns or None,
-                    on_result=on_result,
-                )
+            return run_solo(
+                agents,
+                games=games,
+                seed=seed,
+                format=fmt,
+                threat=threat_opts,
+                max_turns=max_turns or None,
+                on_result=on_result,
+                backend=played_on,
+            )
+
+        try:
+            engine = open_backend(backend, workers or None, address, total)
+            with engine as played_on:
+                result = _run(played_on)
+        except Interrupted as stop:
+            click.echo(
+                f"clash arena: interrupted: {len(stop.results)} of {total} games finished"
+                + (f" (each is in {log_path})" if log_path else ""),
+                err=True,
+            )
+            sys.exit(EXIT_INTERRUPTED)
         except ClashError as exc:
             fail(str(exc))
         finally:

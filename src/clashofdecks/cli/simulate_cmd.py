@@ -1,8 +1,12 @@
 """``clash simulate``: many games between two agents (duel) or an agent and the automaton (solo).
 
 A thin front end over :mod:`clashofdecks.simulation.batch`: options →
-:class:`~clashofdecks.simulation.batch.SimConfig`, a progress bar on stderr, and a table (or
+:class:`~clashofdecks.simulation.batch.SimConfig`, a backend (local processes or Ray), a progress
+bar on stderr (games done, games per second), the store of games (``--out``) and a table (or
 ``--json``) of win rates with Wilson 95% intervals.
+
+Exit codes: 0 done, 1 the run failed, 2 bad options, 130 interrupted by Ctrl-C (the summary of
+the games finished so far is printed, marked as interrupted, and the store keeps them).
 """
 
 from __future__ import annotations
@@ -10,16 +14,84 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Final
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from ..errors import ClashError
-from ..simulation.batch import DEFAULT_MAX_TURNS, SimConfig, Summary, run_games, summarize
+from ..options import Threat
+from ..simulation.batch import ALL_DECK_PAIRS, DEFAULT_MAX_TURNS, SimConfig, Summary, run_games, summarize
 from ..simulation.game import GameResult
-from ..simulation.runner import MAX_GAMES, MAX_WORKERS, default_workers
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted, LocalBackend, default_workers
+from ..simulation.store import RunInfo, StoreWriter, run_id
+
+#: The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED: Final = 130
+
+
+class RateColumn(ProgressColumn):
+    """Games per second, from the bar's own speed estimate."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:,.0f} games/s")
+
+
+def progress_bar(console: Console, label: str) -> Progress:
+    """The bar of ``clash simulate`` and ``clash arena``: done/total, rate, time left."""
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+@contextmanager
+def open_backend(kind: str, workers: int | None, address: str | None, games: int) -> Iterator[Backend]:
+    """The backend of ``--backend``: local processes, or Ray (a local instance, or ``address``)."""
+    if kind == "local":
+        if address is not None:
+            raise ClashError("--address is for --backend ray")
+        yield LocalBackend.for_games(workers, games)
+        return
+    from ..simulation.ray_backend import RayBackend
+
+    with RayBackend(min(workers, games) if workers else None, address=address) as backend:
+        yield backend
+
+
+backend_option = click.option(
+    "--backend",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where games are played: local processes, or Ray (pip install 'clashofdecks[cluster]').",
+)
+address_option = click.option(
+    "--address",
+    default=None,
+    metavar="ADDR",
+    help="With --backend ray: join this Ray cluster (e.g. auto, or ray://head:10001) instead of "
+    "starting a local Ray instance.",
+)
 
 
 def _pct(x: float) -> str:
@@ -108,10 +180,39 @@ def _table(summary: Summary, workers: int) -> Table:
     help="Turn cap: a game reaching it is a draw (the rules have none).",
 )
 @click.option(
+    "--threat",
+    default=None,
+    help="Solo: any threat allocation (R8.2) instead of --level, as JSON or key=value pairs, e.g. "
+    "'base_mana=8,starts=automaton,abilities=rage+splash'.",
+)
+@click.option(
+    "--decks",
+    "decks",
+    default=None,
+    metavar="A,B|rotate",
+    help="Precon duels: give seat 0 deck A and seat 1 deck B, or 'rotate' through all 12 pairings "
+    "(each from both seats) instead of letting the agents choose.",
+)
+@backend_option
+@address_option
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write the store of games (Parquet: one row per game and per card and seat) under this folder "
+    "(pip install 'clashofdecks[analysis]'; see docs/simulation.md).",
+)
+@click.option(
     "--records", "records_dir", type=click.Path(file_okay=False), help="Write each game's record here."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (no progress bar).")
 @click.option("--games-json", is_flag=True, help="With --json, include every game's result.")
+@click.option(
+    "--bench-scaling",
+    is_flag=True,
+    help="Benchmark: play this batch on local processes and on Ray with 1 and --workers (default 2) "
+    "workers; print the times, scaling efficiency and Ray's overhead (docs/performance.md).",
+)
 def simulate(
     mode: str,
     agents: tuple[str, str] | None,
@@ -122,19 +223,29 @@ def simulate(
     seed: int,
     workers: int | None,
     max_turns: int,
+    threat: str | None,
+    decks: str | None,
+    backend: str,
+    address: str | None,
+    out_dir: str | None,
     records_dir: str | None,
     as_json: bool,
     games_json: bool,
+    bench_scaling: bool,
 ) -> None:
     """Run many games and print win rates (Wilson 95% intervals), average turns and actions.
 
     \b
     Duel:  clash simulate --mode duel --agents greedy random --games 400
     Solo:  clash simulate --mode solo --agent greedy --level 2 --games 200
+    Ray:   clash simulate --agents greedy greedy --games 100000 --backend ray --out games/
 
     In duel the agents swap seats every other game.  The results are identical for a given
-    --seed whatever --workers is.
+    --seed whatever --workers and --backend are.  Ctrl-C stops the run, prints the summary of the
+    games finished so far (marked as interrupted) and exits with code 130.
     """
+    if address is not None and backend != "ray":
+        raise click.UsageError("--address is for --backend ray")
     if mode == "duel":
         if agent is not None:
             raise click.UsageError("--agent is for solo; a duel takes --agents A B")
@@ -145,6 +256,28 @@ def simulate(
                 "--agents is for duel; solo takes --agent A (the automaton is the other side)"
             )
         names = (agent or "greedy",)
+    err = Console(stderr=True)
+    threat_opts: Threat | None = None
+    if threat is not None:
+        from ..threat_text import parse_threat
+
+        if mode != "solo":
+            raise click.UsageError("--threat is a solo option (add --mode solo)")
+        try:
+            threat_opts = parse_threat(threat)
+        except ClashError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            sys.exit(2)
+    deck_pairs: tuple[tuple[int, int], ...] | None = None
+    if decks is not None:
+        if decks == "rotate":
+            deck_pairs = ALL_DECK_PAIRS
+        else:
+            try:
+                a, b = (int(x) for x in decks.split(","))
+            except ValueError:
+                raise click.UsageError(f"--decks takes A,B (e.g. 1,3) or rotate, not {decks!r}") from None
+            deck_pairs = ((a, b),)
     config = SimConfig(
         mode=mode,
         agents=names,
@@ -154,44 +287,164 @@ def simulate(
         level=level,
         max_turns=max_turns,
         records_dir=records_dir,
+        threat=threat_opts,
+        card_stats=out_dir is not None,
+        deck_pairs=deck_pairs,
     )
     n_workers = min(workers or default_workers(), games)
-    err = Console(stderr=True)
     try:
         config.check()
     except ClashError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
+    if bench_scaling:
+        if out_dir is not None or records_dir is not None:
+            raise click.UsageError("--bench-scaling writes nothing: leave out --out and --records")
+        _bench_scaling(config, workers or 2, as_json, err)
+        return
+    writer = None
+    if out_dir is not None:
+        try:
+            writer = _store_writer(config, out_dir)
+        except ClashError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            sys.exit(2)
 
     start = time.perf_counter()
     show_bar = not as_json and err.is_terminal
+    interrupted = False
+    on_chunk: Callable[[list[GameResult]], None] | None = writer.add if writer is not None else None
     try:
-        if show_bar:
-            with Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-            ) as bar:
-                task = bar.add_task("games", total=games)
+        with open_backend(backend, workers, address, games) as engine:
+            n_workers = engine.workers
+            if show_bar:
+                with progress_bar(err, "simulating") as bar:
+                    task = bar.add_task("games", total=games)
 
-                def tick(_res: GameResult) -> None:
-                    bar.advance(task)
+                    def tick(_res: GameResult) -> None:
+                        bar.advance(task)
 
-                results = run_games(config, workers=n_workers, progress=tick)
-        else:
-            results = run_games(config, workers=n_workers)
+                    results = run_games(config, backend=engine, progress=tick, on_chunk=on_chunk)
+            else:
+                results = run_games(config, backend=engine, on_chunk=on_chunk)
+    except Interrupted as stop:
+        results = stop.results
+        interrupted = True
+    except KeyboardInterrupt:  # while the backend started, before any game
+        results = []
+        interrupted = True
     except ClashError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(1)
+    if writer is not None:
+        writer.close(complete=not interrupted)
     summary = summarize(config, results, time.perf_counter() - start)
+    if interrupted:
+        err.print(
+            f"interrupted: {len(results)} of {games} games finished; the summary below covers them",
+            highlight=False,
+        )
     if as_json:
         out = summary.to_dict(include_games=games_json)
         out["workers"] = n_workers
+        out["backend"] = backend
+        out["interrupted"] = interrupted
         click.echo(json.dumps(out, indent=2))
-        return
-    Console().print(_table(summary, n_workers))
+    else:
+        table = _table(summary, n_workers)
+        if interrupted:
+            table.title = f"INTERRUPTED {table.title}"
+        Console().print(table)
     if records_dir is not None:
         err.print(f"records written to {records_dir}/game-NNNNNN.json", highlight=False)
+    if writer is not None:
+        err.print(f"{writer.games_written} games stored in {writer.folder}", highlight=False)
+    if interrupted:
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def _bench_scaling(config: SimConfig, workers: int, as_json: bool, err: Console) -> None:
+    import importlib.util
+
+    from ..simulation.scaling import measure_scaling
+
+    backends = ("local", "ray") if importlib.util.find_spec("ray") is not None else ("local",)
+    if len(backends) == 1:
+        err.print("Ray is not installed (pip install 'clashofdecks[cluster]'): local processes only")
+    counts = (1, workers) if workers > 1 else (1,)
+    try:
+        result = measure_scaling(
+            config, workers=counts, backends=backends, on_step=lambda text: err.print(f"measuring: {text}")
+        )
+    except ClashError as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    table = Table(
+        title=f"clash simulate --bench-scaling: {result.games} games ({config.mode}, {config.format}, "
+        f"{' vs '.join(config.agents)})",
+        caption=(
+            "efficiency: T(1) / (n·T(n)); Ray overhead: T_ray(n) / T_local(n) − 1"
+            + (
+                f"; Ray start-up {result.ray_startup_seconds:.1f} s (not in the times)"
+                if result.ray_startup_seconds
+                else ""
+            )
+            + f"\nload average before {_load_text(result.load_before)}, after {_load_text(result.load_after)}"
+            + f"; same games on every backend: {'yes' if result.identical else 'NO'}"
+        ),
+    )
+    for col in ("backend", "workers", "seconds", "games/s", "efficiency", "Ray overhead"):
+        table.add_column(col, justify="left" if col == "backend" else "right")
+    for m in result.measurements:
+        eff = result.efficiency.get(m.backend, {}).get(m.workers)
+        over = result.ray_overhead.get(m.workers) if m.backend == "ray" else None
+        table.add_row(
+            m.backend,
+            str(m.workers),
+            f"{m.seconds:.2f}",
+            f"{m.games_per_second:.1f}",
+            "" if eff is None else f"{eff:.2f}",
+            "" if over is None else f"{100 * over:+.0f}%",
+        )
+    Console().print(table)
+    if not result.identical:
+        sys.exit(1)
+
+
+def _load_text(load: tuple[float, float, float] | None) -> str:
+    return "unknown" if load is None else " / ".join(f"{x:.2f}" for x in load)
+
+
+def _store_writer(config: SimConfig, out_dir: str) -> StoreWriter:
+    threat = config.solo_threat()
+    if config.mode != "solo":
+        pairs = config.deck_pairs
+        level = (
+            None
+            if pairs is None
+            else "decks-rotate"
+            if pairs == ALL_DECK_PAIRS
+            else "decks{}-{}".format(*pairs[0])
+        )
+    elif config.threat is None:
+        level = f"level{config.level}"
+    else:
+        level = f"threat{config.threat.threat_points()}"
+    info = RunInfo(
+        run=run_id(config.mode, config.format, config.agents, config.seed, config.games, level),
+        mode=config.mode,
+        format=config.format,
+        max_turns=config.max_turns,
+        threat=threat,
+        settings={
+            "agents": list(config.agents),
+            "games": config.games,
+            "seed": config.seed,
+            "level": config.level if config.mode == "solo" and config.threat is None else None,
+            "decks": None if config.deck_pairs is None else [list(p) for p in config.deck_pairs],
+        },
+    )
+    return StoreWriter(out_dir, info)

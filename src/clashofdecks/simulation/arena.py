@@ -28,7 +28,7 @@ from ..agents.registry import make_agent
 from ..formats import FORMATS
 from ..options import Ruleset, Threat
 from .game import AUTOMATON, GameResult, GameSpec, SimulationError
-from .runner import MAX_GAMES, LocalBackend, run_specs
+from .runner import MAX_GAMES, Backend, LocalBackend, run_specs
 from .seeds import deal_agent_seed
 from .stats import Pairing, elo_with_intervals, wilson_interval
 
@@ -82,8 +82,10 @@ def _play(
     max_turns: int | None,
     threat: Threat | None,
     on_result: OnResult | None,
+    backend: Backend | None = None,
 ) -> list[GameResult]:
-    """Play ``tasks`` (one game each) and return the results in task order."""
+    """Play ``tasks`` (one game each) and return the results in task order (on ``backend``, default
+    ``workers`` local processes)."""
     if len(tasks) > MAX_GAMES:
         raise SimulationError(f"an arena plays at most {MAX_GAMES:,} games, not {len(tasks):,}")
     ruleset = Ruleset(max_turns=max_turns)
@@ -97,7 +99,7 @@ def _play(
             on_result(result, done, len(tasks))
 
     # One game per chunk: arena games are often long searches, so balance beats overhead.
-    backend = LocalBackend.for_games(workers, len(tasks))
+    backend = backend or LocalBackend.for_games(workers, len(tasks))
     return run_specs(specs, games=len(tasks), backend=backend, chunk=1, on_result=count)
 
 
@@ -189,6 +191,7 @@ def run_arena(
     max_turns: int | None = 200,
     bootstrap: int = 1000,
     on_result: OnResult | None = None,
+    backend: Backend | None = None,
 ) -> ArenaResult:
     """Play the round robin between the agent specs ``agents`` and compute its statistics.
     ``on_result(result, done, total)`` is called after each game (for progress bars)."""
@@ -199,7 +202,14 @@ def run_arena(
     _check_agents(agents)
     tasks = tasks_for(len(agents), games, seed)
     results = _play(
-        agents, tasks, format=format, workers=workers, max_turns=max_turns, threat=None, on_result=on_result
+        agents,
+        tasks,
+        format=format,
+        workers=workers,
+        max_turns=max_turns,
+        threat=None,
+        on_result=on_result,
+        backend=backend,
     )
     pairings = {(a, b): Pairing(a, b) for a in range(len(agents)) for b in range(a + 1, len(agents))}
     draws = 0
@@ -276,6 +286,7 @@ def run_solo(
     workers: int = 1,
     max_turns: int | None = 200,
     on_result: OnResult | None = None,
+    backend: Backend | None = None,
 ) -> SoloResult:
     """Every agent plays the same ``games`` solo deals (seeds ``seed, seed+1, …``) against the
     automaton with ``threat`` (default: the quick game, R7)."""
@@ -289,7 +300,14 @@ def run_solo(
     threat = threat or Threat()
     tasks = [Task(a, -1, seed + k, False) for a in range(len(agents)) for k in range(games)]
     results = _play(
-        agents, tasks, format=format, workers=workers, max_turns=max_turns, threat=threat, on_result=on_result
+        agents,
+        tasks,
+        format=format,
+        workers=workers,
+        max_turns=max_turns,
+        threat=threat,
+        on_result=on_result,
+        backend=backend,
     )
     rows = [SoloRow(s, 0, 0, 0) for s in agents]
     for task, result in zip(tasks, results, strict=True):

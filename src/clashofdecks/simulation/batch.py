@@ -24,11 +24,13 @@ from typing import Any, Final
 from ..agents.registry import make_agent
 from ..options import Ruleset, Threat
 from .game import AUTOMATON, GameResult, GameSpec, SimulationError
-from .runner import MAX_GAMES, LocalBackend, run_specs
+from .runner import MAX_GAMES, Backend, LocalBackend, run_specs
 from .seeds import derive_seed
 from .stats import wilson_interval
 
 DEFAULT_MAX_TURNS: Final = 200
+#: Every ordered pair of different preconstructed decks (``--decks rotate``).
+ALL_DECK_PAIRS: Final = tuple((a, b) for a in range(1, 5) for b in range(1, 5) if a != b)
 FORMATS: Final = ("draft", "precon", "custom", "random")
 
 
@@ -45,6 +47,11 @@ class SimConfig:
     threat: Threat | None = None
     max_turns: int | None = DEFAULT_MAX_TURNS
     records_dir: str | None = None
+    #: Count per-card figures in the workers (for the store of games, :mod:`.store`).
+    card_stats: bool = False
+    #: Precon duels: the decks by seat for game ``i`` are ``deck_pairs[(i // 2) % len]`` (both
+    #: agents play each pairing from both seats); ``None``: the agents choose (R2.3).
+    deck_pairs: tuple[tuple[int, int], ...] | None = None
 
     def check(self) -> None:
         """Raise :class:`SimulationError` / agent errors for a batch that cannot run."""
@@ -63,6 +70,12 @@ class SimConfig:
             Threat.level(self.level)  # raises ThreatError for a level outside 0-5
         for name in self.agents:
             make_agent(name, 0)  # raises UnknownAgentError listing the known names
+        if self.deck_pairs is not None:
+            if self.mode != "duel" or self.format != "precon":
+                raise SimulationError("chosen decks are for precon duels (--mode duel --format precon)")
+            for a, b in self.deck_pairs:
+                if a == b or not {a, b} <= {1, 2, 3, 4}:
+                    raise SimulationError(f"decks {a},{b}: two different decks of 1-4 (R2.3)")
 
     def ruleset(self) -> Ruleset:
         return Ruleset(max_turns=self.max_turns)
@@ -81,7 +94,23 @@ class SimConfig:
             else:
                 seats = (self.agents[0], AUTOMATON)
                 agent_seeds = (derive_seed(seed, 0), 0)
-            yield GameSpec(i, self.mode, self.format, seed, seats, agent_seeds, ruleset, threat, records)
+            yield GameSpec(
+                i,
+                self.mode,
+                self.format,
+                seed,
+                seats,
+                agent_seeds,
+                ruleset,
+                threat,
+                records,
+                collect_stats=self.card_stats,
+                decks=self.deck_pairs[(i // 2) % len(self.deck_pairs)] if self.deck_pairs else None,
+            )
+
+    def solo_threat(self) -> Threat | None:
+        """The automaton's threat options (solo), ``None`` in duel."""
+        return (self.threat or Threat.level(self.level)) if self.mode == "solo" else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,14 +223,20 @@ def run_games(
     *,
     workers: int | None = None,
     progress: Callable[[GameResult], None] | None = None,
+    backend: Backend | None = None,
+    on_chunk: Callable[[list[GameResult]], None] | None = None,
 ) -> list[GameResult]:
-    """Play the batch's games and return their results in index order (``workers`` processes,
-    default all cores; 1 plays in this process).  The results do not depend on ``workers``."""
+    """Play the batch's games and return their results in index order: on ``backend`` if given,
+    else ``workers`` local processes (default all cores; 1 plays in this process).  The results do
+    not depend on the backend or the number of workers.  ``on_chunk`` gets each chunk's results
+    with their card rows (see :func:`.runner.run_specs`); Ctrl-C raises :class:`.runner.Interrupted`."""
     config.check()
-    backend = LocalBackend.for_games(workers, config.games)
+    backend = backend or LocalBackend.for_games(workers, config.games)
     if config.records_dir is not None:
         Path(config.records_dir).mkdir(parents=True, exist_ok=True)
-    return run_specs(config.specs(), games=config.games, backend=backend, on_result=progress)
+    return run_specs(
+        config.specs(), games=config.games, backend=backend, on_result=progress, on_chunk=on_chunk
+    )
 
 
 def simulate(
@@ -209,10 +244,11 @@ def simulate(
     *,
     workers: int | None = None,
     progress: Callable[[GameResult], None] | None = None,
+    backend: Backend | None = None,
 ) -> Summary:
     """Run the batch and summarise it (see :func:`run_games`, :func:`summarize`)."""
     start = time.perf_counter()
-    results = run_games(config, workers=workers, progress=progress)
+    results = run_games(config, workers=workers, progress=progress, backend=backend)
     return summarize(config, results, time.perf_counter() - start)
 
 

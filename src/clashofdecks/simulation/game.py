@@ -12,17 +12,18 @@ participant 0 in seat 0 and the automaton seat 1 (R7).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
 from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..errors import ClashError
-from ..formats import seat_of, start_game
+from ..formats import seat_of, setup_summary, start_game
 from ..options import Ruleset, Threat
 from ..record import record_game
 from ..rules import Game
+from .cardstats import CardRow, CardTally
 
 #: The name of the solo automaton's side (it is no agent: its turn resolves inside ``end``, R7).
 AUTOMATON: Final = "automaton"
@@ -49,6 +50,10 @@ class GameSpec:
     records_dir: str | None = None
     #: Seat the participants by the coin toss (R2.3a) instead of participant k in seat k.
     coin_toss_seats: bool = False
+    #: Count per-card figures (:mod:`.cardstats`) into :attr:`GameResult.cards`; the game is the same.
+    collect_stats: bool = False
+    #: Preconstructed decks (R2.3) by seat, chosen for the agents (``clash simulate --decks``).
+    decks: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,16 @@ class GameResult:
     record: str | None = None
     #: The coin toss put participant 0 in seat 1 (only with ``coin_toss_seats``).
     participants_swapped: bool = False
+    #: How it ended, machine-readable (:class:`~clashofdecks.rules.Termination` values).
+    termination: str = ""
+    #: Per card and seat (only with ``collect_stats``; the runner hands them on, then drops them).
+    cards: tuple[CardRow, ...] = ()
+    #: Each seat's preconstructed deck number (R2.3), ``None`` for other decks (with ``collect_stats``).
+    decks: tuple[int | None, int | None] = (None, None)
+
+    def without_cards(self) -> GameResult:
+        """This result without its card rows (what a long run keeps in memory)."""
+        return replace(self, cards=()) if self.cards else self
 
     @property
     def winner_name(self) -> str | None:
@@ -111,8 +126,11 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         seed=spec.seed,
         ruleset=spec.ruleset,
         threat=spec.threat,
-        record_events=False,
+        record_events=spec.collect_stats,
     )
+    tally = CardTally() if spec.collect_stats else None
+    if tally is not None:
+        tally.begin(game)
     swapped = spec.coin_toss_seats and seat_of(game, 0) == 1
     by_seat = [agents[1], agents[0]] if swapped else [agents[0], agents[1]]
     seats = (spec.participants[1], spec.participants[0]) if swapped else spec.participants
@@ -122,7 +140,13 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         agent = by_seat[player]
         if agent is None:
             raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
-        game.apply(agent.act(game))
+        if spec.decks is not None and game.phase == "setup" and setup_summary(game)["decision"] == "deck":
+            # The batch chose the decks (every pairing gets played); the agents play them.
+            events = game.apply_text(f"deck {spec.decks[player]}")
+        else:
+            events = game.apply(agent.act(game))
+        if tally is not None:
+            tally.observe(game, events)
         actions += 1
     outcome = game.outcome
     assert outcome is not None
@@ -141,6 +165,9 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         actions=actions,
         record=record_path,
         participants_swapped=swapped,
+        termination=outcome.termination.value,
+        cards=tally.finish(game) if tally is not None else (),
+        decks=tally.decks if tally is not None else (None, None),
     )
     return result, game
 

@@ -5,7 +5,13 @@ does not matter: a *backend* plays chunks and hands back each chunk's results, i
 :func:`run_specs` puts them together in spec order.  The output is therefore identical for any
 number of workers.  :class:`LocalBackend` plays in this process (one worker) or in a pool of
 ``spawn``ed processes (safe with threads and on every platform); another backend (a cluster) only
-has to implement :meth:`Backend.play_chunks`.
+has to implement :meth:`Backend.play_chunks` (:class:`~.ray_backend.RayBackend`: a Ray cluster).
+
+Ctrl-C: :func:`run_specs` catches :class:`KeyboardInterrupt`, stops the backend (its generator is
+closed, so a pool is terminated and Ray tasks are cancelled) and raises :class:`Interrupted` with
+the results of the games finished so far, in spec order: every chunk that came back before the
+first unfinished one (a backend interrupted while it waits hands over the chunks already done).
+Worker processes ignore SIGINT so that only this process decides.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.pool import AsyncResult
@@ -34,6 +41,19 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+class Interrupted(Exception):
+    """The run was interrupted (Ctrl-C); ``results`` are the games finished before, in spec order."""
+
+    def __init__(self, results: list[GameResult]) -> None:
+        super().__init__(f"interrupted after {len(results)} games")
+        self.results = results
+
+
+def ignore_sigint() -> None:
+    """Worker processes leave Ctrl-C to the process that runs the batch (it keeps what finished)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def play_chunk(chunk: Sequence[GameSpec]) -> list[GameResult]:
@@ -75,14 +95,20 @@ class LocalBackend:
         # A bounded window of chunks in flight: specs are made as the games progress, not all
         # up front, and results come back in order.
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(self.workers) as pool:
+        with ctx.Pool(self.workers, initializer=ignore_sigint) as pool:
             pending: deque[AsyncResult[list[GameResult]]] = deque()
-            for chunk in chunks:
-                pending.append(pool.apply_async(play_chunk, (chunk,)))
-                if len(pending) >= 4 * self.workers:
+            try:
+                for chunk in chunks:
+                    pending.append(pool.apply_async(play_chunk, (chunk,)))
+                    if len(pending) >= 4 * self.workers:
+                        yield pending.popleft().get()
+                while pending:
                     yield pending.popleft().get()
-            while pending:
-                yield pending.popleft().get()
+            except KeyboardInterrupt:
+                # Hand over the chunks already finished, in order, before giving up the rest.
+                while pending and pending[0].ready() and pending[0].successful():
+                    yield pending.popleft().get()
+                raise
 
 
 def chunk_size(games: int, workers: int) -> int:
@@ -104,25 +130,39 @@ def run_specs(
     backend: Backend | None = None,
     chunk: int | None = None,
     on_result: Callable[[GameResult], None] | None = None,
+    on_chunk: Callable[[list[GameResult]], None] | None = None,
 ) -> list[GameResult]:
     """Play the ``games`` games of ``specs`` on ``backend`` (default: :class:`LocalBackend` on all
     cores); the results in spec order.  ``chunk`` games go to a worker at a time (default:
     :func:`chunk_size`; 1 suits long games).  ``on_result`` is called for each result as its chunk
-    comes back (progress bars, logs)."""
+    comes back (progress bars, logs); ``on_chunk`` with each chunk's results, in spec order (the
+    store of games).  Per-card rows (:attr:`.GameResult.cards`) reach ``on_chunk`` only: the
+    results kept and returned have none, so a long run's memory stays small.
+
+    Ctrl-C raises :class:`Interrupted` holding the games finished in spec order (see the module)."""
     if not 0 <= games <= MAX_GAMES:
         raise SimulationError(f"a run plays 0 to {MAX_GAMES:,} games, not {games:,}")
     backend = backend or LocalBackend()
     size = chunk or chunk_size(games, backend.workers)
     sent: deque[list[GameSpec]] = deque()
     results: list[GameResult] = []
-    for chunk_results in backend.play_chunks(_chunks(specs, size, sent)):
-        played = sent.popleft()
-        if [r.index for r in chunk_results] != [s.index for s in played]:
-            raise SimulationError("a backend returned results that do not match its chunk")
-        for result in chunk_results:
-            results.append(result)
-            if on_result is not None:
-                on_result(result)
+    stream = backend.play_chunks(_chunks(specs, size, sent))
+    try:
+        for chunk_results in stream:
+            played = sent.popleft()
+            if [r.index for r in chunk_results] != [s.index for s in played]:
+                raise SimulationError("a backend returned results that do not match its chunk")
+            if on_chunk is not None:
+                on_chunk(chunk_results)
+            for result in chunk_results:
+                results.append(result.without_cards())
+                if on_result is not None:
+                    on_result(result)
+    except KeyboardInterrupt:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+        raise Interrupted(results) from None
     if sent or len(results) != games:
         raise SimulationError(f"{len(results)} results for {games} games")
     return results
@@ -132,6 +172,7 @@ __all__ = [
     "MAX_GAMES",
     "MAX_WORKERS",
     "Backend",
+    "Interrupted",
     "LocalBackend",
     "chunk_size",
     "default_workers",
