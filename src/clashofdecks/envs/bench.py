@@ -129,7 +129,7 @@ def format_envs_bench(results: dict[str, Any]) -> str:
     lines = [f"environments: {results['definition']}"]
     for label, value in results["steps_per_second"].items():
         shown = f"{value:>12,.0f} steps/s" if isinstance(value, float) else value
-        lines.append(f"  {label:<36} {shown}")
+        lines.append(f"  {label:<44} {shown}")
     lines.append(f"  goal for the duel environment: >= {results['goal_steps_per_second']:,} steps/s")
     return "\n".join(lines)
 
