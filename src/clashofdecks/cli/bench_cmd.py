@@ -41,14 +41,44 @@ MAX_ISMCTS_ITERATIONS: Final = 1_000_000
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--web", is_flag=True, help="Instead: the web server under load (bot duels over WebSockets).")
 @click.option("--web-duels", default=100, show_default=True, help="Concurrent duels of --web.")
+@click.option(
+    "--envs",
+    "with_envs",
+    is_flag=True,
+    help="Also measure the research environments: PettingZoo AEC steps/s beside PettingZoo's classic "
+    "games (docs/envs.md; needs the rl extra, and the envbench extra for the classic games).",
+)
+@click.option(
+    "--env-seconds",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(0.01, 600),
+    help="CPU seconds per round for each environment measured by --envs.",
+)
 def bench(
-    games: int, seed: int, rounds: int, ismcts_iterations: int, as_json: bool, web: bool, web_duels: int
+    games: int,
+    seed: int,
+    rounds: int,
+    ismcts_iterations: int,
+    as_json: bool,
+    web: bool,
+    web_duels: int,
+    with_envs: bool,
+    env_seconds: float,
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     if web:
         _web_bench(web_duels, seed, as_json)
         return
     from ..bench import run_bench
+
+    envs_figures = None
+    if with_envs:
+        try:
+            from ..envs.bench import format_envs_bench, run_envs_bench
+        except ImportError as exc:
+            raise click.ClickException(str(exc)) from exc
+        envs_figures = run_envs_bench(seconds=env_seconds, rounds=rounds)
 
     console = Console(stderr=True)
     res = run_bench(
@@ -60,7 +90,10 @@ def bench(
         progress=None if as_json else lambda m: console.print(f"measuring: {m}", highlight=False),
     )
     if as_json:
-        click.echo(json.dumps(res.to_dict(), indent=2))
+        out = res.to_dict()
+        if envs_figures is not None:
+            out["envs"] = envs_figures
+        click.echo(json.dumps(out, indent=2))
         return
     table = Table(title=f"clash bench ({res.games} random duel games, Python {res.python}, {res.machine})")
     table.add_column("figure")
@@ -74,6 +107,8 @@ def bench(
     for key, value in res.extra.items():
         table.add_row(key.replace("_", " "), f"{value:,.0f}")
     Console().print(table)
+    if envs_figures is not None:
+        click.echo(format_envs_bench(envs_figures))
 
 
 def _web_bench(duels: int, seed: int, as_json: bool) -> None:

@@ -1,0 +1,138 @@
+"""The environments' benchmark: PettingZoo AEC steps per second, ours beside PettingZoo's classic games.
+
+Definition: the caller steps both seats of an AEC environment through ``agent_iter``/``last``: every
+step builds the observation and the mask of the agent to move (``last()``), picks a uniformly random
+legal action from the mask with a seeded NumPy generator, and steps; finished games are reset.
+Steps/s are steps over CPU time of this process (``time.process_time``), best of ``rounds`` rounds,
+each of at least ``seconds`` of CPU time after a short warm-up, on one core.  PettingZoo's classic
+games (Leduc hold'em, chess, tic-tac-toe and connect four) are measured the same way in the same run
+when their packages are installed (the ``envbench`` extra); a game that cannot be made is
+reported with the reason instead of a figure.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+
+#: Our goal for the duel environment (issue 11).
+GOAL_STEPS_PER_SECOND: Final = 20_000
+#: Environments measured beside ours: (label, module, constructor keyword arguments).
+CLASSIC_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
+    ("pettingzoo leduc_holdem_v4", "pettingzoo.classic.leduc_holdem_v4", {}),
+    ("pettingzoo chess_v6", "pettingzoo.classic.chess_v6", {}),
+    ("pettingzoo tictactoe_v3", "pettingzoo.classic.tictactoe_v3", {}),
+    ("pettingzoo connect_four_v3", "pettingzoo.classic.connect_four_v3", {}),
+)
+
+
+def aec_steps_per_second(
+    make: Callable[[], Any], *, seconds: float = 2.0, rounds: int = 3, seed: int = 0
+) -> float:
+    """Steps/s of the AEC environment ``make()`` under the definition of this module's docstring:
+    each round steps in chunks of 200 until ``seconds`` of CPU time have passed."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    game_seed = seed
+
+    def run(n: int) -> None:
+        nonlocal game_seed
+        done = 0
+        while done < n:
+            obs, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                if not env.agents or all(
+                    env.terminations.get(a) or env.truncations.get(a) for a in env.agents
+                ):
+                    game_seed += 1
+                    env.reset(seed=game_seed)
+                    continue
+                env.step(None)
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]))
+            done += 1
+
+    run(200)  # warm-up
+    best = 0.0
+    for _ in range(rounds):
+        steps = 0
+        start = time.process_time()
+        while True:
+            run(200)
+            steps += 200
+            elapsed = time.process_time() - start
+            if elapsed >= seconds:
+                break
+        best = max(best, steps / elapsed)
+    env.close()
+    return best
+
+
+def ours(format: str = "random", *, raw: bool = False) -> Callable[[], Any]:
+    """A maker of the duel environment (the benchmark's random deal by default: play from step one);
+    ``raw``: without PettingZoo's order-enforcing wrapper."""
+
+    def make() -> Any:
+        from .pettingzoo import env, raw_env
+
+        return raw_env(format=format) if raw else env(format=format)
+
+    return make
+
+
+def _maker(module: Any, kwargs: dict[str, Any]) -> Callable[[], Any]:
+    def make() -> Any:
+        return module.env(**kwargs)
+
+    return make
+
+
+def run_envs_bench(*, seconds: float = 2.0, rounds: int = 3, classic: bool = True) -> dict[str, Any]:
+    """The benchmark's figures: ``{"clash_of_decks duel (random deal)": steps/s, ...}`` plus the goal;
+    a classic game that cannot be made maps to the reason (a string)."""
+    results: dict[str, Any] = {
+        "definition": "AEC steps/s, both seats stepped by the caller: last() (observation + mask), "
+        "a random legal action from the mask, step(); CPU time, one core, best of rounds",
+        "goal_steps_per_second": GOAL_STEPS_PER_SECOND,
+        "seconds_per_round": seconds,
+        "rounds": rounds,
+    }
+    figures: dict[str, float | str] = {
+        "clash_of_decks duel (random deal)": aec_steps_per_second(
+            ours("random"), seconds=seconds, rounds=rounds
+        ),
+        "clash_of_decks duel (draft)": aec_steps_per_second(ours("draft"), seconds=seconds, rounds=rounds),
+        "clash_of_decks duel raw_env (random deal)": aec_steps_per_second(
+            ours("random", raw=True), seconds=seconds, rounds=rounds
+        ),
+    }
+    if classic:
+        for label, module, kwargs in CLASSIC_ENVS:
+            try:
+                mod = importlib.import_module(module)
+            except Exception as exc:  # a missing optional package: say so instead of a figure
+                figures[label] = f"not measured: {type(exc).__name__}: {exc}"
+                continue
+            figures[label] = aec_steps_per_second(_maker(mod, kwargs), seconds=seconds, rounds=rounds)
+    results["steps_per_second"] = figures
+    return results
+
+
+def format_envs_bench(results: dict[str, Any]) -> str:
+    """The figures as a small text table."""
+    lines = [f"environments: {results['definition']}"]
+    for label, value in results["steps_per_second"].items():
+        shown = f"{value:>12,.0f} steps/s" if isinstance(value, float) else value
+        lines.append(f"  {label:<44} {shown}")
+    lines.append(f"  goal for the duel environment: >= {results['goal_steps_per_second']:,} steps/s")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(format_envs_bench(run_envs_bench(seconds=1.0, rounds=2)))

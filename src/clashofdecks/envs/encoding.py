@@ -1,0 +1,567 @@
+"""The observation encoding: a fixed-size ``float32`` vector of what one seat may know (R9).
+
+The vector is a concatenation of named slices (the OpenSpiel observer style), listed in
+:data:`OBSERVATION_LAYOUT` and documented in ``docs/envs.md``.  It is ego-centric: "me" is the seat
+the observation is for, "opp" the other seat (the automaton in solo).  Actions stay absolute (the
+engine's integers), so the ``seat`` slice says which seat "me" is.
+
+Only what the seat's view (:func:`clashofdecks.position.view`) shows is read: the opponent's hidden
+hand places are encoded as hidden (the cards behind them only as a set, and only where their identities
+are public, R9.1), the automaton deck as its size and contents as a set, the draft pile as its size,
+an unrevealed custom deck as its size.  The encoder reads the game's fields directly rather than the
+view's JSON, because building the JSON costs more than a whole engine step; ``tests/test_envs.py``
+checks that states the seat cannot tell apart (determinizations) encode identically, and that the
+vector agrees with the view.
+
+Caps where the rules set none: a lane shows its first :data:`LANE_CAP` creatures from the bridge
+(the ``lane_sizes`` slice keeps the true count); the game length is the ruleset's ``max_turns``
+(the environments always set one, :data:`DEFAULT_MAX_TURNS` unless asked otherwise).  A hand has at
+most 9 places under the rules (8 cards and the fortress card; cards only return to their owner).
+The perfect-recall information-state variant (:data:`INFOSTATE_LAYOUT`) adds the seat's hand as dealt
+and the public history of decisions, capped at :data:`HISTORY_CAP` entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import actions as A
+from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, FORT, HEALTH, N_CARDS
+from ..rules import OVER, SETUP, Game
+
+#: Hand places encoded (the rules' maximum: 8 cards and the fortress card).
+HAND_CAP: Final = 9
+#: Creatures encoded per player and lane, from the bridge outward (a duel player has at most 7
+#: creatures; the automaton can have more: the rest are counted in ``lane_sizes`` only).
+LANE_CAP: Final = 12
+#: The turn cap the environments put on a game when the caller gives none (a draw, reported as a
+#: truncation): games last about 12 turns, random games rarely more than 40.
+DEFAULT_MAX_TURNS: Final = 100
+#: Public decisions the information-state vector keeps (oldest first).
+HISTORY_CAP: Final = 512
+#: Card kinds in a one-hot: the 32 cards, the Bastion and the Fort.
+CARD_KINDS: Final = N_CARDS + 2
+#: Scale of counts (damage, attack, health, mana, sizes): value / scale, so most features lie in [0, 1].
+STAT_SCALE: Final = 10.0
+#: Every feature lies in [0, OBS_HIGH] (the Box bound; scaled counts stay far below it).
+OBS_HIGH: Final = 64.0
+#: Per creature: present, one-hot card, 5 stats, 4 state fields, the 7 abilities.
+CREATURE_FEATURES: Final = 1 + N_CARDS + 5 + 4 + len(ABILITY_BITS)
+SETUP_VERBS: Final = ("deck", "pick", "build", "ban")
+#: Action integers in a history entry are scaled by this (one float per decision keeps it exact).
+HISTORY_SCALE: Final = float(A.BUILD_BASE + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """One named part of the vector: ``start`` offset, ``shape``, and what it holds."""
+
+    name: str
+    start: int
+    shape: tuple[int, ...]
+    doc: str
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class Layout:
+    """An ordered set of :class:`Slice` s; ``size`` is the vector length."""
+
+    def __init__(self, parts: Sequence[tuple[str, tuple[int, ...], str]]) -> None:
+        self.slices: dict[str, Slice] = {}
+        start = 0
+        for name, shape, doc in parts:
+            s = Slice(name, start, shape, doc)
+            self.slices[name] = s
+            start = s.stop
+        self.size = start
+
+    def split(self, vector: npt.NDArray[np.float32]) -> dict[str, npt.NDArray[np.float32]]:
+        """The vector cut into its named slices, each reshaped (views, not copies)."""
+        if vector.shape != (self.size,):
+            raise ValueError(f"expected a vector of {self.size} floats, got shape {vector.shape}")
+        return {n: vector[s.start : s.stop].reshape(s.shape) for n, s in self.slices.items()}
+
+
+_OBSERVATION_PARTS: Final[list[tuple[str, tuple[int, ...], str]]] = [
+    ("seat", (2,), "one-hot: the seat this observation is for (0 starts the game)"),
+    ("phase", (4,), "one-hot: setup, summon, combat, over"),
+    ("to_move", (3,), "one-hot: whose decision it is: me, opp, nobody (game over, or chance to act)"),
+    ("active", (2,), "one-hot: whose turn it is: me, opp"),
+    ("turn", (2,), "turn / max_turns; 1 on the last turn before the cap"),
+    ("mana", (1,), f"mana the active player has left / {STAT_SCALE:g}"),
+    (
+        "hand_me",
+        (HAND_CAP, CARD_KINDS),
+        "my hand by place, left to right: one-hot card (32 cards, Bastion, Fort)",
+    ),
+    (
+        "hand_me_flags",
+        (HAND_CAP, 3),
+        "per place of my hand: occupied, in the playable window (R3.2), public to the opponent (R9.2)",
+    ),
+    (
+        "hand_opp",
+        (HAND_CAP, CARD_KINDS + 1),
+        "opponent's hand by place: one-hot card where public (R9.2), else the last column 'hidden'",
+    ),
+    ("hand_opp_flags", (HAND_CAP, 2), "per place of the opponent's hand: occupied, in the playable window"),
+    (
+        "opp_hidden_cards",
+        (N_CARDS,),
+        "the cards behind the opponent's hidden places, as a set, where their identities are public (R9.1)",
+    ),
+    (
+        "fortress",
+        (2, 3),
+        f"me, opp: Fort side up; places left to the rightmost / {HAND_CAP}; hand size / {HAND_CAP} "
+        "(the automaton: its Fort side only; see automaton_flags)",
+    ),
+    (
+        "lanes",
+        (2, 2, LANE_CAP, CREATURE_FEATURES),
+        "me/opp x top/bottom x position from the bridge: present; one-hot card; damage, attack with its "
+        "sprint bonus, health left, printed attack, printed health (each / 10); new, protected, activated, "
+        "sprint bonus / 10; the 7 abilities it has now (printed, Aura from neighbours, solo threat)",
+    ),
+    (
+        "lane_sizes",
+        (2, 2),
+        f"creatures per player and lane / {LANE_CAP} (the true count, beyond the cap too)",
+    ),
+    (
+        "automaton_deck",
+        (N_CARDS,),
+        "solo: the cards in the automaton deck above its fortress, as a set (R9.1)",
+    ),
+    ("automaton_discard", (N_CARDS,), "solo: the automaton's discard pile, as a set (R9.1)"),
+    (
+        "automaton_flags",
+        (3,),
+        "solo: this game is solo; the automaton's last turn has come (R7.8); cards above its fortress / 24",
+    ),
+    (
+        "threat",
+        (10,),
+        "solo options (R8.2): extra mana 2, base mana (6-10) / 10, automaton starts, Fort side first, "
+        "defence minus one, then Splash, Perforation, Rage, Protection, Berserk granted",
+    ),
+    ("pending", (2,), "a return order (R3.9) is pending: for me, for opp"),
+    ("pending_cards", (A.MAX_ORDER, N_CARDS), "the cards whose return order is pending, in hit order"),
+    ("setup_decision", (len(SETUP_VERBS),), "setup: the next decision: deck, pick, build, ban"),
+    ("setup_revealed", (N_CARDS,), "setup: the face-up draft cards (R2.4)"),
+    (
+        "setup_cards",
+        (2, N_CARDS),
+        "setup: my cards, the opponent's cards so far (a custom deck once revealed)",
+    ),
+    (
+        "setup_counts",
+        (4,),
+        "setup: face-down pile / 32, setup steps left / 32, decks taken (precon) / 4, "
+        "opponent's custom deck built but hidden",
+    ),
+]
+
+#: The observation vector's slices (ego-centric; see the module docstring).
+OBSERVATION_LAYOUT: Final = Layout(_OBSERVATION_PARTS)
+#: The information-state vector: the observation, my hand as dealt, and the public history.
+INFOSTATE_LAYOUT: Final = Layout(
+    [
+        *_OBSERVATION_PARTS,
+        ("dealt_hand", (HAND_CAP, CARD_KINDS), "my hand as it was dealt (R2.6), by place: one-hot card"),
+        (
+            "history",
+            (HISTORY_CAP, 3),
+            f"public decisions, oldest first: (action + 1) / {HISTORY_SCALE:g} (a hidden custom build "
+            "is written as the first build integer), by me, by opp",
+        ),
+        ("history_overflow", (1,), f"1 if more than {HISTORY_CAP} decisions were made (the oldest dropped)"),
+    ]
+)
+
+_S: Final = {name: s.start for name, s in OBSERVATION_LAYOUT.slices.items()}
+_I: Final = {name: s.start for name, s in INFOSTATE_LAYOUT.slices.items()}
+_THREAT_ABILITY_BITS: Final = tuple(
+    ABILITY_BITS[a] for a in ("splash", "perforation", "rage", "protection", "berserk")
+)
+#: For every ability bit set (0-127): the offsets of its abilities in a creature's ability columns.
+_ABILITY_OFFSETS: Final = tuple(
+    tuple(j for j, bit in enumerate(ABILITY_BITS.values()) if bits & bit) for bits in range(128)
+)
+# Offsets, precomputed: the encoder runs at every environment step.
+_SEAT: Final = _S["seat"]
+_PHASE: Final = _S["phase"]
+_TO_MOVE: Final = _S["to_move"]
+_ACTIVE: Final = _S["active"]
+_TURN: Final = _S["turn"]
+_MANA: Final = _S["mana"]
+_HAND_ME: Final = _S["hand_me"]
+_HAND_ME_FLAGS: Final = _S["hand_me_flags"]
+_HAND_OPP: Final = _S["hand_opp"]
+_HAND_OPP_FLAGS: Final = _S["hand_opp_flags"]
+_OPP_HIDDEN: Final = _S["opp_hidden_cards"]
+_FORTRESS: Final = _S["fortress"]
+_LANES: Final = _S["lanes"]
+_LANE_SIZES: Final = _S["lane_sizes"]
+_STATS: Final = 1 + N_CARDS  # offset of the stats in a creature's features
+_FLAGS: Final = _STATS + 5
+_ABILITY_COLUMNS: Final = _FLAGS + 4
+_OPP_STRIDE: Final = CARD_KINDS + 1
+
+
+def _window_places(hand: list[int], fortress_place: int) -> tuple[int, ...]:
+    """Places of the playable window: the 4 leftmost cards besides the fortress card (R3.2)."""
+    places = [i for i in range(min(5, len(hand))) if i != fortress_place]
+    return tuple(places[:4])
+
+
+class _ChunkCache(dict[tuple[object, ...], bytes]):
+    """Encoded parts (a hand, a lane) by what they are made of: the same hand or lane recurs over many
+    steps, and a slice copy costs far less than encoding it again.  Cleared when it grows large."""
+
+    LIMIT: Final = 50_000
+
+    def remember(self, key: tuple[object, ...], chunk: bytes) -> bytes:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[key] = chunk
+        return chunk
+
+
+_HAND_CHUNKS: Final = _ChunkCache()
+_LANE_CHUNKS: Final = _ChunkCache()
+_MASKS: Final = _ChunkCache()
+_LANE_BYTES: Final = LANE_CAP * CREATURE_FEATURES
+
+
+def _my_hand_chunk(hand: list[int], known: int, fortress_place: int) -> bytes:
+    """The ``hand_me`` and ``hand_me_flags`` slices: every card, and which places the opponent knows."""
+    out = bytearray(_HAND_OPP - _HAND_ME)
+    flags = _HAND_ME_FLAGS - _HAND_ME
+    for i, c in enumerate(hand[:HAND_CAP]):
+        out[i * CARD_KINDS + c] = 1
+        out[flags + i * 3] = 1
+        if c >= N_CARDS or known >> c & 1:
+            out[flags + i * 3 + 2] = 1
+    for i in _window_places(hand, fortress_place):
+        out[flags + i * 3 + 1] = 1
+    return bytes(out)
+
+
+def _opp_hand_chunk(hand: list[int], known: int, fortress_place: int, public_ids: bool) -> bytes:
+    """The ``hand_opp``, ``hand_opp_flags`` and ``opp_hidden_cards`` slices: public places only (R9.2),
+    the hidden cards as a set where their identities are public (R9.1)."""
+    out = bytearray(_FORTRESS - _HAND_OPP)
+    flags = _HAND_OPP_FLAGS - _HAND_OPP
+    hidden = _OPP_HIDDEN - _HAND_OPP
+    for i, c in enumerate(hand[:HAND_CAP]):
+        if c < N_CARDS and not known >> c & 1:
+            out[i * _OPP_STRIDE + CARD_KINDS] = 1
+            if public_ids:
+                out[hidden + c] = 1
+        else:
+            out[i * _OPP_STRIDE + c] = 1
+        out[flags + i * 2] = 1
+    for i in _window_places(hand, fortress_place):
+        out[flags + i * 2 + 1] = 1
+    return bytes(out)
+
+
+def _lane_chunk(row: list[tuple[int, int, bool, bool, bool, int]], extra: int) -> bytes:
+    """One player's lane: per creature from the bridge, its card, stats, state and abilities now."""
+    out = bytearray(_LANE_BYTES)
+    last = len(row) - 1
+    at = 0
+    for i, cr in enumerate(row[:LANE_CAP]):
+        c, damage, new, protected, activated, sprint = cr
+        out[at] = 1
+        out[at + 1 + c] = 1
+        f = at + _STATS
+        out[f] = min(damage, 255)
+        out[f + 1] = min(ATTACK[c] + sprint, 255)
+        out[f + 2] = max(HEALTH[c] - damage, 0)
+        out[f + 3] = ATTACK[c]
+        out[f + 4] = HEALTH[c]
+        f = at + _FLAGS
+        if new:
+            out[f] = 1
+        if protected:
+            out[f + 1] = 1
+        if activated:
+            out[f + 2] = 1
+        if sprint:
+            out[f + 3] = min(sprint, 255)
+        bits = ABILITIES[c] | extra  # as Game.creature_abilities: printed, Aura, threat
+        if i:
+            bits |= AURA[row[i - 1][0]]
+        if i < last:
+            bits |= AURA[row[i + 1][0]]
+        f = at + _ABILITY_COLUMNS
+        for j in _ABILITY_OFFSETS[bits]:
+            out[f + j] = 1
+        at += CREATURE_FEATURES
+    return bytes(out)
+
+
+def _scales() -> npt.NDArray[np.float32]:
+    """Per feature, what its raw integer is multiplied by (1 for one-hots and flags)."""
+    scale = np.ones(INFOSTATE_LAYOUT.size, dtype=np.float32)
+
+    def put(name: str, value: float, cols: slice | None = None) -> None:
+        sl = OBSERVATION_LAYOUT.slices[name]
+        view = scale[sl.start : sl.stop].reshape(sl.shape)
+        if cols is None:
+            view[...] = value
+        else:
+            view[..., cols] = value
+
+    put("mana", 1 / STAT_SCALE)
+    put("fortress", 1 / HAND_CAP, slice(1, 3))
+    put("lanes", 1 / STAT_SCALE, slice(_STATS, _STATS + 5))
+    put("lanes", 1 / STAT_SCALE, slice(_FLAGS + 3, _FLAGS + 4))
+    put("lane_sizes", 1 / LANE_CAP)
+    put("automaton_flags", 1 / 24, slice(2, 3))
+    put("threat", 1 / 10, slice(1, 2))
+    put("setup_counts", 1 / N_CARDS, slice(0, 1))
+    put("setup_counts", 1 / 32, slice(1, 2))
+    put("setup_counts", 1 / 4, slice(2, 3))
+    return scale
+
+
+_SCALE_ALL: Final = _scales()
+_SCALE: Final = _SCALE_ALL[: OBSERVATION_LAYOUT.size].copy()
+
+
+def _raw(game: Game, seat: int, size: int = OBSERVATION_LAYOUT.size) -> bytearray:
+    out = bytearray(size)
+    _fill(game, seat, out)
+    return out
+
+
+def _finish(game: Game, raw: bytearray, scale: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Raw integers to the float vector; the turn, the one fraction that is not a small integer."""
+    obs: npt.NDArray[np.float32] = np.multiply(np.frombuffer(raw, dtype=np.uint8), scale, dtype=np.float32)
+    cap = game._max_turns or DEFAULT_MAX_TURNS
+    turn = game._turn
+    obs[_TURN] = (turn if turn < cap else cap) / cap
+    return obs
+
+
+def encode_observation(game: Game, seat: int) -> npt.NDArray[np.float32]:
+    """The observation vector of ``seat`` (0 or 1) for ``game`` (a new array each call)."""
+    if seat not in (0, 1):
+        raise ValueError(f"an observation is for seat 0 or 1, not {seat!r}")
+    return _finish(game, _raw(game, seat), _SCALE)
+
+
+def _fill(game: Game, seat: int, out: bytearray) -> None:
+    """Write the observation's non-zero features into ``out`` as small integers (0-255), scaled to
+    floats afterwards by :func:`_finish` (stores into a ``bytearray`` are the cheapest Python has).
+
+    Reads the engine's fields (see the module docstring for why): every read below is of something
+    R9 makes public to ``seat``, or of ``seat``'s own hand.
+    """
+    opp = 1 - seat
+    # The engine's fields, read directly: its properties would cost more than this whole header.
+    solo = game._solo
+    stage = game._stage
+    out[_SEAT + seat] = 1
+    out[_PHASE + stage] = 1  # SETUP, SUMMON, COMBAT, OVER are 0-3, the slice's order
+    if stage == OVER:
+        out[_TO_MOVE + 2] = 1
+    else:
+        mover = game.current_player
+        out[_TO_MOVE + (2 if mover not in (0, 1) else (0 if mover == seat else 1))] = 1
+    out[_ACTIVE + (0 if game._active == seat else 1)] = 1
+    if game._turn >= (game._max_turns or DEFAULT_MAX_TURNS):
+        out[_TURN + 1] = 1
+    mana = game._mana
+    out[_MANA] = mana if mana < 255 else 255
+
+    hands = game._hands
+    known = game._known
+    fort = game._fort
+    for k, p in enumerate((seat, opp)):
+        if solo and p == 1:  # the automaton: no hand; its fortress is at the bottom of its deck
+            if fort[1]:
+                out[_FORTRESS + k * 3] = 1
+            continue
+        hand = hands[p]
+        if not hand:  # the setup stage
+            continue
+        n = len(hand)
+        fi = hand.index(FORT if fort[p] else BASTION)
+        at = _FORTRESS + k * 3
+        if fort[p]:
+            out[at] = 1
+        out[at + 1] = n - 1 - fi
+        out[at + 2] = n
+        key: tuple[object, ...]
+        if k == 0:
+            key = (0, tuple(hand), known[p])
+            chunk = _HAND_CHUNKS.get(key)
+            if chunk is None:
+                chunk = _HAND_CHUNKS.remember(key, _my_hand_chunk(hand, known[p], fi))
+            out[_HAND_ME:_HAND_OPP] = chunk
+        else:
+            hidden_ids = game._hidden_ids
+            key = (1, tuple(hand), known[p], hidden_ids)
+            chunk = _HAND_CHUNKS.get(key)
+            if chunk is None:
+                chunk = _HAND_CHUNKS.remember(key, _opp_hand_chunk(hand, known[p], fi, not hidden_ids))
+            out[_HAND_OPP:_FORTRESS] = chunk
+    # Lanes.
+    lanes = game._lanes
+    threat_bits = game._threat_bits
+    for k, p in enumerate((seat, opp)):
+        extra = threat_bits if p == 1 else 0
+        for ln in (0, 1):
+            row = lanes[p * 2 + ln]
+            if not row:
+                continue
+            out[_LANE_SIZES + k * 2 + ln] = len(row)
+            lane_key = (tuple(row), extra)
+            chunk = _LANE_CHUNKS.get(lane_key)
+            if chunk is None:
+                chunk = _LANE_CHUNKS.remember(lane_key, _lane_chunk(row, extra))
+            at = _LANES + (k * 2 + ln) * _LANE_BYTES
+            out[at : at + _LANE_BYTES] = chunk
+    if solo:
+        _fill_solo(game, out, threat_bits)
+    # A pending return order.
+    pending = game._pending
+    if pending is not None:
+        who, cards = pending
+        out[_S["pending"] + (0 if who == seat else 1)] = 1
+        base = _S["pending_cards"]
+        for i, c in enumerate(cards[: A.MAX_ORDER]):
+            out[base + i * N_CARDS + c] = 1
+    if stage == SETUP:
+        _fill_setup(game, seat, out)
+
+
+def _fill_solo(game: Game, out: bytearray, threat_bits: int) -> None:
+    """The automaton's deck (as a set), discard pile and the threat options (all public, R9.1)."""
+    base = _S["automaton_deck"]
+    for c in game._deck[:-1]:
+        out[base + c] = 1
+    base = _S["automaton_discard"]
+    for c in game._discard:
+        out[base + c] = 1
+    base = _S["automaton_flags"]
+    out[base] = 1
+    if game._last_turn:
+        out[base + 1] = 1
+    out[base + 2] = game.automaton_deck_size
+    t = game.threat
+    base = _S["threat"]
+    if t.extra_mana_per_creature == 2:
+        out[base] = 1
+    out[base + 1] = t.base_mana
+    if t.starts == "automaton":
+        out[base + 2] = 1
+    if t.resilience == "fort":
+        out[base + 3] = 1
+    if t.defence == "minus_one":
+        out[base + 4] = 1
+    for j, bit in enumerate(_THREAT_ABILITY_BITS):
+        if threat_bits & bit:
+            out[base + 5 + j] = 1
+
+
+def _fill_setup(game: Game, seat: int, out: bytearray) -> None:
+    """The setup stage as the seat's view shows it: the pile's size only, a custom deck hidden until
+    both are built (R2.5)."""
+    st = game.setup_state
+    if st is None:
+        return
+    opp = 1 - seat
+    verb = st.steps[0][0]
+    if verb in SETUP_VERBS:  # else chance's step (external chance): to_move says "nobody"
+        out[_S["setup_decision"] + SETUP_VERBS.index(verb)] = 1
+    base = _S["setup_revealed"]
+    for c in st.revealed:
+        out[base + c] = 1
+    base = _S["setup_cards"]
+    hide_opp = st.kind == "custom" and not all(st.built)
+    for k, p in enumerate((seat, opp)):
+        if k == 1 and hide_opp:
+            continue
+        for c in st.cards[p]:
+            out[base + k * N_CARDS + c] = 1
+    base = _S["setup_counts"]
+    out[base] = len(st.pool)
+    out[base + 1] = min(len(st.steps), 255)
+    out[base + 2] = len(st.decks)
+    if hide_opp and st.built[opp]:
+        out[base + 3] = 1
+
+
+def encode_infostate(
+    game: Game,
+    seat: int,
+    dealt_hand: Sequence[int] | None,
+    history: Sequence[tuple[int, int]],
+) -> npt.NDArray[np.float32]:
+    """The perfect-recall information-state vector of ``seat``: the observation, the seat's hand as
+    dealt (``dealt_hand``, card integers left to right; ``None`` before the deal), and the decisions
+    so far as ``(player, action)`` (see :func:`public_action`)."""
+    if seat not in (0, 1):
+        raise ValueError(f"an information state is for seat 0 or 1, not {seat!r}")
+    raw = _raw(game, seat, INFOSTATE_LAYOUT.size)
+    if dealt_hand is not None:
+        base = _I["dealt_hand"]
+        for i, c in enumerate(list(dealt_hand)[:HAND_CAP]):
+            raw[base + i * CARD_KINDS + c] = 1
+    base = _I["history"]
+    if len(history) > HISTORY_CAP:
+        raw[_I["history_overflow"]] = 1
+        history = history[-HISTORY_CAP:]
+    for i, (who, _action) in enumerate(history):
+        raw[base + i * 3 + (1 if who == seat else 2)] = 1
+    out = _finish(game, raw, _SCALE_ALL)
+    if history:
+        codes = np.array([public_action(a) + 1 for _, a in history], dtype=np.float32) / HISTORY_SCALE
+        out[base : base + 3 * len(history) : 3] = codes
+    return out
+
+
+def public_action(action: int) -> int:
+    """What the other seat learns of a decision: itself, but a custom build only as "a build" (the
+    decks are revealed when both are built, R2.5, and the observation shows them then)."""
+    return A.BUILD_BASE if action >= A.BUILD_BASE else action
+
+
+def legal_mask(game: Game, seat: int | None = None) -> npt.NDArray[np.int8]:
+    """The legal-action mask (``ACTION_SPACE`` int8, 1 where legal) of the player to move, or all
+    zeros when ``seat`` is given and it is not that seat's decision (or the game is over)."""
+    if game.is_over() or (seat is not None and game.current_player != seat):
+        return np.zeros(A.ACTION_SPACE, dtype=np.int8)
+    legal = game.legal_actions()
+    if isinstance(legal, range):
+        # The custom build stage: outside the flat space (the environments decide it).
+        return np.zeros(A.ACTION_SPACE, dtype=np.int8)
+    key = tuple(legal)
+    chunk = _MASKS.get(key)
+    if chunk is None:
+        buf = bytearray(A.ACTION_SPACE)
+        for a in legal:
+            if a < A.ACTION_SPACE:
+                buf[a] = 1
+        chunk = _MASKS.remember(key, bytes(buf))
+    return np.frombuffer(chunk, dtype=np.int8).copy()
