@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from test_store import _reset_pg
+from test_web_store import _reset_pg
 
 from conftest import Client, ServerProcess, pg_url
 
