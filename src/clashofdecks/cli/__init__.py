@@ -38,6 +38,9 @@ def _register() -> None:
     from .analyze_cmd import analyze
 
     main.add_command(analyze)
+    from .train_eval_cmd import train_eval
+
+    main.add_command(train_eval)
 
 
 _register()
