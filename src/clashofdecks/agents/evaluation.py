@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, CARD_INDEX, COST, HEALTH
+from ..position import sample_determinization
 from ..rules import Game
 from .greedy import card_value, evaluate, fortress_after, incoming_hits
 
@@ -63,10 +65,10 @@ FEATURES: Final[tuple[str, ...]] = (
     "op_abilities",
     "my_hits",
     "op_hits",
-    "my_lethal",
-    "op_lethal",
+    "my_lethal_my_turn",
     "op_lethal_my_turn",
     "my_lethal_op_turn",
+    "op_lethal_op_turn",
     "my_playable_value",
     "heuristic",
     "threat_mana",
@@ -102,8 +104,8 @@ def features(game: Game, seat: int) -> list[float]:
       health; abilities printed, from Auras and the solo threat);
     * ``hits``: the damage the side's board would land on the other fortress in one combat
       (:func:`~clashofdecks.agents.greedy.incoming_hits`, capped at the other side's places left);
-      ``lethal`` 1 if that combat would push the other Fort to the rightmost place; and the two
-      interactions ``op_lethal_my_turn``, ``my_lethal_op_turn`` (who gets to act first);
+      ``my_lethal_my_turn`` … ``op_lethal_op_turn``: 1 if that side's combat would push the other
+      Fort to the rightmost place, split by whose turn it is (who gets to act first);
     * ``my_playable_value``: the static value (:func:`~clashofdecks.agents.greedy.card_value`) of
       ``seat``'s playable cards it can pay for next turn / 10 (its own hand: it sees it);
     * ``heuristic``: the greedy heuristic's score for ``seat``
@@ -168,15 +170,18 @@ def features(game: Game, seat: int) -> list[float]:
         x[17 + k] = float(count)
         x[19 + k] = float(abilities)
     bits_by_player = (0, threat_bits)
+    lethal = [0.0, 0.0]
     for k, p in enumerate((seat, other)):
         target = 1 - k
         hits = incoming_hits(lanes, p, bits_by_player)
         x[21 + k] = float(min(sum(hits), lives[target]))
         bastion, left, size = sides[target]
         fallen = fortress_after(bastion, left, size, hits) if hits else (bastion, left)
-        x[23 + k] = 1.0 if fallen is None else 0.0
-    x[25] = x[24] * x[4]
-    x[26] = x[23] * (1.0 - x[4])
+        lethal[k] = 1.0 if fallen is None else 0.0
+    x[23] = lethal[0] * x[4]
+    x[24] = lethal[1] * x[4]
+    x[25] = lethal[0] * (1.0 - x[4])
+    x[26] = lethal[1] * (1.0 - x[4])
     if not (solo and seat == 1):
         _side, _left, size = sides[0]
         value = sum(
@@ -196,17 +201,53 @@ def logistic(z: float) -> float:
     return e / (1.0 + e)
 
 
+#: The second stage's inputs: the first stage's logit, then these features (the solo threat).
+STAGE2_FEATURES: Final[tuple[str, ...]] = (
+    "bias",
+    "stage1_logit",
+    "threat_mana",
+    "threat_abilities",
+    "threat_starts",
+    "threat_fort",
+    "threat_defence",
+    "threat_extra_mana",
+)
+_STAGE2_INDEX: Final = tuple(FEATURES.index(f) for f in STAGE2_FEATURES[2:])
+#: The identity second stage (the first stage's logit unchanged).
+IDENTITY_STAGE2: Final = (0.0, 1.0) + (0.0,) * (len(STAGE2_FEATURES) - 2)
+
+
+def stage2_inputs(x: Sequence[float], z: float) -> list[float]:
+    """The second stage's input vector (:data:`STAGE2_FEATURES`) for features ``x`` and logit ``z``."""
+    return [1.0, z, *(x[i] for i in _STAGE2_INDEX)]
+
+
 @dataclass(frozen=True, slots=True)
 class EvaluationModel:
-    """Coefficients per mode (``"duel"``, ``"solo"``) over :data:`FEATURES`, and the model card."""
+    """Two logistic stages per mode (``"duel"``, ``"solo"``) and the model card.
+
+    Stage 1 (``coefficients``, over :data:`FEATURES`) is fitted on many cheap games (greedy
+    self-play); its logit ``z`` then goes through stage 2 (``stage2``, over
+    :data:`STAGE2_FEATURES`: a bias, ``z`` and the solo threat options), a small recalibration fitted
+    on games of the strong agent whose positions the model is meant for (stronger players convert
+    an advantage more often: the same position is worth more).  ``p = logistic(stage2 . (1, z,
+    threat))``."""
 
     coefficients: dict[str, tuple[float, ...]]
     card: dict[str, Any]
+    stage2: dict[str, tuple[float, ...]] = field(default_factory=dict)
+
+    def logit(self, x: Sequence[float], mode: str) -> float:
+        """The first stage's logit for the feature vector ``x``."""
+        return sum(a * b for a, b in zip(self.coefficients[mode], x, strict=True))
 
     def probability(self, x: Sequence[float], mode: str) -> float:
         """The modelled win chance for the feature vector ``x`` of a ``mode`` game."""
-        w = self.coefficients[mode]
-        return logistic(sum(a * b for a, b in zip(w, x, strict=True)))
+        z = self.logit(x, mode)
+        v = self.stage2.get(mode)
+        if v is None:
+            return logistic(z)
+        return logistic(sum(a * b for a, b in zip(v, stage2_inputs(x, z), strict=True)))
 
     def win_chance(self, game: Game, seat: int) -> float:
         """The chance that ``seat`` wins ``game`` (1/0 once won/lost, 1/2 for a draw), from
@@ -225,6 +266,8 @@ class EvaluationModel:
             "format": MODEL_FORMAT,
             "features": list(FEATURES),
             "coefficients": {m: list(w) for m, w in self.coefficients.items()},
+            "stage2_features": list(STAGE2_FEATURES),
+            "stage2": {m: list(w) for m, w in self.stage2.items()},
             "card": self.card,
         }
 
@@ -241,8 +284,13 @@ class EvaluationModel:
             if not isinstance(w, list) or len(w) != N_FEATURES:
                 raise ValueError(f"the model has no {N_FEATURES} coefficients for {mode}")
             coefs[mode] = tuple(float(v) for v in w)
+        stage2: dict[str, tuple[float, ...]] = {}
+        for mode, v in (data.get("stage2") or {}).items():
+            if mode not in coefs or not isinstance(v, list) or len(v) != len(STAGE2_FEATURES):
+                raise ValueError(f"the model's second stage for {mode!r} does not match {STAGE2_FEATURES}")
+            stage2[mode] = tuple(float(a) for a in v)
         card = data.get("card", {})
-        return cls(coefs, card if isinstance(card, dict) else {})
+        return cls(coefs, card if isinstance(card, dict) else {}, stage2)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
@@ -265,6 +313,27 @@ def shipped_model() -> EvaluationModel:
 def win_chance(game: Game, seat: int) -> float:
     """The shipped model's chance that ``seat`` wins ``game``, from ``seat``'s view."""
     return shipped_model().win_chance(game, seat)
+
+
+#: Determinizations averaged by :func:`chance_after` (the move may resolve hidden chance: the
+#: automaton's turn, a reshuffle).
+AFTER_SAMPLES: Final = 16
+
+
+def chance_after(game: Game, seat: int, action: int, *, seed: int = 0, samples: int = AFTER_SAMPLES) -> float:
+    """``seat``'s win chance after ``action`` is played in ``game`` (not changed), by the shipped
+    model, averaged over ``samples`` determinizations from ``seat``'s view: the move is applied to
+    positions consistent with what ``seat`` knows, never to the true hidden cards or the true
+    future of the game's chance."""
+    rng = random.Random(seed)
+    model = shipped_model()
+    total = 0.0
+    for _ in range(samples):
+        d = sample_determinization(game, seat, rng)
+        d.record_events = False
+        d.apply(action)
+        total += model.win_chance(d, seat)
+    return total / samples
 
 
 # ---------------------------------------------------------------------------- training
@@ -374,8 +443,13 @@ class Reliability:
 
     def within(self, tolerance: float = 0.05, min_count: int = 200) -> bool:
         """Whether every bin with at least ``min_count`` predictions is within ``tolerance`` of
-        its observed rate (the issue's goal: 5 points, 200 positions)."""
+        its observed rate (the issue's goal: 5 points, 200 positions).  Vacuously true when no
+        bin is that large: see :meth:`checked`."""
         return all(abs(r.gap) <= tolerance for r in self.rows if r.n >= min_count)
+
+    def checked(self, min_count: int = 200) -> int:
+        """How many bins have at least ``min_count`` predictions (the bins :meth:`within` judges)."""
+        return sum(1 for r in self.rows if r.n >= min_count)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -427,14 +501,17 @@ __all__ = [
     "FEATURES",
     "MODEL_FORMAT",
     "N_FEATURES",
+    "STAGE2_FEATURES",
     "EvaluationModel",
     "Reliability",
     "ReliabilityRow",
+    "chance_after",
     "features",
     "fit_logistic",
     "load_model",
     "logistic",
     "reliability_table",
     "shipped_model",
+    "stage2_inputs",
     "win_chance",
 ]

@@ -45,7 +45,7 @@ from ..cards import N_CARDS
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, no_decision_error
-from .evaluation import shipped_model
+from .evaluation import chance_after, shipped_model
 from .greedy import CARD_RANKING, evaluate
 
 #: Default UCB exploration constant for rewards in [0, 1] (about 1/sqrt(2); not tuned further).
@@ -420,11 +420,13 @@ class MCTSAgent(_SearchAgent):
 
 def hint(game: Game, seconds: float = 2.0, *, seed: int = 0) -> tuple[int, float]:
     """The best action found by a fair search (ISMCTS from the current player's view) in about
-    ``seconds``, with its estimated chance of winning for the player to move."""
-    if game.current_player < 0:
+    ``seconds``, with the player's chance of winning after it by the learned evaluation
+    (:func:`.evaluation.chance_after`: from the player's view only)."""
+    player = game.current_player
+    if player < 0:
         raise no_decision_error(game, "hint")
     result = Search().run(game, random.Random(seed), iterations=None, seconds=seconds)
-    return result.action, result.win_chance
+    return result.action, chance_after(game, player, result.action, seed=seed)
 
 
 def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:

@@ -77,13 +77,13 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     table = Table(
         title=f"{rec.mode} {rec.format} game{'' if rec.seed is None else f', seed {rec.seed}'}: "
         f"{names[0]} (P0) vs {names[1]} (P1)",
-        caption=f"{'MCTS (true state)' if perfect else 'ISMCTS (each player’s view)'}, "
-        f"{iterations} iterations per decision",
+        caption=f"best moves: {'MCTS (true state)' if perfect else 'ISMCTS (each player’s view)'}, "
+        f"{iterations} iterations per decision; win chances: the learned evaluation",
     )
     table.add_column("turn", justify="right")
     table.add_column("player")
     table.add_column("actions")
-    table.add_column("P0 wins", justify="right")
+    table.add_column("P0 win chance", justify="right")
     for t in result.turns:
         who = "setup" if t.turn == 0 else f"P{t.active}"
         table.add_row(str(t.turn), who, " · ".join(t.actions), f"{100 * t.p0_win_chance:.0f}%")

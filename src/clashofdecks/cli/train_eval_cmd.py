@@ -32,7 +32,15 @@ def _paths(values: tuple[Path, ...]) -> list[Path]:
     "split_dirs",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="Records split by game: --holdout-fraction of the games held out, the rest trained on (repeatable).",
+    help="Records split by game: --holdout-fraction of the games held out, the rest used like --calibrate "
+    "(repeatable).",
+)
+@click.option(
+    "--calibrate",
+    "calibrate_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Records of the agent the model is for, to fit the second stage on (repeatable).",
 )
 @click.option(
     "--holdout",
@@ -109,6 +117,7 @@ def _paths(values: tuple[Path, ...]) -> list[Path]:
 def train_eval(
     train_dirs: tuple[Path, ...],
     split_dirs: tuple[Path, ...],
+    calibrate_dirs: tuple[Path, ...],
     holdout_dirs: tuple[Path, ...],
     holdout_fraction: float,
     generate_duel: int,
@@ -126,11 +135,14 @@ def train_eval(
     """Train the learned evaluation (logistic regression on documented features, per duel / solo)
     on simulated games, and print its reliability table on held-out games beside the old values.
 
+    Stage 1 is fitted on the --train and generated games, stage 2 (a recalibration: bias, stage-1
+    logit, solo threat options) on the --calibrate games and the kept part of the --split games.
+
     \b
     clash train-eval --generate-duel 2000 --generate-solo 1000 --out model.json
     clash train-eval --train greedy/ --split strong/ --out src/clashofdecks/data/evaluation.json
     """
-    from ..agents.evaluation import EvaluationModel, fit_logistic, load_model
+    from ..agents.evaluation import EvaluationModel, fit_logistic, load_model, stage2_inputs
     from ..errors import ClashError
     from ..simulation.training import (
         Position,
@@ -144,8 +156,9 @@ def train_eval(
     try:
         train_files = record_files(_paths(train_dirs))
         holdout_files = record_files(_paths(holdout_dirs))
+        calibrate_files = record_files(_paths(calibrate_dirs))
         for f in record_files(_paths(split_dirs)):
-            (holdout_files if is_held_out(f, holdout_fraction) else train_files).append(f)
+            (holdout_files if is_held_out(f, holdout_fraction) else calibrate_files).append(f)
         tmp: tempfile.TemporaryDirectory[str] | None = None
         if generate_duel or generate_solo:
             tmp = tempfile.TemporaryDirectory(prefix="clash-train-eval-")
@@ -162,8 +175,17 @@ def train_eval(
         rng = random.Random(seed)
         model: EvaluationModel
         n_train: dict[str, int] = {}
+        stage1_card: dict[str, Any] = {}
         if model_path is not None:
             model = load_model(model_path)
+            stage1_card = {
+                "model": str(model_path),
+                "training_data": model.card.get("training_data", {}),
+                "command": model.card.get("command"),
+                "date": model.card.get("date"),
+            }
+            if train_files:
+                raise click.UsageError("--model reuses a model's first stage: give no --train games")
         else:
             if not train_files:
                 raise click.UsageError("nothing to train on: give --train, --split or --generate-*")
@@ -177,6 +199,19 @@ def train_eval(
             click.echo(f"fitting on {len(train)} positions {n_train}…", err=True)
             coefs = fit_model(train, lambda xs, ys: fit_logistic(xs, ys))
             model = EvaluationModel(coefs, {})
+        if calibrate_files:
+            click.echo(f"reading {len(calibrate_files)} games for the second stage…", err=True)
+            cal: list[Position] = []
+            for f in calibrate_files:
+                cal.extend(positions_of(f, rng=rng))
+            stage2: dict[str, tuple[float, ...]] = {}
+            for mode in ("duel", "solo"):
+                rows = [p for p in cal if p.group.startswith(mode)]
+                n_train[f"{mode} stage 2"] = len(rows)
+                if rows:
+                    xs = [stage2_inputs(p.x, model.logit(p.x, mode)) for p in rows]
+                    stage2[mode] = tuple(fit_logistic(xs, [p.y for p in rows]))
+            model = EvaluationModel(model.coefficients, {}, stage2)
         click.echo(f"scoring {len(holdout_files)} held-out games…", err=True)
         held: list[Position] = []
         for f in holdout_files:
@@ -190,13 +225,15 @@ def train_eval(
         click.echo(f"clash train-eval: {exc}", err=True)
         sys.exit(1)
     _print(results)
-    if model_path is None:
+    trained = model_path is None or bool(calibrate_files)
+    if trained:
+        duel = [g for g in ("duel", "duel, seat not to move") if g in results]
+        solo = [f"solo {level}" for level in range(6)]
         calibrated = {
-            "duel": bool(results.get("duel", {}).get("within")),
+            "duel": bool(duel) and all(results[g]["within"] and results[g]["deciles_checked"] for g in duel),
             "solo": all(
-                bool(results[g]["within"]) for g in results if g.startswith("solo ") and g != "solo custom"
-            )
-            and any(g.startswith("solo ") for g in results),
+                g in results and results[g]["within"] and results[g]["deciles_checked"] for g in solo
+            ),
         }
         players = sorted({_players(f) for f in train_files})
         card: dict[str, Any] = {
@@ -207,16 +244,20 @@ def train_eval(
                 "positions": n_train,
                 "position_sample": sample,
                 "players": players,
-                "folders": [str(d) for d in (*train_dirs, *split_dirs)],
+                "stage1_folders": [str(d) for d in train_dirs],
+                "stage2_folders": [str(d) for d in (*calibrate_dirs, *split_dirs)],
+                "stage2_games": len(calibrate_files),
                 "generated": {"duel": generate_duel, "solo_per_level": generate_solo, "agent": agent},
+                "stage2_players": sorted({_players(f) for f in calibrate_files}),
             },
             "held_out": {"games": len(holdout_files), "positions": len(held)},
             "command": "clash train-eval " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else []),
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
             "calibrated": calibrated,
+            **({"stage1_reused_from": stage1_card} if stage1_card else {}),
             "calibration": {g: r["model"] for g, r in results.items()},
         }
-        model = EvaluationModel(model.coefficients, card)
+        model = EvaluationModel(model.coefficients, card, model.stage2)
         if out is not None:
             model.save(out)
             click.echo(f"model written to {out}", err=True)
@@ -233,14 +274,16 @@ def _players(path: Path) -> str:
 
 
 def _calibration(model: Any, held: list[Any]) -> dict[str, dict[str, Any]]:
-    """Per group (play positions: setup excluded) the model's, the heuristic's and, where
-    measured, the rollout value's reliability."""
+    """Per group (play positions of the player to move, setup excluded; and in duel the other
+    seat's) the model's, the heuristic's and, where measured, the rollout value's reliability."""
     from ..agents.evaluation import reliability_table
     from ..simulation.training import model_predictions
 
     out: dict[str, dict[str, Any]] = {}
-    for group in GROUPS:
-        rows = [p for p in held if p.group == group and p.phase != "setup"]
+    for group, to_move in [(g, True) for g in GROUPS] + [("duel", False)]:
+        rows = [p for p in held if p.group == group and p.phase != "setup" and p.to_move == to_move]
+        if not to_move:
+            group = "duel, seat not to move"
         if not rows:
             continue
         ys = [p.y for p in rows]
@@ -251,6 +294,7 @@ def _calibration(model: Any, held: list[Any]) -> dict[str, dict[str, Any]]:
             "positions": len(rows),
             "games": len({p.game for p in rows}),
             "within": table.within(),
+            "deciles_checked": table.checked(),
             "model": table.to_dict(),
             "heuristic": {"brier": heur.brier, "log_loss": heur.log_loss},
         }
@@ -277,7 +321,8 @@ def _print(results: dict[str, dict[str, Any]]) -> None:
             f"\n{group}: {r['positions']} held-out play positions from {r['games']} games; "
             f"model Brier {m['brier']:.4f} log loss {m['log_loss']:.4f}; heuristic Brier "
             f"{r['heuristic']['brier']:.4f} log loss {r['heuristic']['log_loss']:.4f}; "
-            f"{'within' if r['within'] else 'NOT within'} ±5 points in every decile of ≥ 200"
+            f"{'within' if r['within'] else 'NOT within'} ±5 points in every decile of ≥ 200 "
+            f"({r['deciles_checked']} such deciles)"
         )
         if "rollout_subsample" in r:
             s = r["rollout_subsample"]

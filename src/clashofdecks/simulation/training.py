@@ -4,7 +4,9 @@ Positions come from game records (``clash simulate --records DIR`` or games this
 :func:`generate_records`): each record is replayed and every decision where the player to move
 had a choice becomes a position, labelled with that player's result (1 win, 0 loss, 1/2 draw).
 Its features are :func:`clashofdecks.agents.evaluation.features` for the player to move, from
-that player's view.  Held-out positions are scored by the model, by the greedy heuristic's
+that player's view; in a duel the other seat gets a position too (its own view, its own result),
+so the model also answers for a seat that is not to move (the chance after a move).  Held-out
+positions are scored by the model, by the greedy heuristic's
 logistic (the old cut-off value) and, on a subsample, by the search's rollout value (what ``hint``
 reported before), so the three can be compared on the same positions.
 """
@@ -46,6 +48,9 @@ class Position:
     turn: int
     #: The game it came from (a file path), to split by game.
     game: str
+    #: The seat is the player to move (else: the duel opponent of the player to move, whose
+    #: chance is also needed, e.g. after an ``end``).
+    to_move: bool
     #: The old values for comparison: the heuristic's logistic, the search's rollout value (or -1).
     heuristic: float
     rollout: float = -1.0
@@ -110,21 +115,23 @@ def positions_of(
         seat = game.current_player
         legal = game.legal_actions()
         if (isinstance(legal, range) or len(legal) > 1) and rng.random() < sample:
-            y = 0.5 if winner is None else (1.0 if winner == seat else 0.0)
             rollout = -1.0
             if rollout_rate > 0 and rng.random() < rollout_rate:
                 res = Search().run(game, random.Random(rng.getrandbits(64)), iterations=rollout_iterations)
                 rollout = res.win_chance
-            yield Position(
-                features(game, seat),
-                y,
-                group,
-                game.phase,
-                game.turn,
-                str(path),
-                heuristic_chance(game, seat),
-                rollout,
-            )
+            for who in (seat,) if game.is_solo else (seat, 1 - seat):
+                y = 0.5 if winner is None else (1.0 if winner == who else 0.0)
+                yield Position(
+                    features(game, who),
+                    y,
+                    group,
+                    game.phase,
+                    game.turn,
+                    str(path),
+                    who == seat,
+                    heuristic_chance(game, who),
+                    rollout if who == seat else -1.0,
+                )
         game.apply_text(text)
 
 
