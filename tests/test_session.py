@@ -178,6 +178,6 @@ def test_hint_is_labelled_by_what_its_score_is() -> None:
     session.act(0, "deck 1")
     hint = session.hint(0, iterations=30)
     # A calibrated win chance only when the shipped model passed its held-out check (docs/ai.md).
-    expected = "win chance" if shipped_model().is_calibrated("solo") else "rollout score"
+    expected = "win chance" if shipped_model().is_calibrated("solo") else "estimated win chance"
     assert hint.label == expected and hint.action in session.legal_actions(0)
     assert 0.0 <= hint.score <= 1.0

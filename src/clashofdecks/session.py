@@ -514,9 +514,8 @@ class GameSession:
 
         Its score is the seat's chance of winning after that action by the learned evaluation
         (``agents/evaluation.py``, the seat's view only), labelled ``win chance`` when the shipped
-        model passed its held-out calibration check for this mode (docs/ai.md); otherwise the
-        search's mean rollout value, labelled ``rollout score`` (it ranks moves but is not a
-        calibrated win probability).
+        model passed its held-out calibration check for this mode (every decile within 5 points,
+        docs/ai.md), else ``estimated win chance`` (a fitted probability whose check is not met).
         """
         import random
 
@@ -529,10 +528,10 @@ class GameSession:
             result = Search().run(self.game, rng, iterations=iterations)
         else:
             result = Search().run(self.game, rng, iterations=None, seconds=seconds)
-        text = self.game.action_text(result.action)
-        if shipped_model().is_calibrated("solo" if self.game.is_solo else "duel"):
-            return Hint(text, chance_after(self.game, seat, result.action, seed=self.seed), "win chance")
-        return Hint(text, result.win_chance, "rollout score")
+        chance = chance_after(self.game, seat, result.action, seed=self.seed)
+        calibrated = shipped_model().is_calibrated("solo" if self.game.is_solo else "duel")
+        label = "win chance" if calibrated else "estimated win chance"
+        return Hint(self.game.action_text(result.action), chance, label)
 
     def resign(self, seat: int) -> Outcome:
         """``seat`` gives up: the other seat wins (in solo, the automaton)."""
