@@ -226,17 +226,23 @@ def train_eval(
         sys.exit(1)
     _print(results)
     trained = model_path is None or bool(calibrate_files)
+    duel = [g for g in ("duel", "duel, seat not to move") if g in results]
+    solo = [f"solo {level}" for level in range(6)]
+    calibrated = {
+        "duel": bool(duel) and all(results[g]["within"] and results[g]["deciles_checked"] for g in duel),
+        "solo": all(g in results and results[g]["within"] and results[g]["deciles_checked"] for g in solo),
+    }
+    command = "clash train-eval " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else [])
+    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    held_out: dict[str, Any] = {
+        "games": len(holdout_files),
+        "positions": len(held),
+        "players": sorted({_players(f) for f in holdout_files}),
+    }
+    card: dict[str, Any]
     if trained:
-        duel = [g for g in ("duel", "duel, seat not to move") if g in results]
-        solo = [f"solo {level}" for level in range(6)]
-        calibrated = {
-            "duel": bool(duel) and all(results[g]["within"] and results[g]["deciles_checked"] for g in duel),
-            "solo": all(
-                g in results and results[g]["within"] and results[g]["deciles_checked"] for g in solo
-            ),
-        }
         players = sorted({_players(f) for f in train_files})
-        card: dict[str, Any] = {
+        card = {
             "model": "logistic regression per mode (duel, solo), Newton's method, ridge 1e-3",
             "features": "clashofdecks.agents.evaluation.FEATURES (docs/ai.md, 'The learned evaluation')",
             "training_data": {
@@ -250,17 +256,21 @@ def train_eval(
                 "generated": {"duel": generate_duel, "solo_per_level": generate_solo, "agent": agent},
                 "stage2_players": sorted({_players(f) for f in calibrate_files}),
             },
-            "held_out": {"games": len(holdout_files), "positions": len(held)},
-            "command": "clash train-eval " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else []),
-            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-            "calibrated": calibrated,
+            "command": command,
+            "date": today,
             **({"stage1_reused_from": stage1_card} if stage1_card else {}),
-            "calibration": {g: r["model"] for g, r in results.items()},
         }
-        model = EvaluationModel(model.coefficients, card, model.stage2)
-        if out is not None:
-            model.save(out)
-            click.echo(f"model written to {out}", err=True)
+    else:  # a measurement of an existing model: its card, with this calibration
+        card = dict(model.card)
+        card["calibration_command"] = command
+        card["calibration_date"] = today
+    card["held_out"] = held_out
+    card["calibrated"] = calibrated
+    card["calibration"] = {g: r["model"] for g, r in results.items()}
+    model = EvaluationModel(model.coefficients, card, model.stage2)
+    if out is not None:
+        model.save(out)
+        click.echo(f"model written to {out}", err=True)
     if report is not None:
         report.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
 
