@@ -204,3 +204,10 @@ def test_learned_cutoff_search_and_spec() -> None:
     assert game.is_legal(agent.act(game))
     with pytest.raises(AgentSpecError, match="evaluation"):
         make_agent("ismcts:40,eval=oracle")
+
+
+@pytest.mark.parametrize("name", list(STRENGTHS))
+def test_clash_play_accepts_the_named_strengths(name: str) -> None:
+    result = CliRunner().invoke(main, ["play", "--vs", name, "--seed", "3", "--no-color"], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output

@@ -34,7 +34,7 @@ from ..rules import Game
 from ..ui.i18n import LANGUAGES, t
 from ..ui.render import Context, render_actions, render_event, render_game, render_help
 
-AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts")
+AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts", "beginner", "casual", "strong", "strongest")
 #: Events worth a short pause when a human watches (the "step by step" of combat).
 _PACED = frozenset({EventKind.ATTACKED, EventKind.CAST, EventKind.REVEALED, EventKind.TURN_STARTED})
 
@@ -530,7 +530,8 @@ def stdin_reader(console: Console) -> Callable[[str], str | None]:
     "--vs",
     type=click.Choice(AGENT_CHOICES),
     default=None,
-    help="duel opponent: human (hot-seat), random, greedy, mcts, ismcts. [default: greedy]",
+    help="duel opponent: human (hot-seat), random, greedy, mcts, ismcts, or a named strength: beginner, "
+    "casual, strong, strongest (docs/agents.md). [default: greedy]",
 )
 @click.option("--seed", type=int, default=None, help="seed of the shuffles and coin toss (default: random).")
 @click.option(
