@@ -672,7 +672,11 @@ def test_hint_is_labelled_as_a_rollout_score_not_a_win_chance(monkeypatch: pytes
     text = out.getvalue()
     assert f"Hint: {len(legal)}. {legal[-1]}  (rollout score 0.14, not a win chance)" in text
     assert "%" not in text.split("Hint:")[-1]
-    assert score_words("win chance", 0.7, "de") == "geschätzte Gewinnchance 70%"
+    assert score_words("win chance", 0.7, "de") == "Gewinnchance 70%"
+    assert (
+        score_words("estimated win chance", 0.7, "de")
+        == "geschätzte Gewinnchance 70% (noch nicht kalibriert)"
+    )
 
 
 def test_a_real_hint_names_a_legal_action() -> None:
@@ -682,7 +686,7 @@ def test_a_real_hint_names_a_legal_action() -> None:
     terminal.hint_seconds = 0.2
     terminal.hint()
     line = next(line for line in out.getvalue().splitlines() if line.startswith("Hint:"))
-    action = re.match(r"Hint: \d+\. (.+?)  \(rollout score", line)
+    action = re.match(r"Hint: \d+\. (.+?)  \((estimated )?win chance \d+%", line)
     assert action and action.group(1) in session.legal_actions(0)
 
 

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from clashofdecks import Game, load_position
 from clashofdecks.actions import BUILD_BASE, BUILD_COUNT
+from clashofdecks.agents.evaluation import chance_after
 from clashofdecks.agents.mcts import (
     ISMCTSAgent,
     MCTSAgent,
@@ -192,7 +193,9 @@ def test_hint_gives_a_legal_action_and_a_chance() -> None:
     game = _winning_cast_position()
     action, chance = hint(game, seconds=0.3)
     assert game.action_text(action) == "cast BOOM 1.top.0"
-    assert 0.9 < chance <= 1.0
+    # The learned evaluation's chance after the winning cast, well above the chance after "end".
+    assert 0.75 < chance <= 1.0
+    assert chance > chance_after(game, 0, game.parse_action("end")) + 0.5
 
 
 def test_search_budget_and_settings_are_checked() -> None:
@@ -241,7 +244,9 @@ def test_analyze_flags_the_thrown_win(tmp_path: Path) -> None:
     mistake = worst[0]
     assert (mistake.index, mistake.player, mistake.action) == (0, 0, "end")
     assert mistake.best_action == "cast BOOM 1.top.0"
-    assert mistake.best is not None and mistake.best > 0.9 and mistake.after < 0.1
+    # Chances by the learned evaluation (a calibrated model, not a proof): clearly won vs clearly lost.
+    assert mistake.best is not None and mistake.best > 0.75 and mistake.after < 0.25
+    assert mistake.loss > 0.5
     # Player 0's chance after the last turn is the result: lost.
     assert analysis.turns[-1].p0_win_chance == 0.0
     assert [t.turn for t in analysis.turns] == [9, 10]

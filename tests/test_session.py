@@ -171,8 +171,13 @@ def test_spectator_view_hides_both_hands() -> None:
     assert json.dumps(session.view(0)).count("?") < json.dumps(spectator).count("?")
 
 
-def test_hint_is_labelled_as_a_rollout_score() -> None:
+def test_hint_is_labelled_by_what_its_score_is() -> None:
+    from clashofdecks.agents.evaluation import shipped_model
+
     session = GameSession.new(mode="solo", format="precon", seed=3, participants=[Seat.human()])
     session.act(0, "deck 1")
     hint = session.hint(0, iterations=30)
-    assert hint.label == "rollout score" and hint.action in session.legal_actions(0)
+    # A calibrated win chance only when the shipped model passed its held-out check (docs/ai.md).
+    expected = "win chance" if shipped_model().is_calibrated("solo") else "estimated win chance"
+    assert hint.label == expected and hint.action in session.legal_actions(0)
+    assert 0.0 <= hint.score <= 1.0

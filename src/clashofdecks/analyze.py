@@ -2,16 +2,18 @@
 
 Method.  The record is replayed; at every decision that had a choice, a search (ISMCTS from the
 deciding player's view by default, so a move is judged on what its player could know; or MCTS on
-the true state with ``perfect_information``) estimates the mover's chance of winning with the best
-action it finds, ``best``.  The chance after the move actually played is the next decision's
-estimate seen from the same player (or the final result), ``after``.  A move's *loss* is
-``best - after``: the win chance it gave away by the search's judgement (0 when the played move is
-the search's own choice).  Drops caused by chance
-(the automaton's deck, the draft pile) land in the same number, so a single loss is a hint, not a
+the true state with ``perfect_information``) finds the best action.  The learned evaluation
+(``agents/evaluation.py``, calibrated on held-out games: docs/ai.md) gives the mover's chance of
+winning after that action, ``best``, and after the move actually played, ``after`` (both from the
+mover's view, averaged over determinizations: :func:`~clashofdecks.agents.evaluation.chance_after`).
+A move's *loss* is ``best - after``: the win chance it gave away by the search's judgement (0 when
+the played move is the search's own choice).  Drops caused by chance (the automaton's deck, the
+draft pile) land in the same number, so a single loss is a hint, not a
 proof; with larger ``iterations`` the estimates are less noisy.
 
-"Win chance after turn T" is player 0's estimated chance at the first decision after turn T ends
-(or the result, when the game ended in turn T).
+"Win chance after turn T" is player 0's chance by the learned evaluation at the first decision
+after turn T ends, from the view of the player who decides there (or the result, when the game
+ended in turn T).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .agents.evaluation import chance_after, shipped_model
 from .agents.mcts import Search
 from .errors import ClashError, RecordError
 from .record import GameRecord, initial_game
@@ -98,6 +101,7 @@ class Analysis:
             "players": self.record.players,
             "result": self.record.result,
             "search": "mcts" if self.perfect_information else "ismcts",
+            "win_chance": "learned evaluation (agents/evaluation.py), from the mover's view",
             "iterations": self.iterations,
             "turns": [t.to_dict() for t in self.turns],
             "decisions": [d.to_dict() for d in self.decisions],
@@ -125,6 +129,7 @@ def analyze_record(
         raise ValueError(f"iterations must be at least 1, not {iterations}")
     game = initial_game(record, record_events=False)
     search = Search(perfect_information=perfect_information)
+    model = shipped_model()
     rng = random.Random(seed)
     decisions: list[Decision] = []
     #: Player 0's chance at each decision point (index i: before action i), then at the end.
@@ -134,13 +139,17 @@ def analyze_record(
         player = game.current_player
         d = Decision(i, game.turn if game.phase != "setup" else 0, player, text)
         legal = game.legal_actions()
+        now = model.win_chance(game, player)
+        p0.append(now if player == 0 else 1.0 - now)
+        try:
+            played = game.parse_action(text)
+        except ClashError as exc:
+            raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
         if isinstance(legal, range) or len(legal) > 1:
             res = search.run(game, random.Random(rng.getrandbits(64)), iterations=iterations)
-            d.best = res.win_chance
             d.best_action = game.action_text(res.action)
-            p0.append(res.win_chance if player == 0 else 1.0 - res.win_chance)
-        else:
-            p0.append(-1.0)  # forced: filled from the next estimate below
+            d.best = chance_after(game, player, res.action, seed=seed)
+            d.after = d.best if res.action == played else chance_after(game, player, played, seed=seed)
         try:
             game.apply_text(text)
         except ClashError as exc:
@@ -148,14 +157,14 @@ def analyze_record(
         decisions.append(d)
         if progress is not None:
             progress(i + 1, total)
-    end = _final_chance(game, 0) if game.is_over() else (p0[-1] if p0 and p0[-1] >= 0 else 0.5)
+    end = _final_chance(game, 0) if game.is_over() else model.win_chance(game, max(0, game.current_player))
+    if not game.is_over() and game.current_player == 1:
+        end = 1.0 - end
     p0.append(end)
-    for i in range(len(p0) - 2, -1, -1):  # forced moves take the next estimate
-        if p0[i] < 0:
-            p0[i] = p0[i + 1]
     for i, d in enumerate(decisions):
-        after0 = p0[i + 1]
-        d.after = after0 if d.player == 0 else 1.0 - after0
+        if d.best is None:  # a forced move: the next position's chance, from the mover's view
+            after0 = p0[i + 1]
+            d.after = after0 if d.player == 0 else 1.0 - after0
     turns: list[TurnNote] = []
     for i, d in enumerate(decisions):
         if not turns or turns[-1].turn != d.turn:

@@ -511,11 +511,14 @@ class GameSession:
     def hint(self, seat: int, *, seconds: float = 1.0, iterations: int | None = None) -> Hint:
         """A suggested action for ``seat`` from a fair search (ISMCTS, the seat's view only).
 
-        Its score is the search's mean rollout value for the seat, labelled ``rollout score``: it
-        ranks moves but is not a calibrated win probability.
+        Its score is the seat's chance of winning after that action by the learned evaluation
+        (``agents/evaluation.py``, the seat's view only), labelled ``win chance`` when the shipped
+        model passed its held-out calibration check for this mode (every decile within 5 points,
+        docs/ai.md), else ``estimated win chance`` (a fitted probability whose check is not met).
         """
         import random
 
+        from .agents.evaluation import chance_after, shipped_model
         from .agents.mcts import Search
 
         self._check_can_act(seat)
@@ -524,7 +527,10 @@ class GameSession:
             result = Search().run(self.game, rng, iterations=iterations)
         else:
             result = Search().run(self.game, rng, iterations=None, seconds=seconds)
-        return Hint(self.game.action_text(result.action), result.win_chance, "rollout score")
+        chance = chance_after(self.game, seat, result.action, seed=self.seed)
+        calibrated = shipped_model().is_calibrated("solo" if self.game.is_solo else "duel")
+        label = "win chance" if calibrated else "estimated win chance"
+        return Hint(self.game.action_text(result.action), chance, label)
 
     def _end_by_resignation(self, outcome: Outcome) -> None:
         self._resigned = outcome

@@ -329,6 +329,6 @@ def test_hint_names_a_legal_action_and_what_its_score_is(server: ServerProcess) 
         if frame["type"] == "hint":
             break
     assert frame["action"] in c.state["legal"] and frame["index"] == c.state["index"]
-    assert frame["label"] == "rollout score"  # not a calibrated chance, and not called one
+    assert frame["label"] in ("win chance", "estimated win chance")  # never an unlabelled number
     assert 0.0 <= frame["score"] <= 1.0
     c.close()

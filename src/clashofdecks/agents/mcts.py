@@ -45,6 +45,7 @@ from ..cards import N_CARDS
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, no_decision_error
+from .evaluation import chance_after, shipped_model
 from .greedy import CARD_RANKING, evaluate
 
 #: Default UCB exploration constant for rewards in [0, 1] (about 1/sqrt(2); not tuned further).
@@ -55,6 +56,9 @@ MAX_ROLLOUT_ACTIONS: Final = 2000
 #: Candidate builds offered at a custom build node (R2.5): the top ten cards plus variants.
 BUILD_CANDIDATES: Final = 8
 ROLLOUTS: Final = ("random", "greedy")
+#: How a cut-off rollout is scored: the greedy heuristic through a logistic scale, or the learned
+#: evaluation (:mod:`.evaluation`, the shipped model).
+EVALUATIONS: Final = ("heuristic", "learned")
 #: Logistic scales turning the greedy heuristic's score into a win chance for cut-off rollouts,
 #: fitted (maximum likelihood) on positions of greedy games: duel, solo.  See docs/ai.md.
 EVAL_SCALE_DUEL: Final = 12.0
@@ -120,6 +124,15 @@ def _heuristic_reward(game: Game) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
 
 
+def _learned_reward(game: Game) -> float:
+    """Player 0's win chance by the learned evaluation, from the view of the player to move."""
+    if game.is_over():
+        return _reward(game)
+    seat = game.current_player
+    chance = shipped_model().win_chance(game, seat)
+    return chance if seat == 0 else 1.0 - chance
+
+
 def _random_build(rnd: Callable[[], float]) -> int:
     cards = list(range(N_CARDS))
     for i in range(DECK_SIZE_CUSTOM):  # partial Fisher-Yates
@@ -162,6 +175,8 @@ class Search:
     (:func:`_heuristic_reward`); ``cutoff=0`` finishes the leaf's own turn only.  ``"auto"`` (the
     default) plays duels to the end and cuts solo rollouts after :data:`SOLO_CUTOFF` turns: random
     play almost never beats the automaton, so full random rollouts say little there.
+    ``evaluation`` scores cut-off rollouts: ``"heuristic"`` (above) or ``"learned"`` (the shipped
+    learned evaluation's win chance for the player to move, :mod:`.evaluation`).
     """
 
     def __init__(
@@ -171,6 +186,7 @@ class Search:
         rollout: str = "random",
         cutoff: Cutoff = "auto",
         perfect_information: bool = False,
+        evaluation: str = "heuristic",
     ) -> None:
         if cutoff != "auto" and cutoff is not None and (not isinstance(cutoff, int) or cutoff < 0):
             raise ValueError(f"the rollout cutoff must be >= 0 turns, not {cutoff}")
@@ -178,7 +194,13 @@ class Search:
             raise ValueError(f"unknown rollout policy {rollout!r} (choose {' or '.join(ROLLOUTS)})")
         if c < 0:
             raise ValueError(f"the exploration constant must be >= 0, not {c}")
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"unknown evaluation {evaluation!r} (choose {' or '.join(EVALUATIONS)})")
         self.c = c
+        self.evaluation = evaluation
+        self._score: Callable[[Game], float] = (
+            _learned_reward if evaluation == "learned" else _heuristic_reward
+        )
         self.rollout = rollout
         self.cutoff = cutoff
         self.perfect_information = perfect_information
@@ -297,7 +319,7 @@ class Search:
             if d.is_over():
                 return _reward(d)
             if d.turn > limit and d.phase != "setup":
-                return _heuristic_reward(d)
+                return self._score(d)
             legal = d.legal_actions()
             if type(legal) is range:  # the custom build stage (inlined _is_build: hot loop)
                 d.apply(_random_build(rnd))
@@ -309,7 +331,7 @@ class Search:
                 d.apply(_greedy_choice(d, legal, rnd))
             else:
                 d.apply(legal[int(rnd() * n)])
-        return _heuristic_reward(d)
+        return self._score(d)
 
 
 def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> int:
@@ -343,6 +365,7 @@ class _SearchAgent(Agent):
         c: float = DEFAULT_C,
         rollout: str = "random",
         cutoff: Cutoff = "auto",
+        eval: str = "heuristic",  # the spec setting's name (ismcts:200,eval=learned)
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -353,7 +376,11 @@ class _SearchAgent(Agent):
         self.iterations = iterations
         self.seconds = seconds
         self.search = Search(
-            c=c, rollout=rollout, cutoff=cutoff, perfect_information=self.perfect_information
+            c=c,
+            rollout=rollout,
+            cutoff=cutoff,
+            perfect_information=self.perfect_information,
+            evaluation=eval,
         )
         self._seed = seed
         self._rng = random.Random(seed)
@@ -393,11 +420,13 @@ class MCTSAgent(_SearchAgent):
 
 def hint(game: Game, seconds: float = 2.0, *, seed: int = 0) -> tuple[int, float]:
     """The best action found by a fair search (ISMCTS from the current player's view) in about
-    ``seconds``, with its estimated chance of winning for the player to move."""
-    if game.current_player < 0:
+    ``seconds``, with the player's chance of winning after it by the learned evaluation
+    (:func:`.evaluation.chance_after`: from the player's view only)."""
+    player = game.current_player
+    if player < 0:
         raise no_decision_error(game, "hint")
     result = Search().run(game, random.Random(seed), iterations=None, seconds=seconds)
-    return result.action, result.win_chance
+    return result.action, chance_after(game, player, result.action, seed=seed)
 
 
 def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:

@@ -1,6 +1,7 @@
 """Agents by name: the one :func:`make_agent`, for every command and record that names an agent.
 
-``random``, ``greedy``, ``mcts`` and ``ismcts`` are built in.  Other agents register a factory with
+``random``, ``greedy``, ``mcts`` and ``ismcts`` are built in, and the four named strengths of
+:data:`STRENGTHS` (``beginner``, ``casual``, ``strong``, ``strongest``).  Other agents register a factory with
 :func:`register_agent`.  A registration made at run time exists only in the process that made it:
 simulation workers are started fresh, so an agent used by ``clash simulate`` or ``clash arena``
 must register when its module is imported.  ``human`` is not an agent here: the CLI's play command
@@ -84,10 +85,33 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         raise AgentSpecError(f"{spec}: {exc}") from None
 
 
-_SEARCH_SETTINGS = ("iterations", "seconds", "c", "rollout", "cutoff")
+_SEARCH_SETTINGS = ("iterations", "seconds", "c", "rollout", "cutoff", "eval")
 register_agent("random", RandomAgent)
 register_agent("greedy", GreedyAgent)
 register_agent("ismcts", ISMCTSAgent, settings=_SEARCH_SETTINGS)
 register_agent("mcts", MCTSAgent, settings=_SEARCH_SETTINGS)
 
-__all__ = ["AgentFactory", "UnknownAgentError", "known_agents", "make_agent", "register_agent"]
+#: The named strengths offered to players (docs/agents.md, docs/ai.md): each is a fixed agent spec,
+#: from weakest to strongest.  All are fair (ISMCTS from the player's view) and score cut-off
+#: rollouts with the learned evaluation; they differ in search budget.
+STRENGTHS: dict[str, str] = {
+    "beginner": "ismcts:iterations=12,cutoff=0,eval=learned",
+    "casual": "ismcts:iterations=60,cutoff=1,eval=learned",
+    "strong": "ismcts:iterations=300,cutoff=2,eval=learned",
+    "strongest": "ismcts:iterations=1500,cutoff=2,eval=learned",
+}
+
+
+def _strength(name: str) -> AgentFactory:
+    def factory(seed: int = 0) -> Agent:
+        agent = make_agent(STRENGTHS[name], seed)
+        agent.name = name
+        return agent
+
+    return factory
+
+
+for _name in STRENGTHS:
+    register_agent(_name, _strength(_name))
+
+__all__ = ["STRENGTHS", "AgentFactory", "UnknownAgentError", "known_agents", "make_agent", "register_agent"]

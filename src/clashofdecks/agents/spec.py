@@ -3,8 +3,8 @@
 
 A spec is a registered name, optionally followed by settings: ``NAME:key=value,…``, or ``NAME:N``
 for N iterations per decision, e.g. ``ismcts:200,cutoff=2``, ``mcts:seconds=0.5,c=1.0``,
-``ismcts:rollout=greedy``.  This module only reads the text; which names exist and which settings
-each takes is :mod:`clashofdecks.agents.registry`'s business.
+``ismcts:rollout=greedy``, ``ismcts:300,cutoff=2,eval=learned``.  This module only reads the
+text; which names exist and which settings each takes is :mod:`clashofdecks.agents.registry`'s business.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ SETTING_TYPES: Final[dict[str, type]] = {
     "c": float,
     "rollout": str,
     "cutoff": int,
+    "eval": str,
 }
 
 

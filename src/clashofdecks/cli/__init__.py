@@ -47,6 +47,9 @@ def _register() -> None:
     from .report_cmd import report
 
     main.add_command(report)
+    from .train_eval_cmd import train_eval
+
+    main.add_command(train_eval)
 
 
 _register()

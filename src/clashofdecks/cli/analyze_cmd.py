@@ -1,4 +1,4 @@
-"""``clash analyze RECORD``: rollout score after each turn and the biggest mistakes (see analyze.py)."""
+"""``clash analyze RECORD``: estimated win chance after each turn and the biggest mistakes (analyze.py)."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ MAX_ITERATIONS: Final = 1_000_000
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, as_json: bool) -> None:
     """Annotate the game record RECORD (a JSON file written by `clash play` or `clash simulate`)
-    with the search's rollout score after each turn (the mean value of its random rollouts: it
-    ranks positions, it is not a calibrated win chance), and flag the biggest mistakes."""
+    with P0's estimated win chance after each turn (the learned evaluation, agents/evaluation.py,
+    from the mover's view; its calibration is in docs/ai.md), and flag the biggest mistakes."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     from rich.table import Table
@@ -78,24 +78,24 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     table = Table(
         title=f"{rec.mode} {rec.format} game{'' if rec.seed is None else f', seed {rec.seed}'}: "
         f"{names[0]} (P0) vs {names[1]} (P1)",
-        caption=f"{'MCTS (true state)' if perfect else 'ISMCTS (each player’s view)'}, "
-        f"{iterations} iterations per decision",
+        caption=f"best moves: {'MCTS (true state)' if perfect else 'ISMCTS (each player’s view)'}, "
+        f"{iterations} iterations per decision; win chances: the learned evaluation",
     )
     table.add_column("turn", justify="right")
     table.add_column("player")
     table.add_column("actions")
-    table.add_column("P0 rollout score", justify="right")
+    table.add_column("P0 estimated win chance", justify="right")
     for t in result.turns:
         who = "setup" if t.turn == 0 else f"P{t.active}"
         table.add_row(str(t.turn), who, " · ".join(t.actions), f"{100 * t.p0_win_chance:.0f}%")
     console.print(table)
     mistakes = result.mistakes(top)
     if not mistakes:
-        console.print("No move lost 5 points or more of its player's rollout score in this search.")
+        console.print("No move lost 5 points or more of its player's estimated win chance.")
     for rank, d in enumerate(mistakes, 1):
         console.print(
             f"{rank}. turn {d.turn}, P{d.player} ({names[d.player]}): [bold]{d.action}[/bold] "
-            f"— rollout score {100 * (d.best or 0):.0f} → {100 * d.after:.0f} "
+            f"— estimated win chance {100 * (d.best or 0):.0f}% → {100 * d.after:.0f}% "
             f"(search preferred [bold]{d.best_action}[/bold])",
             soft_wrap=True,
         )

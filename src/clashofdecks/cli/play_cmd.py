@@ -49,7 +49,7 @@ from ..ui.render import (
     render_screen,
 )
 
-AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts")
+AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts", "beginner", "casual", "strong", "strongest")
 #: Events worth a short pause when a human watches (the "step by step" of combat).
 _PACED = frozenset({EventKind.ATTACKED, EventKind.CAST, EventKind.REVEALED, EventKind.TURN_STARTED})
 #: The commands of the prompt (besides actions), for tab completion.
@@ -608,6 +608,8 @@ def score_words(label: str, score: float, lang: str) -> str:
         return t(lang, "rollout_score", score=score)
     if label == "win chance":
         return t(lang, "win_chance", score=score)
+    if label == "estimated win chance":
+        return t(lang, "estimated_win_chance", score=score)
     return f"{label} {score:.2f}"
 
 
@@ -738,7 +740,8 @@ def _title(session: GameSession, names: tuple[str, str], lang: str) -> str:
     "--vs",
     type=click.Choice(AGENT_CHOICES),
     default=None,
-    help="duel opponent: human (hot-seat), random, greedy, mcts, ismcts. [default: greedy]",
+    help="duel opponent: human (hot-seat), random, greedy, mcts, ismcts, or a named strength: beginner, "
+    "casual, strong, strongest (docs/agents.md). [default: greedy]",
 )
 @click.option("--seed", type=int, default=None, help="seed of the shuffles and coin toss (default: random).")
 @click.option(

@@ -414,8 +414,8 @@ function controls(f) {
   if (state.hint) {
     row.append(h("p", { class: "hint", "data-testid": "hint-result" },
       t("hint_result", { action: state.hint.action, label: state.hint.label, score: state.hint.score.toFixed(2) })));
-    // Only a calibrated win probability is drawn as a chance; a rollout score stays a number.
-    if (state.hint.label === "win probability") {
+    // Only a calibrated chance ("win chance") is drawn as a bar; an estimate stays a labelled number.
+    if (state.hint.label === "win chance") {
       row.append(h("meter", { min: "0", max: "1", value: String(state.hint.score), "data-testid": "win-chance",
         title: Math.round(state.hint.score * 100) + "%" }));
     }

@@ -1,0 +1,213 @@
+"""The learned evaluation (agents/evaluation.py), its training helpers and the named strengths."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clashofdecks.agents.evaluation import (
+    FEATURES,
+    N_FEATURES,
+    EvaluationModel,
+    features,
+    fit_logistic,
+    logistic,
+    reliability_table,
+    shipped_model,
+)
+from clashofdecks.agents.greedy import GreedyAgent
+from clashofdecks.agents.mcts import Search
+from clashofdecks.agents.registry import STRENGTHS, make_agent
+from clashofdecks.agents.spec import AgentSpecError
+from clashofdecks.cli import main
+from clashofdecks.formats import start_game
+from clashofdecks.options import Ruleset, Threat
+from clashofdecks.position import dump_position, sample_determinization, view
+from clashofdecks.rules import Game
+
+
+def _played(mode: str, seed: int, turns: int, level: int = 0) -> Game:
+    """A draft game (duel or solo at ``level``) played by greedy until turn ``turns``."""
+    threat = Threat.level(level) if mode == "solo" else None
+    game = start_game(
+        mode=mode, format="draft", seed=seed, ruleset=Ruleset(), threat=threat, record_events=False
+    )
+    agents = [GreedyAgent(seed), GreedyAgent(seed + 1)]
+    while not game.is_over() and (game.phase == "setup" or game.turn < turns):
+        game.apply(agents[game.current_player].act(game))
+    return game
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("duel", 3), ("duel", 8), ("solo", 4), ("solo", 9)])
+def test_features_use_only_the_seats_view(mode: str, seed: int) -> None:
+    game = _played(mode, seed, turns=5)
+    assert not game.is_over()
+    seat = game.current_player
+    rng = random.Random(1)
+    samples = [sample_determinization(game, seat, rng) for _ in range(4)]
+    # The samples really differ in what the seat cannot see (else the test would prove nothing).
+    other = 1 - seat
+    if mode == "duel":
+        assert len({tuple(s.hand(other)) for s in samples}) > 1
+    else:
+        assert len({tuple(dump_position(s)["players"][1]["deck"]) for s in samples}) > 1
+    assert all(view(s, seat) == view(game, seat) for s in samples)
+    expected = features(game, seat)
+    assert len(expected) == N_FEATURES == len(FEATURES)
+    for s in samples:
+        assert features(s, seat) == expected
+
+
+def test_features_see_the_board() -> None:
+    game = _played("duel", 3, turns=5)
+    seat = game.current_player
+    x = dict(zip(FEATURES, features(game, seat), strict=True))
+    mine = sum(1 for p, _lane, _pos, _cr in game.creatures() if p == seat)
+    assert x["my_creatures"] == mine
+    assert x["first"] == (1.0 if seat == 0 else 0.0)
+    assert x["my_hand"] == game.fortress(seat)[2]
+    assert x["bias"] == 1.0 and x["setup"] == 0.0
+
+
+def test_shipped_model_loads_without_numpy() -> None:
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('numpy', 'scipy', 'sklearn', 'torch'):\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from clashofdecks.agents.evaluation import win_chance\n"
+        "from clashofdecks.rules import Game\n"
+        "p = win_chance(Game.random_duel(1), 0)\n"
+        "assert 0.0 < p < 1.0, p\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_predictions_are_probabilities() -> None:
+    model = shipped_model()
+    assert set(model.coefficients) == {"duel", "solo"}
+    for mode, seed in (("duel", 2), ("solo", 5)):
+        game = _played(mode, seed, turns=40)
+        p = model.win_chance(game, game.current_player) if not game.is_over() else model.win_chance(game, 0)
+        assert 0.0 <= p <= 1.0
+    finished = _played("duel", 2, turns=999)
+    assert finished.is_over()
+    w = finished.winner
+    assert w is not None
+    assert model.win_chance(finished, w) == 1.0
+    assert model.win_chance(finished, 1 - w) == 0.0
+    assert logistic(1000.0) == 1.0 and logistic(-1000.0) == 0.0
+
+
+def test_model_file_errors_are_clear() -> None:
+    with pytest.raises(ValueError, match="format"):
+        EvaluationModel.from_dict({"format": "other"})
+    data = shipped_model().to_dict()
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ValueError, match="features"):
+        EvaluationModel.from_dict(data)
+    assert EvaluationModel.from_dict(shipped_model().to_dict()).coefficients == shipped_model().coefficients
+
+
+def test_reliability_table_on_a_synthetic_example() -> None:
+    # 300 predictions of 0.05 (15 wins: observed 5 %), 300 of 0.54 (150 wins: 50 %), 100 of 0.95 (all won).
+    predicted = [0.05] * 300 + [0.54] * 300 + [0.95] * 100
+    observed = [1.0] * 15 + [0.0] * 285 + [1.0] * 150 + [0.0] * 150 + [1.0] * 100
+    table = reliability_table(predicted, observed)
+    rows = {round(r.lo, 1): r for r in table.rows if r.n}
+    assert sorted(rows) == [0.0, 0.5, 0.9]
+    assert (
+        rows[0.0].n == 300
+        and rows[0.0].observed == pytest.approx(0.05)
+        and rows[0.0].gap == pytest.approx(0.0)
+    )
+    assert rows[0.5].predicted == pytest.approx(0.54) and rows[0.5].observed == pytest.approx(0.5)
+    assert rows[0.9].n == 100 and rows[0.9].observed == 1.0
+    brier = (15 * 0.95**2 + 285 * 0.05**2 + 150 * 0.46**2 + 150 * 0.54**2 + 100 * 0.05**2) / 700
+    assert table.brier == pytest.approx(brier)
+    assert table.within(0.05, 200)  # the 0.5 bin is 4 points off: within 5 points
+    assert not table.within(0.03, 200)  # … but not within 3 points
+    assert table.within(0.03, 301)  # no bin has 301 positions: nothing to check
+    # A badly calibrated predictor fails.
+    bad = reliability_table([0.9] * 300, [1.0] * 150 + [0.0] * 150)
+    assert not bad.within()
+    with pytest.raises(ValueError):
+        reliability_table([1.5], [1.0])
+
+
+def test_fit_logistic_recovers_known_coefficients() -> None:
+    rng = random.Random(5)
+    xs: list[list[float]] = []
+    ys: list[float] = []
+    for _ in range(4000):
+        x = [1.0, rng.gauss(0, 1), rng.gauss(0, 1), 0.0]
+        xs.append(x)
+        ys.append(1.0 if rng.random() < logistic(0.5 + 2.0 * x[1] - 1.0 * x[2]) else 0.0)
+    w = fit_logistic(xs, ys, ridge=0.0)
+    assert w[0] == pytest.approx(0.5, abs=0.15)
+    assert w[1] == pytest.approx(2.0, abs=0.2)
+    assert w[2] == pytest.approx(-1.0, abs=0.15)
+    assert w[3] == 0.0  # a feature that is always 0
+
+
+def test_train_eval_command_trains_and_reports(tmp_path: Path) -> None:
+    out = tmp_path / "model.json"
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "train-eval", "--generate-duel", "6", "--generate-solo", "2", "--seed", "3",
+            "--split", str(tmp_path / "none"), "--out", str(out), "--report", str(report),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 1 and "no such records folder" in result.output
+    result = CliRunner().invoke(
+        main, ["train-eval", "--generate-duel", "6", "--generate-solo", "2", "--seed", "3", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    model = EvaluationModel.from_dict(json.loads(out.read_text()))
+    assert model.card["training_data"]["games"] == 6 + 6 * 2
+    assert "train-eval" in model.card["command"]
+
+
+def test_named_strengths_exist_and_act_legally() -> None:
+    assert list(STRENGTHS) == ["beginner", "casual", "strong", "strongest"]
+    for mode in ("duel", "solo"):
+        game = _played(mode, 6, turns=3)
+        for name in STRENGTHS:
+            agent = make_agent(name, 1)
+            assert agent.name == name
+            if name == "strongest":
+                agent.iterations = 50  # type: ignore[attr-defined]  # the legality, not the budget, is tested
+            action = agent.act(game)
+            assert game.is_legal(action)
+
+
+def test_learned_cutoff_search_and_spec() -> None:
+    game = _played("duel", 7, turns=4)
+    result = Search(cutoff=1, evaluation="learned").run(game, random.Random(0), iterations=60)
+    assert game.is_legal(result.action) and 0.0 <= result.win_chance <= 1.0
+    agent = make_agent("ismcts:40,cutoff=1,eval=learned", 2)
+    assert game.is_legal(agent.act(game))
+    with pytest.raises(AgentSpecError, match="evaluation"):
+        make_agent("ismcts:40,eval=oracle")
+
+
+@pytest.mark.parametrize("name", list(STRENGTHS))
+def test_clash_play_accepts_the_named_strengths(name: str) -> None:
+    result = CliRunner().invoke(main, ["play", "--vs", name, "--seed", "3", "--no-color"], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
