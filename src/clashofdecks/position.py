@@ -13,7 +13,18 @@ from typing import Any, Final
 from .cards import BASTION, CARD_IDS, CARD_INDEX, FORT, HEALTH, IS_INCANTATION, N_CARDS
 from .errors import InvalidPositionError
 from .options import Ruleset, Threat
-from .rules import COMBAT, DRAW, OVER, SETUP, SUMMON, Creature, Game, GameState, Termination
+from .rules import (
+    COMBAT,
+    DRAW,
+    OVER,
+    SETUP,
+    SUMMON,
+    Creature,
+    Game,
+    GameState,
+    Termination,
+    termination_reason,
+)
 from .setup import CHANCE_STEPS, DECISIONS, FORMATS, VERBS, SetupState
 
 CREATURE_FIELDS: Final = ("damage", "new", "protected", "activated", "sprint_bonus")
@@ -42,12 +53,6 @@ TOP_KEYS: Final = (
 )
 HIDDEN: Final = "?"
 _PHASES: Final = {SETUP: "setup", SUMMON: "summon", COMBAT: "combat"}
-_REASONS: Final = {
-    Termination.FORT_FALLEN: "the loser's Fort reached the rightmost place",
-    Termination.SURVIVED_LAST_TURN: "the player survived the automaton's last turn",
-    Termination.TURN_CAP: "turn cap reached: draw",
-    Termination.RESIGNED: "resigned",
-}
 _MASK32: Final = (1 << 32) - 1
 
 
@@ -486,7 +491,9 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         active=active,
         mana=mana,
         winner=None if winner is None else DRAW if winner == "draw" else winner,
-        reason=_reason(termination, winner, ruleset) if winner is not None else "",
+        reason=termination_reason(termination, winner if winner in (0, 1) else None, ruleset.max_turns)
+        if winner is not None
+        else "",
         termination=termination,
         over_phase=stage,
         hands=(hands[0], hands[1]),
@@ -504,18 +511,6 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
     game.meta.update({"mode": mode, "format": "position", "start_position": data})
     game.resume()
     return game
-
-
-def _reason(termination: Termination, winner: Any, ruleset: Ruleset) -> str:
-    """The words the engine gives when a game ends that way (rebuilt for a loaded finished game)."""
-    if termination is Termination.TURN_CAP:
-        return f"turn cap {ruleset.max_turns} reached: draw"
-    loser = 1 - winner if winner in (0, 1) else None
-    if termination is Termination.FORT_FALLEN:
-        return f"player {loser}'s Fort reached the rightmost place"
-    if termination is Termination.RESIGNED:
-        return f"player {loser} resigned"
-    return _REASONS[termination]
 
 
 def _default_termination(winner: Any, solo: bool) -> Termination:

@@ -150,6 +150,23 @@ class Termination(Enum):
     RESIGNED = "resigned"
 
 
+def termination_reason(termination: Termination, winner: int | None, max_turns: int | None) -> str:
+    """The words of :attr:`Outcome.reason` for a game that ended this way (one phrasing for play,
+    loaded positions and resignations).
+
+    >>> termination_reason(Termination.FORT_FALLEN, 0, None)
+    "player 1's Fort reached the rightmost place"
+    """
+    loser = None if winner is None else 1 - winner
+    if termination is Termination.FORT_FALLEN:
+        return f"player {loser}'s Fort reached the rightmost place"
+    if termination is Termination.SURVIVED_LAST_TURN:
+        return "the player survived the automaton's last turn"
+    if termination is Termination.TURN_CAP:
+        return f"turn cap {max_turns} reached: draw"
+    return f"player {loser} resigned"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap); ``termination`` says
@@ -1550,21 +1567,24 @@ class Game:
             if fid == BASTION:
                 self._bastion_falls(q, "R4.2")
             else:
-                self._game_over(
-                    1 - q, "R4.3", f"player {q}'s Fort reached the rightmost place", "fort_rightmost"
-                )
+                self._game_over(1 - q, "R4.3", Termination.FORT_FALLEN)
 
-    def _game_over(self, winner: int, rule: str, reason: str, code: str) -> None:
+    def _game_over(self, winner: int, rule: str, termination: Termination) -> None:
+        reason = termination_reason(termination, None if winner == DRAW else winner, self._max_turns)
         self._winner = winner
         self._winner_reason = reason
-        self._termination = Termination(code)
+        self._termination = termination
         if self._stage != OVER:
             self._over_phase = self._stage
         self._stage = OVER
         self._ending = False
         if self._record:
             self._emit(
-                EventKind.GAME_OVER, rule, player=winner if winner != DRAW else None, detail=reason, role=code
+                EventKind.GAME_OVER,
+                rule,
+                player=winner if winner != DRAW else None,
+                detail=reason,
+                role=termination.value,
             )
 
     # ------------------------------------------------------------------ end of turn
@@ -1578,12 +1598,10 @@ class Game:
         if self._record:
             self._emit(EventKind.TURN_ENDED, "R3.10", player=self._active, amount=self._turn)
         if self._solo and self._active == 1 and self._last_turn:
-            self._game_over(0, "R7.8", "the player survived the automaton's last turn", "survived_last_turn")
+            self._game_over(0, "R7.8", Termination.SURVIVED_LAST_TURN)
             return
         if self._max_turns is not None and self._turn >= self._max_turns:
-            self._game_over(
-                DRAW, "ruleset.max_turns", f"turn cap {self._max_turns} reached: draw", "turn_cap"
-            )
+            self._game_over(DRAW, "ruleset.max_turns", Termination.TURN_CAP)
             return
         self._turn += 1
         self._active = 1 - self._active

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from .agents.base import Agent
+from .agents.base import Agent, is_build_stage
 from .agents.registry import UnknownAgentError, make_agent
 from .errors import ClashError, RecordError
 from .events import Event, EventKind
@@ -39,7 +39,7 @@ from .formats import seat_of, start_game
 from .options import Ruleset, Threat
 from .position import view
 from .record import GameRecord, initial_game, record_game, result_of
-from .rules import Game, Outcome, Termination
+from .rules import Game, Outcome, Termination, termination_reason
 
 #: Seat kinds.
 HUMAN: Final = "human"
@@ -404,10 +404,7 @@ class GameSession:
 
     def is_build_stage(self) -> bool:
         """Whether the decision now is a custom deck build (R2.5: typed, not listed)."""
-        from .actions import BUILD_BASE
-
-        game = self.game
-        return game.phase == "setup" and not game.is_over() and game.is_legal(BUILD_BASE)
+        return is_build_stage(self.game)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (R9); ``None`` is a spectator's view (both hands hidden)."""
@@ -541,7 +538,9 @@ class GameSession:
             raise SessionError("the game is over")
         if seat not in (0, 1) or not self.seats[seat].is_person:
             raise SessionError(f"seat {seat!r} is not a player's seat")
-        outcome = Outcome(1 - seat, f"player {seat} resigned", Termination.RESIGNED)
+        outcome = Outcome(
+            1 - seat, termination_reason(Termination.RESIGNED, 1 - seat, None), Termination.RESIGNED
+        )
         self._end_by_resignation(outcome)
         self._autosave()
         return outcome
