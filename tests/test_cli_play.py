@@ -674,8 +674,7 @@ def test_hint_is_labelled_as_a_rollout_score_not_a_win_chance(monkeypatch: pytes
     assert "%" not in text.split("Hint:")[-1]
     assert score_words("win chance", 0.7, "de") == "Gewinnchance 70%"
     assert (
-        score_words("estimated win chance", 0.7, "de")
-        == "geschätzte Gewinnchance 70% (noch nicht kalibriert)"
+        score_words("estimated win chance", 0.7, "de") == "geschätzte Gewinnchance 70%, noch nicht kalibriert"
     )
 
 

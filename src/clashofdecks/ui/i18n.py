@@ -451,10 +451,10 @@ _UI: Final[dict[str, tuple[str, str, str, str]]] = {
         "勝率 {score:.0%}",
     ),
     "estimated_win_chance": (
-        "estimated win chance {score:.0%} (not yet calibrated)",
-        "geschätzte Gewinnchance {score:.0%} (noch nicht kalibriert)",
-        "chance de victoire estimée {score:.0%} (pas encore calibrée)",
-        "推定勝率 {score:.0%}（未較正）",
+        "estimated win chance {score:.0%}, not yet calibrated",
+        "geschätzte Gewinnchance {score:.0%}, noch nicht kalibriert",
+        "chance de victoire estimée {score:.0%}, pas encore calibrée",
+        "推定勝率 {score:.0%}、未較正",
     ),
     "reason_fort_rightmost": (
         "{loser}'s Fort reached the rightmost place (R4.3)",
