@@ -264,21 +264,33 @@ def test_an_ai_thinking_does_not_stall_other_games(server: ServerProcess) -> Non
     """While the strong AI searches (in a worker process), another game's actions are answered."""
     import time
 
-    hard = server.new_game(kind="ai", format="draft", ai="hard")
-    watcher = Client(server, hard["id"], hard["tokens"])
-    solo = server.new_game(kind="solo", format="precon", deck=2)
-    player = Client(server, solo["id"], solo["tokens"])
+    def ai_game() -> Client:
+        hard = server.new_game(kind="ai", format="draft", ai="hard")
+        return Client(server, hard["id"], hard["tokens"])
+
+    def solo_game() -> Client:
+        solo = server.new_game(kind="solo", format="precon", deck=2)
+        return Client(server, solo["id"], solo["tokens"])
+
+    watcher, player = ai_game(), solo_game()
     rng = random.Random(2)
     answered_while_thinking = 0
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 150
     while time.monotonic() < deadline and answered_while_thinking < 5:
+        # Either game may end before we have seen enough: start another (a finished game sends nothing).
+        if watcher.state["result"] is not None:
+            watcher.close()
+            watcher = ai_game()
+        if player.state["result"] is not None:
+            player.close()
+            player = solo_game()
         if watcher.state["legal"]:  # our turn in the AI game: move so that the AI thinks again
             watcher.act(rng.choice(watcher.state["legal"]))
-        if not watcher.state["thinking"]:
-            watcher.wait_state()
             continue
-        if player.state["result"] is not None:
-            break
+        if not watcher.state["thinking"]:
+            if watcher.state["result"] is None:
+                watcher.wait_state()
+            continue
         player.act(rng.choice(player.state["legal"]))
         # Still thinking after our answer came back: the AI did not hold up the other game.
         watcher.ws.ping()
