@@ -188,12 +188,17 @@ def test_ctrl_c_keeps_the_finished_games() -> None:
     assert backend.closed
 
 
-def test_ctrl_c_on_the_command_line_exits_130_with_a_partial_summary(tmp_path: Path) -> None:
-    """A real SIGINT to a real `clash simulate` on 2 local processes: exit code 130, the summary
-    of the finished games marked as interrupted, and the store keeps them."""
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_ctrl_c_on_the_command_line_exits_130_with_a_partial_summary(tmp_path: Path, backend: str) -> None:
+    """A real SIGINT to a real `clash simulate` with 2 workers (local processes, or a local Ray it
+    starts itself): exit code 130, the summary of the finished games marked as interrupted, and the
+    store and the records folder keep exactly those games."""
+    if backend == "ray":
+        pytest.importorskip("ray", reason="the cluster extra (pip install '.[cluster]') is not installed")
     records = tmp_path / "records"
     store = tmp_path / "store"
     command = [sys.executable, "-m", "clashofdecks", "simulate", "--agents", "greedy", "greedy"]
+    command += ["--backend", backend]
     command += ["--games", "5000", "--workers", "2", "--json", "--records", str(records), "--out", str(store)]
     proc = subprocess.Popen(
         command,
@@ -224,6 +229,9 @@ def test_ctrl_c_on_the_command_line_exits_130_with_a_partial_summary(tmp_path: P
     meta = json.loads((run / "run.json").read_text())
     assert meta["complete"] is False
     assert meta["games_written"] == summary["games"]
+    # Games of chunks that never came back are not half-reported: their records are gone too.
+    kept = sorted(p.name for p in records.iterdir())
+    assert kept == [f"game-{i:06d}.json" for i in range(summary["games"])]
 
 
 BENCH = ["--bench-scaling", "--json"]

@@ -18,6 +18,7 @@ result; :func:`replay` checks the stored result.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,10 +123,18 @@ class GameRecord:
         )
 
     def save(self, path: str | Path) -> None:
-        """Write the record as UTF-8 JSON to ``path`` (``~`` expands)."""
-        Path(path).expanduser().write_text(
-            json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        """Write the record as UTF-8 JSON to ``path`` (``~`` expands).
+
+        The text goes to a temporary file beside ``path`` that then replaces it, so a process killed
+        while saving leaves either the old file or the whole new one, never half a record."""
+        target = Path(path).expanduser()
+        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+        try:
+            text = json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
+            partial.write_text(text, encoding="utf-8")
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:

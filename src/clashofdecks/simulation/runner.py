@@ -11,6 +11,8 @@ Ctrl-C: :func:`run_specs` catches :class:`KeyboardInterrupt`, stops the backend 
 closed, so a pool is terminated and Ray tasks are cancelled) and raises :class:`Interrupted` with
 the results of the games finished so far, in spec order: every chunk that came back before the
 first unfinished one (a backend interrupted while it waits hands over the chunks already done).
+Records (``--records``) of games in chunks that did not come back are removed, so the records,
+the store and the summary cover the same games.
 Worker processes ignore SIGINT so that only this process decides.
 """
 
@@ -23,6 +25,7 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.pool import AsyncResult
+from pathlib import Path
 from typing import Final, Protocol
 
 from .game import GameResult, GameSpec, SimulationError, play_game
@@ -123,6 +126,15 @@ def _chunks(specs: Iterable[GameSpec], size: int, sent: deque[list[GameSpec]]) -
         yield chunk
 
 
+def _discard_unreported_records(unreported: Iterable[list[GameSpec]]) -> None:
+    """Remove the records of games whose chunk never came back (a worker may have finished some of
+    them before it was stopped), so the records folder holds exactly the games the run reports."""
+    for chunk in unreported:
+        for spec in chunk:
+            if spec.records_dir is not None:
+                Path(spec.records_dir, f"game-{spec.index:06d}.json").unlink(missing_ok=True)
+
+
 def run_specs(
     specs: Iterable[GameSpec],
     *,
@@ -162,6 +174,7 @@ def run_specs(
         close = getattr(stream, "close", None)
         if close is not None:
             close()
+        _discard_unreported_records(sent)
         raise Interrupted(results) from None
     if sent or len(results) != games:
         raise SimulationError(f"{len(results)} results for {games} games")
