@@ -141,6 +141,16 @@ def test_a_run_folder_with_games_is_never_overwritten(tmp_path: Path) -> None:
     assert {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()} == before
 
 
+def test_a_run_must_say_what_it_is(tmp_path: Path) -> None:
+    """A solo run without its threat (the report groups solo games by it) or an unknown mode is
+    refused before anything is written."""
+    with pytest.raises(SimulationError, match="needs its threat"):
+        StoreWriter(tmp_path, RunInfo("run", "solo", "draft", 200, None))
+    with pytest.raises(SimulationError, match="'duel' or 'solo'"):
+        StoreWriter(tmp_path, RunInfo("run", "trio", "draft", 200, None))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_schema_is_documented_exactly() -> None:
     """docs/simulation.md has one table per view whose rows are the columns, types and meanings."""
     text = DOCS.read_text(encoding="utf-8")

@@ -410,7 +410,7 @@ def _solo_levels(con: Any, plot: _Plotter, findings: list[str]) -> Section:
     data = _rows(
         con,
         """SELECT agent0, threat_points, sum((winner = 0)::int), count(*) FROM games
-           WHERE mode = 'solo' GROUP BY ALL ORDER BY ALL""",
+           WHERE mode = 'solo' AND threat_points IS NOT NULL GROUP BY ALL ORDER BY ALL""",
     )
     section = Section("solo-levels", "Solo: win rate by level (threat points)", "")
     if not data:

@@ -115,6 +115,13 @@ class RunInfo:
     threat: Threat | None
     settings: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.mode not in ("duel", "solo"):
+            raise SimulationError(f"a run's mode is 'duel' or 'solo', not {self.mode!r}")
+        if self.mode == "solo" and self.threat is None:
+            # The report groups solo games by threat points: a solo row without them says nothing.
+            raise SimulationError(f"solo run {self.run!r} needs its threat (the automaton's level)")
+
 
 def _threat_columns(threat: Threat | None) -> dict[str, Any]:
     if threat is None:
