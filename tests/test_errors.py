@@ -109,12 +109,17 @@ def duel(
 def test_not_enough_mana_names_the_cost_and_what_is_left() -> None:
     """R3.1: a player can never spend more mana than they have."""
     game = duel(["BASTION", "BRUTE", "ZOMBIE", "BOOM"], mana=3, lanes1={"top": ["OGRE"]})
-    refuse(game, "play BRUTE top", IllegalActionError, "not enough mana: BRUTE costs 4, 3 left")
-    refuse(game, "play BRUTE bottom", IllegalActionError, "not enough mana: BRUTE costs 4, 3 left")
+    refuse(game, "play BRUTE top", IllegalActionError, "not enough mana: BRUTE costs 4, 3 left (R3.1)")
+    refuse(game, "play BRUTE bottom", IllegalActionError, "not enough mana: BRUTE costs 4, 3 left (R3.1)")
     game.apply_text("play ZOMBIE top")  # 1 mana: 2 left
-    refuse(game, "play BRUTE top", IllegalActionError, "not enough mana: BRUTE costs 4, 2 left")
+    refuse(game, "play BRUTE top", IllegalActionError, "not enough mana: BRUTE costs 4, 2 left (R3.1)")
     combat = duel(["BASTION", "METEORITE", "ZOMBIE"], phase="combat", mana=4, lanes1={"top": ["OGRE"]})
-    refuse(combat, "cast METEORITE 1.top.0", IllegalActionError, "not enough mana: METEORITE costs 5, 4 left")
+    refuse(
+        combat,
+        "cast METEORITE 1.top.0",
+        IllegalActionError,
+        "not enough mana: METEORITE costs 5, 4 left (R3.1)",
+    )
 
 
 def test_only_the_four_leftmost_cards_are_playable() -> None:
@@ -133,8 +138,8 @@ def test_only_the_four_leftmost_cards_are_playable() -> None:
 
 def test_a_card_not_in_the_hand() -> None:
     game = duel(["BASTION", "ZOMBIE", "GNOME"])
-    refuse(game, "play BRUTE top", IllegalActionError, "BRUTE is not in player 0's hand")
-    refuse(game, "cast BOOM 1.top.0", IllegalActionError, "BOOM is not in player 0's hand")
+    refuse(game, "play BRUTE top", IllegalActionError, "BRUTE is not in player 0's hand (R3.2)")
+    refuse(game, "cast BOOM 1.top.0", IllegalActionError, "BOOM is not in player 0's hand (R3.2)")
 
 
 def test_the_last_card_besides_the_fortress_stays_in_hand() -> None:
@@ -224,7 +229,7 @@ def test_wrong_phase() -> None:
         "incantations are cast only in the Summoning phase under this ruleset (R5.1a)",
     )
     for text in ("pick ZOMBIE", "ban GNOME", "deck 2"):
-        refuse(strict, text, IllegalActionError, f"{text!r} is not a decision of this phase")
+        refuse(strict, text, IllegalActionError, f"{text!r} is not a decision of this phase (R3)")
 
 
 def pending_game() -> Game:
@@ -243,7 +248,7 @@ def pending_game() -> Game:
 def test_a_pending_return_order_comes_first() -> None:
     """R3.9: while the owner must choose a return order, every other action is refused."""
     game = pending_game()
-    message = "player 1 must first choose the return order of ZOMBIE GNOME ('order ...')"
+    message = "player 1 must first choose the return order of ZOMBIE GNOME ('order ...') (R3.9)"
     for text in ("end", "play BARON top", "next", "cast BOOM 1.top.0"):
         refuse(game, text, IllegalActionError, message)
     refuse(
@@ -302,7 +307,7 @@ def test_setup_decisions_are_checked() -> None:
         draft,
         "play ZOMBIE top",
         IllegalActionError,
-        f"player {who} must pick a revealed card now ('pick CARD'), not 'play ZOMBIE top'",
+        f"player {who} must pick a revealed card now ('pick CARD'), not 'play ZOMBIE top' (R2.4)",
     )
     precon = new_game(mode="duel", format="precon", seed=4)
     precon.apply_text("deck 2")
@@ -328,7 +333,9 @@ def test_integers_beyond_the_action_space_are_custom_builds() -> None:
     assert text.startswith("build ") and len(text.split()) == 11
     with (
         unchanged(game),
-        pytest.raises(IllegalActionError, match=f"^{text!r} is not a decision of this phase$"),
+        pytest.raises(
+            IllegalActionError, match=f"^{re.escape(repr(text))} is not a decision of this phase \\(R3\\)$"
+        ),
     ):
         game.apply(ACTION_SPACE)
 

@@ -905,7 +905,7 @@ class Game:
         if self._pending is not None:
             who, cards = self._pending
             names = " ".join(CARD_IDS[c] for c in cards)
-            return f"player {who} must first choose the return order of {names} ('order ...')"
+            return f"player {who} must first choose the return order of {names} ('order ...') (R3.9)"
         if self._stage == SETUP:
             return setup_stage.explain(self._setup, action)  # type: ignore[arg-type]
         p = self._active
@@ -919,7 +919,7 @@ class Game:
             cid = text.split()[1]
             c = card_index(cid)
             if c not in hand:
-                return f"{cid} is not in player {p}'s hand"
+                return f"{cid} is not in player {p}'s hand (R3.2)"
             if c not in self._playable(p):
                 return f"{cid} is not among the 4 leftmost cards of the hand (R3.2)"
             if not is_cast and self._stage != SUMMON:
@@ -927,7 +927,7 @@ class Game:
             if is_cast and self._stage == COMBAT and not self._timing_combat:
                 return "incantations are cast only in the Summoning phase under this ruleset (R5.1a)"
             if COST[c] > self._mana:
-                return f"not enough mana: {cid} costs {COST[c]}, {self._mana} left"
+                return f"not enough mana: {cid} costs {COST[c]}, {self._mana} left (R3.1)"
             if is_cast:
                 rest, pos = divmod(action - A.CAST_BASE, A.MAX_POSITION)
                 rest, ln = divmod(rest, 2)
@@ -940,7 +940,7 @@ class Game:
                 if len(hand) <= 2:
                     return "you must keep at least one card besides the fortress card (R3.4)"
                 return "playing the last card to the right of your Fort would lose the game (R3.4a)"
-        return f"{text!r} is not a decision of this phase"
+        return f"{text!r} is not a decision of this phase (R3)"
 
     # ------------------------------------------------------------------ apply / undo / clone
 

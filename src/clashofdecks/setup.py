@@ -181,17 +181,19 @@ def explain(st: SetupState, action: int) -> str:
     if verb == "deck":
         if A.DECK_BASE < action <= A.DECK_BASE + 4:
             return f"deck {action - A.DECK_BASE} is already taken (R2.3: one Starter Kit)"
-        return f"player {seat} must choose a preconstructed deck now ('deck N'), not {text!r}"
+        return f"player {seat} must choose a preconstructed deck now ('deck N'), not {text!r} (R2.3)"
     if verb == "pick":
         if A.PICK_BASE <= action < A.BAN_BASE:
             face_up = " ".join(CARD_IDS[c] for c in st.revealed)
             return f"{CARD_IDS[action - A.PICK_BASE]} is not among the revealed cards ({face_up}) (R2.4)"
-        return f"player {seat} must pick a revealed card now ('pick CARD'), not {text!r}"
+        return f"player {seat} must pick a revealed card now ('pick CARD'), not {text!r} (R2.4)"
     if verb == "ban":
         if A.BAN_BASE <= action < A.BUILD_BASE:
             return f"{CARD_IDS[action - A.BAN_BASE]} is not in player {1 - seat}'s deck (R2.5)"
-        return f"player {seat} must remove a card of the opponent's deck now ('ban CARD'), not {text!r}"
-    return f"player {seat} must build a 10-card deck now ('build CARD×10'), not {text!r}"
+        return (
+            f"player {seat} must remove a card of the opponent's deck now ('ban CARD'), not {text!r} (R2.5)"
+        )
+    return f"player {seat} must build a 10-card deck now ('build CARD×10'), not {text!r} (R2.5)"
 
 
 def decide(st: SetupState, action: int, emit: Emit | None) -> SetupState:
