@@ -296,3 +296,36 @@ def test_custom_deck_built_by_clicking(server: ServerProcess, browser: Any, tmp_
     wait_change(page, before)
     page.wait_for_selector("[data-action^='ban ']", timeout=60000)  # then each removes a card (R2.5)
     context.close()
+
+
+STRENGTH_WORDS = {
+    "en": ["beginner", "casual", "strong", "strongest"],
+    "de": ["Einsteiger", "Gelegenheitsspieler", "stark", "am stärksten"],
+    "fr": ["débutant", "occasionnel", "fort", "le plus fort"],
+    "ja": ["初心者", "カジュアル", "強い", "最強"],
+}
+
+
+def test_the_ai_strengths_in_every_language_and_one_click_starts_casual(
+    server: ServerProcess, browser: Any
+) -> None:
+    context = fast_context(browser, viewport=PHONE, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    for lang, words in STRENGTH_WORDS.items():
+        page.select_option("[data-testid=lang]", lang)
+        page.wait_for_function(
+            "(w) => document.querySelector('#ai-level option')?.textContent === w", arg=words[0]
+        )
+        options = page.locator("#ai-level option")
+        assert options.all_inner_texts() == words
+        assert [options.nth(i).get_attribute("value") for i in range(4)] == list(STRENGTH_WORDS["en"])
+        assert page.input_value("#ai-level") == "casual"
+    page.click("[data-testid=new-duel-ai]")  # one click, the defaults
+    page.wait_for_selector("#game")
+    game_id = page.url.rsplit("/", 1)[1]
+    status, lobby = server.get("/api/lobby")
+    assert status == 200
+    started = next(g for g in lobby["open"] if g["id"] == game_id)
+    assert started["kind"] == "ai" and "AI (casual)" in started["players"]
+    context.close()

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ..agents.registry import STRENGTHS
 from ..cards import ABILITY_NAMES, CARDS
 from ..errors import ClashError
 from ..events import Event
@@ -22,13 +23,12 @@ from .store import GameRow, SeatRow, token_hash
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
 WEB_FORMATS: Final = ("precon", "draft", "custom")
-#: AI strengths offered in the lobby: name -> agent spec (the AI issue's named strengths replace these).
-AI_LEVELS: Final[dict[str, str]] = {
-    "easy": "random",
-    "medium": "greedy",
-    "hard": "ismcts:200,cutoff=2",
-}
-DEFAULT_AI: Final = "medium"
+#: AI strengths offered in the lobby, weakest first: the AI's named strengths (``agents.registry``,
+#: docs/agents.md).  A new game's AI seat stores the strength's name as its agent spec; games stored
+#: before these existed name a plain spec (``random``, ``greedy``, ``ismcts:200,cutoff=2``) and load
+#: as they were, because a seat's agent is rebuilt from the stored spec, never from this list.
+AI_LEVELS: Final[tuple[str, ...]] = tuple(STRENGTHS)
+DEFAULT_AI: Final = "casual"
 
 
 class GameSetupError(ClashError):
@@ -109,10 +109,9 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         )
     else:
         if req.kind == "ai":
-            spec = AI_LEVELS.get(req.ai)
-            if spec is None:
+            if req.ai not in AI_LEVELS:
                 raise GameSetupError(f"unknown AI strength {req.ai!r} ({', '.join(AI_LEVELS)})")
-            other = Seat.agent_seat(spec, f"AI ({req.ai})")
+            other = Seat.agent_seat(req.ai, f"AI ({req.ai})")
         elif req.kind == "friend":
             other = Seat.remote(req.name2.strip()[:40] or "Friend")
         else:

@@ -40,6 +40,7 @@ from ..session import AGENT, NotYourTurnError, SessionError, UndoError
 from . import workers
 from .games import (
     AI_LEVELS,
+    DEFAULT_AI,
     GameSetupError,
     LiveGame,
     NewGame,
@@ -598,6 +599,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         mine_rows = await server.run_db(lambda s: s.list_games(owner=player, limit=30))
         body = {
             "ai_levels": list(AI_LEVELS),
+            "ai_default": DEFAULT_AI,
             "levels": sorted(LEVELS),
             "threat_choices": {k: list(v) for k, v in THREAT_CHOICES.items()},
             "threat_abilities": list(THREAT_ABILITIES),

@@ -142,7 +142,7 @@ async function lobbyPage() {
     return out;
   };
   const aiFormat = fmt("ai-format");
-  const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === "medium" }, t(a))));
+  const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === lobby.ai_default }, t("ai_" + a))));
   const friendFormat = fmt("friend-format");
   const hotFormat = fmt("hot-format");
   const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
