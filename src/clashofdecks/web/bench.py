@@ -165,7 +165,7 @@ def run_web_bench(
     with tempfile.TemporaryDirectory(prefix="clash-web-bench-") as data:
         env = {**os.environ, "CLASH_DATA_DIR": data}
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(port)]
-        cmd += ["--rate", "10000", "--agent-workers", "0"]
+        cmd += ["--rate", "10000", "--create-rate", "100000", "--agent-workers", "0"]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         url = f"http://127.0.0.1:{port}"
         try:

@@ -14,6 +14,7 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import multiprocessing
 import secrets
 import time
@@ -55,7 +56,15 @@ from .games import (
     replay_frames,
     session_of_row,
 )
-from .protocol import MAX_NAME_CHARS, Message, ProtocolError, RateLimiter, error_frame, parse_message
+from .protocol import (
+    MAX_NAME_CHARS,
+    AddressRateLimiter,
+    Message,
+    ProtocolError,
+    RateLimiter,
+    error_frame,
+    parse_message,
+)
 from .store import GameRow, SeatRow, Store, open_store
 
 log = logging.getLogger("clashofdecks.web")
@@ -74,6 +83,10 @@ class ServerConfig:
     #: Messages per second per connection, and the burst allowed above that pace.
     rate: float = 20.0
     burst: float = 40.0
+    #: Games a client address may create per minute over HTTP (new games and imports), and the
+    #: burst allowed above that pace; more get 429 and create nothing.
+    create_rate: float = 20.0
+    create_burst: float = 20.0
     #: A duel seat whose player is away on their turn this long loses (the other seat is told).
     abandon_seconds: float = 600.0
     #: Worker processes for agents and hints (0: a thread in this process, for tests and small machines).
@@ -569,6 +582,21 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     """The ASGI app (``server.state.server`` is the :class:`GameServer`)."""
     config = config or ServerConfig()
     server = GameServer(config)
+    creations = AddressRateLimiter(config.create_rate / 60.0, config.create_burst)
+
+    def creation_refused(request: Request) -> Response | None:
+        """429 when this client address has created games faster than ``--create-rate`` allows.
+        Checked before the body is read: a refused request costs the server almost nothing."""
+        address = request.client.host if request.client is not None else "unknown"
+        if creations.allow(address):
+            return None
+        wait = max(1, math.ceil(creations.retry_after(address)))
+        body = {
+            "error": f"too many new games from this address; at most {config.create_rate:g} a minute",
+            "code": "rate_limited",
+            "retry_after": wait,
+        }
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
     async def page(request: Request) -> Response:
         player, new = _player(request)
@@ -610,6 +638,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return _with_player(JSONResponse(body), player, new)
 
     async def new_game(request: Request) -> Response:
+        refused = creation_refused(request)
+        if refused is not None:
+            return refused
         player, new = _player(request)
         raw = await _read_body(request, MAX_OPTIONS_BYTES)
         if raw is None:
@@ -678,6 +709,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         )
 
     async def import_record(request: Request) -> Response:
+        refused = creation_refused(request)
+        if refused is not None:
+            return refused
         player, new = _player(request)
         body = await _read_body(request, MAX_RECORD_BYTES)
         if body is None:
