@@ -37,8 +37,11 @@ class WebBenchResult:
     p50_ms: float
     p99_ms: float
     max_ms: float
-    #: CPU time the server process used per action (user + system), when the OS tells it (Linux).
+    #: CPU time the server process used per action while the duels ran (user + system; its start
+    #: is not counted), when the OS tells it (Linux).
     server_cpu_ms_per_action: float | None = None
+    #: CPU time of this process (the bots) per action: on one machine, bots and server share the cores.
+    client_cpu_ms_per_action: float | None = None
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -181,10 +184,15 @@ def run_web_bench(
                     if time.monotonic() - started > 60:
                         raise RuntimeError("the server did not start in 60 s") from None
                     time.sleep(0.1)
+            cpu_before = _cpu_seconds(proc.pid)
+            client_before = time.process_time()
             result = asyncio.run(_run(url, duels, seed, max_actions, seconds))
+            client_cpu = time.process_time() - client_before
             cpu = _cpu_seconds(proc.pid)
-            if cpu is not None and result.actions:
-                result.server_cpu_ms_per_action = cpu * 1000 / result.actions
+            if cpu is not None and cpu_before is not None and result.actions:
+                result.server_cpu_ms_per_action = (cpu - cpu_before) * 1000 / result.actions
+            if result.actions:
+                result.client_cpu_ms_per_action = client_cpu * 1000 / result.actions
             return result
         finally:
             proc.terminate()

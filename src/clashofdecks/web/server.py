@@ -65,7 +65,7 @@ from .protocol import (
     error_frame,
     parse_message,
 )
-from .store import GameRow, SeatRow, Store, open_store
+from .store import ActionWrite, GameRow, SeatRow, Store, Write, open_store
 
 log = logging.getLogger("clashofdecks.web")
 T = TypeVar("T")
@@ -127,7 +127,9 @@ class GameServer:
         self.pool: Executor | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.agent_tasks: set[asyncio.Task[None]] = set()
-        self.pending_writes: list[tuple[Callable[[Store, DbConnection], None], asyncio.Future[None]]] = []
+        self.pending_writes: list[
+            tuple[ActionWrite | Callable[[Store, DbConnection], None], asyncio.Future[None]]
+        ] = []
         self.flusher: asyncio.Task[None] | None = None
         self.inline_db = False
 
@@ -167,7 +169,7 @@ class GameServer:
         store = self.store
         return await asyncio.get_running_loop().run_in_executor(self.db, lambda: fn(store))
 
-    async def write(self, fn: Callable[[Store, DbConnection], None]) -> None:
+    async def write(self, fn: ActionWrite | Callable[[Store, DbConnection], None]) -> None:
         """Store one write; returns once it is committed (raises its error otherwise).
 
         Writes that arrive while a commit is under way are committed together in the next one
@@ -185,7 +187,9 @@ class GameServer:
         loop = asyncio.get_running_loop()
         while self.pending_writes:
             batch, self.pending_writes = self.pending_writes, []
-            calls: list[Callable[[DbConnection], None]] = [functools.partial(fn, store) for fn, _fut in batch]
+            calls: list[Write] = [
+                fn if isinstance(fn, ActionWrite) else functools.partial(fn, store) for fn, _fut in batch
+            ]
             try:
                 if self.inline_db:
                     # SQLite on local disk commits in well under a millisecond: a hop to a thread
@@ -356,7 +360,7 @@ class GameServer:
             raise IllegalActionError(game.explain_illegal(code))
         canonical = game.action_text(code)
         index = len(session.steps)
-        await self.write(lambda s, c: s.append_action(live.id, index, seat, canonical, conn=c))
+        await self.write(ActionWrite(live.id, index, seat, canonical))
         step = session.act(seat, code)
         if session.is_over:
             result = session.record().result or {}
