@@ -48,12 +48,16 @@ from .games import (
     abandoned_result,
     board_abilities,
     card_catalogue,
+    common_part,
     create_session,
+    dumps,
     events_json,
     frame_for,
     game_row,
+    join_frame,
     record_of_row,
     replay_frames,
+    seat_part,
     session_of_row,
 )
 from .protocol import (
@@ -107,11 +111,14 @@ class Connection:
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def send(self, frame: dict[str, Any]) -> None:
+        await self.send_text(dumps(frame))
+
+    async def send_text(self, text: str) -> None:
         async with self.send_lock:
             if self.ws.application_state != WebSocketState.CONNECTED:
                 return
             with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-                await self.ws.send_text(json.dumps(frame, separators=(",", ":")))
+                await self.ws.send_text(text)
 
 
 class GameServer:
@@ -283,13 +290,28 @@ class GameServer:
         return live
 
     async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None:
+        """A ``state`` frame to every connection of the game, each built for its seats (R9).  The
+        public part is built and serialised once per language, each seat's part once per seat, so
+        connections that see the same (spectators, one language) share one text."""
         session = live.session
         abilities = None if session.game.phase == "setup" else board_abilities(session)
-        by_lang: dict[str, list[dict[str, Any]]] = {}
+        common_by_lang: dict[str, str] = {}
+        own_by_seats: dict[frozenset[int], dict[str, Any]] = {}
+        texts: dict[tuple[frozenset[int], str], str] = {}
         for conn in list(live.connections):
-            if conn.lang not in by_lang:
-                by_lang[conn.lang] = events_json(live, events, conn.lang)
-            await conn.send(frame_for(live, conn.seats, by_lang[conn.lang], abilities))
+            seats = frozenset(conn.seats)
+            key = (seats, conn.lang)
+            text = texts.get(key)
+            if text is None:
+                common = common_by_lang.get(conn.lang)
+                if common is None:
+                    events_text = events_json(live, events, conn.lang)
+                    common = common_by_lang[conn.lang] = dumps(common_part(live, events_text, abilities))
+                own = own_by_seats.get(seats)
+                if own is None:
+                    own = own_by_seats[seats] = seat_part(live, set(seats))
+                text = texts[key] = join_frame(own, common)
+            await conn.send_text(text)
 
     def schedule_agents(self, live: LiveGame) -> None:
         if live.agent_busy or live.session.is_over or not live.session.is_agent_turn():
