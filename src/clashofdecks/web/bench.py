@@ -248,6 +248,9 @@ async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float
         pair = bots[i : i + 2]
         if any(b.done.done() and b.done.result() for b in pair):
             finished += 1
+    stalled = sum(1 for b in bots if not b.done.done())
+    if stalled:
+        errors.append(f"{stalled} bots were still playing after {seconds:g} s")
     for b in bots:
         b._finish(False)
     ms = sorted(x * 1000 for x in latencies)
