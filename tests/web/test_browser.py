@@ -339,7 +339,10 @@ CARD_FACE_PROBLEMS = """(small) => {
   row.className = small ? 'pile' : 'hand';
   row.dataset.testid = 'all-cards-' + (small ? 'small' : 'board');
   for (const id of [...Object.keys(state.cards.cards), 'FORT', 'BASTION']) row.append(cardFace(id, {small}));
-  document.querySelector('[data-testid=board]').prepend(row);
+  // Small cards live in a pile inside a row beside other text (the automaton's discard): laid out so.
+  const deck = h('div', {class: 'pile'}, 'Automaton deck: 11 cards');
+  const holder = small ? h('div', {class: 'row'}, deck, row) : row;
+  document.querySelector('[data-testid=board]').prepend(holder);
   const over = (box) => box.scrollWidth > box.clientWidth + 0.5 || box.scrollHeight > box.clientHeight + 0.5;
   const rect = (box) => box.getBoundingClientRect();
   const bad = [];
@@ -349,8 +352,9 @@ CARD_FACE_PROBLEMS = """(small) => {
     if (over(name)) bad.push('cut ' + id);
     if (over(el)) bad.push('spills ' + id);
     const parts = [...el.children].filter((c) => !c.classList.contains('cost'));
-    for (let i = 1; i < parts.length; i++) {
-      if (rect(parts[i]).top < rect(parts[i - 1]).bottom - 0.5) bad.push('overlap ' + id);
+    for (let i = 0; i < parts.length; i++) {
+      if (over(parts[i])) bad.push('squeezed ' + id);  // its content spills out of its box
+      if (i && rect(parts[i]).top < rect(parts[i - 1]).bottom - 0.5) bad.push('overlap ' + id);
     }
     const cost = el.querySelector('.cost');
     if (cost && rect(cost).bottom > rect(name).top + 1) bad.push('cost covers name ' + id);
