@@ -15,6 +15,7 @@ from clashofdecks.web.games import (
     common_part,
     dumps,
     events_json,
+    final_result,
     frame_for,
     join_frame,
     seat_part,
@@ -54,3 +55,14 @@ def test_joined_frames_equal_whole_frames(mode: str, fmt: str) -> None:
                 text = join_frame(seat_part(live, seats), common)
                 assert json.loads(text) == frame_for(live, seats, ev, abilities)
     assert steps > 20
+    assert session.is_over
+    assert final_result(session) == session.record().result  # stored at the end, without a replay
+
+
+def test_final_result_of_a_resignation() -> None:
+    session = GameSession.new(
+        mode="duel", format="precon", seed=5, participants=[Seat.remote(), Seat.remote()]
+    )
+    session.resign(session.to_move)
+    assert final_result(session) == session.record().result
+    assert final_result(session)["termination"] == "resigned"

@@ -162,6 +162,13 @@ def game_row(live: LiveGame) -> GameRow:
     )
 
 
+def final_result(session: GameSession) -> dict[str, Any]:
+    """The record's ``result`` of a finished game, as ``session.record().result`` gives it, without
+    building the record (which replays the whole game: milliseconds on the event loop)."""
+    outcome = session.outcome
+    return {} if outcome is None else result_of(outcome, session.game.turn)
+
+
 def record_of_row(row: GameRow) -> GameRecord:
     data: dict[str, Any] = {
         "record_version": 1,

@@ -52,6 +52,7 @@ from .games import (
     create_session,
     dumps,
     events_json,
+    final_result,
     frame_for,
     game_row,
     join_frame,
@@ -385,7 +386,7 @@ class GameServer:
         await self.write(ActionWrite(live.id, index, seat, canonical))
         step = session.act(seat, code)
         if session.is_over:
-            result = session.record().result or {}
+            result = final_result(session)
             await self.write(lambda s, c: s.finish(live.id, result, conn=c))
         return list(step.events)
 
@@ -482,7 +483,7 @@ class GameServer:
                 ]
             else:  # resign
                 outcome = session.resign(seat)
-                result = session.record().result or {}
+                result = final_result(session)
                 await self.write(lambda s, c: s.finish(live.id, result, conn=c))
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
         await self.broadcast(live, events)
