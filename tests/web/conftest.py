@@ -65,6 +65,8 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         env = {**os.environ, "CLASH_DATA_DIR": str(self.data_dir)}
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(self.port), *self.args]
+        if "--create-rate" not in self.args:  # tests create many games from one address
+            cmd += ["--create-rate", "100000"]
         if self.database:
             cmd += ["--database", self.database]
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -296,3 +296,90 @@ def test_custom_deck_built_by_clicking(server: ServerProcess, browser: Any, tmp_
     wait_change(page, before)
     page.wait_for_selector("[data-action^='ban ']", timeout=60000)  # then each removes a card (R2.5)
     context.close()
+
+
+STRENGTH_WORDS = {
+    "en": ["beginner", "casual", "strong", "strongest"],
+    "de": ["Einsteiger", "Gelegenheitsspieler", "stark", "am stärksten"],
+    "fr": ["débutant", "occasionnel", "fort", "le plus fort"],
+    "ja": ["初心者", "カジュアル", "強い", "最強"],
+}
+
+
+def test_the_ai_strengths_in_every_language_and_one_click_starts_casual(
+    server: ServerProcess, browser: Any
+) -> None:
+    context = fast_context(browser, viewport=PHONE, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    for lang, words in STRENGTH_WORDS.items():
+        page.select_option("[data-testid=lang]", lang)
+        page.wait_for_function(
+            "(w) => document.querySelector('#ai-level option')?.textContent === w", arg=words[0]
+        )
+        options = page.locator("#ai-level option")
+        assert options.all_inner_texts() == words
+        assert [options.nth(i).get_attribute("value") for i in range(4)] == list(STRENGTH_WORDS["en"])
+        assert page.input_value("#ai-level") == "casual"
+    page.click("[data-testid=new-duel-ai]")  # one click, the defaults
+    page.wait_for_selector("#game")
+    game_id = page.url.rsplit("/", 1)[1]
+    status, lobby = server.get("/api/lobby")
+    assert status == 200
+    started = next(g for g in lobby["open"] if g["id"] == game_id)
+    assert started["kind"] == "ai" and "AI (casual)" in started["players"]
+    context.close()
+
+
+#: Draws every card face (board size and the small size of piles) into the page with the app's own
+#: ``cardFace`` and lists what is wrong: a name cut (wider or taller than its box), a face whose
+#: content spills out of it or overlaps, or the cost bubble covering the name.
+CARD_FACE_PROBLEMS = """(small) => {
+  const row = document.createElement('div');
+  row.className = small ? 'pile' : 'hand';
+  row.dataset.testid = 'all-cards-' + (small ? 'small' : 'board');
+  for (const id of [...Object.keys(state.cards.cards), 'FORT', 'BASTION']) row.append(cardFace(id, {small}));
+  // Small cards live in a pile inside a row beside other text (the automaton's discard): laid out so.
+  const deck = h('div', {class: 'pile'}, 'Automaton deck: 11 cards');
+  const holder = small ? h('div', {class: 'row'}, deck, row) : row;
+  document.querySelector('[data-testid=board]').prepend(holder);
+  const over = (box) => box.scrollWidth > box.clientWidth + 0.5 || box.scrollHeight > box.clientHeight + 0.5;
+  const rect = (box) => box.getBoundingClientRect();
+  const bad = [];
+  for (const el of row.querySelectorAll('.card')) {
+    const id = el.dataset.card;
+    const name = el.querySelector('.name');
+    if (over(name)) bad.push('cut ' + id);
+    if (over(el)) bad.push('spills ' + id);
+    const parts = [...el.children].filter((c) => !c.classList.contains('cost'));
+    for (let i = 0; i < parts.length; i++) {
+      if (over(parts[i])) bad.push('squeezed ' + id);  // its content spills out of its box
+      if (i && rect(parts[i]).top < rect(parts[i - 1]).bottom - 0.5) bad.push('overlap ' + id);
+    }
+    const cost = el.querySelector('.cost');
+    if (cost && rect(cost).bottom > rect(name).top + 1) bad.push('cost covers name ' + id);
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 375, "height": 700}, {"width": 1400, "height": 900}])
+def test_every_card_name_is_readable_on_the_board(
+    server: ServerProcess, browser: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    """No card name is cut ("Annihil…"): long names take two lines, broken at a syllable with a
+    hyphen, at phone and desktop size, in every language of the page."""
+    game = server.new_game(kind="solo", format="precon", deck=2)  # a hand of long names
+    for lang in ("en", "de", "fr", "ja"):
+        context = fast_context(browser, viewport=viewport, locale=lang)
+        page = context.new_page()
+        page.goto(f"{server.url}/g/{game['id']}#t={game['tokens'][0]}")
+        page.wait_for_selector("[data-testid=board] [data-card=MICROCTOPUS]")
+        assert page.evaluate(CARD_FACE_PROBLEMS, False) == []
+        assert page.evaluate(CARD_FACE_PROBLEMS, True) == []
+        # The whole name is on the card face (in the page's text, not only in a tooltip).
+        text = page.inner_text("[data-testid=all-cards-board] [data-card=ANNIHILATION] .name")
+        assert text.replace("\u00ad", "").replace("-\n", "").replace("\n", "") == "Annihilation"
+        shot = shots_dir(tmp_path) / f"all-cards-{viewport['width']}-{lang}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        context.close()

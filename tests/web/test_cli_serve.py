@@ -26,5 +26,6 @@ def test_missing_web_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None
 def test_serve_help_lists_the_options() -> None:
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--database", "--public-url", "--abandon-after"):
+    options = ("--host", "--port", "--database", "--public-url", "--abandon-after", "--rate", "--create-rate")
+    for option in options:
         assert option in result.output

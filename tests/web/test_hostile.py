@@ -220,3 +220,65 @@ def test_http_requests_that_are_refused(server: ServerProcess) -> None:
     assert status == 400
     status, body = server.get("/api/games/" + "0" * 24 + "/record")
     assert status == 404
+
+
+def _post_from(source: str, port: int, path: str, body: Any, **headers: str) -> tuple[int, Any, Any]:
+    """POST from a chosen loopback source address (127.0.0.0/8 is all loopback on Linux)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    try:
+        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json", **headers})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null"), response.getheader("Retry-After")
+    finally:
+        conn.close()
+
+
+def test_game_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
+    """Above ``--create-rate`` (games a minute per address), new games and imports get 429 with a
+    JSON error and create nothing; another address is not held back; the games already made play on."""
+    proc = ServerProcess(tmp_path, "--create-rate", "3", "--agent-workers", "0").start()
+    try:
+        made = [proc.new_game(kind="solo", format="precon", deck=1) for _ in range(3)]  # the burst
+        count_before = len(proc.get("/api/lobby")[1]["open"])
+        assert count_before == 3
+        for _ in range(5):
+            status, body = proc.post("/api/games", {"kind": "friend"})
+            assert status == 429, body
+            assert body["code"] == "rate_limited" and "a minute" in body["error"] and body["retry_after"] >= 1
+        record = {"record_version": 1, "mode": "duel", "format": "precon", "seed": 1, "actions": []}
+        status, body = proc.post("/api/import", record)
+        assert status == 429 and body["code"] == "rate_limited"
+        # A bad request is refused as too many too (the limit is checked before the body is read).
+        status, body = proc.post("/api/games", None, raw=b"{" * 10)
+        assert status == 429
+        assert len(proc.get("/api/lobby")[1]["open"]) == count_before  # nothing was created
+        status, _body, retry = _post_from("127.0.0.1", proc.port, "/api/games", {"kind": "solo"})
+        assert status == 429 and retry is not None and int(retry) >= 1
+        # Another client address has its own allowance.
+        status, body, _ = _post_from("127.0.0.2", proc.port, "/api/games", {"kind": "solo"})
+        assert status == 200, body
+        # The limit is on creating, not on playing: the games made play on.
+        c = Client(proc, made[0]["id"], made[0]["tokens"])
+        before = c.state["index"]
+        c.act(c.state["legal"][0])
+        assert c.state["index"] == before + 1
+        c.close()
+    finally:
+        proc.stop()
+
+
+def test_address_rate_limiter_units() -> None:
+    from clashofdecks.web.protocol import AddressRateLimiter
+
+    limiter = AddressRateLimiter(rate=1.0, burst=2.0)
+    assert [limiter.allow("a") for _ in range(3)] == [True, True, False]
+    assert 0.0 < limiter.retry_after("a") <= 1.0
+    assert limiter.allow("b") and limiter.retry_after("unseen") == 0.0
+    # Many one-off addresses do not grow the table without bound: full buckets are forgotten.
+    limiter.PRUNE_AT = 10  # type: ignore[misc]
+    limiter.rate = 1e9  # every bucket refills at once
+    for i in range(50):
+        limiter.allow(f"10.0.0.{i}")
+    assert len(limiter.buckets) <= 11

@@ -139,3 +139,48 @@ def test_a_dead_agent_worker_is_replaced(tmp_path: Path) -> None:
         c.close()
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("old_spec", ["greedy", "random", "ismcts:200,cutoff=2"])
+def test_a_game_stored_with_an_old_ai_level_loads_and_plays_on(tmp_path: Path, old_spec: str) -> None:
+    """Games created when the lobby offered easy/medium/hard stored those levels' agent specs in the
+    seat row; they load after the named strengths replaced the levels, and their AI moves again."""
+    from clashofdecks.session import GameSession, Seat
+    from clashofdecks.web.games import LiveGame, game_row
+    from clashofdecks.web.store import SeatRow, open_store, token_hash
+
+    session = GameSession.new(
+        mode="duel",
+        format="precon",
+        seed=77,
+        participants=[Seat.remote("Ann"), Seat.agent_seat(old_spec, "AI (medium)")],
+        session_id="oldlevel01",
+    )
+    token = "old-level-token-0123456789"
+    rows = [
+        SeatRow(s, seat.kind, seat.name, seat.agent, token_hash(token) if seat.agent is None else None)
+        for s, seat in enumerate(session.seats)
+    ]
+    store = open_store(f"sqlite:///{tmp_path / 'web.sqlite3'}")
+    store.create_game(game_row(LiveGame("oldlevel01", "ai", session, rows)))
+    store.close()
+    human = next(r.seat for r in rows if r.agent is None)
+
+    proc = ServerProcess(tmp_path, "--rate", "200", "--agent-workers", "0").start()
+    try:
+        c = Client(proc, "oldlevel01", [token])
+        assert c.state["seat"] == human
+        assert c.state["players"][1 - human] == {"name": "AI (medium)", "kind": "agent"}
+        rng = random.Random(3)
+        agent_moves = 0
+        while c.state["result"] is None and agent_moves < 3:
+            if c.state["legal"]:
+                c.act(rng.choice(c.state["legal"]))
+            else:
+                before = c.state["index"]
+                c.wait_state(timeout=60)
+                agent_moves += c.state["index"] > before
+        assert agent_moves >= 1 or c.state["result"] is not None
+        c.close()
+    finally:
+        proc.stop()

@@ -186,13 +186,26 @@ def test_frames_check_catches_a_leak(server: ServerProcess) -> None:
     b.close()
 
 
+def test_the_lobby_offers_the_named_strengths_and_refuses_others(server: ServerProcess) -> None:
+    status, lobby = server.get("/api/lobby")
+    assert status == 200
+    assert lobby["ai_levels"] == ["beginner", "casual", "strong", "strongest"]
+    assert lobby["ai_default"] == "casual"
+    before = server.get("/api/lobby")[1]["open"]
+    for old in ("medium", "greedy", "ismcts:2000"):  # neither the old levels nor raw agent specs
+        status, body = server.post("/api/games", {"kind": "ai", "ai": old})
+        assert status == 400 and "beginner, casual, strong, strongest" in body["error"], body
+    assert server.get("/api/lobby")[1]["open"] == before  # nothing was created
+
+
 def test_duel_against_the_ai(server: ServerProcess) -> None:
-    body = server.new_game(kind="ai", format="precon", ai="medium")
+    body = server.new_game(kind="ai", format="precon", ai="beginner")
     client = Client(server, body["id"], body["tokens"])
+    assert client.state["players"][1 - body["seat"]] == {"name": "AI (beginner)", "kind": "agent"}
     final = play_out({body["seat"]: client}, random.Random(5))
     assert final["result"] is not None
     rec = record_of(server, body["id"])
-    assert "greedy" in rec.players
+    assert "beginner" in rec.players
     assert check_frames(rec, body["seat"], client.frames) > 10
     client.close()
 
@@ -261,12 +274,12 @@ def test_replay_and_import(server: ServerProcess) -> None:
 
 
 def test_an_ai_thinking_does_not_stall_other_games(server: ServerProcess) -> None:
-    """While the strong AI searches (in a worker process), another game's actions are answered."""
+    """While the strongest AI searches (in a worker process), another game's actions are answered."""
     import time
 
     def ai_game() -> Client:
-        hard = server.new_game(kind="ai", format="draft", ai="hard")
-        return Client(server, hard["id"], hard["tokens"])
+        strongest = server.new_game(kind="ai", format="draft", ai="strongest")
+        return Client(server, strongest["id"], strongest["tokens"])
 
     def solo_game() -> Client:
         solo = server.new_game(kind="solo", format="precon", deck=2)

@@ -19,3 +19,17 @@ def test_clash_bench_web_small() -> None:
     assert data["duels"] == 3 and data["finished"] == 3
     assert data["errors"] == []
     assert data["actions"] > 60 and data["p99_ms"] >= data["p50_ms"] > 0
+
+
+def test_bots_still_playing_at_the_deadline_are_reported() -> None:
+    code = (
+        "import json; from clashofdecks.web.bench import run_web_bench; "
+        "print(json.dumps(run_web_bench(duels=2, seconds=0.05).to_dict()))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["finished"] == 0
+    assert data["errors"] == ["4 bots were still playing after 0.05 s"]

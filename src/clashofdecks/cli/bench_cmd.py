@@ -136,6 +136,8 @@ def _web_bench(duels: int, seed: int, as_json: bool) -> None:
     table.add_row("latency max", f"{res.max_ms:.1f} ms")
     if res.server_cpu_ms_per_action is not None:
         table.add_row("server CPU per action", f"{res.server_cpu_ms_per_action:.2f} ms")
+    if res.client_cpu_ms_per_action is not None:
+        table.add_row("bots' CPU per action", f"{res.client_cpu_ms_per_action:.2f} ms")
     table.add_row("errors", str(len(res.errors)))
     Console().print(table)
     for err in res.errors:

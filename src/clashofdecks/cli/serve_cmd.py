@@ -47,7 +47,20 @@ def _missing_web_modules() -> list[str]:
     type=click.IntRange(0, 64),
     help="Processes for AI moves and hints.",
 )
-@click.option("--rate", default=20.0, show_default=True, help="Messages per second allowed per connection.")
+@click.option(
+    "--rate",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Messages per second allowed per connection.",
+)
+@click.option(
+    "--create-rate",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Games a client address may create (or import) per minute; more get HTTP 429.",
+)
 def serve(
     host: str,
     port: int,
@@ -56,6 +69,7 @@ def serve(
     abandon_after: float,
     agent_workers: int,
     rate: float,
+    create_rate: float,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     missing = _missing_web_modules()
@@ -79,6 +93,8 @@ def serve(
         agent_workers=agent_workers,
         rate=rate,
         burst=rate * 2,
+        create_rate=create_rate,
+        create_burst=max(1.0, create_rate),
     )
     everywhere = host in ("0.0.0.0", "::")
     shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"

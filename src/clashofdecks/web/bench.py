@@ -10,21 +10,24 @@ to receiving the state frame that acknowledges it.  Reports actions/s and p50/p9
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
 import os
 import random
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-from websockets.asyncio.client import connect
+from typing import Any, Final, cast
+from urllib.parse import urlsplit
 
 
 @dataclass
@@ -37,8 +40,11 @@ class WebBenchResult:
     p50_ms: float
     p99_ms: float
     max_ms: float
-    #: CPU time the server process used per action (user + system), when the OS tells it (Linux).
+    #: CPU time the server process used per action while the duels ran (user + system; its start
+    #: is not counted), when the OS tells it (Linux).
     server_cpu_ms_per_action: float | None = None
+    #: CPU time of this process (the bots) per action: on one machine, bots and server share the cores.
+    client_cpu_ms_per_action: float | None = None
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,45 +66,154 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
         return data
 
 
-async def _bot(
-    ws_url: str,
-    game: str,
-    token: str,
-    rng: random.Random,
-    latencies: list[float],
-    errors: list[str],
-    max_actions: int,
-    deadline: float,
-) -> bool:
-    """Play one seat until the game ends; True when it ended."""
-    async with connect(ws_url, max_size=1 << 22) as ws:
-        await ws.send(json.dumps({"type": "hello", "game": game, "tokens": [token]}))
-        sent_at: float | None = None
-        sent_index = -1
-        while time.monotonic() < deadline:
-            frame = json.loads(
-                await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.monotonic()))
-            )
-            if frame["type"] == "error":
-                if frame["code"] != "stale":
-                    errors.append(f"{frame['code']}: {frame['message']}")
-                sent_at = None
-                continue
-            if frame["type"] != "state":
-                continue
-            if sent_at is not None and frame["index"] > sent_index:
-                latencies.append(time.perf_counter() - sent_at)
-                sent_at = None
-            if frame["result"] is not None:
-                return True
-            if frame["legal"] and sent_at is None and frame["index"] < max_actions:
-                sent_index = frame["index"]
-                sent_at = time.perf_counter()
-                action = rng.choice(frame["legal"])
-                await ws.send(json.dumps({"type": "act", "action": action, "index": sent_index}))
-            elif frame["index"] >= max_actions:
-                return False
-    return False
+_WS_GUID: Final = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def _masked(data: bytes, mask: bytes) -> bytes:
+    n = len(data)
+    key = (mask * (n // 4 + 1))[:n]
+    return (int.from_bytes(data, "little") ^ int.from_bytes(key, "little")).to_bytes(n, "little")
+
+
+class BotProtocol(asyncio.Protocol):
+    """One bot seat over one WebSocket, as plain callbacks (no task or coroutine per message): the
+    least of RFC 6455 a bot needs (the opening handshake, masked text frames out, text frames in,
+    pings answered, close).  The load generator shares the machine's cores with the server, so it
+    should cost little CPU per message.  ``done`` gets True when the game ended."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        game: str,
+        token: str,
+        rng: random.Random,
+        latencies: list[float],
+        errors: list[str],
+        max_actions: int,
+    ) -> None:
+        self.host, self.port = host, port
+        self.game, self.token, self.rng = game, token, rng
+        self.latencies, self.errors, self.max_actions = latencies, errors, max_actions
+        self.done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.parts: list[bytes] = []
+        self.key = base64.b64encode(os.urandom(16)).decode()
+        self.upgraded = False
+        self.sent_at: float | None = None
+        self.sent_index = -1
+
+    # -- transport
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's does not subclass asyncio's
+        self.transport.write(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {self.key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._finish(False)
+
+    def _finish(self, ended: bool) -> None:
+        if not self.done.done():
+            self.done.set_result(ended)
+        if self.transport is not None and not self.transport.is_closing():
+            self._frame(0x8, (1000).to_bytes(2, "big"))
+            self.transport.close()
+
+    def _frame(self, opcode: int, data: bytes) -> None:
+        assert self.transport is not None
+        n = len(data)
+        if n < 126:
+            head = bytes((0x80 | opcode, 0x80 | n))
+        elif n < 1 << 16:
+            head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
+        else:
+            head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
+        mask = os.urandom(4)
+        self.transport.write(head + mask + _masked(data, mask))
+
+    def send(self, message: dict[str, Any]) -> None:
+        self._frame(0x1, json.dumps(message).encode())
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._read(data)
+        except Exception as exc:  # a bot's failure is a reported error, not a silent stall
+            self.errors.append(f"bot failed: {exc!r}")
+            self._finish(False)
+
+    def _read(self, data: bytes) -> None:
+        buf = self.buffer
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(buf[: end + 4]).decode("latin-1")
+            del buf[: end + 4]
+            accept = base64.b64encode(hashlib.sha1((self.key + _WS_GUID).encode()).digest()).decode()
+            if not head.startswith("HTTP/1.1 101") or accept not in head:
+                self.errors.append(f"handshake refused: {head.splitlines()[0]!r}")
+                self._finish(False)
+                return
+            self.upgraded = True
+            self.send({"type": "hello", "game": self.game, "tokens": [self.token]})
+        while len(buf) >= 2:
+            b0, b1 = buf[0], buf[1]
+            n, at = b1 & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    return
+                n, at = int.from_bytes(buf[2:4], "big"), 4
+            elif n == 127:
+                if len(buf) < 10:
+                    return
+                n, at = int.from_bytes(buf[2:10], "big"), 10
+            if len(buf) < at + n:
+                return
+            payload = bytes(buf[at : at + n])
+            del buf[: at + n]
+            opcode = b0 & 0x0F
+            if opcode == 0x9:
+                self._frame(0xA, payload)
+            elif opcode == 0x8:
+                self._finish(False)
+                return
+            elif opcode in (0x0, 0x1):
+                self.parts.append(payload)
+                if b0 & 0x80:
+                    text = b"".join(self.parts)
+                    self.parts = []
+                    self.on_message(json.loads(text))
+
+    # -- the bot
+
+    def on_message(self, frame: dict[str, Any]) -> None:
+        if self.done.done():
+            return
+        if frame["type"] == "error":
+            if frame["code"] != "stale":
+                self.errors.append(f"{frame['code']}: {frame['message']}")
+            self.sent_at = None
+            return
+        if frame["type"] != "state":
+            return
+        if self.sent_at is not None and frame["index"] > self.sent_index:
+            self.latencies.append(time.perf_counter() - self.sent_at)
+            self.sent_at = None
+        if frame["result"] is not None:
+            self._finish(True)
+        elif frame["index"] >= self.max_actions:
+            self._finish(False)
+        elif frame["legal"] and self.sent_at is None:
+            self.sent_index = frame["index"]
+            self.sent_at = time.perf_counter()
+            self.send({"type": "act", "action": self.rng.choice(frame["legal"]), "index": self.sent_index})
 
 
 async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float) -> WebBenchResult:
@@ -108,27 +223,36 @@ async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float
         games.append(
             await loop.run_in_executor(None, _post, url + "/api/games", {"kind": "friend", "format": "draft"})
         )
-    ws_url = url.replace("http://", "ws://") + "/ws"
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
     latencies: list[float] = []
     errors: list[str] = []
     rng = random.Random(seed)
-    deadline = time.monotonic() + seconds
-    tasks = []
+    bots: list[BotProtocol] = []
+    start = time.perf_counter()
     for g in games:
         for token in (g["tokens"][0], g["invite"].split("#t=")[1]):
-            bot_rng = random.Random(rng.getrandbits(32))
-            tasks.append(_bot(ws_url, g["id"], token, bot_rng, latencies, errors, max_actions, deadline))
-    start = time.perf_counter()
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+            bot = BotProtocol(
+                host, port, g["id"], token, random.Random(rng.getrandbits(32)), latencies, errors, max_actions
+            )
+            try:
+                await loop.create_connection(lambda b=bot: b, host, port)  # type: ignore[misc]
+            except OSError as exc:
+                errors.append(f"bot failed to connect: {exc!r}")
+                bot.done.set_result(False)
+            bots.append(bot)
+    await asyncio.wait([b.done for b in bots], timeout=seconds)
     elapsed = time.perf_counter() - start
     finished = 0
-    for i in range(0, len(results), 2):
-        pair = results[i : i + 2]
-        for r in pair:
-            if isinstance(r, BaseException):
-                errors.append(f"bot failed: {r!r}")
-        if any(r is True for r in pair):
+    for i in range(0, len(bots), 2):
+        pair = bots[i : i + 2]
+        if any(b.done.done() and b.done.result() for b in pair):
             finished += 1
+    stalled = sum(1 for b in bots if not b.done.done())
+    if stalled:
+        errors.append(f"{stalled} bots were still playing after {seconds:g} s")
+    for b in bots:
+        b._finish(False)
     ms = sorted(x * 1000 for x in latencies)
 
     def pct(p: float) -> float:
@@ -145,6 +269,17 @@ async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float
         max_ms=ms[-1] if ms else 0.0,
         errors=errors[:20],
     )
+
+
+def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when it is installed (uvicorn's standard extra brings it, and the server
+    uses it too): the bots then cost less CPU; else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -165,7 +300,7 @@ def run_web_bench(
     with tempfile.TemporaryDirectory(prefix="clash-web-bench-") as data:
         env = {**os.environ, "CLASH_DATA_DIR": data}
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(port)]
-        cmd += ["--rate", "10000", "--agent-workers", "0"]
+        cmd += ["--rate", "10000", "--create-rate", "100000", "--agent-workers", "0"]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         url = f"http://127.0.0.1:{port}"
         try:
@@ -181,10 +316,16 @@ def run_web_bench(
                     if time.monotonic() - started > 60:
                         raise RuntimeError("the server did not start in 60 s") from None
                     time.sleep(0.1)
-            result = asyncio.run(_run(url, duels, seed, max_actions, seconds))
+            cpu_before = _cpu_seconds(proc.pid)
+            client_before = time.process_time()
+            with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
+                result = runner.run(_run(url, duels, seed, max_actions, seconds))
+            client_cpu = time.process_time() - client_before
             cpu = _cpu_seconds(proc.pid)
-            if cpu is not None and result.actions:
-                result.server_cpu_ms_per_action = cpu * 1000 / result.actions
+            if cpu is not None and cpu_before is not None and result.actions:
+                result.server_cpu_ms_per_action = (cpu - cpu_before) * 1000 / result.actions
+            if result.actions:
+                result.client_cpu_ms_per_action = client_cpu * 1000 / result.actions
             return result
         finally:
             proc.terminate()

@@ -6,11 +6,13 @@ Nothing here does I/O: the server (``server.py``) stores actions and sends frame
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ..agents.registry import STRENGTHS
 from ..cards import ABILITY_NAMES, CARDS
 from ..errors import ClashError
 from ..events import Event
@@ -22,13 +24,12 @@ from .store import GameRow, SeatRow, token_hash
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
 WEB_FORMATS: Final = ("precon", "draft", "custom")
-#: AI strengths offered in the lobby: name -> agent spec (the AI issue's named strengths replace these).
-AI_LEVELS: Final[dict[str, str]] = {
-    "easy": "random",
-    "medium": "greedy",
-    "hard": "ismcts:200,cutoff=2",
-}
-DEFAULT_AI: Final = "medium"
+#: AI strengths offered in the lobby, weakest first: the AI's named strengths (``agents.registry``,
+#: docs/agents.md).  A new game's AI seat stores the strength's name as its agent spec; games stored
+#: before these existed name a plain spec (``random``, ``greedy``, ``ismcts:200,cutoff=2``) and load
+#: as they were, because a seat's agent is rebuilt from the stored spec, never from this list.
+AI_LEVELS: Final[tuple[str, ...]] = tuple(STRENGTHS)
+DEFAULT_AI: Final = "casual"
 
 
 class GameSetupError(ClashError):
@@ -109,10 +110,9 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         )
     else:
         if req.kind == "ai":
-            spec = AI_LEVELS.get(req.ai)
-            if spec is None:
+            if req.ai not in AI_LEVELS:
                 raise GameSetupError(f"unknown AI strength {req.ai!r} ({', '.join(AI_LEVELS)})")
-            other = Seat.agent_seat(spec, f"AI ({req.ai})")
+            other = Seat.agent_seat(req.ai, f"AI ({req.ai})")
         elif req.kind == "friend":
             other = Seat.remote(req.name2.strip()[:40] or "Friend")
         else:
@@ -162,6 +162,13 @@ def game_row(live: LiveGame) -> GameRow:
     )
 
 
+def final_result(session: GameSession) -> dict[str, Any]:
+    """The record's ``result`` of a finished game, as ``session.record().result`` gives it, without
+    building the record (which replays the whole game: milliseconds on the event loop)."""
+    outcome = session.outcome
+    return {} if outcome is None else result_of(outcome, session.game.turn)
+
+
 def record_of_row(row: GameRow) -> GameRecord:
     data: dict[str, Any] = {
         "record_version": 1,
@@ -209,10 +216,12 @@ def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = N
     words, :func:`clashofdecks.ui.render.event_sentence`)."""
     from ..ui.render import Context, event_sentence
 
-    if names is None:
-        text = event.describe()
-    else:
-        text = event_sentence(event, Context(lang=lang, names=names, viewer=None))
+    ctx = None if names is None else Context(lang=lang, names=names, viewer=None)
+    return _event_json(event, ctx, event_sentence)
+
+
+def _event_json(event: Event, ctx: Any, sentence: Any) -> dict[str, Any]:
+    text = event.describe() if ctx is None else sentence(event, ctx)
     out: dict[str, Any] = {"kind": event.kind.value, "rule": event.rule, "text": text}
     for name in FIELDS_ALL:
         value = getattr(event, name)
@@ -239,8 +248,12 @@ def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
 
 
 def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
-    names = seat_names(live, lang)
-    return [event_json(e, lang, names) if isinstance(e, Event) else e for e in events]
+    from ..ui.render import Context, event_sentence
+
+    if not events:
+        return []
+    ctx = Context(lang=lang, names=seat_names(live, lang), viewer=None)
+    return [_event_json(e, ctx, event_sentence) if isinstance(e, Event) else e for e in events]
 
 
 def setup_view(session: GameSession, seat: int | None) -> dict[str, Any]:
@@ -272,6 +285,14 @@ def frame_for(
 
     A connection that holds both seats (hot-seat on one device) sees the view of the seat to move.
     """
+    own = seat_part(live, seats)
+    common = common_part(live, events, abilities)
+    return {**own, **common}
+
+
+def seat_part(live: LiveGame, seats: set[int]) -> dict[str, Any]:
+    """The fields of a ``state`` frame that depend on who looks: the seat, its view (R9), its legal
+    actions and playable cards, whether it may undo."""
     session = live.session
     game = session.game
     to_move = session.to_move
@@ -282,24 +303,40 @@ def frame_for(
     else:
         seat = to_move if to_move in seats else min(seats)
     in_setup = game.phase == "setup"  # also a game resigned during its setup
-    frame: dict[str, Any] = {
+    own: dict[str, Any] = {
         "type": "state",
-        "game": live.id,
-        "kind": live.kind,
-        "mode": "solo" if game.is_solo else "duel",
         "seat": seat,
         "seats": sorted(seats),
-        "index": len(session.steps),
-        "turn": game.turn,
-        "phase": "over" if session.is_over else game.phase,
-        "active": game.active,
-        "to_move": to_move,
-        "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
         "setup": setup_view(session, seat) if in_setup else None,
         "build": seat is not None and seat == to_move and session.is_build_stage(),
         "view": None if in_setup else session.view(seat),
         "legal": session.legal_actions(seat) if seat is not None and seat == to_move else [],
         "can_undo": seat is not None and not session.is_over and session.can_undo(seat),
+    }
+    if not in_setup and seat is not None:
+        own["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []
+    return own
+
+
+def common_part(
+    live: LiveGame,
+    events: list[dict[str, Any]] | None = None,
+    abilities: dict[str, list[list[list[str]]]] | None = None,
+) -> dict[str, Any]:
+    """The fields of a ``state`` frame that are the same for every connection (public facts): a
+    broadcast serialises them once for all the game's connections of one language."""
+    session = live.session
+    game = session.game
+    common: dict[str, Any] = {
+        "game": live.id,
+        "kind": live.kind,
+        "mode": "solo" if game.is_solo else "duel",
+        "index": len(session.steps),
+        "turn": game.turn,
+        "phase": "over" if session.is_over else game.phase,
+        "active": game.active,
+        "to_move": session.to_move,
+        "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
         "events": events or [],
         "thinking": live.agent_busy,
         "result": None,
@@ -307,16 +344,25 @@ def frame_for(
     outcome = session.outcome
     if outcome is not None:
         override = live.result_override or {}
-        frame["result"] = {
+        common["result"] = {
             "winner": outcome.winner,
             "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
             "reason": override.get("reason", outcome.reason),
         }
-    if not in_setup:
-        frame["abilities"] = abilities if abilities is not None else board_abilities(session)
-        if seat is not None:
-            frame["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []
-    return frame
+    if game.phase != "setup":
+        common["abilities"] = abilities if abilities is not None else board_abilities(session)
+    return common
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON, as every frame is sent."""
+    return json.dumps(data, separators=(",", ":"))
+
+
+def join_frame(own: dict[str, Any], common_json: str) -> str:
+    """One frame's JSON text from its own part and the common part's JSON text (an object), without
+    serialising the common part again."""
+    return dumps(own)[:-1] + "," + common_json[1:]
 
 
 def board_abilities(session: GameSession) -> dict[str, list[list[list[str]]]]:

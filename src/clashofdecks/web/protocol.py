@@ -148,6 +148,44 @@ class RateLimiter:
         return False
 
 
+class AddressRateLimiter:
+    """One :class:`RateLimiter` per client address (game creation over HTTP: ``--create-rate``).
+
+    Buckets that have filled up again are forgotten now and then, so a stream of addresses that each
+    come once cannot grow the table without bound (a full bucket is what a new address gets anyway).
+    """
+
+    #: Forget full buckets once the table holds this many addresses.
+    PRUNE_AT: Final = 4096
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.buckets: dict[str, RateLimiter] = {}
+
+    def allow(self, address: str) -> bool:
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) >= self.PRUNE_AT:
+                self._prune()
+            bucket = self.buckets[address] = RateLimiter(self.rate, self.burst)
+        return bucket.allow()
+
+    def retry_after(self, address: str) -> float:
+        """Seconds until ``address`` may try again (0 when it may now)."""
+        bucket = self.buckets.get(address)
+        if bucket is None or self.rate <= 0:
+            return 0.0
+        missing = 1.0 - (bucket.tokens + (time.monotonic() - bucket.stamp) * self.rate)
+        return max(0.0, missing / self.rate)
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        for address, bucket in list(self.buckets.items()):
+            if bucket.tokens + (now - bucket.stamp) * self.rate >= self.burst:
+                del self.buckets[address]
+
+
 def error_frame(code: str, message: str, about: str | None = None) -> dict[str, Any]:
     frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if about is not None:

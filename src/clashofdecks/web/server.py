@@ -14,6 +14,7 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import multiprocessing
 import secrets
 import time
@@ -40,22 +41,36 @@ from ..session import AGENT, NotYourTurnError, SessionError, UndoError
 from . import workers
 from .games import (
     AI_LEVELS,
+    DEFAULT_AI,
     GameSetupError,
     LiveGame,
     NewGame,
     abandoned_result,
     board_abilities,
     card_catalogue,
+    common_part,
     create_session,
+    dumps,
     events_json,
+    final_result,
     frame_for,
     game_row,
+    join_frame,
     record_of_row,
     replay_frames,
+    seat_part,
     session_of_row,
 )
-from .protocol import MAX_NAME_CHARS, Message, ProtocolError, RateLimiter, error_frame, parse_message
-from .store import GameRow, SeatRow, Store, open_store
+from .protocol import (
+    MAX_NAME_CHARS,
+    AddressRateLimiter,
+    Message,
+    ProtocolError,
+    RateLimiter,
+    error_frame,
+    parse_message,
+)
+from .store import ActionWrite, GameRow, SeatRow, Store, Write, open_store
 
 log = logging.getLogger("clashofdecks.web")
 T = TypeVar("T")
@@ -73,6 +88,10 @@ class ServerConfig:
     #: Messages per second per connection, and the burst allowed above that pace.
     rate: float = 20.0
     burst: float = 40.0
+    #: Games a client address may create per minute over HTTP (new games and imports), and the
+    #: burst allowed above that pace; more get 429 and create nothing.
+    create_rate: float = 20.0
+    create_burst: float = 20.0
     #: A duel seat whose player is away on their turn this long loses (the other seat is told).
     abandon_seconds: float = 600.0
     #: Worker processes for agents and hints (0: a thread in this process, for tests and small machines).
@@ -93,11 +112,14 @@ class Connection:
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def send(self, frame: dict[str, Any]) -> None:
+        await self.send_text(dumps(frame))
+
+    async def send_text(self, text: str) -> None:
         async with self.send_lock:
             if self.ws.application_state != WebSocketState.CONNECTED:
                 return
             with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-                await self.ws.send_text(json.dumps(frame, separators=(",", ":")))
+                await self.ws.send_text(text)
 
 
 class GameServer:
@@ -113,7 +135,9 @@ class GameServer:
         self.pool: Executor | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.agent_tasks: set[asyncio.Task[None]] = set()
-        self.pending_writes: list[tuple[Callable[[Store, DbConnection], None], asyncio.Future[None]]] = []
+        self.pending_writes: list[
+            tuple[ActionWrite | Callable[[Store, DbConnection], None], asyncio.Future[None]]
+        ] = []
         self.flusher: asyncio.Task[None] | None = None
         self.inline_db = False
 
@@ -153,7 +177,7 @@ class GameServer:
         store = self.store
         return await asyncio.get_running_loop().run_in_executor(self.db, lambda: fn(store))
 
-    async def write(self, fn: Callable[[Store, DbConnection], None]) -> None:
+    async def write(self, fn: ActionWrite | Callable[[Store, DbConnection], None]) -> None:
         """Store one write; returns once it is committed (raises its error otherwise).
 
         Writes that arrive while a commit is under way are committed together in the next one
@@ -171,7 +195,9 @@ class GameServer:
         loop = asyncio.get_running_loop()
         while self.pending_writes:
             batch, self.pending_writes = self.pending_writes, []
-            calls: list[Callable[[DbConnection], None]] = [functools.partial(fn, store) for fn, _fut in batch]
+            calls: list[Write] = [
+                fn if isinstance(fn, ActionWrite) else functools.partial(fn, store) for fn, _fut in batch
+            ]
             try:
                 if self.inline_db:
                     # SQLite on local disk commits in well under a millisecond: a hop to a thread
@@ -265,13 +291,28 @@ class GameServer:
         return live
 
     async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None:
+        """A ``state`` frame to every connection of the game, each built for its seats (R9).  The
+        public part is built and serialised once per language, each seat's part once per seat, so
+        connections that see the same (spectators, one language) share one text."""
         session = live.session
         abilities = None if session.game.phase == "setup" else board_abilities(session)
-        by_lang: dict[str, list[dict[str, Any]]] = {}
+        common_by_lang: dict[str, str] = {}
+        own_by_seats: dict[frozenset[int], dict[str, Any]] = {}
+        texts: dict[tuple[frozenset[int], str], str] = {}
         for conn in list(live.connections):
-            if conn.lang not in by_lang:
-                by_lang[conn.lang] = events_json(live, events, conn.lang)
-            await conn.send(frame_for(live, conn.seats, by_lang[conn.lang], abilities))
+            seats = frozenset(conn.seats)
+            key = (seats, conn.lang)
+            text = texts.get(key)
+            if text is None:
+                common = common_by_lang.get(conn.lang)
+                if common is None:
+                    events_text = events_json(live, events, conn.lang)
+                    common = common_by_lang[conn.lang] = dumps(common_part(live, events_text, abilities))
+                own = own_by_seats.get(seats)
+                if own is None:
+                    own = own_by_seats[seats] = seat_part(live, set(seats))
+                text = texts[key] = join_frame(own, common)
+            await conn.send_text(text)
 
     def schedule_agents(self, live: LiveGame) -> None:
         if live.agent_busy or live.session.is_over or not live.session.is_agent_turn():
@@ -342,10 +383,10 @@ class GameServer:
             raise IllegalActionError(game.explain_illegal(code))
         canonical = game.action_text(code)
         index = len(session.steps)
-        await self.write(lambda s, c: s.append_action(live.id, index, seat, canonical, conn=c))
+        await self.write(ActionWrite(live.id, index, seat, canonical))
         step = session.act(seat, code)
         if session.is_over:
-            result = session.record().result or {}
+            result = final_result(session)
             await self.write(lambda s, c: s.finish(live.id, result, conn=c))
         return list(step.events)
 
@@ -442,7 +483,7 @@ class GameServer:
                 ]
             else:  # resign
                 outcome = session.resign(seat)
-                result = session.record().result or {}
+                result = final_result(session)
                 await self.write(lambda s, c: s.finish(live.id, result, conn=c))
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
         await self.broadcast(live, events)
@@ -568,6 +609,21 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     """The ASGI app (``server.state.server`` is the :class:`GameServer`)."""
     config = config or ServerConfig()
     server = GameServer(config)
+    creations = AddressRateLimiter(config.create_rate / 60.0, config.create_burst)
+
+    def creation_refused(request: Request) -> Response | None:
+        """429 when this client address has created games faster than ``--create-rate`` allows.
+        Checked before the body is read: a refused request costs the server almost nothing."""
+        address = request.client.host if request.client is not None else "unknown"
+        if creations.allow(address):
+            return None
+        wait = max(1, math.ceil(creations.retry_after(address)))
+        body = {
+            "error": f"too many new games from this address; at most {config.create_rate:g} a minute",
+            "code": "rate_limited",
+            "retry_after": wait,
+        }
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
     async def page(request: Request) -> Response:
         player, new = _player(request)
@@ -598,6 +654,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         mine_rows = await server.run_db(lambda s: s.list_games(owner=player, limit=30))
         body = {
             "ai_levels": list(AI_LEVELS),
+            "ai_default": DEFAULT_AI,
             "levels": sorted(LEVELS),
             "threat_choices": {k: list(v) for k, v in THREAT_CHOICES.items()},
             "threat_abilities": list(THREAT_ABILITIES),
@@ -608,6 +665,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return _with_player(JSONResponse(body), player, new)
 
     async def new_game(request: Request) -> Response:
+        refused = creation_refused(request)
+        if refused is not None:
+            return refused
         player, new = _player(request)
         raw = await _read_body(request, MAX_OPTIONS_BYTES)
         if raw is None:
@@ -676,6 +736,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         )
 
     async def import_record(request: Request) -> Response:
+        refused = creation_refused(request)
+        if refused is not None:
+            return refused
         player, new = _player(request)
         body = await _read_body(request, MAX_RECORD_BYTES)
         if body is None:

@@ -126,6 +126,30 @@ class GameRow:
     actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, action text) in order
 
 
+@dataclass(frozen=True)
+class ActionWrite:
+    """One action to store (the server's hot path): many of them are written with one statement per
+    table (:meth:`Store.append_actions`)."""
+
+    game_id: str
+    idx: int
+    seat: int
+    text: str
+
+
+#: A write of a group commit: an action, or any other write given the transaction's connection.
+Write = ActionWrite | Callable[[Connection], None]
+
+# Statements built once: building a statement per action (``insert().values(...)``) cost more CPU
+# than executing it.
+_INSERT_ACTION = actions.insert()
+_ADVANCE_GAME = (
+    games.update()
+    .where(games.c.id == sa.bindparam("game"))
+    .values(n_actions=sa.bindparam("n"), updated_at=sa.bindparam("now"))
+)
+
+
 class StoreError(Exception):
     """A database write that did not happen (the caller must not acknowledge the action)."""
 
@@ -147,25 +171,34 @@ class Store:
         with self.engine.begin() as new:
             yield new
 
-    def batch(self, writes: list[Callable[[Connection], None]]) -> list[BaseException | None]:
+    def batch(self, writes: list[Write]) -> list[BaseException | None]:
         """Run ``writes`` in one transaction (one commit for many actions: the server's group
-        commit).  If it fails, each write is retried alone, so one bad write fails only itself."""
+        commit; the actions among them go in with one statement per table).  If it fails, each
+        write is retried alone, so one bad write fails only itself."""
         try:
             with self.engine.begin() as conn:
-                for write in writes:
-                    write(conn)
+                self._write_all(writes, conn)
             return [None] * len(writes)
         except Exception:
-            pass
+            if len(writes) == 1:
+                raise
         errors: list[BaseException | None] = []
         for write in writes:
             try:
                 with self.engine.begin() as conn:
-                    write(conn)
+                    self._write_all([write], conn)
                 errors.append(None)
             except Exception as exc:
                 errors.append(exc)
         return errors
+
+    def _write_all(self, writes: list[Write], conn: Connection) -> None:
+        appends = [w for w in writes if isinstance(w, ActionWrite)]
+        if appends:
+            self.append_actions(appends, conn)
+        for write in writes:
+            if not isinstance(write, ActionWrite):
+                write(conn)
 
     def create_game(self, row: GameRow, conn: Connection | None = None) -> None:
         now = time.time()
@@ -211,13 +244,24 @@ class Store:
         conn: Connection | None = None,
     ) -> None:
         """Store action number ``idx`` (0-based); fails if that index is already taken (two writers)."""
+        with self._begin(conn) as conn:
+            self.append_actions([ActionWrite(game_id, idx, seat, text)], conn)
+            if result is not None:
+                self.finish(game_id, result, conn)
+
+    def append_actions(self, writes: list[ActionWrite], conn: Connection | None = None) -> None:
+        """Store several actions (of different games, or consecutive ones of a game) with one
+        statement per table; fails as a whole if any index is already taken."""
         now = time.time()
         with self._begin(conn) as conn:
-            conn.execute(actions.insert().values(game_id=game_id, idx=idx, seat=seat, action=text, at=now))
-            values: dict[str, Any] = {"n_actions": idx + 1, "updated_at": now}
-            if result is not None:
-                values.update(status="over", result=json.dumps(result))
-            conn.execute(games.update().where(games.c.id == game_id).values(**values))
+            conn.execute(
+                _INSERT_ACTION,
+                [
+                    {"game_id": w.game_id, "idx": w.idx, "seat": w.seat, "action": w.text, "at": now}
+                    for w in writes
+                ],
+            )
+            conn.execute(_ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in writes])
 
     def truncate_actions(self, game_id: str, keep: int, conn: Connection | None = None) -> None:
         """Undo: keep the first ``keep`` actions."""

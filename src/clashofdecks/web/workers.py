@@ -36,6 +36,10 @@ def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float,
 
 
 def warm_up() -> bool:
-    """Import everything a job needs (called once per worker at start, so the first move is quick)."""
+    """Import and read everything a job needs (called once per worker at start, so the first move is
+    quick): the agents and the learned evaluation the named strengths score positions with."""
+    from ..agents.evaluation import shipped_model
+
     make_agent("greedy", 0)
+    shipped_model()
     return True

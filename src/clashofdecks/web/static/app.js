@@ -142,7 +142,7 @@ async function lobbyPage() {
     return out;
   };
   const aiFormat = fmt("ai-format");
-  const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === "medium" }, t(a))));
+  const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === lobby.ai_default }, t("ai_" + a))));
   const friendFormat = fmt("friend-format");
   const hotFormat = fmt("hot-format");
   const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
@@ -524,11 +524,40 @@ function buildPicker() {
 const CREATURE_DEFAULTS = { damage: 0, new: false, protected: false, activated: false, sprint_bonus: 0 };
 function creatureOf(c) { return Object.assign({}, CREATURE_DEFAULTS, typeof c === "string" ? { card: c } : c); }
 
+// Card names on the board: a long name may take two lines, broken at a syllable with a hyphen (soft
+// hyphens, shown only where the line breaks) instead of being cut ("Abo-mination", "Mi-croctopus").
+// The break points follow the common English rules (vowel | consonant vowel; between two consonants,
+// but before a pair that starts a syllable: "cr", "bl"; never inside "ch", "th"), at least two letters
+// from the start and three from the end; no hyphenation dictionary is needed, so it works offline.
+const VOWEL = /[aeiouy]/i;
+const ONSET = new Set(["bl", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gh", "gl", "gr", "ph", "pl", "pr",
+  "qu", "sh", "th", "tr", "wh"]);
+function syllableBreaks(name) {
+  const v = (i) => i >= 0 && i < name.length && VOWEL.test(name[i]);
+  const onset = (i) => ONSET.has(name.slice(i, i + 2).toLowerCase());
+  const out = [];
+  for (let i = 2; i <= name.length - 3; i++) {
+    if (v(i - 1) && !v(i) && v(i + 1)) out.push(i);  // V | CV
+    else if (v(i - 1) && !v(i) && !v(i + 1) && onset(i) && v(i + 2)) out.push(i);  // V | CrV
+    else if (v(i - 2) && !v(i - 1) && !v(i) && v(i + 1) && !onset(i - 1)) out.push(i);  // VC | CV
+  }
+  return out;
+}
+function nameLabel(name) {
+  const breaks = name.length > 7 ? syllableBreaks(name) : [];
+  let text = "", last = 0;
+  for (const i of breaks) { text += name.slice(last, i) + "\u00ad"; last = i; }
+  text += name.slice(last);
+  // Longer names get a slightly smaller font so that two lines always hold them.
+  const size = name.length > 10 ? " long" : name.length > 8 ? " longish" : "";
+  return h("span", { class: "name" + size, lang: "en", "data-name": name }, text);
+}
+
 function cardFace(id, opts) {
   opts = opts || {};
   if (id === "?") return h("div", { class: "card back" + (opts.small ? " small" : ""), "data-card": "?", title: "R9.2" }, "?");
   if (id === "BASTION" || id === "FORT") {
-    return h("div", { class: "card fortress" + (opts.small ? " small" : ""), "data-card": id, title: t("fortress") }, h("span", { class: "name" }, cardName(id)));
+    return h("div", { class: "card fortress" + (opts.small ? " small" : ""), "data-card": id, title: t("fortress") }, nameLabel(cardName(id)));
   }
   const c = card(id);
   const abilities = opts.abilities || c.abilities;
@@ -552,7 +581,7 @@ function cardFace(id, opts) {
   if (cr && cr.protected) cls.push("protection-used");
   if (opts.playable) cls.push("playable");
   return h("div", { class: cls.join(" "), "data-card": id, title: tips.join("\n") },
-    h("span", { class: "cost", title: t("cost") }, c.cost), h("span", { class: "name" }, c.name), icons, stats);
+    h("span", { class: "cost", title: t("cost") }, c.cost), nameLabel(c.name), icons, stats);
 }
 
 function handRow(hand, opts) {
