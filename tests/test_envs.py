@@ -222,6 +222,47 @@ def test_infostate_is_perfect_recall_and_view_only() -> None:
     assert match.dealt[0] is not None and len(match.dealt[0]) == 9
 
 
+def test_the_environments_read_the_engine_only_through_its_public_api() -> None:
+    """The encoder reads a game through ``Game.fields()`` and public properties, never a private
+    field (``game._turn``): the engine may rename its internals freely."""
+    import ast
+
+    reads: list[str] = []
+    for path in sorted(
+        (Path(__file__).resolve().parent.parent / "src" / "clashofdecks" / "envs").glob("*.py")
+    ):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                reads.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert not reads, "\n".join(reads)
+
+
+def test_game_fields_are_the_games_own_and_match_its_state() -> None:
+    """``Game.fields()`` (no copies) says what ``Game.state()`` (copies) says, along whole games."""
+    for mode, fmt, threat in GAMES:
+        for game in _positions(mode, fmt, threat, seed=6)[::4]:
+            f, st = game.fields(), game.state()
+            assert (f.solo, f.stage, f.turn, f.active, f.mana) == (
+                st.solo,
+                st.stage,
+                st.turn,
+                st.active,
+                st.mana,
+            )
+            assert f.max_turns == st.ruleset.max_turns and f.hidden_identities == st.hidden_identities
+            assert tuple(map(tuple, f.hands)) == st.hands and tuple(f.known) == st.known
+            assert tuple(map(tuple, f.lanes)) == st.lanes and f.pending == st.pending
+            assert (tuple(f.deck), tuple(f.discard), f.last_turn) == (st.deck, st.discard, st.last_turn)
+            for p in (0, 1):
+                if f.hands[p] or (f.solo and p == 1):  # no fortress before the deal
+                    assert (game.fortress(p)[0] == "FORT") == f.fort[p]
+
+
 # ---------------------------------------------------------------------------- Gymnasium
 
 
