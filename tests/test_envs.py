@@ -502,6 +502,18 @@ def test_envs_benchmark_measures_ours_and_says_why_a_classic_game_is_missing() -
     assert "20,000" in format_envs_bench(results)
 
 
+def test_a_classic_game_is_measured_or_its_missing_package_named() -> None:
+    from clashofdecks.envs.bench import CLASSIC_ENVS, aec_steps_per_second, classic_maker
+
+    _label, registry_id, module, kwargs = next(e for e in CLASSIC_ENVS if "tictactoe" in e[0])
+    try:
+        make = classic_maker(registry_id, module, kwargs)
+    except ImportError as exc:  # without the envbench extra: PettingZoo's classic games need pygame
+        assert "pygame" in str(exc.__cause__ or exc)
+        return
+    assert aec_steps_per_second(make, seconds=0.05, rounds=1) > 0
+
+
 def test_clash_bench_envs_flag() -> None:
     import json
 
