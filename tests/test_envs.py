@@ -540,3 +540,25 @@ def test_clash_bench_envs_flag() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{") :])
     assert data["envs"]["steps_per_second"]["clash_of_decks duel (random deal)"] > 0
+
+
+def test_observations_updated_in_place_equal_fresh_ones() -> None:
+    """The encoder starts a duel observation from the seat's previous one and rewrites what changed;
+    along interleaved games (two environments, new games, both seats, a caller scribbling on the arrays
+    it got) every observation equals one written from scratch (the information state's first part)."""
+    matches = [
+        Match(mode="duel", format=fmt, seed=s, ruleset=Ruleset(max_turns=100))
+        for fmt, s in [("random", 1), ("draft", 2)]
+    ]
+    rng = random.Random(3)
+    checked = 0
+    while not all(m.over for m in matches) and checked < 1500:
+        match = rng.choice([m for m in matches if not m.over])
+        for seat in rng.sample((0, 1), 2):
+            obs = encode_observation(match.game, seat)
+            fresh = encode_infostate(match.game, seat, None, [])[: OBSERVATION_LAYOUT.size]
+            np.testing.assert_array_equal(obs, fresh)
+            obs[:] = 7.0  # the caller's own array: the encoder's next vector must not see this
+            checked += 1
+        match.apply(rng.choice(list(match.game.legal_actions())))
+    assert checked > 200

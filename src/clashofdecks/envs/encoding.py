@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import actions as A
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, FORT, HEALTH, N_CARDS
-from ..rules import OVER, SETUP, Creature, Game
+from ..rules import COMBAT, OVER, SETUP, SUMMON, Creature, Game, GameFields
 
 #: Hand places encoded (the rules' maximum: 8 cards and the fortress card).
 HAND_CAP: Final = 9
@@ -365,33 +365,25 @@ def encode_observation(game: Game, seat: int) -> npt.NDArray[np.float32]:
     """The observation vector of ``seat`` (0 or 1) for ``game`` (a new array each call)."""
     if seat != 0 and seat != 1:
         raise ValueError(f"an observation is for seat 0 or 1, not {seat!r}")
+    fields = game.fields()
+    if not fields.solo and fields.pending is None and (fields.stage == SUMMON or fields.stage == COMBAT):
+        return _encode_duel_play(game, seat, fields)
     raw, out = _floats(OBSERVATION_LAYOUT.size)
-    _fill(game, seat, raw, out)
+    _fill(game, seat, raw, out, fields)
     return _vector(raw)
 
 
-def _fill(game: Game, seat: int, raw: bytearray, out: memoryview[float]) -> None:
-    """Write the observation's non-zero features into the zeroed buffer ``raw`` (``out``: its float
-    view).  Every field read below is something R9 makes public to ``seat``, or ``seat``'s own hand."""
-    opp = 1 - seat
-    (
-        solo,
-        stage,
-        turn,
-        max_turns,
-        active,
-        mana,
-        hands,
-        known,
-        fort,
-        lanes,
-        threat_bits,
-        pending,
-        _deck,
-        _discard,
-        _last_turn,
-        hidden_ids,
-    ) = game.fields()
+def _write_header(
+    out: memoryview[float],
+    game: Game,
+    seat: int,
+    stage: int,
+    turn: int,
+    max_turns: int | None,
+    active: int,
+    mana: int,
+) -> None:
+    """The slices ``seat`` to ``mana``."""
     out[_SEAT + seat] = 1.0
     out[_PHASE + stage] = 1.0  # SETUP, SUMMON, COMBAT, OVER are 0-3, the slice's order
     if stage == OVER:
@@ -406,40 +398,58 @@ def _fill(game: Game, seat: int, raw: bytearray, out: memoryview[float]) -> None
         out[_TURN + 1] = 1.0
     out[_MANA] = _TENTHS[mana if mana < 255 else 255]
 
+
+def _write_hand(
+    out: memoryview[float], k: int, hand: Sequence[int], fort: bool, known: int, hidden_ids: bool
+) -> None:
+    """A player's part of ``fortress`` (``k`` 0: me, 1: opp) and their hand's slices."""
+    n = len(hand)
+    fi = hand.index(FORT if fort else BASTION)
+    at = _FORTRESS + k * 3
+    out[at] = 1.0 if fort else 0.0
+    out[at + 1] = _NINTHS[n - 1 - fi]
+    out[at + 2] = _NINTHS[n]
+    if k == 0:
+        _write_my_hand(out, hand, known, fi)
+    else:
+        _write_opp_hand(out, hand, known, fi, not hidden_ids)
+
+
+def _write_lane(
+    raw: bytearray, out: memoryview[float], slot: int, row: Sequence[Creature], extra: int
+) -> None:
+    """One lane (``slot``: me/opp x top/bottom, the ``lanes`` slice's order) and its ``lane_sizes``
+    feature; zeros for an empty lane."""
+    start, stop = _LANE_BYTES[slot]
+    n = len(row)
+    if not n:
+        out[_LANE_SIZES + slot] = 0.0
+        raw[start:stop] = _EMPTY_LANE
+        return
+    out[_LANE_SIZES + slot] = _LANE_FRACTIONS[n if n < 255 else 255]
+    lane_key = (tuple(row), extra)
+    chunk = _LANE_CHUNKS.get(lane_key)
+    if chunk is None:
+        chunk = _LANE_CHUNKS.remember(lane_key, _lane_chunk(row, extra))
+    raw[start:stop] = chunk
+
+
+def _fill(game: Game, seat: int, raw: bytearray, out: memoryview[float], fields: GameFields) -> None:
+    """Write the observation's non-zero features into the zeroed buffer ``raw`` (``out``: its float
+    view).  Every field read below is something R9 makes public to ``seat``, or ``seat``'s own hand."""
+    opp = 1 - seat
+    solo, stage, turn, max_turns, active, mana, hands, known, fort, lanes, threat_bits, pending = fields[:12]
+    _write_header(out, game, seat, stage, turn, max_turns, active, mana)
     for k, p in enumerate((seat, opp)):
         if solo and p == 1:  # the automaton: no hand; its fortress is at the bottom of its deck
             if fort[1]:
                 out[_FORTRESS + k * 3] = 1.0
-            continue
-        hand = hands[p]
-        if not hand:  # the setup stage
-            continue
-        n = len(hand)
-        fi = hand.index(FORT if fort[p] else BASTION)
-        at = _FORTRESS + k * 3
-        if fort[p]:
-            out[at] = 1.0
-        out[at + 1] = _NINTHS[n - 1 - fi]
-        out[at + 2] = _NINTHS[n]
-        if k == 0:
-            _write_my_hand(out, hand, known[p], fi)
-        else:
-            _write_opp_hand(out, hand, known[p], fi, not hidden_ids)
-    # Lanes.
-    for k, p in enumerate((seat, opp)):
-        extra = threat_bits if p == 1 else 0
-        for ln in (0, 1):
-            row = lanes[p * 2 + ln]
-            if not row:
-                continue
-            n = len(row)
-            out[_LANE_SIZES + k * 2 + ln] = _LANE_FRACTIONS[n if n < 255 else 255]
-            lane_key = (tuple(row), extra)
-            chunk = _LANE_CHUNKS.get(lane_key)
-            if chunk is None:
-                chunk = _LANE_CHUNKS.remember(lane_key, _lane_chunk(row, extra))
-            start, stop = _LANE_BYTES[k * 2 + ln]
-            raw[start:stop] = chunk
+        elif hands[p]:  # (empty in the setup stage)
+            _write_hand(out, k, hands[p], fort[p], known[p], fields.hidden_identities)
+    for slot, (p, ln) in enumerate(((seat, 0), (seat, 1), (opp, 0), (opp, 1))):
+        row = lanes[p * 2 + ln]
+        if row:
+            _write_lane(raw, out, slot, row, threat_bits if p == 1 else 0)
     if solo:
         _fill_solo(game, out)
     # A pending return order.
@@ -450,6 +460,68 @@ def _fill(game: Game, seat: int, raw: bytearray, out: memoryview[float]) -> None
             out[_PENDING_CARDS + i * N_CARDS + c] = 1.0
     if stage == SETUP:
         _fill_setup(game, seat, out)
+
+
+# Each seat's last duel-play observation, kept to update in place: from one decision to the next most
+# parts (the other hand, three lanes of four) do not change, and comparing them costs less than writing
+# them again.  Parts are compared by content, so any game may follow any other (another environment, a
+# new game).  A duel in its summon or combat phase with no return order pending writes nothing outside
+# the header, fortress, hands, lanes and lane sizes, so those are all that is rewritten.  An entry is
+# (buffer, its float view, my hand, my known bits, the opponent's hand, their known bits, hidden
+# identities, the four lanes in slot order), taken out while it is updated (``dict.pop`` is atomic,
+# so two threads never update one buffer).
+_LAST_PLAY: dict[int, tuple[Any, ...]] = {}
+_HEADER_ZEROS: Final = bytes(_HAND_ME * _FLOAT)
+_MY_HAND_BYTES: Final = (_HAND_ME * _FLOAT, _HAND_OPP * _FLOAT)
+_OPP_HAND_BYTES: Final = (_HAND_OPP * _FLOAT, _FORTRESS * _FLOAT)
+_MY_HAND_ZEROS: Final = bytes((_HAND_OPP - _HAND_ME) * _FLOAT)
+_OPP_HAND_ZEROS: Final = bytes((_FORTRESS - _HAND_OPP) * _FLOAT)
+_EMPTY_LANE: Final = bytes(_LANE_SIZE * _FLOAT)
+
+
+def _encode_duel_play(game: Game, seat: int, fields: GameFields) -> npt.NDArray[np.float32]:
+    """:func:`encode_observation` for a duel in its summon or combat phase, no return order pending."""
+    opp = 1 - seat
+    _solo, stage, turn, max_turns, active, mana, hands, known, fort, lanes, _threat, _pending = fields[:12]
+    hidden_ids = fields.hidden_identities
+    mine, theirs = hands[seat], hands[opp]
+    rows = (lanes[seat * 2], lanes[seat * 2 + 1], lanes[opp * 2], lanes[opp * 2 + 1])
+    last = _LAST_PLAY.pop(seat, None)
+    if last is None:
+        raw, out = _floats(OBSERVATION_LAYOUT.size)
+        _write_header(out, game, seat, stage, turn, max_turns, active, mana)
+        _write_hand(out, 0, mine, fort[seat], known[seat], hidden_ids)
+        _write_hand(out, 1, theirs, fort[opp], known[opp], hidden_ids)
+        for slot, row in enumerate(rows):
+            if row:
+                _write_lane(raw, out, slot, row, 0)
+    else:
+        raw, out, was_mine, was_known, was_theirs, was_their_known, was_hidden_ids, *was_rows = last
+        raw[: _HAND_ME * _FLOAT] = _HEADER_ZEROS
+        _write_header(out, game, seat, stage, turn, max_turns, active, mana)
+        if mine != was_mine or known[seat] != was_known:
+            start, stop = _MY_HAND_BYTES
+            raw[start:stop] = _MY_HAND_ZEROS
+            _write_hand(out, 0, mine, fort[seat], known[seat], hidden_ids)
+        if theirs != was_theirs or known[opp] != was_their_known or hidden_ids != was_hidden_ids:
+            start, stop = _OPP_HAND_BYTES
+            raw[start:stop] = _OPP_HAND_ZEROS
+            _write_hand(out, 1, theirs, fort[opp], known[opp], hidden_ids)
+        for slot, row in enumerate(rows):
+            if row != was_rows[slot]:
+                _write_lane(raw, out, slot, row, 0)
+    vector = _vector(bytearray(raw))  # the caller's own copy
+    _LAST_PLAY[seat] = (
+        raw,
+        out,
+        list(mine),
+        known[seat],
+        list(theirs),
+        known[opp],
+        hidden_ids,
+        *(list(row) for row in rows),
+    )
+    return vector
 
 
 def _fill_solo(game: Game, out: memoryview[float]) -> None:
@@ -522,7 +594,7 @@ def encode_infostate(
     if seat != 0 and seat != 1:
         raise ValueError(f"an information state is for seat 0 or 1, not {seat!r}")
     raw, out = _floats(INFOSTATE_LAYOUT.size)
-    _fill(game, seat, raw, out)
+    _fill(game, seat, raw, out, game.fields())
     if dealt_hand is not None:
         base = _I["dealt_hand"]
         for i, c in enumerate(list(dealt_hand)[:HAND_CAP]):
