@@ -40,14 +40,18 @@ def classic_maker(registry_id: str, module: str, kwargs: dict[str, Any]) -> Call
     import pettingzoo
 
     make_registered = getattr(pettingzoo, "make", None)
-    if make_registered is not None and registry_id in getattr(pettingzoo, "aec_registry", {}):
-        make_registered("aec", registry_id, **kwargs).close()  # fail now, not inside the timing
+    try:
+        if make_registered is not None and registry_id in getattr(pettingzoo, "aec_registry", {}):
+            make_registered("aec", registry_id, **kwargs).close()  # fail now, not inside the timing
 
-        def make() -> Any:
-            return make_registered("aec", registry_id, **kwargs)
+            def make() -> Any:
+                return make_registered("aec", registry_id, **kwargs)
 
-        return make
-    mod = importlib.import_module(module)
+            return make
+        mod = importlib.import_module(module)
+    except Exception as exc:  # PettingZoo's FailedToImport is no ImportError: name the missing package
+        cause = exc.__cause__ or exc
+        raise ImportError(f"{type(cause).__name__}: {cause}") from exc
 
     def make_old() -> Any:
         return mod.env(**kwargs)
@@ -137,9 +141,8 @@ def run_envs_bench(*, seconds: float = 2.0, rounds: int = 3, classic: bool = Tru
         for label, registry_id, module, kwargs in CLASSIC_ENVS:
             try:
                 make = classic_maker(registry_id, module, kwargs)
-            except Exception as exc:  # a missing optional package: say so instead of a figure
-                cause = exc.__cause__ or exc
-                figures[label] = f"not measured: {type(cause).__name__}: {cause}"
+            except ImportError as exc:  # a missing optional package: say so instead of a figure
+                figures[label] = f"not measured: {exc}"
                 continue
             figures[label] = aec_steps_per_second(make, seconds=seconds, rounds=rounds)
     results["steps_per_second"] = figures
