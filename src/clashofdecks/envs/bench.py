@@ -3,8 +3,8 @@
 Definition: the caller steps both seats of an AEC environment through ``agent_iter``/``last``: every
 step builds the observation and the mask of the agent to move (``last()``), picks a uniformly random
 legal action from the mask with a seeded NumPy generator, and steps; finished games are reset.  The
-random integers are drawn in blocks of 1,024 (one ``rng.integers`` call per step costs about as much
-as a step of tic-tac-toe), and the legal actions are the mask's ``nonzero()``.
+random integers are drawn in blocks of 1,024 and the legal actions are the mask's ``nonzero()`` (one
+``rng.integers`` and one ``np.flatnonzero`` call per step cost more than twice as much CPU time).
 Steps/s are steps over CPU time of this process (``time.process_time``), best of ``rounds`` rounds,
 each of at least ``seconds`` of CPU time after a short warm-up, on one core.  PettingZoo's classic
 games (Leduc hold'em, chess, tic-tac-toe and connect four) are measured the same way in the same run
