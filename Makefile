@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 $(BIN)/clash: pyproject.toml mtgrules/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,cluster,analysis,rl,train]'
+	$(BIN)/pip install -q -e '.[dev,cluster,analysis,rl,train,envbench]'
 	$(BIN)/pip install -q -e './mtgrules[cli,dev]'
 	touch $(BIN)/clash
 

@@ -222,6 +222,47 @@ def test_infostate_is_perfect_recall_and_view_only() -> None:
     assert match.dealt[0] is not None and len(match.dealt[0]) == 9
 
 
+def test_the_environments_read_the_engine_only_through_its_public_api() -> None:
+    """The encoder reads a game through ``Game.fields()`` and public properties, never a private
+    field (``game._turn``): the engine may rename its internals freely."""
+    import ast
+
+    reads: list[str] = []
+    for path in sorted(
+        (Path(__file__).resolve().parent.parent / "src" / "clashofdecks" / "envs").glob("*.py")
+    ):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                reads.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert not reads, "\n".join(reads)
+
+
+def test_game_fields_are_the_games_own_and_match_its_state() -> None:
+    """``Game.fields()`` (no copies) says what ``Game.state()`` (copies) says, along whole games."""
+    for mode, fmt, threat in GAMES:
+        for game in _positions(mode, fmt, threat, seed=6)[::4]:
+            f, st = game.fields(), game.state()
+            assert (f.solo, f.stage, f.turn, f.active, f.mana) == (
+                st.solo,
+                st.stage,
+                st.turn,
+                st.active,
+                st.mana,
+            )
+            assert f.max_turns == st.ruleset.max_turns and f.hidden_identities == st.hidden_identities
+            assert tuple(map(tuple, f.hands)) == st.hands and tuple(f.known) == st.known
+            assert tuple(map(tuple, f.lanes)) == st.lanes and f.pending == st.pending
+            assert (tuple(f.deck), tuple(f.discard), f.last_turn) == (st.deck, st.discard, st.last_turn)
+            for p in (0, 1):
+                if f.hands[p] or (f.solo and p == 1):  # no fortress before the deal
+                    assert (game.fortress(p)[0] == "FORT") == f.fort[p]
+
+
 # ---------------------------------------------------------------------------- Gymnasium
 
 
@@ -461,6 +502,18 @@ def test_envs_benchmark_measures_ours_and_says_why_a_classic_game_is_missing() -
     assert "20,000" in format_envs_bench(results)
 
 
+def test_a_classic_game_is_measured_or_its_missing_package_named() -> None:
+    from clashofdecks.envs.bench import CLASSIC_ENVS, aec_steps_per_second, classic_maker
+
+    _label, registry_id, module, kwargs = next(e for e in CLASSIC_ENVS if "tictactoe" in e[0])
+    try:
+        make = classic_maker(registry_id, module, kwargs)
+    except ImportError as exc:  # without the envbench extra: PettingZoo's classic games need pygame
+        assert "pygame" in str(exc)
+        return
+    assert aec_steps_per_second(make, seconds=0.05, rounds=1) > 0
+
+
 def test_clash_bench_envs_flag() -> None:
     import json
 
@@ -487,3 +540,25 @@ def test_clash_bench_envs_flag() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{") :])
     assert data["envs"]["steps_per_second"]["clash_of_decks duel (random deal)"] > 0
+
+
+def test_observations_updated_in_place_equal_fresh_ones() -> None:
+    """The encoder starts a duel observation from the seat's previous one and rewrites what changed;
+    along interleaved games (two environments, new games, both seats, a caller scribbling on the arrays
+    it got) every observation equals one written from scratch (the information state's first part)."""
+    matches = [
+        Match(mode="duel", format=fmt, seed=s, ruleset=Ruleset(max_turns=100))
+        for fmt, s in [("random", 1), ("draft", 2)]
+    ]
+    rng = random.Random(3)
+    checked = 0
+    while not all(m.over for m in matches) and checked < 1500:
+        match = rng.choice([m for m in matches if not m.over])
+        for seat in rng.sample((0, 1), 2):
+            obs = encode_observation(match.game, seat)
+            fresh = encode_infostate(match.game, seat, None, [])[: OBSERVATION_LAYOUT.size]
+            np.testing.assert_array_equal(obs, fresh)
+            obs[:] = 7.0  # the caller's own array: the encoder's next vector must not see this
+            checked += 1
+        match.apply(rng.choice(list(match.game.legal_actions())))
+    assert checked > 200

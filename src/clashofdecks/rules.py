@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from hashlib import blake2b
-from typing import Final
+from typing import Final, NamedTuple
 
 from . import actions as A
 from . import setup as setup_stage
@@ -231,6 +231,35 @@ class GameState:
 
 _EMPTY_DUEL: Final = GameState()
 
+
+class GameFields(NamedTuple):
+    """A game's fields as read-only references, without copies (:meth:`Game.fields`): for code that
+    reads a game at every step, such as the environments' observation encoder, where
+    :meth:`Game.state`'s copies cost more than the reading.  Valid until the game next changes; never
+    change what it holds (the ``Sequence`` types say so to mypy).  Cards are the integers of
+    :mod:`clashofdecks.cards`; the fields mean what :class:`GameState`'s fields of the same name mean.
+    It is the whole truth: what a seat may see is :func:`clashofdecks.position.view`'s business."""
+
+    solo: bool
+    stage: int
+    turn: int
+    max_turns: int | None
+    active: int
+    mana: int
+    hands: Sequence[Sequence[int]]
+    known: Sequence[int]
+    #: Per player: the fortress card is the Fort (else the Bastion).
+    fort: Sequence[bool]
+    lanes: Sequence[Sequence[Creature]]
+    #: The ability bits the solo threat grants the automaton's creatures (0 in a duel).
+    threat_bits: int
+    pending: tuple[int, tuple[int, ...]] | None
+    deck: Sequence[int]
+    discard: Sequence[int]
+    last_turn: bool
+    hidden_identities: bool
+
+
 #: Draws a game as SVG for notebooks (``Game._repr_svg_``); registered by the package facade with
 #: :func:`clashofdecks.board_svg.game_svg`, so this layer imports no drawing code.
 _board_drawer: list[Callable[[Game], str]] = []
@@ -382,6 +411,32 @@ class Game:
             rng=self._rng,
             setup=self._setup if isinstance(self._setup, setup_stage.SetupState) else None,
             hidden_identities=self._hidden_ids,
+        )
+
+    def fields(self) -> GameFields:
+        """The game's fields as read-only references, without copies (see :class:`GameFields`).
+
+        >>> f = Game.random_duel(seed=1).fields()
+        >>> f.stage == SUMMON, f.turn, f.mana, len(f.hands[0])
+        (True, 1, 6, 9)
+        """
+        return GameFields(
+            self._solo,
+            self._stage,
+            self._turn,
+            self._max_turns,
+            self._active,
+            self._mana,
+            self._hands,
+            self._known,
+            self._fort,
+            self._lanes,
+            self._threat_bits,
+            self._pending,
+            self._deck,
+            self._discard,
+            self._last_turn,
+            self._hidden_ids,
         )
 
     def resume(self) -> None:

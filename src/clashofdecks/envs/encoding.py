@@ -8,10 +8,11 @@ engine's integers), so the ``seat`` slice says which seat "me" is.
 Only what the seat's view (:func:`clashofdecks.position.view`) shows is read: the opponent's hidden
 hand places are encoded as hidden (the cards behind them only as a set, and only where their identities
 are public, R9.1), the automaton deck as its size and contents as a set, the draft pile as its size,
-an unrevealed custom deck as its size.  The encoder reads the game's fields directly rather than the
-view's JSON, because building the JSON costs more than a whole engine step; ``tests/test_envs.py``
-checks that states the seat cannot tell apart (determinizations) encode identically, and that the
-vector agrees with the view.
+an unrevealed custom deck as its size.  The encoder reads the game through the engine's read-only
+:meth:`Game.fields` (no copies) and public properties rather than the view's JSON, because building
+the JSON costs more than a whole engine step; ``tests/test_envs.py`` checks that states the seat
+cannot tell apart (determinizations) encode identically, and that the vector agrees with the view,
+and ``tests/test_envs_encoding_pins.py`` pins the output on fixed positions.
 
 Caps where the rules set none: a lane shows its first :data:`LANE_CAP` creatures from the bridge
 (the ``lane_sizes`` slice keeps the true count); the game length is the ruleset's ``max_turns``
@@ -25,14 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import actions as A
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, FORT, HEALTH, N_CARDS
-from ..rules import OVER, SETUP, Game
+from ..rules import COMBAT, OVER, SETUP, SUMMON, Creature, Game, GameFields
 
 #: Hand places encoded (the rules' maximum: 8 cards and the fortress card).
 HAND_CAP: Final = 9
@@ -222,19 +223,47 @@ _STATS: Final = 1 + N_CARDS  # offset of the stats in a creature's features
 _FLAGS: Final = _STATS + 5
 _ABILITY_COLUMNS: Final = _FLAGS + 4
 _OPP_STRIDE: Final = CARD_KINDS + 1
+_PENDING: Final = _S["pending"]
+_PENDING_CARDS: Final = _S["pending_cards"]
 
 
-def _window_places(hand: list[int], fortress_place: int) -> tuple[int, ...]:
+def _window_places(hand_size: int, fortress_place: int) -> tuple[int, ...]:
     """Places of the playable window: the 4 leftmost cards besides the fortress card (R3.2)."""
-    places = [i for i in range(min(5, len(hand))) if i != fortress_place]
+    places = [i for i in range(min(5, hand_size)) if i != fortress_place]
     return tuple(places[:4])
+
+
+#: The window's places by hand size (up to HAND_CAP) and fortress place.
+_WINDOW: Final = tuple(tuple(_window_places(n, fi) for fi in range(n)) for n in range(HAND_CAP + 1))
+# Offsets of each hand place's one-hot and flags.
+_MY_PLACES: Final = tuple(_HAND_ME + i * CARD_KINDS for i in range(HAND_CAP))
+_MY_PLACE_FLAGS: Final = tuple(_HAND_ME_FLAGS + i * 3 for i in range(HAND_CAP))
+_OPP_PLACES: Final = tuple(_HAND_OPP + i * _OPP_STRIDE for i in range(HAND_CAP))
+_OPP_PLACE_FLAGS: Final = tuple(_HAND_OPP_FLAGS + i * 2 for i in range(HAND_CAP))
+
+
+def _scaled(scale: float) -> tuple[float, ...]:
+    """``k * scale`` for k = 0-255, each rounded to float32 (a feature's value for the count k)."""
+    return tuple(float(v) for v in np.arange(256, dtype=np.float32) * np.float32(scale))
+
+
+# The vector is written as float32 straight into a buffer (a ``memoryview`` cast to "f": one store per
+# feature, no conversion afterwards); a scaled count is looked up here, already rounded to float32.
+_TENTHS: Final = _scaled(1 / STAT_SCALE)
+_NINTHS: Final = _scaled(1 / HAND_CAP)
+_LANE_FRACTIONS: Final = _scaled(1 / LANE_CAP)
+_DECK_FRACTIONS: Final = _scaled(1 / 24)
+_CARD_FRACTIONS: Final = _scaled(1 / N_CARDS)
+_STEP_FRACTIONS: Final = _scaled(1 / 32)
+_QUARTERS: Final = _scaled(1 / 4)
+_FLOAT: Final = 4  # bytes per feature
 
 
 class _ChunkCache(dict[tuple[object, ...], bytes]):
     """Encoded parts (a hand, a lane) by what they are made of: the same hand or lane recurs over many
     steps, and a slice copy costs far less than encoding it again.  Cleared when it grows large."""
 
-    LIMIT: Final = 50_000
+    LIMIT: Final = 16_384
 
     def remember(self, key: tuple[object, ...], chunk: bytes) -> bytes:
         if len(self) >= self.LIMIT:
@@ -243,69 +272,78 @@ class _ChunkCache(dict[tuple[object, ...], bytes]):
         return chunk
 
 
-_HAND_CHUNKS: Final = _ChunkCache()
 _LANE_CHUNKS: Final = _ChunkCache()
-_MASKS: Final = _ChunkCache()
-_LANE_BYTES: Final = LANE_CAP * CREATURE_FEATURES
+_LANE_SIZE: Final = LANE_CAP * CREATURE_FEATURES
+# Byte offsets of the lanes, copied from the cache.
+_LANE_BYTES: Final = tuple(
+    ((_LANES + k * _LANE_SIZE) * _FLOAT, (_LANES + (k + 1) * _LANE_SIZE) * _FLOAT) for k in range(4)
+)
 
 
-def _my_hand_chunk(hand: list[int], known: int, fortress_place: int) -> bytes:
-    """The ``hand_me`` and ``hand_me_flags`` slices: every card, and which places the opponent knows."""
-    out = bytearray(_HAND_OPP - _HAND_ME)
-    flags = _HAND_ME_FLAGS - _HAND_ME
-    for i, c in enumerate(hand[:HAND_CAP]):
-        out[i * CARD_KINDS + c] = 1
-        out[flags + i * 3] = 1
+def _floats(size: int) -> tuple[bytearray, memoryview[float]]:
+    """A zeroed float32 buffer of ``size`` features and a view of it to store single features."""
+    raw = bytearray(size * _FLOAT)
+    return raw, memoryview(raw).cast("f")
+
+
+def _write_my_hand(out: memoryview[float], hand: Sequence[int], known: int, fortress_place: int) -> None:
+    """The ``hand_me`` and ``hand_me_flags`` slices: every card, and which places the opponent knows.
+    (Written feature by feature: a hand changes at most steps, so a cache of encoded hands would
+    mostly miss; and joining precomputed parts costs more here than a few stores.)"""
+    # zip stops at the shorter: the first HAND_CAP places.
+    for c, at, f in zip(hand, _MY_PLACES, _MY_PLACE_FLAGS, strict=False):
+        out[at + c] = 1.0
+        out[f] = 1.0
         if c >= N_CARDS or known >> c & 1:
-            out[flags + i * 3 + 2] = 1
-    for i in _window_places(hand, fortress_place):
-        out[flags + i * 3 + 1] = 1
-    return bytes(out)
+            out[f + 2] = 1.0
+    n = len(hand)
+    for i in _WINDOW[n][fortress_place] if n <= HAND_CAP else _window_places(n, fortress_place):
+        out[_HAND_ME_FLAGS + i * 3 + 1] = 1.0
 
 
-def _opp_hand_chunk(hand: list[int], known: int, fortress_place: int, public_ids: bool) -> bytes:
+def _write_opp_hand(
+    out: memoryview[float], hand: Sequence[int], known: int, fortress_place: int, public_ids: bool
+) -> None:
     """The ``hand_opp``, ``hand_opp_flags`` and ``opp_hidden_cards`` slices: public places only (R9.2),
     the hidden cards as a set where their identities are public (R9.1)."""
-    out = bytearray(_FORTRESS - _HAND_OPP)
-    flags = _HAND_OPP_FLAGS - _HAND_OPP
-    hidden = _OPP_HIDDEN - _HAND_OPP
-    for i, c in enumerate(hand[:HAND_CAP]):
+    for c, at, f in zip(hand, _OPP_PLACES, _OPP_PLACE_FLAGS, strict=False):
         if c < N_CARDS and not known >> c & 1:
-            out[i * _OPP_STRIDE + CARD_KINDS] = 1
+            out[at + CARD_KINDS] = 1.0
             if public_ids:
-                out[hidden + c] = 1
+                out[_OPP_HIDDEN + c] = 1.0
         else:
-            out[i * _OPP_STRIDE + c] = 1
-        out[flags + i * 2] = 1
-    for i in _window_places(hand, fortress_place):
-        out[flags + i * 2 + 1] = 1
-    return bytes(out)
+            out[at + c] = 1.0
+        out[f] = 1.0
+    n = len(hand)
+    for i in _WINDOW[n][fortress_place] if n <= HAND_CAP else _window_places(n, fortress_place):
+        out[_HAND_OPP_FLAGS + i * 2 + 1] = 1.0
 
 
-def _lane_chunk(row: list[tuple[int, int, bool, bool, bool, int]], extra: int) -> bytes:
+def _lane_chunk(row: Sequence[Creature], extra: int) -> bytes:
     """One player's lane: per creature from the bridge, its card, stats, state and abilities now."""
-    out = bytearray(_LANE_BYTES)
+    raw, out = _floats(_LANE_SIZE)
+    tenths = _TENTHS
     last = len(row) - 1
     at = 0
     for i, cr in enumerate(row[:LANE_CAP]):
         c, damage, new, protected, activated, sprint = cr
-        out[at] = 1
-        out[at + 1 + c] = 1
+        out[at] = 1.0
+        out[at + 1 + c] = 1.0
         f = at + _STATS
-        out[f] = min(damage, 255)
-        out[f + 1] = min(ATTACK[c] + sprint, 255)
-        out[f + 2] = max(HEALTH[c] - damage, 0)
-        out[f + 3] = ATTACK[c]
-        out[f + 4] = HEALTH[c]
+        out[f] = tenths[min(damage, 255)]
+        out[f + 1] = tenths[min(ATTACK[c] + sprint, 255)]
+        out[f + 2] = tenths[max(HEALTH[c] - damage, 0)]
+        out[f + 3] = tenths[ATTACK[c]]
+        out[f + 4] = tenths[HEALTH[c]]
         f = at + _FLAGS
         if new:
-            out[f] = 1
+            out[f] = 1.0
         if protected:
-            out[f + 1] = 1
+            out[f + 1] = 1.0
         if activated:
-            out[f + 2] = 1
+            out[f + 2] = 1.0
         if sprint:
-            out[f + 3] = min(sprint, 255)
+            out[f + 3] = tenths[min(sprint, 255)]
         bits = ABILITIES[c] | extra  # as Game.creature_abilities: printed, Aura, threat
         if i:
             bits |= AURA[row[i - 1][0]]
@@ -313,178 +351,210 @@ def _lane_chunk(row: list[tuple[int, int, bool, bool, bool, int]], extra: int) -
             bits |= AURA[row[i + 1][0]]
         f = at + _ABILITY_COLUMNS
         for j in _ABILITY_OFFSETS[bits]:
-            out[f + j] = 1
+            out[f + j] = 1.0
         at += CREATURE_FEATURES
-    return bytes(out)
+    return bytes(raw)
 
 
-def _scales() -> npt.NDArray[np.float32]:
-    """Per feature, what its raw integer is multiplied by (1 for one-hots and flags)."""
-    scale = np.ones(INFOSTATE_LAYOUT.size, dtype=np.float32)
-
-    def put(name: str, value: float, cols: slice | None = None) -> None:
-        sl = OBSERVATION_LAYOUT.slices[name]
-        view = scale[sl.start : sl.stop].reshape(sl.shape)
-        if cols is None:
-            view[...] = value
-        else:
-            view[..., cols] = value
-
-    put("mana", 1 / STAT_SCALE)
-    put("fortress", 1 / HAND_CAP, slice(1, 3))
-    put("lanes", 1 / STAT_SCALE, slice(_STATS, _STATS + 5))
-    put("lanes", 1 / STAT_SCALE, slice(_FLAGS + 3, _FLAGS + 4))
-    put("lane_sizes", 1 / LANE_CAP)
-    put("automaton_flags", 1 / 24, slice(2, 3))
-    put("threat", 1 / 10, slice(1, 2))
-    put("setup_counts", 1 / N_CARDS, slice(0, 1))
-    put("setup_counts", 1 / 32, slice(1, 2))
-    put("setup_counts", 1 / 4, slice(2, 3))
-    return scale
-
-
-_SCALE_ALL: Final = _scales()
-_SCALE: Final = _SCALE_ALL[: OBSERVATION_LAYOUT.size].copy()
-
-
-def _raw(game: Game, seat: int, size: int = OBSERVATION_LAYOUT.size) -> bytearray:
-    out = bytearray(size)
-    _fill(game, seat, out)
-    return out
-
-
-def _finish(game: Game, raw: bytearray, scale: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Raw integers to the float vector; the turn, the one fraction that is not a small integer."""
-    obs: npt.NDArray[np.float32] = np.multiply(np.frombuffer(raw, dtype=np.uint8), scale, dtype=np.float32)
-    cap = game._max_turns or DEFAULT_MAX_TURNS
-    turn = game._turn
-    obs[_TURN] = (turn if turn < cap else cap) / cap
-    return obs
+def _vector(raw: bytearray) -> npt.NDArray[np.float32]:
+    """The buffer as the float32 vector (no copy: the buffer is the vector's own)."""
+    return np.frombuffer(raw, dtype=np.float32)
 
 
 def encode_observation(game: Game, seat: int) -> npt.NDArray[np.float32]:
     """The observation vector of ``seat`` (0 or 1) for ``game`` (a new array each call)."""
-    if seat not in (0, 1):
+    if seat != 0 and seat != 1:
         raise ValueError(f"an observation is for seat 0 or 1, not {seat!r}")
-    return _finish(game, _raw(game, seat), _SCALE)
+    fields = game.fields()
+    if not fields.solo and fields.pending is None and (fields.stage == SUMMON or fields.stage == COMBAT):
+        return _encode_duel_play(game, seat, fields)
+    raw, out = _floats(OBSERVATION_LAYOUT.size)
+    _fill(game, seat, raw, out, fields)
+    return _vector(raw)
 
 
-def _fill(game: Game, seat: int, out: bytearray) -> None:
-    """Write the observation's non-zero features into ``out`` as small integers (0-255), scaled to
-    floats afterwards by :func:`_finish` (stores into a ``bytearray`` are the cheapest Python has).
-
-    Reads the engine's fields (see the module docstring for why): every read below is of something
-    R9 makes public to ``seat``, or of ``seat``'s own hand.
-    """
-    opp = 1 - seat
-    # The engine's fields, read directly: its properties would cost more than this whole header.
-    solo = game._solo
-    stage = game._stage
-    out[_SEAT + seat] = 1
-    out[_PHASE + stage] = 1  # SETUP, SUMMON, COMBAT, OVER are 0-3, the slice's order
+def _write_header(
+    out: memoryview[float],
+    game: Game,
+    seat: int,
+    stage: int,
+    turn: int,
+    max_turns: int | None,
+    active: int,
+    mana: int,
+) -> None:
+    """The slices ``seat`` to ``mana``."""
+    out[_SEAT + seat] = 1.0
+    out[_PHASE + stage] = 1.0  # SETUP, SUMMON, COMBAT, OVER are 0-3, the slice's order
     if stage == OVER:
-        out[_TO_MOVE + 2] = 1
+        out[_TO_MOVE + 2] = 1.0
     else:
         mover = game.current_player
-        out[_TO_MOVE + (2 if mover not in (0, 1) else (0 if mover == seat else 1))] = 1
-    out[_ACTIVE + (0 if game._active == seat else 1)] = 1
-    if game._turn >= (game._max_turns or DEFAULT_MAX_TURNS):
-        out[_TURN + 1] = 1
-    mana = game._mana
-    out[_MANA] = mana if mana < 255 else 255
+        out[_TO_MOVE + (2 if mover != 0 and mover != 1 else (0 if mover == seat else 1))] = 1.0
+    out[_ACTIVE + (0 if active == seat else 1)] = 1.0
+    cap = max_turns or DEFAULT_MAX_TURNS
+    out[_TURN] = (turn if turn < cap else cap) / cap
+    if turn >= cap:
+        out[_TURN + 1] = 1.0
+    out[_MANA] = _TENTHS[mana if mana < 255 else 255]
 
-    hands = game._hands
-    known = game._known
-    fort = game._fort
+
+def _write_hand(
+    out: memoryview[float], k: int, hand: Sequence[int], fort: bool, known: int, hidden_ids: bool
+) -> None:
+    """A player's part of ``fortress`` (``k`` 0: me, 1: opp) and their hand's slices."""
+    n = len(hand)
+    fi = hand.index(FORT if fort else BASTION)
+    at = _FORTRESS + k * 3
+    out[at] = 1.0 if fort else 0.0
+    out[at + 1] = _NINTHS[n - 1 - fi]
+    out[at + 2] = _NINTHS[n]
+    if k == 0:
+        _write_my_hand(out, hand, known, fi)
+    else:
+        _write_opp_hand(out, hand, known, fi, not hidden_ids)
+
+
+def _write_lane(
+    raw: bytearray, out: memoryview[float], slot: int, row: Sequence[Creature], extra: int
+) -> None:
+    """One lane (``slot``: me/opp x top/bottom, the ``lanes`` slice's order) and its ``lane_sizes``
+    feature; zeros for an empty lane."""
+    start, stop = _LANE_BYTES[slot]
+    n = len(row)
+    if not n:
+        out[_LANE_SIZES + slot] = 0.0
+        raw[start:stop] = _EMPTY_LANE
+        return
+    out[_LANE_SIZES + slot] = _LANE_FRACTIONS[n if n < 255 else 255]
+    lane_key = (tuple(row), extra)
+    chunk = _LANE_CHUNKS.get(lane_key)
+    if chunk is None:
+        chunk = _LANE_CHUNKS.remember(lane_key, _lane_chunk(row, extra))
+    raw[start:stop] = chunk
+
+
+def _fill(game: Game, seat: int, raw: bytearray, out: memoryview[float], fields: GameFields) -> None:
+    """Write the observation's non-zero features into the zeroed buffer ``raw`` (``out``: its float
+    view).  Every field read below is something R9 makes public to ``seat``, or ``seat``'s own hand."""
+    opp = 1 - seat
+    solo, stage, turn, max_turns, active, mana, hands, known, fort, lanes, threat_bits, pending = fields[:12]
+    _write_header(out, game, seat, stage, turn, max_turns, active, mana)
     for k, p in enumerate((seat, opp)):
         if solo and p == 1:  # the automaton: no hand; its fortress is at the bottom of its deck
             if fort[1]:
-                out[_FORTRESS + k * 3] = 1
-            continue
-        hand = hands[p]
-        if not hand:  # the setup stage
-            continue
-        n = len(hand)
-        fi = hand.index(FORT if fort[p] else BASTION)
-        at = _FORTRESS + k * 3
-        if fort[p]:
-            out[at] = 1
-        out[at + 1] = n - 1 - fi
-        out[at + 2] = n
-        key: tuple[object, ...]
-        if k == 0:
-            key = (0, tuple(hand), known[p])
-            chunk = _HAND_CHUNKS.get(key)
-            if chunk is None:
-                chunk = _HAND_CHUNKS.remember(key, _my_hand_chunk(hand, known[p], fi))
-            out[_HAND_ME:_HAND_OPP] = chunk
-        else:
-            hidden_ids = game._hidden_ids
-            key = (1, tuple(hand), known[p], hidden_ids)
-            chunk = _HAND_CHUNKS.get(key)
-            if chunk is None:
-                chunk = _HAND_CHUNKS.remember(key, _opp_hand_chunk(hand, known[p], fi, not hidden_ids))
-            out[_HAND_OPP:_FORTRESS] = chunk
-    # Lanes.
-    lanes = game._lanes
-    threat_bits = game._threat_bits
-    for k, p in enumerate((seat, opp)):
-        extra = threat_bits if p == 1 else 0
-        for ln in (0, 1):
-            row = lanes[p * 2 + ln]
-            if not row:
-                continue
-            out[_LANE_SIZES + k * 2 + ln] = len(row)
-            lane_key = (tuple(row), extra)
-            chunk = _LANE_CHUNKS.get(lane_key)
-            if chunk is None:
-                chunk = _LANE_CHUNKS.remember(lane_key, _lane_chunk(row, extra))
-            at = _LANES + (k * 2 + ln) * _LANE_BYTES
-            out[at : at + _LANE_BYTES] = chunk
+                out[_FORTRESS + k * 3] = 1.0
+        elif hands[p]:  # (empty in the setup stage)
+            _write_hand(out, k, hands[p], fort[p], known[p], fields.hidden_identities)
+    for slot, (p, ln) in enumerate(((seat, 0), (seat, 1), (opp, 0), (opp, 1))):
+        row = lanes[p * 2 + ln]
+        if row:
+            _write_lane(raw, out, slot, row, threat_bits if p == 1 else 0)
     if solo:
-        _fill_solo(game, out, threat_bits)
+        _fill_solo(game, out)
     # A pending return order.
-    pending = game._pending
     if pending is not None:
         who, cards = pending
-        out[_S["pending"] + (0 if who == seat else 1)] = 1
-        base = _S["pending_cards"]
+        out[_PENDING + (0 if who == seat else 1)] = 1.0
         for i, c in enumerate(cards[: A.MAX_ORDER]):
-            out[base + i * N_CARDS + c] = 1
+            out[_PENDING_CARDS + i * N_CARDS + c] = 1.0
     if stage == SETUP:
         _fill_setup(game, seat, out)
 
 
-def _fill_solo(game: Game, out: bytearray, threat_bits: int) -> None:
+# Each seat's last duel-play observation, kept to update in place: from one decision to the next most
+# parts (the other hand, three lanes of four) do not change, and comparing them costs less than writing
+# them again.  Parts are compared by content, so any game may follow any other (another environment, a
+# new game).  A duel in its summon or combat phase with no return order pending writes nothing outside
+# the header, fortress, hands, lanes and lane sizes, so those are all that is rewritten.  An entry is
+# (buffer, its float view, my hand, my known bits, the opponent's hand, their known bits, hidden
+# identities, the four lanes in slot order), taken out while it is updated (``dict.pop`` is atomic,
+# so two threads never update one buffer).
+_LAST_PLAY: dict[int, tuple[Any, ...]] = {}
+_HEADER_ZEROS: Final = bytes(_HAND_ME * _FLOAT)
+_MY_HAND_BYTES: Final = (_HAND_ME * _FLOAT, _HAND_OPP * _FLOAT)
+_OPP_HAND_BYTES: Final = (_HAND_OPP * _FLOAT, _FORTRESS * _FLOAT)
+_MY_HAND_ZEROS: Final = bytes((_HAND_OPP - _HAND_ME) * _FLOAT)
+_OPP_HAND_ZEROS: Final = bytes((_FORTRESS - _HAND_OPP) * _FLOAT)
+_EMPTY_LANE: Final = bytes(_LANE_SIZE * _FLOAT)
+
+
+def _encode_duel_play(game: Game, seat: int, fields: GameFields) -> npt.NDArray[np.float32]:
+    """:func:`encode_observation` for a duel in its summon or combat phase, no return order pending."""
+    opp = 1 - seat
+    _solo, stage, turn, max_turns, active, mana, hands, known, fort, lanes, _threat, _pending = fields[:12]
+    hidden_ids = fields.hidden_identities
+    mine, theirs = hands[seat], hands[opp]
+    rows = (lanes[seat * 2], lanes[seat * 2 + 1], lanes[opp * 2], lanes[opp * 2 + 1])
+    last = _LAST_PLAY.pop(seat, None)
+    if last is None:
+        raw, out = _floats(OBSERVATION_LAYOUT.size)
+        _write_header(out, game, seat, stage, turn, max_turns, active, mana)
+        _write_hand(out, 0, mine, fort[seat], known[seat], hidden_ids)
+        _write_hand(out, 1, theirs, fort[opp], known[opp], hidden_ids)
+        for slot, row in enumerate(rows):
+            if row:
+                _write_lane(raw, out, slot, row, 0)
+    else:
+        raw, out, was_mine, was_known, was_theirs, was_their_known, was_hidden_ids, *was_rows = last
+        raw[: _HAND_ME * _FLOAT] = _HEADER_ZEROS
+        _write_header(out, game, seat, stage, turn, max_turns, active, mana)
+        if mine != was_mine or known[seat] != was_known:
+            start, stop = _MY_HAND_BYTES
+            raw[start:stop] = _MY_HAND_ZEROS
+            _write_hand(out, 0, mine, fort[seat], known[seat], hidden_ids)
+        if theirs != was_theirs or known[opp] != was_their_known or hidden_ids != was_hidden_ids:
+            start, stop = _OPP_HAND_BYTES
+            raw[start:stop] = _OPP_HAND_ZEROS
+            _write_hand(out, 1, theirs, fort[opp], known[opp], hidden_ids)
+        for slot, row in enumerate(rows):
+            if row != was_rows[slot]:
+                _write_lane(raw, out, slot, row, 0)
+    vector = _vector(bytearray(raw))  # the caller's own copy
+    _LAST_PLAY[seat] = (
+        raw,
+        out,
+        list(mine),
+        known[seat],
+        list(theirs),
+        known[opp],
+        hidden_ids,
+        *(list(row) for row in rows),
+    )
+    return vector
+
+
+def _fill_solo(game: Game, out: memoryview[float]) -> None:
     """The automaton's deck (as a set), discard pile and the threat options (all public, R9.1)."""
+    fields = game.fields()
     base = _S["automaton_deck"]
-    for c in game._deck[:-1]:
-        out[base + c] = 1
+    for c in fields.deck[:-1]:
+        out[base + c] = 1.0
     base = _S["automaton_discard"]
-    for c in game._discard:
-        out[base + c] = 1
+    for c in fields.discard:
+        out[base + c] = 1.0
     base = _S["automaton_flags"]
-    out[base] = 1
-    if game._last_turn:
-        out[base + 1] = 1
-    out[base + 2] = game.automaton_deck_size
+    out[base] = 1.0
+    if fields.last_turn:
+        out[base + 1] = 1.0
+    out[base + 2] = _DECK_FRACTIONS[min(game.automaton_deck_size, 255)]
     t = game.threat
     base = _S["threat"]
     if t.extra_mana_per_creature == 2:
-        out[base] = 1
-    out[base + 1] = t.base_mana
+        out[base] = 1.0
+    out[base + 1] = _TENTHS[t.base_mana]
     if t.starts == "automaton":
-        out[base + 2] = 1
+        out[base + 2] = 1.0
     if t.resilience == "fort":
-        out[base + 3] = 1
+        out[base + 3] = 1.0
     if t.defence == "minus_one":
-        out[base + 4] = 1
+        out[base + 4] = 1.0
     for j, bit in enumerate(_THREAT_ABILITY_BITS):
-        if threat_bits & bit:
-            out[base + 5 + j] = 1
+        if fields.threat_bits & bit:
+            out[base + 5 + j] = 1.0
 
 
-def _fill_setup(game: Game, seat: int, out: bytearray) -> None:
+def _fill_setup(game: Game, seat: int, out: memoryview[float]) -> None:
     """The setup stage as the seat's view shows it: the pile's size only, a custom deck hidden until
     both are built (R2.5)."""
     st = game.setup_state
@@ -493,23 +563,23 @@ def _fill_setup(game: Game, seat: int, out: bytearray) -> None:
     opp = 1 - seat
     verb = st.steps[0][0]
     if verb in SETUP_VERBS:  # else chance's step (external chance): to_move says "nobody"
-        out[_S["setup_decision"] + SETUP_VERBS.index(verb)] = 1
+        out[_S["setup_decision"] + SETUP_VERBS.index(verb)] = 1.0
     base = _S["setup_revealed"]
     for c in st.revealed:
-        out[base + c] = 1
+        out[base + c] = 1.0
     base = _S["setup_cards"]
     hide_opp = st.kind == "custom" and not all(st.built)
     for k, p in enumerate((seat, opp)):
         if k == 1 and hide_opp:
             continue
         for c in st.cards[p]:
-            out[base + k * N_CARDS + c] = 1
+            out[base + k * N_CARDS + c] = 1.0
     base = _S["setup_counts"]
-    out[base] = len(st.pool)
-    out[base + 1] = min(len(st.steps), 255)
-    out[base + 2] = len(st.decks)
+    out[base] = _CARD_FRACTIONS[min(len(st.pool), 255)]
+    out[base + 1] = _STEP_FRACTIONS[min(len(st.steps), 255)]
+    out[base + 2] = _QUARTERS[min(len(st.decks), 255)]
     if hide_opp and st.built[opp]:
-        out[base + 3] = 1
+        out[base + 3] = 1.0
 
 
 def encode_infostate(
@@ -521,24 +591,25 @@ def encode_infostate(
     """The perfect-recall information-state vector of ``seat``: the observation, the seat's hand as
     dealt (``dealt_hand``, card integers left to right; ``None`` before the deal), and the decisions
     so far as ``(player, action)`` (see :func:`public_action`)."""
-    if seat not in (0, 1):
+    if seat != 0 and seat != 1:
         raise ValueError(f"an information state is for seat 0 or 1, not {seat!r}")
-    raw = _raw(game, seat, INFOSTATE_LAYOUT.size)
+    raw, out = _floats(INFOSTATE_LAYOUT.size)
+    _fill(game, seat, raw, out, game.fields())
     if dealt_hand is not None:
         base = _I["dealt_hand"]
         for i, c in enumerate(list(dealt_hand)[:HAND_CAP]):
-            raw[base + i * CARD_KINDS + c] = 1
+            out[base + i * CARD_KINDS + c] = 1.0
     base = _I["history"]
     if len(history) > HISTORY_CAP:
-        raw[_I["history_overflow"]] = 1
+        out[_I["history_overflow"]] = 1.0
         history = history[-HISTORY_CAP:]
     for i, (who, _action) in enumerate(history):
-        raw[base + i * 3 + (1 if who == seat else 2)] = 1
-    out = _finish(game, raw, _SCALE_ALL)
+        out[base + i * 3 + (1 if who == seat else 2)] = 1.0
+    vector = _vector(raw)
     if history:
         codes = np.array([public_action(a) + 1 for _, a in history], dtype=np.float32) / HISTORY_SCALE
-        out[base : base + 3 * len(history) : 3] = codes
-    return out
+        vector[base : base + 3 * len(history) : 3] = codes
+    return vector
 
 
 def public_action(action: int) -> int:
@@ -550,18 +621,17 @@ def public_action(action: int) -> int:
 def legal_mask(game: Game, seat: int | None = None) -> npt.NDArray[np.int8]:
     """The legal-action mask (``ACTION_SPACE`` int8, 1 where legal) of the player to move, or all
     zeros when ``seat`` is given and it is not that seat's decision (or the game is over)."""
-    if game.is_over() or (seat is not None and game.current_player != seat):
-        return np.zeros(A.ACTION_SPACE, dtype=np.int8)
-    legal = game.legal_actions()
-    if isinstance(legal, range):
-        # The custom build stage: outside the flat space (the environments decide it).
-        return np.zeros(A.ACTION_SPACE, dtype=np.int8)
-    key = tuple(legal)
-    chunk = _MASKS.get(key)
-    if chunk is None:
-        buf = bytearray(A.ACTION_SPACE)
-        for a in legal:
-            if a < A.ACTION_SPACE:
-                buf[a] = 1
-        chunk = _MASKS.remember(key, bytes(buf))
-    return np.frombuffer(chunk, dtype=np.int8).copy()
+    mask = bytearray(A.ACTION_SPACE)
+    if seat is None or game.current_player == seat:
+        legal = game.legal_actions()
+        # Sorted integers; the custom build stage's range (the environments decide it) is outside
+        # the space: its mask stays all zeros.
+        if legal and not isinstance(legal, range):
+            if legal[-1] < A.ACTION_SPACE:
+                for a in legal:
+                    mask[a] = 1
+            else:  # a chance node's outcomes (external chance): outside the space
+                for a in legal:
+                    if a < A.ACTION_SPACE:
+                        mask[a] = 1
+    return np.frombuffer(mask, dtype=np.int8)

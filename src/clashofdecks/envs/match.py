@@ -65,7 +65,8 @@ class Match:
         self.history: list[tuple[int, int]] = []
         self.dealt: list[list[int] | None] = [None, None]
         self._in_setup = True
-        self._build_rng = random.Random(build_seed)
+        self._build_seed = build_seed
+        self._build_rng: random.Random | None = None  # made when a build is needed (seeding costs)
         self.settle()
 
     def seat_of_participant(self, participant: int) -> int:
@@ -85,6 +86,8 @@ class Match:
             return
         game = self.game
         while game.phase == "setup" and isinstance(game.legal_actions(), range):
+            if self._build_rng is None:
+                self._build_rng = random.Random(self._build_seed)
             cards = self._build_rng.sample(range(N_CARDS), A.DECK_SIZE_CUSTOM)
             player = game.current_player
             action = A.BUILD_BASE + A.build_rank(cards)

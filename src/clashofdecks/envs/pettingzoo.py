@@ -47,7 +47,25 @@ _SEED_LIMIT: Final = 2**63 - 1
 def env(**kwargs: Any) -> Any:
     """The duel environment with PettingZoo's order-enforcing wrapper (the raw environment checks
     action bounds itself, with a clearer error than PettingZoo's bounds wrapper)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return _OrderEnforcing(raw_env(**kwargs))
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper with the same checks, but ``last()`` and ``step()`` handed
+    straight to the environment once it is reset: the generic ``last()`` reaches five attributes
+    through the wrapper's ``__getattr__``, which cost about as much as encoding the observation."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)  # type: ignore[no-any-return]
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)  # PettingZoo's error or warning
 
 
 class raw_env(AECEnv):  # type: ignore[misc]
@@ -149,15 +167,16 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if not 0 <= act < A.ACTION_SPACE:
             raise ValueError(f"action {act} is outside the action space (0-{A.ACTION_SPACE - 1})")
         self._cumulative_rewards[agent] = 0.0
-        if not match.game.is_legal(act):
+        try:
+            match.apply(act)  # the engine checks legality first: a refused action changes nothing
+        except IllegalActionError:
             if self.illegal_action == "error":
-                raise IllegalActionError(match.game.explain_illegal(act))
+                raise
             self._clear_rewards()
             self.rewards[agent] = self.illegal_penalty
             self.infos[agent] = {"illegal_action": True}
             self._accumulate_rewards()
             return
-        match.apply(act)
         if self.infos[agent]:
             self.infos[agent] = {}
         game = match.game
