@@ -747,6 +747,9 @@ static int current_player(const State *s) {
 /* Game.random_duel: shuffle the 32 cards, 8 to each player, Bastion leftmost, 6 mana. */
 static void random_duel_state(State *s, uint64_t seed) {
     memset(s, 0, sizeof *s);
+    s->timing_combat = 1; /* the digest's default ruleset */
+    s->base_mana = 6;     /* the quick game's threat (unused in a duel, kept as Python's) */
+    s->extra_mana = 1;
     s->max_turns = -1;
     s->stage = SUMMON;
     s->turn = 1;
@@ -1197,6 +1200,12 @@ static PyObject *core_export(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
                          PyBool_FromLong(s->last_turn), rng);
 }
 
+static PyObject *core_config(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
+    const State *s = &self->s;
+    return Py_BuildValue("(iiiiiiiiii)", s->solo, s->rotated, s->timing_combat, s->prot_any, s->per_card,
+                         s->defence_minus_one, s->threat_bits, s->base_mana, s->extra_mana, s->max_turns);
+}
+
 static int core_init(CoreObject *self, PyObject *args, PyObject *kwds) {
     PyObject *config, *state;
     static char *kwlist[] = {"config", "state", NULL};
@@ -1302,6 +1311,7 @@ static PyObject *core_get_termination(CoreObject *self, void *c) {
 
 static PyMethodDef core_methods[] = {
     {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
+    {"config", (PyCFunction)core_config, METH_NOARGS, "The configuration tuple (the layout Core() takes)."},
     {"legal_actions", (PyCFunction)core_legal_actions, METH_NOARGS, "Legal actions, sorted."},
     {"is_legal", (PyCFunction)core_is_legal, METH_O, "Whether an action is legal now."},
     {"apply", (PyCFunction)core_apply, METH_O, "Apply a legal action (ValueError if not legal)."},

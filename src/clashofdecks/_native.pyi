@@ -6,14 +6,32 @@ STATE_SIZE: int
 
 class Core:
     def __init__(self, config: Sequence[int], state: Sequence[object]) -> None: ...
-    def export(self) -> tuple[
-        int, int, int, int, int | None, int, int,
-        tuple[int, ...], tuple[int, ...],
+    def export(
+        self,
+    ) -> tuple[
+        int,
+        int,
+        int,
+        int,
+        int | None,
+        int,
+        int,
+        tuple[int, ...],
+        tuple[int, ...],
         tuple[tuple[tuple[int, int, bool, bool, bool, int], ...], ...],
-        int, int, tuple[int, ...], tuple[int, ...],
-        tuple[int, tuple[int, ...]] | None, tuple[int, int] | None, tuple[int, int] | None,
-        bool, tuple[int, int, int] | None, bool, int,
+        int,
+        int,
+        tuple[int, ...],
+        tuple[int, ...],
+        tuple[int, tuple[int, ...]] | None,
+        tuple[int, int] | None,
+        tuple[int, int] | None,
+        bool,
+        tuple[int, int, int] | None,
+        bool,
+        int,
     ]: ...
+    def config(self) -> tuple[int, ...]: ...
     def legal_actions(self) -> tuple[int, ...]: ...
     def is_legal(self, action: int) -> bool: ...
     def apply(self, action: int) -> None: ...

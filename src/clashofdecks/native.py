@@ -223,6 +223,10 @@ class NativeGame:
             hidden_identities=self._hidden_ids,
         )
 
+    def config_matches(self) -> bool:
+        """Whether the core's configuration is the one its ruleset and threat call for (a self-check)."""
+        return self._core.config() == _config(self.state())
+
     def _reason_now(self, term: Termination, winner: int | None) -> str:
         if self._core.stage != OVER or self._loaded_over:
             return self._reason

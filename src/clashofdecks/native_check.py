@@ -83,7 +83,8 @@ def _differences(a: GameState, b: GameState) -> str:
     )
 
 
-def _compare(py: Game, nat: NativeGame, where: Callable[[], str]) -> None:
+def compare(py: Game, nat: NativeGame, where: Callable[[], str]) -> None:
+    """Raise :class:`NativeMismatch` unless both games agree on legal actions, player, state, outcome."""
     if py.legal_actions() != nat.legal_actions():
         raise NativeMismatch(
             f"{where()}: legal actions python {py.legal_actions()} native {nat.legal_actions()}"
@@ -93,6 +94,8 @@ def _compare(py: Game, nat: NativeGame, where: Callable[[], str]) -> None:
             f"{where()}: current player python {py.current_player} native {nat.current_player}"
         )
     a, b = py.state(), nat.state()
+    if not nat.config_matches():
+        raise NativeMismatch(f"{where()}: the core's configuration is not its ruleset's and threat's")
     if a != b:
         raise NativeMismatch(f"{where()}: states differ: {_differences(a, b)}")
     if py.outcome != nat.outcome:
@@ -108,7 +111,7 @@ def check_game(py: Game, rng: random.Random, label: str) -> int:
     def where(note: str = "") -> Callable[[], str]:
         return lambda: f"{label}, after actions {py.history[start:]}{note}"
 
-    _compare(py, nat, where(" (converted)"))
+    compare(py, nat, where(" (converted)"))
     while not py.is_over():
         legal = py.legal_actions()
         r = rng.random()
@@ -126,10 +129,10 @@ def check_game(py: Game, rng: random.Random, label: str) -> int:
             nat.apply(a)
             if py.undo() != a or nat.undo() != a:
                 raise NativeMismatch(f"{where()()}: undo returned another action")
-            _compare(py, nat, where(f", apply+undo of {a}"))
+            compare(py, nat, where(f", apply+undo of {a}"))
         py.apply(a)
         nat.apply(a)
-        _compare(py, nat, where())
+        compare(py, nat, where())
     return len(py.history) - start
 
 
@@ -144,7 +147,7 @@ def _check_refusal(py: Game, nat: NativeGame, action: int, where: Callable[[], s
             raise NativeMismatch(f"{where()}: {type(game).__name__} accepted the illegal action")
     if messages[0] != messages[1]:
         raise NativeMismatch(f"{where()}: refusals differ: {messages}")
-    _compare(py, nat, where)
+    compare(py, nat, where)
 
 
 def run_check(games: int, seed: int = 0, kinds: tuple[str, ...] = KINDS) -> CheckReport:
