@@ -362,6 +362,12 @@ def test_states_the_core_cannot_hold_are_refused_clearly(change: dict[str, Any],
         NativeGame.from_state(state)
 
 
+def test_a_build_older_than_its_source_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not native._stale()
+    monkeypatch.setattr(native, "SOURCE_HASH", "0" * 16)
+    assert native._stale()
+
+
 def test_clash_native_0_forces_pure_python() -> None:
     code = "from clashofdecks import native; print(native.AVAILABLE); print(native.engine_notice())"
     env = {**os.environ, "CLASH_NATIVE": "0"}

@@ -55,6 +55,10 @@
 
 #define MAX_LEGAL 1024
 
+#ifndef SOURCE_HASH
+#define SOURCE_HASH "unknown" /* setup.py defines it: the first 16 hex digits of this file's SHA-256 */
+#endif
+
 static uint8_t COST[FORT + 1], ATTACK[FORT + 1], HEALTH[FORT + 1], IS_INC[FORT + 1];
 static uint8_t ABIL[FORT + 1], AURA[FORT + 1], INC_SLOT[FORT + 1];
 static uint8_t INCANTATIONS[N_CARDS];
@@ -1452,5 +1456,6 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     PyModule_AddIntConstant(m, "STATE_SIZE", (long)sizeof(State));
+    PyModule_AddStringConstant(m, "SOURCE_HASH", SOURCE_HASH);
     return m;
 }

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 
 STATE_SIZE: int
+SOURCE_HASH: str
 
 class Core:
     def __init__(self, config: Sequence[int], state: Sequence[object]) -> None: ...

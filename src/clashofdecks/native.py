@@ -14,9 +14,11 @@ proves both engines identical.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Final
 
 from . import actions as A
@@ -26,17 +28,29 @@ from .options import Ruleset, Threat
 from .rules import DRAW, OVER, SETUP, Game, GameState, Outcome, Termination, termination_reason
 
 try:
-    from ._native import STATE_SIZE, Core, random_duel_games, set_cards
+    from ._native import SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
     from ._native import random_duel as _core_random_duel
 
     _BUILT = True
 except ImportError:  # the extension is optional: no compiler at install time
     _BUILT = False
 
+
+def _stale() -> bool:
+    """Whether the built extension was compiled from another ``_native.c`` than the one beside it (a
+    checkout changed the source since the last build): it could then play other rules."""
+    source = Path(__file__).with_name("_native.c")
+    if not source.is_file():
+        return False
+    return hashlib.sha256(source.read_bytes()).hexdigest()[:16] != SOURCE_HASH
+
+
+#: Whether the built extension is older than its source (then it is not used).
+STALE: Final = _BUILT and _stale()
 #: Whether ``CLASH_NATIVE=0`` asks for the pure-Python engine.
 DISABLED: Final = os.environ.get("CLASH_NATIVE", "").strip() == "0"
-#: Whether the compiled core is built and not disabled.
-AVAILABLE: Final = _BUILT and not DISABLED
+#: Whether the compiled core is built, up to date and not disabled.
+AVAILABLE: Final = _BUILT and not STALE and not DISABLED
 
 _TERMINATIONS: Final = tuple(Termination)
 _TERMINATION_CODE: Final = {t: i for i, t in enumerate(_TERMINATIONS)}
@@ -55,15 +69,22 @@ def engine_notice() -> str:
     """One line saying which engine runs, and why (``clash --version``, ``clash bench``)."""
     if AVAILABLE:
         return f"engine: compiled core (C extension, {STATE_SIZE}-byte state) beside the Python engine"
-    if _BUILT:
+    if DISABLED:
         return "engine: pure Python (CLASH_NATIVE=0 disables the compiled core)"
+    if STALE:
+        return (
+            "engine: pure Python (the compiled core is older than _native.c: rebuild it with "
+            "pip install -e . or python setup.py build_ext --inplace)"
+        )
     return "engine: pure Python (the compiled core is not built: install with a C compiler present)"
 
 
 def _require() -> None:
-    if not _BUILT:
+    if not _BUILT or STALE:
+        why = "older than its source _native.c" if _BUILT else "not built"
         raise NativeUnsupportedError(
-            "the compiled core is not built (pip install . with a C compiler present builds it)"
+            f"the compiled core is {why}: pip install -e . (with a C compiler) or "
+            "python setup.py build_ext --inplace builds it"
         )
 
 
