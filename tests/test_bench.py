@@ -76,6 +76,7 @@ def test_run_bench_runs_every_benchmark_with_tiny_sizes() -> None:
         "clone",
         *(native_stages if native.AVAILABLE else []),
         "ISMCTS iterations (random rollouts)",
+        *(["ISMCTS iterations, rollouts in the compiled core"] if native.AVAILABLE else []),
     ]
     data = result.to_dict()
     assert set(data) == {
@@ -88,6 +89,7 @@ def test_run_bench_runs_every_benchmark_with_tiny_sizes() -> None:
         "python",
         "games",
         "engine",
+        "native_ismcts_iterations_per_s",
     }
     assert data["engine"] == native.engine_notice()
     assert json.loads(json.dumps(data)) == data

@@ -334,6 +334,85 @@ def test_native_game_playout_continues_a_game_to_its_end() -> None:
     assert partial.playout(1, max_actions=3) == 3 and not partial.is_over()
 
 
+def test_rollouts_inside_c_draw_the_searchs_random_stream_exactly() -> None:
+    """Same generator, same rollout: the final state and the generator's state after it are equal
+    to the Python loop's (agents/mcts.py's random rollout, with and without a turn limit)."""
+    for seed in range(120):
+        rng = random.Random(seed)
+        start = start_game(KINDS[seed % len(KINDS)], seed, rng)
+        for _ in range(rng.randrange(20)):
+            if start.is_over():
+                break
+            start.apply(rng.choice(start.legal_actions()))
+        limit = None if seed % 3 else start.turn + 2
+        py, nat = start.clone(), NativeGame.from_game(start)
+        py_rng, nat_rng = random.Random(seed), random.Random(seed)
+        played = 0
+        while played < 500 and not py.is_over() and (limit is None or py.turn <= limit):
+            legal = py.legal_actions()
+            py.apply(legal[0] if len(legal) == 1 else legal[int(py_rng.random() * len(legal))])
+            played += 1
+        assert nat.rollout(nat_rng.random, 500, limit) == played
+        assert nat.state() == py.state() and nat_rng.getstate() == py_rng.getstate()
+
+
+def test_the_search_rollout_and_the_core_rollout_agree() -> None:
+    from clashofdecks.agents.mcts import MAX_ROLLOUT_ACTIONS, Search
+
+    for seed in range(30):
+        py = Game.random_duel(seed, record_events=False)
+        nat = NativeGame.from_game(py)
+        py_rng, nat_rng = random.Random(seed), random.Random(seed)
+        Search(cutoff=None, native=False)._rollout(py, py_rng)
+        nat.rollout(nat_rng.random, MAX_ROLLOUT_ACTIONS)
+        assert nat.state() == py.state() and nat_rng.getstate() == py_rng.getstate()
+
+
+@pytest.mark.parametrize(
+    ("kind", "settings"),
+    [
+        ("random_duel", {"cutoff": None}),
+        ("duel_draft", {}),
+        ("solo_precon", {}),
+        ("solo_draft", {"evaluation": "learned"}),
+        ("duel_custom", {"perfect_information": True}),
+    ],
+)
+def test_searches_choose_identically_with_rollouts_in_the_core(kind: str, settings: dict[str, Any]) -> None:
+    """Same seed, same search: ISMCTS/MCTS with random rollouts in the compiled core give the very
+    same statistics as the pure-Python search (setup-stage rollouts hand over at the first turn)."""
+    from clashofdecks.agents.mcts import Search
+
+    for seed in range(3):
+        rng = random.Random(seed)
+        game = start_game(kind, seed, rng)
+        for _ in range(rng.randrange(12)):
+            if game.is_over():
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        if game.is_over():
+            continue
+        results = [
+            Search(native=native_on, **settings).run(game, random.Random(seed), iterations=150)
+            for native_on in (False, True)
+        ]
+        assert results[0].stats == results[1].stats and results[0].action == results[1].action
+
+
+def test_searches_in_the_setup_stage_hand_rollouts_to_the_core() -> None:
+    from clashofdecks.agents.mcts import Search
+
+    game = Game.new(mode="duel", format="draft", seed=4, record_events=False)
+    results = [Search(native=on).run(game, random.Random(4), iterations=60) for on in (False, True)]
+    assert results[0].stats == results[1].stats
+
+
+def test_a_bad_random_source_is_refused() -> None:
+    nat = NativeGame.random_duel(1)
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        nat.rollout(lambda: 1.5, 10)
+
+
 # ------------------------------------------------------------------ what the core refuses
 
 

@@ -1283,6 +1283,39 @@ static PyObject *core_playout(CoreObject *self, PyObject *args) {
     return PyLong_FromLong(n);
 }
 
+/* rollout(rnd, max_actions, turn_limit=-1): the search's random rollout (agents/mcts.py) inside C,
+ * drawing from the caller's generator exactly as the Python loop does: rnd() is called only when
+ * more than one action is legal, and legal[int(rnd() * n)] is played.  Stops when the game is over,
+ * when the turn passes turn_limit (>= 0), or after max_actions; returns the actions played. */
+static PyObject *core_rollout(CoreObject *self, PyObject *args) {
+    PyObject *rnd;
+    long long max_actions, turn_limit = -1;
+    if (!PyArg_ParseTuple(args, "OL|L", &rnd, &max_actions, &turn_limit)) return NULL;
+    State *s = &self->s;
+    int legal[MAX_LEGAL];
+    long long played = 0;
+    self->n_legal = -1;
+    while (played < max_actions && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
+        int n = compute_legal(s, legal);
+        int pick = 0;
+        if (n > 1) {
+            PyObject *r = PyObject_CallNoArgs(rnd);
+            if (!r) return NULL;
+            double x = PyFloat_AsDouble(r);
+            Py_DECREF(r);
+            if (x == -1.0 && PyErr_Occurred()) return NULL;
+            pick = (int)(x * n);
+            if (!(x >= 0.0 && x < 1.0) || pick >= n) {
+                PyErr_SetString(PyExc_ValueError, "rollout: rnd() must return a float in [0, 1)");
+                return NULL;
+            }
+        }
+        dispatch(s, legal[pick]);
+        played++;
+    }
+    return PyLong_FromLongLong(played);
+}
+
 static PyObject *core_get_current_player(CoreObject *self, void *c) {
     (void)c;
     return PyLong_FromLong(current_player(&self->s));
@@ -1321,6 +1354,8 @@ static PyMethodDef core_methods[] = {
     {"apply", (PyCFunction)core_apply, METH_O, "Apply a legal action (ValueError if not legal)."},
     {"copy", (PyCFunction)core_copy, METH_NOARGS, "An independent copy."},
     {"resume", (PyCFunction)core_resume, METH_NOARGS, "rules.Game.resume: the automaton's pending turn."},
+    {"rollout", (PyCFunction)core_rollout, METH_VARARGS,
+     "rollout(rnd, max_actions, turn_limit=-1): random actions drawn from rnd() as agents/mcts.py does."},
     {"playout", (PyCFunction)core_playout, METH_VARARGS,
      "playout(seed, max_actions=2**62): uniform random actions (SplitMix64 from seed) to the end."},
     {NULL, NULL, 0, NULL},

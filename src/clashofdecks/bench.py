@@ -43,6 +43,9 @@ class BenchResult:
     native_games: int = 0
     native_from_python_games_per_s: float | None = None
     native_speedup: float | None = None
+    #: ISMCTS with its random rollouts in the compiled core (``extra["ismcts_iterations_per_s"]``
+    #: is the pure-Python search); the searches choose identically.
+    native_ismcts_iterations_per_s: float | None = None
     machine: str = field(default_factory=lambda: f"{platform.machine()} {platform.processor() or ''}".strip())
     python: str = field(default_factory=platform.python_version)
     games: int = 0
@@ -193,4 +196,9 @@ def run_bench(
         res.extra["ismcts_iterations_per_s"] = max(
             ismcts_iterations_per_second(seed, ismcts_iterations) for _ in range(rounds)
         )
+        if native.AVAILABLE:
+            say("ISMCTS iterations, rollouts in the compiled core")
+            res.native_ismcts_iterations_per_s = max(
+                ismcts_iterations_per_second(seed, ismcts_iterations, native=True) for _ in range(rounds)
+            )
     return res

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -89,9 +89,11 @@ def _require() -> None:
 
 
 def _config(state: GameState) -> tuple[int, ...]:
-    rs = state.ruleset
-    th = state.threat
-    solo = state.solo
+    return _config_of(state.solo, state.ruleset, state.threat)
+
+
+def _config_of(solo: bool, rs: Ruleset, th: Threat) -> tuple[int, ...]:
+    """The core's configuration tuple (see ``core_load`` in ``_native.c``)."""
     bits = sum(ABILITY_BITS[a] for a in th.abilities) if solo else 0
     return (
         int(solo),
@@ -246,7 +248,7 @@ class NativeGame:
 
     def config_matches(self) -> bool:
         """Whether the core's configuration is the one its ruleset and threat call for (a self-check)."""
-        return self._core.config() == _config(self.state())
+        return self._core.config() == _config_of(self._solo, self._ruleset, self._threat)
 
     def _reason_now(self, term: Termination, winner: int | None) -> str:
         if self._core.stage != OVER or self._loaded_over:
@@ -344,11 +346,13 @@ class NativeGame:
         """Apply a legal action (no events are recorded: the empty tuple).  An illegal one raises
         :class:`~clashofdecks.errors.IllegalActionError` with the Python engine's reason, changing nothing."""
         core = self._core
-        if not core.is_legal(action):
-            raise IllegalActionError(self.to_game(record_events=False).explain_illegal(action))
-        if self._keep_undo:
-            self._history.append((core.copy(), action))
-        core.apply(action)
+        before = core.copy() if self._keep_undo else None
+        try:
+            core.apply(action)
+        except (ValueError, TypeError, OverflowError):
+            raise IllegalActionError(self.to_game(record_events=False).explain_illegal(action)) from None
+        if before is not None:
+            self._history.append((before, action))
         return ()
 
     def undo(self) -> int:
@@ -396,6 +400,15 @@ class NativeGame:
         so the same ``rng`` gives the same sample)."""
         sample = self.to_game(record_events=False).sample_determinization(player, rng)
         return NativeGame.from_game(sample)
+
+    def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int | None = None) -> int:
+        """The search's random rollout inside the core, drawing from ``rnd`` (e.g. ``rng.random``)
+        exactly as the Python loop of :mod:`clashofdecks.agents.mcts` does: ``rnd()`` only when more
+        than one action is legal, then ``legal[int(rnd() * n)]``.  Stops at the end of the game, past
+        turn ``turn_limit``, or after ``max_actions``; returns the actions played.  The same
+        generator therefore gives the same rollout in both engines (no undo records are kept)."""
+        self._history.clear()
+        return self._core.rollout(rnd, max_actions, -1 if turn_limit is None else turn_limit)
 
     def playout(self, seed: int, max_actions: int = 1 << 62) -> int:
         """Play uniformly random legal actions inside the core (SplitMix64 from ``seed``, docs/native.md)

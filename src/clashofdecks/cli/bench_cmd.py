@@ -117,6 +117,10 @@ def bench(
         )
     for key, value in res.extra.items():
         table.add_row(key.replace("_", " "), f"{value:,.0f}")
+    if res.native_ismcts_iterations_per_s is not None:
+        table.add_row(
+            "native: ismcts iterations per s (rollouts in C)", f"{res.native_ismcts_iterations_per_s:,.0f}"
+        )
     Console().print(table)
     if envs_figures is not None:
         click.echo(format_envs_bench(envs_figures))
