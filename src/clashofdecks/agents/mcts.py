@@ -111,7 +111,7 @@ def _canonical(game: Game) -> Game:
     return g
 
 
-def _reward(game: Game) -> float:
+def _reward(game: Game | NativeGame) -> float:
     """Player 0's reward at a finished game: 1 win, 0 loss, 1/2 draw."""
     w = game.winner
     return 0.5 if w is None else (1.0 if w == 0 else 0.0)
@@ -246,6 +246,14 @@ class Search:
 
         if self.rollout != "greedy":
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
+        begin: Callable[[], Game | NativeGame] = start
+        if self.native and self.rollout != "greedy" and base.phase != "setup":
+
+            def begin() -> Game | NativeGame:
+                # The whole iteration in the compiled core: the same legal actions, the same draws.
+                d = NativeGame.from_game(start())
+                d.keep_undo = False
+                return d
 
         root = _Node(1 - me)
         t0 = time.perf_counter()
@@ -253,7 +261,7 @@ class Search:
         limit = iterations if iterations is not None else 1 << 62
         done = 0
         while done < limit:
-            self._iterate(root, start(), rng)
+            self._iterate(root, begin(), rng)
             done += 1
             if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
                 break
@@ -265,7 +273,7 @@ class Search:
         best = stats[0]
         return SearchResult(best[0], best[2], done, elapsed, tuple(stats))
 
-    def _iterate(self, root: _Node, d: Game, rng: random.Random) -> None:
+    def _iterate(self, root: _Node, d: Game | NativeGame, rng: random.Random) -> None:
         c = self.c
         log = math.log
         sqrt = math.sqrt
@@ -316,18 +324,20 @@ class Search:
 
     # ------------------------------------------------------------------ rollouts
 
-    def _rollout(self, d: Game, rng: random.Random) -> float:
+    def _rollout(self, d: Game | NativeGame, rng: random.Random) -> float:
         rnd = rng.random
         greedy = self.rollout == "greedy"
         cutoff = self.cutoff
         if cutoff == "auto":
             cutoff = SOLO_CUTOFF if d.is_solo else None
         limit = (1 << 62) if cutoff is None else d.turn + cutoff
+        if isinstance(d, NativeGame):
+            return self._rollout_in_core(d, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
         in_core = self.native and not greedy
         for i in range(MAX_ROLLOUT_ACTIONS):
             if in_core and d.phase != "setup":
                 return self._rollout_in_core(
-                    d, rnd, MAX_ROLLOUT_ACTIONS - i, None if cutoff is None else limit
+                    NativeGame.from_game(d), rnd, MAX_ROLLOUT_ACTIONS - i, None if cutoff is None else limit
                 )
             if d.is_over():
                 return _reward(d)
@@ -346,18 +356,16 @@ class Search:
                 d.apply(legal[int(rnd() * n)])
         return self._score(d)
 
-    def _rollout_in_core(self, d: Game, rnd: Callable[[], float], budget: int, limit: int | None) -> float:
+    def _rollout_in_core(
+        self, nat: NativeGame, rnd: Callable[[], float], budget: int, limit: int | None
+    ) -> float:
         """The rest of a random rollout in the compiled core: the loop of :meth:`_rollout`, action
-        for action and draw for draw (``NativeGame.rollout``, docs/native.md)."""
-        nat = NativeGame.from_game(d)
-        nat.keep_undo = False
+        for action and draw for draw (``NativeGame.rollout``, docs/native.md); a cut-off rollout is
+        scored on the same state in the Python engine."""
         nat.rollout(rnd, budget, limit)
         if nat.is_over():
-            w = nat.winner
-            return 0.5 if w is None else (1.0 if w == 0 else 0.0)
-        end = nat.to_game(record_events=False)
-        end.meta.update(d.meta)
-        return self._score(end)
+            return _reward(nat)
+        return self._score(nat.to_game(record_events=False))
 
 
 def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> int:
