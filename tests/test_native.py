@@ -222,6 +222,19 @@ def test_apply_undo_clone_mask_and_outcome_match_the_python_engine() -> None:
             nat.undo()
 
 
+def test_undo_records_are_bounded_as_the_python_engines() -> None:
+    from clashofdecks.rules import UNDO_LIMIT
+
+    py = Game.random_duel(2, record_events=False, ruleset=Ruleset(max_turns=10**6))
+    nat = NativeGame.from_game(py)
+    # END of Summoning then END of Combat: an endless game of passing turns.
+    for _ in range(UNDO_LIMIT + 10):
+        py.apply(0)
+        nat.apply(0)
+    assert nat.undo_depth == py.undo_depth < UNDO_LIMIT
+    assert nat.state() == py.state()
+
+
 def test_keep_undo_off_keeps_no_records() -> None:
     nat = NativeGame.random_duel(1)
     nat.keep_undo = False

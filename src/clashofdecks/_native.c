@@ -801,10 +801,10 @@ static long playout(State *s, uint64_t *gen, long max_actions) {
 
 /* ------------------------------------------------------------------ the Python type */
 
+/* Only the state: legal actions are computed when asked (a few hundred instructions), so a copy
+ * (clone, undo record) is the 784-byte state and nothing else. */
 typedef struct {
     PyObject_HEAD State s;
-    int n_legal; /* -1: not computed */
-    int legal[MAX_LEGAL];
 } CoreObject;
 
 static PyTypeObject CoreType;
@@ -815,9 +815,7 @@ static PyObject *NotReady(void) {
 }
 
 static CoreObject *core_new_empty(void) {
-    CoreObject *o = PyObject_New(CoreObject, &CoreType);
-    if (o) o->n_legal = -1;
-    return o;
+    return PyObject_New(CoreObject, &CoreType);
 }
 
 /* --- conversion helpers: every value is range-checked, a bad one raises ValueError naming it */
@@ -1218,26 +1216,23 @@ static int core_init(CoreObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &config, &state)) return -1;
-    self->n_legal = -1;
     return core_load(&self->s, config, state);
 }
 
-static inline void ensure_legal(CoreObject *self) {
-    if (self->n_legal < 0) self->n_legal = compute_legal(&self->s, self->legal);
-}
-
 static PyObject *core_legal_actions(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
-    ensure_legal(self);
-    PyObject *t = PyTuple_New(self->n_legal);
+    int legal[MAX_LEGAL];
+    int n = compute_legal(&self->s, legal);
+    PyObject *t = PyTuple_New(n);
     if (!t) return NULL;
-    for (int i = 0; i < self->n_legal; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(self->legal[i]));
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(legal[i]));
     return t;
 }
 
 static int is_legal_now(CoreObject *self, long action) {
-    ensure_legal(self);
-    for (int i = 0; i < self->n_legal; i++)
-        if (self->legal[i] == action) return 1;
+    int legal[MAX_LEGAL];
+    int n = compute_legal(&self->s, legal);
+    for (int i = 0; i < n; i++)
+        if (legal[i] == action) return 1;
     return 0;
 }
 
@@ -1255,7 +1250,6 @@ static PyObject *core_apply(CoreObject *self, PyObject *arg) {
         return NULL;
     }
     dispatch(&self->s, (int)a);
-    self->n_legal = -1;
     Py_RETURN_NONE;
 }
 
@@ -1263,13 +1257,11 @@ static PyObject *core_copy(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
     CoreObject *o = core_new_empty();
     if (!o) return NULL;
     o->s = self->s;
-    o->n_legal = -1;
     return (PyObject *)o;
 }
 
 static PyObject *core_resume(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
     resume_state(&self->s);
-    self->n_legal = -1;
     Py_RETURN_NONE;
 }
 
@@ -1279,7 +1271,6 @@ static PyObject *core_playout(CoreObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "K|L", &seed, &max_actions)) return NULL;
     uint64_t gen = seed;
     long n = playout(&self->s, &gen, (long)max_actions);
-    self->n_legal = -1;
     return PyLong_FromLong(n);
 }
 
@@ -1294,7 +1285,6 @@ static PyObject *core_rollout(CoreObject *self, PyObject *args) {
     State *s = &self->s;
     int legal[MAX_LEGAL];
     long long played = 0;
-    self->n_legal = -1;
     while (played < max_actions && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
         int n = compute_legal(s, legal);
         int pick = 0;

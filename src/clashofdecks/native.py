@@ -25,7 +25,7 @@ from . import actions as A
 from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, COST, HEALTH, IS_INCANTATION
 from .errors import ClashError, IllegalActionError
 from .options import Ruleset, Threat
-from .rules import DRAW, OVER, SETUP, Game, GameState, Outcome, Termination, termination_reason
+from .rules import DRAW, OVER, SETUP, UNDO_LIMIT, Game, GameState, Outcome, Termination, termination_reason
 
 try:
     from ._native import SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
@@ -352,7 +352,10 @@ class NativeGame:
         except (ValueError, TypeError, OverflowError):
             raise IllegalActionError(self.to_game(record_events=False).explain_illegal(action)) from None
         if before is not None:
-            self._history.append((before, action))
+            history = self._history
+            if len(history) >= UNDO_LIMIT:
+                del history[: UNDO_LIMIT // 2]  # bounded as the Python engine's: the oldest go first
+            history.append((before, action))
         return ()
 
     def undo(self) -> int:
@@ -361,6 +364,11 @@ class NativeGame:
             raise IndexError("nothing to undo")
         self._core, action = self._history.pop()
         return action
+
+    @property
+    def undo_depth(self) -> int:
+        """How many actions :meth:`undo` can take back now (at most ``rules.UNDO_LIMIT``)."""
+        return len(self._history)
 
     @property
     def keep_undo(self) -> bool:
