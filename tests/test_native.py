@@ -430,6 +430,20 @@ def test_a_bad_random_source_is_refused() -> None:
 # ------------------------------------------------------------------ what the core refuses
 
 
+def test_a_core_is_never_uninitialised_and_a_refused_load_changes_nothing() -> None:
+    blank = _native.Core.__new__(_native.Core)
+    assert blank.legal_actions() == () and blank.current_player == -1
+    assert blank.playout(1) == 0 and blank.rollout(random.random, 10) == 0
+    with pytest.raises(ValueError):
+        blank.apply(0)
+    game = NativeGame.random_duel(3)
+    core = game._core
+    before = core.export()
+    with pytest.raises(ValueError):
+        core.__init__(core.config(), (*before[:7], (32, 5, 5), *before[8:]))
+    assert core.export() == before
+
+
 def test_the_setup_stage_is_refused_by_name() -> None:
     game = Game.new(mode="duel", format="draft", seed=1)
     with pytest.raises(NativeUnsupportedError, match="setup stage"):

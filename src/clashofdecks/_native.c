@@ -793,6 +793,7 @@ static long playout(State *s, uint64_t *gen, long max_actions) {
     long actions = 0;
     while (s->stage != OVER && actions < max_actions) {
         int n = compute_legal(s, legal);
+        if (!n) break; /* an unloaded Core (Core.__new__): no decision to make */
         dispatch(s, legal[pick_below(gen, n)]);
         actions++;
     }
@@ -1216,7 +1217,10 @@ static int core_init(CoreObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &config, &state)) return -1;
-    return core_load(&self->s, config, state);
+    State loaded; /* all or nothing: a refused state leaves the object as it was */
+    if (core_load(&loaded, config, state) < 0) return -1;
+    self->s = loaded;
+    return 0;
 }
 
 static PyObject *core_legal_actions(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
@@ -1288,6 +1292,7 @@ static PyObject *core_rollout(CoreObject *self, PyObject *args) {
     while (played < max_actions && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
         int n = compute_legal(s, legal);
         int pick = 0;
+        if (!n) break; /* an unloaded Core (Core.__new__): no decision to make */
         if (n > 1) {
             PyObject *r = PyObject_CallNoArgs(rnd);
             if (!r) return NULL;
@@ -1362,12 +1367,25 @@ static PyGetSetDef core_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+/* Core.__new__ without __init__: an inert finished game, never uninitialised memory. */
+static PyObject *core_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    (void)args;
+    (void)kwds;
+    CoreObject *o = (CoreObject *)type->tp_alloc(type, 0);
+    if (!o) return NULL;
+    o->s.stage = OVER;
+    o->s.winner = NONE;
+    o->s.pending_player = o->s.cast_p = o->s.chain_p = NONE;
+    o->s.max_turns = -1;
+    return (PyObject *)o;
+}
+
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clashofdecks._native.Core",
     .tp_basicsize = sizeof(CoreObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The play phase of a game as one flat struct (clashofdecks.native wraps it).",
-    .tp_new = PyType_GenericNew,
+    .tp_new = core_tp_new,
     .tp_init = (initproc)core_init,
     .tp_methods = core_methods,
     .tp_getset = core_getset,
