@@ -255,12 +255,46 @@ def test_an_illegal_action_is_refused_with_the_python_reason_and_changes_nothing
 
 
 def test_determinization_is_the_python_engines() -> None:
-    py = Game.random_duel(8, record_events=False)
-    for a in (py.legal_actions()[-1], 0, 0):
-        py.apply(a)
-    nat = NativeGame.from_game(py)
-    sample = nat.sample_determinization(0, random.Random(3))
-    assert sample.state() == py.sample_determinization(0, random.Random(3)).state()
+    """Same generator, same sample: the core draws with ``rng.getrandbits`` as ``random.Random``
+    does (duel with public and with hidden identities, solo), and leaves the generator in the same
+    state; both ways ``random.sample`` picks (pool and set) are reached."""
+    ways = set()
+    samples = 0
+    for seed in range(400):
+        rng = random.Random(seed)
+        game = start_game(KINDS[seed % len(KINDS)], seed, rng)
+        for _ in range(rng.randrange(40)):
+            if game.is_over():
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        if game.is_over():
+            continue
+        nat = NativeGame.from_game(game)
+        for player in (0, 1):
+            py_rng, nat_rng = random.Random(seed * 2 + player), random.Random(seed * 2 + player)
+            expected = game.sample_determinization(player, py_rng).state()
+            assert nat.sample_determinization(player, nat_rng).state() == expected, (seed, player)
+            assert nat_rng.getstate() == py_rng.getstate()
+            samples += 1
+            if game.hidden_identities:
+                state = game.state()
+                opp = state.hands[1 - player]
+                hidden = sum(c < 32 and not state.known[1 - player] >> c & 1 for c in opp)
+                seen = {*state.hands[player], *(cr[0] for lane in state.lanes for cr in lane)}
+                seen |= {c for c in opp if c < 32 and state.known[1 - player] >> c & 1}
+                unseen = 32 - len({c for c in seen if c < 32})
+                ways.add("pool" if unseen <= 21 + (64 if hidden > 5 else 0) else "set")
+    assert samples > 500 and ways == {"pool", "set"}
+
+
+def test_determinization_with_another_generator_class_is_the_python_engines() -> None:
+    class Other(random.Random):
+        pass
+
+    game = Game.random_duel(8, record_events=False)
+    game.apply(0)
+    nat = NativeGame.from_game(game)
+    assert nat.sample_determinization(0, Other(3)).state() == game.sample_determinization(0, Other(3)).state()
 
 
 def test_resume_plays_the_automatons_turn_as_the_python_engine() -> None:

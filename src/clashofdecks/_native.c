@@ -1341,6 +1341,8 @@ static PyObject *core_get_termination(CoreObject *self, void *c) {
     return PyLong_FromLong(self->s.termination);
 }
 
+static PyObject *core_determinize(CoreObject *self, PyObject *args);
+
 static PyMethodDef core_methods[] = {
     {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
     {"config", (PyCFunction)core_config, METH_NOARGS, "The configuration tuple (the layout Core() takes)."},
@@ -1348,6 +1350,8 @@ static PyMethodDef core_methods[] = {
     {"is_legal", (PyCFunction)core_is_legal, METH_O, "Whether an action is legal now."},
     {"apply", (PyCFunction)core_apply, METH_O, "Apply a legal action (ValueError if not legal)."},
     {"copy", (PyCFunction)core_copy, METH_NOARGS, "An independent copy."},
+    {"determinize", (PyCFunction)core_determinize, METH_VARARGS,
+     "determinize(player, getrandbits, hidden_identities): rules.Game.sample_determinization's sample."},
     {"resume", (PyCFunction)core_resume, METH_NOARGS, "rules.Game.resume: the automaton's pending turn."},
     {"rollout", (PyCFunction)core_rollout, METH_VARARGS,
      "rollout(rnd, max_actions, turn_limit=-1): random actions drawn from rnd() as agents/mcts.py does."},
@@ -1366,6 +1370,159 @@ static PyGetSetDef core_getset[] = {
     {"termination", (getter)core_get_termination, NULL, "Index into rules.Termination.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
+
+/* ------------------------------------------------------------------ determinization (R9)
+ *
+ * rules.Game.sample_determinization with the caller's random.Random: its draws are made with
+ * rng.getrandbits exactly as random.Random._randbelow, shuffle and sample make them (CPython 3.11+),
+ * so the same generator gives the same sample in both engines. */
+
+static int rb_below(PyObject *getrandbits, int n, int *out) {
+    int k = 0;
+    while ((n >> k) != 0) k++; /* n.bit_length() */
+    PyObject *bits = PyLong_FromLong(k);
+    if (!bits) return -1;
+    for (;;) {
+        PyObject *r = PyObject_CallOneArg(getrandbits, bits);
+        if (!r) break;
+        long v = PyLong_AsLong(r);
+        Py_DECREF(r);
+        if (v == -1 && PyErr_Occurred()) break;
+        if (v < n) {
+            *out = (int)v;
+            Py_DECREF(bits);
+            return 0;
+        }
+    }
+    Py_DECREF(bits);
+    return -1;
+}
+
+static int rb_shuffle(PyObject *getrandbits, uint8_t *x, int n) {
+    for (int i = n - 1; i >= 1; i--) {
+        int j;
+        if (rb_below(getrandbits, i + 1, &j)) return -1;
+        uint8_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+    return 0;
+}
+
+static int rb_sample(PyObject *getrandbits, const uint8_t *population, int n, int k, uint8_t *out) {
+    /* random.sample: setsize = 21 + 4 ** ceil(log(3k, 4)) for k > 5; 3k is never a power of 4, so
+     * that power is the smallest one at least 3k (integers, no floating point). */
+    long setsize = 21;
+    if (k > 5) {
+        long power = 1;
+        while (power < 3L * k) power *= 4;
+        setsize += power;
+    }
+    if (n <= setsize) {
+        uint8_t pool[N_CARDS];
+        memcpy(pool, population, (size_t)n);
+        for (int i = 0; i < k; i++) {
+            int j;
+            if (rb_below(getrandbits, n - i, &j)) return -1;
+            out[i] = pool[j];
+            pool[j] = pool[n - i - 1];
+        }
+    } else {
+        uint64_t selected = 0;
+        for (int i = 0; i < k; i++) {
+            int j;
+            do {
+                if (rb_below(getrandbits, n, &j)) return -1;
+            } while (selected >> j & 1);
+            selected |= 1ULL << j;
+            out[i] = population[j];
+        }
+    }
+    return 0;
+}
+
+static void sort_bytes(uint8_t *x, int n) {
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && x[b - 1] > x[b]; b--) {
+            uint8_t t = x[b];
+            x[b] = x[b - 1];
+            x[b - 1] = t;
+        }
+}
+
+/* determinize(player, getrandbits, hidden_identities) -> a new Core: rules.Game.sample_determinization
+ * of the play phase, step for step (a new chance seed first, then the hidden things refilled). */
+static PyObject *core_determinize(CoreObject *self, PyObject *args) {
+    int player, hidden_ids;
+    PyObject *getrandbits;
+    if (!PyArg_ParseTuple(args, "iOp", &player, &getrandbits, &hidden_ids)) return NULL;
+    if (player != 0 && player != 1) {
+        PyErr_SetString(PyExc_ValueError, "determinize: player is 0 or 1");
+        return NULL;
+    }
+    State s = self->s;
+    PyObject *bits = PyLong_FromLong(64);
+    if (!bits) return NULL;
+    PyObject *r = PyObject_CallOneArg(getrandbits, bits);
+    Py_DECREF(bits);
+    if (!r) return NULL;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    s.rng_seed = (uint64_t)seed; /* rules.seed_rng: seed << 32, counter 0 */
+    s.rng_counter = 0;
+    if (s.solo) {
+        if (player == 0 && s.deck_len > 1) {
+            int n = s.deck_len - 1;
+            sort_bytes(s.deck, n);
+            if (rb_shuffle(getrandbits, s.deck, n)) return NULL;
+        }
+    } else {
+        int opp = 1 - player;
+        uint8_t *hand = s.hands[opp];
+        int slots[HAND_CAP], ns = 0;
+        for (int i = 0; i < s.hand_len[opp]; i++) {
+            int c = hand[i];
+            if (c < N_CARDS && !(s.known[opp] >> c & 1)) slots[ns++] = i;
+        }
+        uint8_t cards[HAND_CAP];
+        if (hidden_ids) {
+            uint64_t seen = 0;
+            for (int i = 0; i < s.hand_len[player]; i++)
+                if (s.hands[player][i] < N_CARDS) seen |= 1ULL << s.hands[player][i];
+            for (int k = 0; k < 4; k++)
+                for (int i = 0; i < s.lane_len[k]; i++) seen |= 1ULL << s.lanes[k][i].card;
+            if (s.pending_player != NONE)
+                for (int i = 0; i < s.pending_n; i++) seen |= 1ULL << s.pending[i];
+            if (s.cast_p != NONE) seen |= 1ULL << s.cast_c;
+            for (int i = 0, x = 0; i < s.hand_len[opp]; i++) {
+                if (x < ns && slots[x] == i) {
+                    x++;
+                    continue;
+                }
+                if (hand[i] < N_CARDS) seen |= 1ULL << hand[i];
+            }
+            uint8_t unseen[N_CARDS];
+            int nu = 0;
+            for (int c = 0; c < N_CARDS; c++)
+                if (!(seen >> c & 1)) unseen[nu++] = (uint8_t)c;
+            if (ns > nu) {
+                PyErr_SetString(PyExc_ValueError, "Sample larger than population or is negative");
+                return NULL;
+            }
+            if (rb_sample(getrandbits, unseen, nu, ns, cards)) return NULL;
+        } else {
+            for (int x = 0; x < ns; x++) cards[x] = hand[slots[x]];
+            sort_bytes(cards, ns);
+            if (rb_shuffle(getrandbits, cards, ns)) return NULL;
+        }
+        for (int x = 0; x < ns; x++) hand[slots[x]] = cards[x];
+    }
+    CoreObject *o = core_new_empty();
+    if (!o) return NULL;
+    o->s = s;
+    return (PyObject *)o;
+}
 
 /* Core.__new__ without __init__: an inert finished game, never uninitialised memory. */
 static PyObject *core_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {

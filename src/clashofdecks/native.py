@@ -404,10 +404,19 @@ class NativeGame:
         self._core.resume()
 
     def sample_determinization(self, player: int, rng: random.Random) -> NativeGame:
-        """As :meth:`clashofdecks.rules.Game.sample_determinization` (done by the Python engine for now,
-        so the same ``rng`` gives the same sample)."""
-        sample = self.to_game(record_events=False).sample_determinization(player, rng)
-        return NativeGame.from_game(sample)
+        """As :meth:`clashofdecks.rules.Game.sample_determinization`: the same sample for the same
+        ``rng`` (drawn in the core with ``rng.getrandbits`` as :class:`random.Random` draws; another
+        generator class is sampled by the Python engine)."""
+        if type(rng) is random.Random:
+            sample = NativeGame(
+                self._core.determinize(player, rng.getrandbits, self._hidden_ids), self._template
+            )
+        else:
+            sample = NativeGame.from_game(
+                self.to_game(record_events=False).sample_determinization(player, rng)
+            )
+        sample.keep_undo = self._keep_undo
+        return sample
 
     def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int | None = None) -> int:
         """The search's random rollout inside the core, drawing from ``rnd`` (e.g. ``rng.random``)

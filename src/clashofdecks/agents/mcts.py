@@ -248,12 +248,18 @@ class Search:
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
         begin: Callable[[], Game | NativeGame] = start
         if self.native and self.rollout != "greedy" and base.phase != "setup":
+            # The whole iteration in the compiled core: the same samples, legal actions and draws.
+            core_base = NativeGame.from_game(base)
+            core_base.keep_undo = False
+            if self.perfect_information:
 
-            def begin() -> Game | NativeGame:
-                # The whole iteration in the compiled core: the same legal actions, the same draws.
-                d = NativeGame.from_game(start())
-                d.keep_undo = False
-                return d
+                def begin() -> Game | NativeGame:
+                    return core_base.clone()
+
+            else:
+
+                def begin() -> Game | NativeGame:
+                    return core_base.sample_determinization(me, rng)
 
         root = _Node(1 - me)
         t0 = time.perf_counter()
