@@ -6,8 +6,8 @@ threat options), is converted to :class:`~clashofdecks.native.NativeGame`, and i
 end with uniformly random actions.  After every action the legal action sets, the whole states
 (:class:`~clashofdecks.rules.GameState`, through conversion back), the current player and the
 outcomes must be equal; on the way the check also compares apply+undo, clone, a fresh conversion,
-and the refusal of an illegal action.  The first difference raises :class:`NativeMismatch` with
-what reproduces it.
+the refusal of an illegal action, and view-based determinization with the same generator.  The
+first difference raises :class:`NativeMismatch` with what reproduces it.
 
 ``python -m clashofdecks.native_check --games 1000000`` is the long run (docs/native.md).
 """
@@ -123,6 +123,8 @@ def check_game(py: Game, rng: random.Random, label: str) -> int:
             probe = rng.randrange(A.ORDER_BASE + A.ORDER_COUNT)
             if probe not in legal:
                 _check_refusal(py, nat, probe, where(f", refusing {probe}"))
+        elif r < 0.20:
+            _check_determinization(py, nat, rng.randrange(2), rng.getrandbits(32), where)
         a = legal[int(rng.random() * len(legal))]
         if rng.random() < 0.1:
             py.apply(a)
@@ -134,6 +136,17 @@ def check_game(py: Game, rng: random.Random, label: str) -> int:
         nat.apply(a)
         compare(py, nat, where())
     return len(py.history) - start
+
+
+def _check_determinization(
+    py: Game, nat: NativeGame, player: int, seed: int, where: Callable[[str], Callable[[], str]]
+) -> None:
+    py_rng, nat_rng = random.Random(seed), random.Random(seed)
+    a = py.sample_determinization(player, py_rng)
+    b = nat.sample_determinization(player, nat_rng)
+    compare(a, b, where(f", determinization for player {player} with seed {seed}"))
+    if py_rng.getstate() != nat_rng.getstate():
+        raise NativeMismatch(f"{where('')()}: the determinizations drew differently from the generator")
 
 
 def _check_refusal(py: Game, nat: NativeGame, action: int, where: Callable[[], str]) -> None:
