@@ -119,7 +119,8 @@ def bench(
         table.add_row(key.replace("_", " "), f"{value:,.0f}")
     if res.native_ismcts_iterations_per_s is not None:
         table.add_row(
-            "native: ismcts iterations per s (rollouts in C)", f"{res.native_ismcts_iterations_per_s:,.0f}"
+            "native: ismcts iterations per s (search on the core)",
+            f"{res.native_ismcts_iterations_per_s:,.0f}",
         )
     Console().print(table)
     if envs_figures is not None:
