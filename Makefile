@@ -13,7 +13,15 @@ $(BIN)/clash: pyproject.toml mtgrules/pyproject.toml
 	$(BIN)/pip install -q -e './mtgrules[cli,dev]'
 	touch $(BIN)/clash
 
-setup: $(BIN)/clash
+# The compiled core (docs/native.md): rebuilt in place whenever its C source changes (an editable
+# install builds it only once); without a C compiler the build is skipped and Python runs.
+NATIVE_STAMP := build/native.stamp
+$(NATIVE_STAMP): src/clashofdecks/_native.c setup.py | $(BIN)/clash
+	rm -f src/clashofdecks/_native*.so  # a new file: a running process keeps the old one
+	$(BIN)/pip install -q --no-deps -e .
+	mkdir -p build && touch $@
+
+setup: $(BIN)/clash $(NATIVE_STAMP)
 
 serve: setup
 	$(BIN)/clash serve $(ARGS)
@@ -37,4 +45,4 @@ bench: setup
 	$(BIN)/clash bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info mtgrules/src/*.egg-info
+	rm -rf $(VENV) build *.egg-info src/*.egg-info mtgrules/src/*.egg-info src/clashofdecks/_native*.so

@@ -19,14 +19,14 @@ PACKAGE = "clashofdecks"
 #: Layers, lowest first: a module may import its own layer and the layers below, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("errors", "events", "cards", "options")),
-    ("rules", ("actions", "setup", "rules")),
+    ("rules", ("actions", "setup", "rules", "native")),  # native: the optional compiled core's face
     # "" below is the package facade (clashofdecks/__init__.py).
     (
         "notation",
         ("position", "formats", "record", "scenario", "threat_text", "board_svg", ""),
     ),  # "": the facade
     ("agents", ("agents",)),
-    ("session and simulation", ("session", "simulation", "sim", "arena", "analyze", "bench")),
+    ("session and simulation", ("session", "simulation", "sim", "arena", "analyze", "bench", "native_check")),
     ("front ends", ("ui", "cli", "web", "envs", "__main__")),
 )
 #: The engine core: standard library only (engine.md; the README's architecture).

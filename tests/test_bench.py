@@ -10,7 +10,7 @@ import random
 
 from click.testing import CliRunner
 
-from clashofdecks import Game
+from clashofdecks import Game, native
 from clashofdecks.bench import BenchResult, random_game, run_bench
 from clashofdecks.cli import main as cli_main
 
@@ -22,6 +22,16 @@ RATES = (
     "clone_us",
     "apply_undo_pairs_per_s",
     "apply_undo_us",
+)
+
+NATIVE_KEYS = (
+    "native_games_per_s",
+    "native_actions_per_s",
+    "native_actions_per_game",
+    "native_turns_per_game",
+    "native_games",
+    "native_from_python_games_per_s",
+    "native_speedup",
 )
 
 
@@ -58,16 +68,46 @@ def test_run_bench_runs_every_benchmark_with_tiny_sizes() -> None:
     assert set(result.extra) == {"ismcts_iterations_per_s"}
     assert result.extra["ismcts_iterations_per_s"] > 0
     assert result.machine and result.python.count(".") == 2
+    native_stages = ["compiled core: random games inside C", "compiled core: random games driven from Python"]
     assert stages == [
         "random games, events off",
         "random games, events on",
         "apply+undo",
         "clone",
+        *(native_stages if native.AVAILABLE else []),
         "ISMCTS iterations (random rollouts)",
+        *(["ISMCTS iterations, rollouts in the compiled core"] if native.AVAILABLE else []),
     ]
     data = result.to_dict()
-    assert set(data) == {*RATES, "actions_per_game", "turns_per_game", "extra", "machine", "python", "games"}
+    assert set(data) == {
+        *RATES,
+        *NATIVE_KEYS,
+        "actions_per_game",
+        "turns_per_game",
+        "extra",
+        "machine",
+        "python",
+        "games",
+        "engine",
+        "native_ismcts_iterations_per_s",
+    }
+    assert data["engine"] == native.engine_notice()
     assert json.loads(json.dumps(data)) == data
+
+
+def test_native_figures_count_the_compiled_cores_own_games() -> None:
+    """With the compiled core: its figures are rates over games it really played (counts replayed);
+    without it: every native figure is None and the engine notice says why."""
+    result = run_bench(games=3, seed=2, rounds=1, ismcts_iterations=0)
+    if not native.AVAILABLE:
+        assert result.native_games_per_s is None and result.native_games == 0
+        assert "pure Python" in result.engine
+        return
+    n = result.native_games
+    actions, turns, *_ = native.random_duel_playouts(2, n, 2)
+    assert (result.native_actions_per_game, result.native_turns_per_game) == (actions / n, turns / n)
+    for key in NATIVE_KEYS:
+        assert getattr(result, key) > 0, key
 
 
 def test_run_bench_skips_ismcts_when_asked() -> None:
@@ -88,6 +128,8 @@ def test_clash_bench_json_and_table() -> None:
     assert table.exit_code == 0, table.output
     for label in ("random games/s, events off", "apply+undo pair", "clone()", "ismcts iterations per s"):
         assert label in table.output, table.output
+    assert "engine: " in table.output
+    assert ("native: random games/s" in table.output) == native.AVAILABLE
 
 
 def test_clash_bench_refuses_bad_sizes_without_a_traceback() -> None:

@@ -19,6 +19,7 @@ ENGINE_MODULES = (
     "clashofdecks.actions",
     "clashofdecks.setup",
     "clashofdecks.rules",
+    "clashofdecks.native",
     "clashofdecks.position",
     "clashofdecks.formats",
     "clashofdecks.record",

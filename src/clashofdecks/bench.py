@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from . import native
 from .agents.mcts import ismcts_iterations_per_second
 from .rules import Game
 
@@ -30,6 +31,21 @@ class BenchResult:
     apply_undo_pairs_per_s: float = 0.0
     apply_undo_us: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
+    #: Which engine runs (:func:`clashofdecks.native.engine_notice`).
+    engine: str = field(default_factory=native.engine_notice)
+    #: The compiled core (None when it is not available): random duel games with the deal and the
+    #: whole playout inside C (SplitMix64 choices, docs/native.md), and driven from Python one
+    #: ``apply`` at a time through :class:`~clashofdecks.native.NativeGame`.
+    native_games_per_s: float | None = None
+    native_actions_per_s: float | None = None
+    native_actions_per_game: float | None = None
+    native_turns_per_game: float | None = None
+    native_games: int = 0
+    native_from_python_games_per_s: float | None = None
+    native_speedup: float | None = None
+    #: ISMCTS with its random rollouts in the compiled core (``extra["ismcts_iterations_per_s"]``
+    #: is the pure-Python search); the searches choose identically.
+    native_ismcts_iterations_per_s: float | None = None
     machine: str = field(default_factory=lambda: f"{platform.machine()} {platform.processor() or ''}".strip())
     python: str = field(default_factory=platform.python_version)
     games: int = 0
@@ -73,6 +89,50 @@ def _action_lines(n: int, seed: int) -> list[tuple[int, list[int]]]:
             line.append(a)
         lines.append((seed + i, line))
     return lines
+
+
+#: The compiled core plays this many times the Python engine's games, so its time is measurable.
+NATIVE_GAMES_FACTOR = 50
+
+
+def native_random_game(seed: int, rng: random.Random) -> tuple[int, int]:
+    """:func:`random_game` (events off) played by the compiled core, driven from Python."""
+    game = native.NativeGame.random_duel(seed)
+    game.keep_undo = False
+    actions = 0
+    while not game.is_over():
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.random() * len(legal))])
+        actions += 1
+    return actions, game.turn
+
+
+def _bench_native(res: BenchResult, games: int, seed: int, rounds: int, say: Callable[[str], None]) -> None:
+    say("compiled core: random games inside C")
+    n = min(games * NATIVE_GAMES_FACTOR, 10_000_000)
+    best = float("inf")
+    actions = turns = 0
+    for _ in range(rounds):
+        start = time.process_time()
+        actions, turns, _w0, _w1, _draws = native.random_duel_playouts(seed, n, seed)
+        best = min(best, time.process_time() - start)
+    best = max(best, 1e-9)
+    res.native_games = n
+    res.native_games_per_s = n / best
+    res.native_actions_per_s = actions / best
+    res.native_actions_per_game = actions / n
+    res.native_turns_per_game = turns / n
+    res.native_speedup = res.native_games_per_s / res.games_per_s_events_off
+    say("compiled core: random games driven from Python")
+
+    def driven() -> float:
+        rng = random.Random(seed)
+        start = time.process_time()
+        for i in range(games):
+            native_random_game(seed + i, rng)
+        return time.process_time() - start
+
+    res.native_from_python_games_per_s = games / max(min(driven() for _ in range(rounds)), 1e-9)
 
 
 def run_bench(
@@ -129,9 +189,16 @@ def run_bench(
     per_clone = max(t_clone - t_single, 1e-12) / clones
     res.clone_us = per_clone * 1e6
     res.clones_per_s = 1 / per_clone
+    if native.AVAILABLE:
+        _bench_native(res, games, seed, rounds, say)
     if ismcts_iterations:
         say("ISMCTS iterations (random rollouts)")
         res.extra["ismcts_iterations_per_s"] = max(
             ismcts_iterations_per_second(seed, ismcts_iterations) for _ in range(rounds)
         )
+        if native.AVAILABLE:
+            say("ISMCTS iterations, rollouts in the compiled core")
+            res.native_ismcts_iterations_per_s = max(
+                ismcts_iterations_per_second(seed, ismcts_iterations, native=True) for _ in range(rounds)
+            )
     return res

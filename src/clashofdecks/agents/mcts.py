@@ -42,6 +42,8 @@ from typing import Final, Literal
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
+from ..native import AVAILABLE as NATIVE_AVAILABLE
+from ..native import NativeGame
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, no_decision_error
@@ -109,7 +111,7 @@ def _canonical(game: Game) -> Game:
     return g
 
 
-def _reward(game: Game) -> float:
+def _reward(game: Game | NativeGame) -> float:
     """Player 0's reward at a finished game: 1 win, 0 loss, 1/2 draw."""
     w = game.winner
     return 0.5 if w is None else (1.0 if w == 0 else 0.0)
@@ -187,7 +189,10 @@ class Search:
         cutoff: Cutoff = "auto",
         perfect_information: bool = False,
         evaluation: str = "heuristic",
+        native: bool | None = None,
     ) -> None:
+        if native and not NATIVE_AVAILABLE:
+            raise ValueError("native=True needs the compiled core (docs/native.md)")
         if cutoff != "auto" and cutoff is not None and (not isinstance(cutoff, int) or cutoff < 0):
             raise ValueError(f"the rollout cutoff must be >= 0 turns, not {cutoff}")
         if rollout not in ROLLOUTS:
@@ -204,6 +209,9 @@ class Search:
         self.rollout = rollout
         self.cutoff = cutoff
         self.perfect_information = perfect_information
+        #: Random rollouts run in the compiled core when it is available (``native=None``): the
+        #: same actions for the same generator, so the search's result does not depend on it.
+        self.native = NATIVE_AVAILABLE if native is None else native
 
     # ------------------------------------------------------------------ the search
 
@@ -238,6 +246,20 @@ class Search:
 
         if self.rollout != "greedy":
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
+        begin: Callable[[], Game | NativeGame] = start
+        if self.native and self.rollout != "greedy" and base.phase != "setup":
+            # The whole iteration in the compiled core: the same samples, legal actions and draws.
+            core_base = NativeGame.from_game(base)
+            core_base.keep_undo = False
+            if self.perfect_information:
+
+                def begin() -> Game | NativeGame:
+                    return core_base.clone()
+
+            else:
+
+                def begin() -> Game | NativeGame:
+                    return core_base.sample_determinization(me, rng)
 
         root = _Node(1 - me)
         t0 = time.perf_counter()
@@ -245,7 +267,7 @@ class Search:
         limit = iterations if iterations is not None else 1 << 62
         done = 0
         while done < limit:
-            self._iterate(root, start(), rng)
+            self._iterate(root, begin(), rng)
             done += 1
             if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
                 break
@@ -257,7 +279,7 @@ class Search:
         best = stats[0]
         return SearchResult(best[0], best[2], done, elapsed, tuple(stats))
 
-    def _iterate(self, root: _Node, d: Game, rng: random.Random) -> None:
+    def _iterate(self, root: _Node, d: Game | NativeGame, rng: random.Random) -> None:
         c = self.c
         log = math.log
         sqrt = math.sqrt
@@ -308,14 +330,21 @@ class Search:
 
     # ------------------------------------------------------------------ rollouts
 
-    def _rollout(self, d: Game, rng: random.Random) -> float:
+    def _rollout(self, d: Game | NativeGame, rng: random.Random) -> float:
         rnd = rng.random
         greedy = self.rollout == "greedy"
         cutoff = self.cutoff
         if cutoff == "auto":
             cutoff = SOLO_CUTOFF if d.is_solo else None
         limit = (1 << 62) if cutoff is None else d.turn + cutoff
-        for _ in range(MAX_ROLLOUT_ACTIONS):
+        if isinstance(d, NativeGame):
+            return self._rollout_in_core(d, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
+        in_core = self.native and not greedy
+        for i in range(MAX_ROLLOUT_ACTIONS):
+            if in_core and d.phase != "setup":
+                return self._rollout_in_core(
+                    NativeGame.from_game(d), rnd, MAX_ROLLOUT_ACTIONS - i, None if cutoff is None else limit
+                )
             if d.is_over():
                 return _reward(d)
             if d.turn > limit and d.phase != "setup":
@@ -332,6 +361,17 @@ class Search:
             else:
                 d.apply(legal[int(rnd() * n)])
         return self._score(d)
+
+    def _rollout_in_core(
+        self, nat: NativeGame, rnd: Callable[[], float], budget: int, limit: int | None
+    ) -> float:
+        """The rest of a random rollout in the compiled core: the loop of :meth:`_rollout`, action
+        for action and draw for draw (``NativeGame.rollout``, docs/native.md); a cut-off rollout is
+        scored on the same state in the Python engine."""
+        nat.rollout(rnd, budget, limit)
+        if nat.is_over():
+            return _reward(nat)
+        return self._score(nat.to_game(record_events=False))
 
 
 def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> int:
@@ -441,14 +481,15 @@ def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:
     return game
 
 
-def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000) -> float:
+def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000, *, native: bool = False) -> float:
     """ISMCTS iterations per second on one core (random rollouts to the end of the game) from the
-    position after 6 turns of the seeded random duel game ``seed`` (``clash bench``).
+    position after 6 turns of the seeded random duel game ``seed`` (``clash bench``); ``native``:
+    rollouts in the compiled core.
 
     Measured in CPU time of this process, so a busy machine does not lower the figure.
     """
     game = position_after_random_turns(seed)
-    search = Search(cutoff=None)
+    search = Search(cutoff=None, native=native)
     start = time.process_time()
     result = search.run(game, random.Random(seed), iterations=iterations)
     return result.iterations / max(time.process_time() - start, 1e-9)

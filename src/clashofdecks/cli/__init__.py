@@ -5,10 +5,13 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from ..native import engine_notice
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="clash")
+@click.version_option(
+    __version__, prog_name="clash", message=f"%(prog)s, version %(version)s\n{engine_notice()}"
+)
 def main() -> None:
     """Clash of Decks: play, simulate, analyse and test the two-lane card game.
 

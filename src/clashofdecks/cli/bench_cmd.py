@@ -95,7 +95,9 @@ def bench(
             out["envs"] = envs_figures
         click.echo(json.dumps(out, indent=2))
         return
-    table = Table(title=f"clash bench ({res.games} random duel games, Python {res.python}, {res.machine})")
+    table = Table(
+        title=f"clash bench ({res.games} random duel games, Python {res.python}, {res.machine})\n{res.engine}"
+    )
     table.add_column("figure")
     table.add_column("value", justify="right")
     table.add_row("random games/s, events off", f"{res.games_per_s_events_off:,.0f}")
@@ -104,8 +106,22 @@ def bench(
     table.add_row("actions/game · turns/game", f"{res.actions_per_game:.1f} · {res.turns_per_game:.1f}")
     table.add_row("clone()", f"{res.clone_us:.2f} µs ({res.clones_per_s:,.0f}/s)")
     table.add_row("apply+undo pair", f"{res.apply_undo_us:.2f} µs ({res.apply_undo_pairs_per_s:,.0f}/s)")
+    if res.native_games_per_s is not None:
+        table.add_row(
+            f"native: random games/s, whole games in C ({res.native_games:,})",
+            f"{res.native_games_per_s:,.0f} ({res.native_speedup or 0:.0f}×)",
+        )
+        table.add_row("native: actions/s (in C)", f"{res.native_actions_per_s or 0:,.0f}")
+        table.add_row(
+            "native: random games/s, driven from Python", f"{res.native_from_python_games_per_s or 0:,.0f}"
+        )
     for key, value in res.extra.items():
         table.add_row(key.replace("_", " "), f"{value:,.0f}")
+    if res.native_ismcts_iterations_per_s is not None:
+        table.add_row(
+            "native: ismcts iterations per s (search on the core)",
+            f"{res.native_ismcts_iterations_per_s:,.0f}",
+        )
     Console().print(table)
     if envs_figures is not None:
         click.echo(format_envs_bench(envs_figures))

@@ -1,0 +1,1661 @@
+/* The compiled core of Clash of Decks: the play phase of rules.py in C99 (docs/native.md).
+ *
+ * A game is one flat, fixed-size struct (State); the functions below follow rules.py's methods
+ * one for one (same names without the leading underscore), so a difference is easy to find.  The
+ * setup stage and events stay in Python.  The game's chance is rules.py's: BLAKE2b-512 (RFC 7693)
+ * over the 12-byte little-endian RNG state ``seed << 32 | counter``, implemented here.
+ *
+ * Card facts are not compiled in: clashofdecks.native passes the tables of cards.py once
+ * (set_cards), so the card data has one source. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ constants (actions.py, cards.py) */
+
+#define N_CARDS 32
+#define BASTION 32
+#define FORT 33
+#define HAND_CAP 40
+#define LANE_CAP 32
+#define DECK_CAP 40
+#define MAX_POSITION 32
+#define NONE 255
+
+#define SETUP 0
+#define SUMMON 1
+#define COMBAT 2
+#define OVER 3
+#define DRAW 2
+
+#define T_FORT_FALLEN 0
+#define T_SURVIVED 1
+#define T_TURN_CAP 2
+#define T_RESIGNED 3
+
+#define END 0
+#define NEXT 1
+#define PLAY_BASE 2
+#define CAST_BASE (PLAY_BASE + N_CARDS * 2)
+
+#define SPLASH 1
+#define PERFORATION 2
+#define RAGE 4
+#define PROTECTION 8
+#define INDESTRUCTIBLE 16
+#define BERSERK 32
+#define SPRINT 64
+
+/* creature flags */
+#define F_NEW 1
+#define F_PROT 2
+#define F_ACT 4
+
+#define MAX_LEGAL 1024
+
+#ifndef SOURCE_HASH
+#define SOURCE_HASH "unknown" /* setup.py defines it: the first 16 hex digits of this file's SHA-256 */
+#endif
+
+static uint8_t COST[FORT + 1], ATTACK[FORT + 1], HEALTH[FORT + 1], IS_INC[FORT + 1];
+static uint8_t ABIL[FORT + 1], AURA[FORT + 1], INC_SLOT[FORT + 1];
+static uint8_t INCANTATIONS[N_CARDS];
+static int N_INC = 0;
+static int ORDER_BASE = 0;
+static int cards_ready = 0;
+
+/* ------------------------------------------------------------------ the state */
+
+typedef struct {
+    uint8_t card, damage, flags, sprint;
+} Creature;
+
+typedef struct {
+    /* configuration (Ruleset, Threat) */
+    uint8_t solo, rotated, timing_combat, prot_any, per_card, defence_minus_one;
+    uint8_t threat_bits;
+    int32_t base_mana, extra_mana, max_turns; /* max_turns -1: no cap */
+    /* the game */
+    uint8_t stage, active, winner, termination, over_phase, ending, last_turn;
+    uint8_t fort[2];
+    int64_t turn;
+    int32_t mana;
+    uint8_t hand_len[2], hands[2][HAND_CAP];
+    uint8_t lane_len[4];
+    Creature lanes[4][LANE_CAP];
+    uint64_t known[2];
+    uint8_t deck_len, deck[DECK_CAP], discard_len, discard[DECK_CAP];
+    uint8_t pending_player, pending_n, pending[3];
+    uint8_t cast_p, cast_c, chain_p, chain_c;
+    uint8_t auto_on;
+    int32_t auto_spent, auto_slot, auto_shown;
+    uint64_t rng_seed;
+    uint32_t rng_counter;
+} State;
+
+/* ------------------------------------------------------------------ BLAKE2b (RFC 7693) */
+
+static const uint64_t B2_IV[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
+};
+
+static const uint8_t B2_SIGMA[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+};
+
+static inline uint64_t rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
+
+static inline uint64_t load64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+#define B2_G(a, b, c, d, x, y)             \
+    do {                                   \
+        v[a] = v[a] + v[b] + (x);          \
+        v[d] = rotr64(v[d] ^ v[a], 32);    \
+        v[c] = v[c] + v[d];                \
+        v[b] = rotr64(v[b] ^ v[c], 24);    \
+        v[a] = v[a] + v[b] + (y);          \
+        v[d] = rotr64(v[d] ^ v[a], 16);    \
+        v[c] = v[c] + v[d];                \
+        v[b] = rotr64(v[b] ^ v[c], 63);    \
+    } while (0)
+
+static void b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
+    uint64_t v[16], m[16];
+    for (int i = 0; i < 16; i++) m[i] = load64(block + 8 * i);
+    for (int i = 0; i < 8; i++) {
+        v[i] = h[i];
+        v[i + 8] = B2_IV[i];
+    }
+    v[12] ^= t; /* messages here are far below 2**64 bytes: the high counter word stays 0 */
+    if (last) v[14] = ~v[14];
+    for (int r = 0; r < 12; r++) {
+        const uint8_t *s = B2_SIGMA[r];
+        B2_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
+        B2_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
+        B2_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
+        B2_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
+        B2_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
+        B2_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
+        B2_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
+        B2_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
+    }
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+/* Unkeyed BLAKE2b with a 64-byte digest (what hashlib.blake2b(data, digest_size=64) gives). */
+static void blake2b_512(const uint8_t *data, size_t len, uint8_t out[64]) {
+    uint64_t h[8];
+    uint8_t block[128];
+    for (int i = 0; i < 8; i++) h[i] = B2_IV[i];
+    h[0] ^= 0x01010000ULL ^ 64; /* depth 1, fanout 1, no key, digest length 64 */
+    size_t done = 0;
+    while (len - done > 128) {
+        b2_compress(h, data + done, (uint64_t)(done + 128), 0);
+        done += 128;
+    }
+    memset(block, 0, sizeof block);
+    memcpy(block, data + done, len - done);
+    b2_compress(h, block, (uint64_t)len, 1);
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 8; k++) out[8 * i + k] = (uint8_t)(h[i] >> (8 * k));
+}
+
+/* rules.Game._next_block: 64 bytes for the state, then counter + 1 (mod 2**32). */
+static void next_block(State *s, uint8_t out[64]) {
+    uint8_t msg[12];
+    for (int k = 0; k < 4; k++) msg[k] = (uint8_t)(s->rng_counter >> (8 * k));
+    for (int k = 0; k < 8; k++) msg[4 + k] = (uint8_t)(s->rng_seed >> (8 * k));
+    blake2b_512(msg, 12, out);
+    s->rng_counter = s->rng_counter + 1;
+}
+
+/* rules.Game._shuffle: Fisher-Yates, one byte per step with rejection. */
+static void shuffle(State *s, uint8_t *items, int n) {
+    uint8_t block[64];
+    int k = 64;
+    for (int i = n - 1; i > 0; i--) {
+        int m = i + 1;
+        int limit = 256 - 256 % m;
+        int byte;
+        for (;;) {
+            if (k == 64) {
+                next_block(s, block);
+                k = 0;
+            }
+            byte = block[k++];
+            if (byte < limit) break;
+        }
+        int j = byte % m;
+        uint8_t t = items[i];
+        items[i] = items[j];
+        items[j] = t;
+    }
+}
+
+/* ------------------------------------------------------------------ small helpers */
+
+static inline int abilities(const State *s, int p, int k, int i) {
+    const Creature *L = s->lanes[k];
+    int bits = ABIL[L[i].card];
+    if (i) bits |= AURA[L[i - 1].card];
+    if (i + 1 < s->lane_len[k]) bits |= AURA[L[i + 1].card];
+    if (p == 1) bits |= s->threat_bits;
+    return bits;
+}
+
+static inline int hand_index(const State *s, int p, int c) {
+    for (int i = 0; i < s->hand_len[p]; i++)
+        if (s->hands[p][i] == c) return i;
+    return -1;
+}
+
+static inline void hand_remove(State *s, int p, int c) {
+    int i = hand_index(s, p, c);
+    uint8_t *h = s->hands[p];
+    memmove(h + i, h + i + 1, (size_t)(s->hand_len[p] - i - 1));
+    s->hand_len[p]--;
+}
+
+static inline void hand_append(State *s, int p, int c) { s->hands[p][s->hand_len[p]++] = (uint8_t)c; }
+
+static inline void lane_append_new(State *s, int k, int c) {
+    Creature cr = {(uint8_t)c, 0, F_NEW, 0};
+    s->lanes[k][s->lane_len[k]++] = cr;
+}
+
+static inline void lane_delete(State *s, int k, int i) {
+    Creature *L = s->lanes[k];
+    memmove(L + i, L + i + 1, (size_t)(s->lane_len[k] - i - 1) * sizeof(Creature));
+    s->lane_len[k]--;
+}
+
+static inline int deck_pop_front(State *s) {
+    int c = s->deck[0];
+    memmove(s->deck, s->deck + 1, (size_t)(s->deck_len - 1));
+    s->deck_len--;
+    return c;
+}
+
+/* ------------------------------------------------------------------ legal actions */
+
+static int can_next(const State *s) {
+    int p = s->active;
+    for (int lane = 0; lane < 2; lane++) {
+        int k = p * 2 + lane;
+        for (int i = 0; i < s->lane_len[k]; i++) {
+            const Creature *cr = &s->lanes[k][i];
+            if (cr->flags & F_ACT) continue;
+            if (!(cr->flags & F_NEW)) return 1;
+            if (s->lane_len[(1 - p) * 2 + lane] && (abilities(s, p, k, i) & RAGE)) return 1;
+        }
+    }
+    return 0;
+}
+
+static int compute_legal(const State *s, int *out) {
+    int n = 0;
+    if (s->stage == OVER || s->stage == SETUP) return 0;
+    if (s->pending_player != NONE) {
+        int count = s->pending_n == 3 ? 6 : s->pending_n == 2 ? 2 : 1;
+        for (int k = 0; k < count; k++) out[n++] = ORDER_BASE + k;
+        return n;
+    }
+    int p = s->active;
+    const uint8_t *hand = s->hands[p];
+    int hn = s->hand_len[p];
+    int mana = s->mana;
+    int summon = s->stage == SUMMON;
+    int casting = summon || s->timing_combat;
+    int fort = s->fort[p];
+    int fi = hand_index(s, p, fort ? FORT : BASTION);
+    int can_play = summon && hn > 2;
+    int blocked = (fort && fi == hn - 2) ? hand[hn - 1] : -1;
+    int plays[4], casts[4], np = 0, nc = 0, seen = 0;
+    /* The 4 leftmost cards besides the fortress (R3.2). */
+    for (int i = 0; i < hn && seen < 4; i++) {
+        if (i == fi) continue;
+        int c = hand[i];
+        seen++;
+        if (COST[c] <= mana) {
+            if (IS_INC[c]) {
+                if (casting) casts[nc++] = c;
+            } else if (can_play && c != blocked) {
+                plays[np++] = c;
+            }
+        }
+    }
+    out[n++] = END;
+    if (!summon && can_next(s)) out[n++] = NEXT;
+    for (int a = 1; a < np; a++)
+        for (int b = a; b > 0 && plays[b - 1] > plays[b]; b--) {
+            int t = plays[b];
+            plays[b] = plays[b - 1];
+            plays[b - 1] = t;
+        }
+    for (int a = 0; a < np; a++) {
+        out[n++] = PLAY_BASE + plays[a] * 2;
+        out[n++] = PLAY_BASE + plays[a] * 2 + 1;
+    }
+    if (nc && (s->lane_len[0] || s->lane_len[1] || s->lane_len[2] || s->lane_len[3])) {
+        for (int a = 1; a < nc; a++)
+            for (int b = a; b > 0 && casts[b - 1] > casts[b]; b--) {
+                int t = casts[b];
+                casts[b] = casts[b - 1];
+                casts[b - 1] = t;
+            }
+        for (int a = 0; a < nc; a++) {
+            int slot = INC_SLOT[casts[a]];
+            for (int k = 0; k < 4; k++)
+                for (int pos = 0; pos < s->lane_len[k]; pos++)
+                    out[n++] = CAST_BASE + (slot * 4 + k) * MAX_POSITION + pos;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ resolution (rules.py, same order) */
+
+static int attack_chain(State *s, int p, int c, int lane, int i);
+static void run_activations(State *s);
+static void automaton_continue(State *s);
+static void start_turn(State *s);
+
+static void game_over(State *s, int winner, int termination) {
+    s->winner = (uint8_t)winner;
+    s->termination = (uint8_t)termination;
+    if (s->stage != OVER) s->over_phase = s->stage;
+    s->stage = OVER;
+    s->ending = 0;
+}
+
+static void bastion_falls(State *s, int p) {
+    uint8_t *h = s->hands[p];
+    int n = s->hand_len[p];
+    memmove(h + 1, h, (size_t)(n - 1)); /* pop the last (the Bastion), insert the Fort leftmost */
+    h[0] = FORT;
+    s->fort[p] = 1;
+}
+
+static void play(State *s, int c, int lane) {
+    int p = s->active;
+    hand_remove(s, p, c);
+    s->mana -= COST[c];
+    lane_append_new(s, p * 2 + lane, c);
+    if (s->hands[p][s->hand_len[p] - 1] == BASTION) bastion_falls(s, p);
+}
+
+static void finish_cast(State *s, int p, int c) {
+    if (s->solo && p == 1) {
+        s->discard[s->discard_len++] = (uint8_t)c;
+    } else {
+        hand_append(s, p, c);
+        s->known[p] |= 1ULL << c;
+    }
+}
+
+static int damage(State *s, int k, int ps, int vb, int amount, int from_inc, int role) {
+    Creature *cr = &s->lanes[k][ps];
+    int vc = cr->card;
+    if (from_inc && (vb & INDESTRUCTIBLE)) return -1;
+    if (amount <= 0) return -1;
+    if ((vb & PROTECTION) && !(cr->flags & F_PROT) && (role == 0 || s->prot_any)) {
+        cr->flags |= F_PROT;
+        return -1;
+    }
+    int dmg = cr->damage + amount;
+    cr->damage = (uint8_t)(dmg > 255 ? 255 : dmg);
+    return dmg >= HEALTH[vc] ? vc : -1;
+}
+
+/* One attack's damage to q's creature at (lane, pos) and its Splash/Perforation victims (R6.9);
+ * the destroyed leave play; their cards go to out in hit order; returns how many. */
+static int hit(State *s, int q, int lane, int pos, int amount, int bits, int from_inc, uint8_t out[3]) {
+    int k = q * 2 + lane, ko = q * 2 + 1 - lane;
+    int splash = (bits & SPLASH) && pos < s->lane_len[ko];
+    int perforation = (bits & PERFORATION) && pos + 1 < s->lane_len[k];
+    if (!splash && !perforation) {
+        int vc = damage(s, k, pos, abilities(s, q, k, pos), amount, from_inc, 0);
+        if (vc < 0) return 0;
+        lane_delete(s, k, pos);
+        out[0] = (uint8_t)vc;
+        return 1;
+    }
+    int hk[3], hp[3], hr[3], hb[3], nh = 0;
+    hk[nh] = k, hp[nh] = pos, hr[nh] = 0, nh++;
+    if (splash) hk[nh] = ko, hp[nh] = pos, hr[nh] = 1, nh++;
+    if (perforation) hk[nh] = k, hp[nh] = pos + 1, hr[nh] = 2, nh++;
+    for (int v = 0; v < nh; v++) hb[v] = abilities(s, q, hk[v], hp[v]); /* Aura before any change */
+    int dk[3], dp[3], nd = 0;
+    for (int v = 0; v < nh; v++) {
+        int vc = damage(s, hk[v], hp[v], hb[v], amount, from_inc, hr[v]);
+        if (vc >= 0) {
+            dk[nd] = hk[v];
+            dp[nd] = hp[v];
+            out[nd] = (uint8_t)vc;
+            nd++;
+        }
+    }
+    /* Remove from the highest position down (only the Perforation victim shares a lane). */
+    int order[3] = {0, 1, 2};
+    for (int a = 1; a < nd; a++)
+        for (int b = a; b > 0 && dp[order[b - 1]] < dp[order[b]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (int a = 0; a < nd; a++) lane_delete(s, dk[order[a]], dp[order[a]]);
+    return nd;
+}
+
+static int return_destroyed(State *s, int q, const uint8_t *cards, int n) {
+    if (!n) return 0;
+    if (s->solo && q == 1) {
+        for (int i = 0; i < n; i++) s->discard[s->discard_len++] = cards[i];
+        return 0;
+    }
+    if (n == 1) {
+        hand_append(s, q, cards[0]);
+        s->known[q] |= 1ULL << cards[0];
+        return 0;
+    }
+    s->pending_player = (uint8_t)q;
+    s->pending_n = (uint8_t)n;
+    for (int i = 0; i < n; i++) s->pending[i] = cards[i];
+    return 1;
+}
+
+static void cast(State *s, int c, int q, int lane, int pos) {
+    int p = s->active;
+    s->mana -= COST[c];
+    hand_remove(s, p, c);
+    int bits = ABIL[c] | (p == 1 ? s->threat_bits : 0);
+    uint8_t d[3];
+    int nd = hit(s, q, lane, pos, ATTACK[c], bits, 1, d);
+    if (return_destroyed(s, q, d, nd)) {
+        s->cast_p = (uint8_t)p;
+        s->cast_c = (uint8_t)c;
+        return;
+    }
+    finish_cast(s, p, c);
+}
+
+static void rebuild_deck(State *s) {
+    uint8_t pile[DECK_CAP];
+    int n = s->discard_len;
+    memcpy(pile, s->discard, (size_t)n);
+    shuffle(s, pile, n);
+    memcpy(s->deck, pile, (size_t)n);
+    s->deck[n] = FORT;
+    s->deck_len = (uint8_t)(n + 1);
+    s->discard_len = 0;
+    s->fort[1] = 1;
+}
+
+static void mill(State *s, int amount) {
+    if (amount <= 0) return;
+    int n = 0;
+    while (n < amount && s->deck_len > 1) {
+        int c = deck_pop_front(s);
+        s->discard[s->discard_len++] = (uint8_t)c;
+        n++;
+        if (s->deck_len == 1 && !s->fort[1]) {
+            rebuild_deck(s); /* R7.7; the rest of the damage is lost (R7.6a) */
+            break;
+        }
+    }
+}
+
+static void damage_player(State *s, int q, int amount, int by_attack) {
+    if (s->solo && q == 1) {
+        if (by_attack && s->defence_minus_one) amount = amount - 1 < 0 ? 0 : amount - 1;
+        mill(s, amount);
+        return;
+    }
+    if (amount <= 0) return;
+    uint8_t *h = s->hands[q];
+    int fid = s->fort[q] ? FORT : BASTION;
+    int i = hand_index(s, q, fid);
+    int last = s->hand_len[q] - 1;
+    int j = i + amount < last ? i + amount : last;
+    memmove(h + i, h + i + 1, (size_t)(j - i));
+    h[j] = (uint8_t)fid;
+    if (j == last) {
+        if (fid == BASTION)
+            bastion_falls(s, q);
+        else
+            game_over(s, 1 - q, T_FORT_FALLEN);
+    }
+}
+
+static void find_creature(const State *s, int p, int c, int *lane, int *i) {
+    for (int ln = 0; ln < 2; ln++) {
+        int k = p * 2 + ln;
+        for (int x = 0; x < s->lane_len[k]; x++)
+            if (s->lanes[k][x].card == c) {
+                *lane = ln;
+                *i = x;
+                return;
+            }
+    }
+    *lane = 0; /* unreachable in a consistent state: the attacker is in play */
+    *i = 0;
+}
+
+/* One activation: an attack and its Berserk re-attacks (R3.7, R6.6); 0 if paused. */
+static int attack_chain(State *s, int p, int c, int lane, int i) {
+    int q = 1 - p;
+    for (;;) {
+        if (lane < 0) find_creature(s, p, c, &lane, &i);
+        int k = p * 2 + lane;
+        int enemies = s->lane_len[q * 2 + lane];
+        int bits = abilities(s, p, k, i);
+        Creature *L = s->lanes[k];
+        if ((L[i].flags & F_NEW) && (!(bits & RAGE) || !enemies)) return 1;
+        if ((bits & SPRINT) && i) {
+            Creature moved = L[i];
+            moved.sprint = (uint8_t)(moved.sprint + i);
+            memmove(L + 1, L, (size_t)i * sizeof(Creature));
+            L[0] = moved;
+            i = 0;
+            bits = abilities(s, p, k, 0);
+        }
+        int amount = ATTACK[c] + L[i].sprint;
+        if (!enemies) {
+            damage_player(s, q, amount, 1);
+            return 1;
+        }
+        uint8_t d[3];
+        int nd = hit(s, q, lane, 0, amount, bits, 0, d);
+        if (!nd) return 1;
+        int paused = return_destroyed(s, q, d, nd);
+        if (!(bits & BERSERK)) return !paused;
+        if (paused) {
+            s->chain_p = (uint8_t)p;
+            s->chain_c = (uint8_t)c;
+            return 0;
+        }
+    }
+}
+
+/* Activate creatures in order (R3.5) until one attacks: -1 none left, 0 paused, 1 otherwise. */
+static int activate_next(State *s) {
+    int p = s->active;
+    int flip = (s->rotated && p == 1) ? 1 : 0;
+    for (int t = 0; t < 2; t++) {
+        int lane = t ^ flip;
+        int k = p * 2 + lane;
+        for (int i = s->lane_len[k] - 1; i >= 0; i--) {
+            Creature *cr = &s->lanes[k][i];
+            if (cr->flags & F_ACT) continue;
+            cr->flags |= F_ACT;
+            if (!(cr->flags & F_NEW) ||
+                ((abilities(s, p, k, i) & RAGE) && s->lane_len[(1 - p) * 2 + lane]))
+                return attack_chain(s, p, cr->card, lane, i);
+        }
+    }
+    return -1;
+}
+
+static void end_turn(State *s) {
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < s->lane_len[k]; i++) {
+            Creature *cr = &s->lanes[k][i];
+            cr->damage = 0;
+            cr->flags = 0;
+            cr->sprint = 0;
+        }
+    s->ending = 0;
+    if (s->solo && s->active == 1 && s->last_turn) {
+        game_over(s, 0, T_SURVIVED);
+        return;
+    }
+    if (s->max_turns >= 0 && s->turn >= s->max_turns) {
+        game_over(s, DRAW, T_TURN_CAP);
+        return;
+    }
+    s->turn++;
+    s->active = (uint8_t)(1 - s->active);
+    start_turn(s);
+}
+
+static void run_activations(State *s) {
+    while (s->stage != OVER) {
+        int r = activate_next(s);
+        if (r == 0) return; /* paused for a return order */
+        if (r < 0) break;
+    }
+    if (s->stage != OVER) end_turn(s);
+}
+
+static void automaton_turn(State *s) {
+    int creatures = s->lane_len[0] + s->lane_len[1];
+    s->mana = s->base_mana + s->extra_mana * creatures;
+    s->stage = SUMMON;
+    s->last_turn = s->fort[1] && s->deck_len <= 1;
+    s->auto_on = 1;
+    s->auto_spent = s->auto_slot = s->auto_shown = 0;
+    automaton_continue(s);
+}
+
+static void start_turn(State *s) {
+    int p = s->active;
+    if (s->solo && p == 1) {
+        automaton_turn(s);
+        return;
+    }
+    s->stage = SUMMON;
+    s->mana = s->hand_len[p];
+}
+
+static void automaton_continue(State *s) {
+    while (s->auto_on) {
+        int spent = s->auto_spent, slot = s->auto_slot, shown = s->auto_shown;
+        if ((shown && spent >= s->mana) || s->deck_len <= 1) {
+            s->auto_on = 0;
+            break;
+        }
+        shown++;
+        int c = deck_pop_front(s);
+        if (s->deck_len == 1 && !s->fort[1]) rebuild_deck(s); /* R7.8a */
+        if (!IS_INC[c]) {
+            int lane = (slot & 1) ^ (s->rotated ? 1 : 0);
+            lane_append_new(s, 2 + lane, c);
+            s->auto_spent = spent + COST[c];
+            s->auto_slot = slot + 1;
+            s->auto_shown = shown;
+            continue;
+        }
+        slot += s->per_card ? 1 : 0;
+        int lane;
+        if (s->lane_len[0])
+            lane = 0;
+        else if (s->lane_len[1])
+            lane = 1;
+        else {
+            s->discard[s->discard_len++] = (uint8_t)c; /* R7.4a */
+            s->auto_spent = spent;
+            s->auto_slot = slot;
+            s->auto_shown = shown;
+            continue;
+        }
+        s->auto_spent = spent + COST[c];
+        s->auto_slot = slot;
+        s->auto_shown = shown;
+        uint8_t d[3];
+        int nd = hit(s, 0, lane, 0, ATTACK[c], ABIL[c] | s->threat_bits, 1, d);
+        if (return_destroyed(s, 0, d, nd)) {
+            s->cast_p = 1;
+            s->cast_c = (uint8_t)c;
+            return;
+        }
+        finish_cast(s, 1, c);
+    }
+    if (s->stage == SUMMON) s->stage = COMBAT;
+    s->ending = 1;
+    run_activations(s);
+}
+
+static void resume_after_order(State *s) {
+    if (s->cast_p != NONE) {
+        int p = s->cast_p, c = s->cast_c;
+        s->cast_p = NONE;
+        finish_cast(s, p, c);
+    }
+    if (s->chain_p != NONE) {
+        int p = s->chain_p, c = s->chain_c;
+        s->chain_p = NONE;
+        if (!attack_chain(s, p, c, -1, -1) || s->stage == OVER) return;
+    }
+    if (s->solo && s->active == 1)
+        automaton_continue(s);
+    else if (s->ending)
+        run_activations(s);
+}
+
+static const uint8_t PERM2[2][2] = {{0, 1}, {1, 0}};
+static const uint8_t PERM3[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+static void do_order(State *s, int action) {
+    int k = action - ORDER_BASE;
+    int q = s->pending_player, n = s->pending_n;
+    uint8_t chosen[3];
+    for (int i = 0; i < n; i++)
+        chosen[i] = s->pending[n == 3 ? PERM3[k][i] : n == 2 ? PERM2[k][i] : i];
+    s->pending_player = NONE;
+    s->pending_n = 0;
+    for (int i = 0; i < n; i++) {
+        hand_append(s, q, chosen[i]);
+        s->known[q] |= 1ULL << chosen[i];
+    }
+    resume_after_order(s);
+}
+
+/* rules.Game._dispatch for a verified play-phase action. */
+static void dispatch(State *s, int action) {
+    if (action == END && s->pending_player == NONE) {
+        if (s->stage == SUMMON) {
+            s->stage = COMBAT;
+        } else {
+            s->ending = 1;
+            run_activations(s);
+        }
+    } else if (action < CAST_BASE) {
+        if (action == NEXT)
+            activate_next(s);
+        else
+            play(s, (action - PLAY_BASE) >> 1, (action - PLAY_BASE) & 1);
+    } else if (action < ORDER_BASE) {
+        int i = action - CAST_BASE;
+        cast(s, INCANTATIONS[i / (4 * MAX_POSITION)], i / (2 * MAX_POSITION) % 2, i / MAX_POSITION % 2,
+             i % MAX_POSITION);
+    } else {
+        do_order(s, action);
+    }
+}
+
+/* rules.Game.resume: the automaton's turn when a built state leaves it to play. */
+static void resume_state(State *s) {
+    if ((s->stage == SUMMON || s->stage == COMBAT) && s->pending_player == NONE && s->solo && s->active == 1) {
+        if (s->stage == SUMMON && !s->auto_on) {
+            s->auto_on = 1;
+            s->auto_spent = s->auto_slot = s->auto_shown = 0;
+        }
+        automaton_continue(s);
+    }
+}
+
+static int current_player(const State *s) {
+    if (s->stage == OVER) return -1;
+    if (s->pending_player != NONE) return s->pending_player;
+    return s->active;
+}
+
+/* Game.random_duel: shuffle the 32 cards, 8 to each player, Bastion leftmost, 6 mana. */
+static void random_duel_state(State *s, uint64_t seed) {
+    memset(s, 0, sizeof *s);
+    s->timing_combat = 1; /* the digest's default ruleset */
+    s->base_mana = 6;     /* the quick game's threat (unused in a duel, kept as Python's) */
+    s->extra_mana = 1;
+    s->max_turns = -1;
+    s->stage = SUMMON;
+    s->turn = 1;
+    s->mana = 6;
+    s->winner = NONE;
+    s->termination = T_FORT_FALLEN;
+    s->over_phase = COMBAT;
+    s->pending_player = s->cast_p = s->chain_p = NONE;
+    s->rng_seed = seed;
+    uint8_t cards[N_CARDS];
+    for (int i = 0; i < N_CARDS; i++) cards[i] = (uint8_t)i;
+    shuffle(s, cards, N_CARDS);
+    for (int p = 0; p < 2; p++) {
+        s->hands[p][0] = BASTION;
+        memcpy(s->hands[p] + 1, cards + 8 * p, 8);
+        s->hand_len[p] = 9;
+    }
+}
+
+/* ------------------------------------------------------------------ the playout generator */
+
+/* SplitMix64 (a documented, seedable stream for choices made inside C; not the game's chance). */
+static inline uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform index below n from 64 random bits (multiply-shift: bias below n / 2**64). */
+static inline int pick_below(uint64_t *x, int n) {
+    return (int)(((unsigned __int128)splitmix64(x) * (unsigned)n) >> 64);
+}
+
+static long playout(State *s, uint64_t *gen, long max_actions) {
+    int legal[MAX_LEGAL];
+    long actions = 0;
+    while (s->stage != OVER && actions < max_actions) {
+        int n = compute_legal(s, legal);
+        if (!n) break; /* an unloaded Core (Core.__new__): no decision to make */
+        dispatch(s, legal[pick_below(gen, n)]);
+        actions++;
+    }
+    return actions;
+}
+
+/* ------------------------------------------------------------------ the Python type */
+
+/* Only the state: legal actions are computed when asked (a few hundred instructions), so a copy
+ * (clone, undo record) is the 784-byte state and nothing else. */
+typedef struct {
+    PyObject_HEAD State s;
+} CoreObject;
+
+static PyTypeObject CoreType;
+
+static PyObject *NotReady(void) {
+    PyErr_SetString(PyExc_RuntimeError, "clashofdecks._native: set_cards() has not been called");
+    return NULL;
+}
+
+static CoreObject *core_new_empty(void) {
+    return PyObject_New(CoreObject, &CoreType);
+}
+
+/* --- conversion helpers: every value is range-checked, a bad one raises ValueError naming it */
+
+static int get_long(PyObject *seq, Py_ssize_t i, long lo, long hi, const char *what, long *out) {
+    PyObject *item = PySequence_GetItem(seq, i);
+    if (!item) return -1;
+    long v = PyLong_AsLong(item);
+    Py_DECREF(item);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must be an integer in %ld..%ld", what, lo, hi);
+        return -1;
+    }
+    if (v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s = %ld is outside %ld..%ld", what, v, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int get_cards(PyObject *seq, Py_ssize_t i, int cap, int max_card, const char *what, uint8_t *dst,
+                     uint8_t *len) {
+    PyObject *item = PySequence_GetItem(seq, i);
+    if (!item) return -1;
+    PyObject *fast = PySequence_Fast(item, what);
+    Py_DECREF(item);
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > cap) {
+        PyErr_Format(PyExc_ValueError, "%s holds %zd cards (the compiled core keeps at most %d)", what, n, cap);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if ((v == -1 && PyErr_Occurred()) || v < 0 || v > max_card) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s holds a card outside 0..%d", what, max_card);
+            Py_DECREF(fast);
+            return -1;
+        }
+        dst[k] = (uint8_t)v;
+    }
+    *len = (uint8_t)n;
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int get_opt_pair(PyObject *seq, Py_ssize_t i, const char *what, uint8_t *a, uint8_t *b) {
+    PyObject *item = PySequence_GetItem(seq, i);
+    if (!item) return -1;
+    if (item == Py_None) {
+        Py_DECREF(item);
+        *a = NONE;
+        *b = 0;
+        return 0;
+    }
+    long x, y;
+    int r = (get_long(item, 0, 0, 1, what, &x) || get_long(item, 1, 0, N_CARDS - 1, what, &y)) ? -1 : 0;
+    Py_DECREF(item);
+    if (r == 0) {
+        *a = (uint8_t)x;
+        *b = (uint8_t)y;
+    }
+    return r;
+}
+
+/* Config tuple: (solo, rotated, timing_combat, prot_any, per_card, defence_minus_one, threat_bits,
+ *                base_mana, extra_mana, max_turns or -1)
+ * State tuple: see core_export (the same layout). */
+static int core_load(State *s, PyObject *config, PyObject *state) {
+    long v;
+    memset(s, 0, sizeof *s);
+    if (!PySequence_Check(config) || PySequence_Size(config) != 10 || !PySequence_Check(state) ||
+        PySequence_Size(state) != 21) {
+        PyErr_SetString(PyExc_ValueError, "Core(config, state): a 10-tuple and a 21-tuple");
+        return -1;
+    }
+    if (get_long(config, 0, 0, 1, "solo", &v)) return -1;
+    s->solo = (uint8_t)v;
+    if (get_long(config, 1, 0, 1, "rotated", &v)) return -1;
+    s->rotated = (uint8_t)v;
+    if (get_long(config, 2, 0, 1, "timing_combat", &v)) return -1;
+    s->timing_combat = (uint8_t)v;
+    if (get_long(config, 3, 0, 1, "prot_any", &v)) return -1;
+    s->prot_any = (uint8_t)v;
+    if (get_long(config, 4, 0, 1, "per_card", &v)) return -1;
+    s->per_card = (uint8_t)v;
+    if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return -1;
+    s->defence_minus_one = (uint8_t)v;
+    if (get_long(config, 6, 0, 127, "threat_bits", &v)) return -1;
+    s->threat_bits = (uint8_t)v;
+    if (get_long(config, 7, 0, 1000, "base_mana", &v)) return -1;
+    s->base_mana = (int32_t)v;
+    if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return -1;
+    s->extra_mana = (int32_t)v;
+    if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return -1;
+    s->max_turns = (int32_t)v;
+
+    if (get_long(state, 0, SUMMON, OVER, "stage", &v)) return -1;
+    s->stage = (uint8_t)v;
+    {
+        PyObject *item = PySequence_GetItem(state, 1);
+        if (!item) return -1;
+        long long t = PyLong_AsLongLong(item);
+        Py_DECREF(item);
+        if ((t == -1 && PyErr_Occurred()) || t < 0 || t > 0x3fffffffffffffffLL) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "turn must be an integer in 0..2**62");
+            return -1;
+        }
+        s->turn = t;
+    }
+    if (get_long(state, 2, 0, 1, "active", &v)) return -1;
+    s->active = (uint8_t)v;
+    if (get_long(state, 3, -1000000, 1000000, "mana", &v)) return -1;
+    s->mana = (int32_t)v;
+    if (get_long(state, 4, -1, 2, "winner", &v)) return -1;
+    s->winner = v < 0 ? NONE : (uint8_t)v;
+    if (get_long(state, 5, 0, 3, "termination", &v)) return -1;
+    s->termination = (uint8_t)v;
+    if (get_long(state, 6, 0, 3, "over_phase", &v)) return -1;
+    s->over_phase = (uint8_t)v;
+    if (get_cards(state, 7, HAND_CAP, FORT, "hand 0", s->hands[0], &s->hand_len[0])) return -1;
+    if (get_cards(state, 8, HAND_CAP, FORT, "hand 1", s->hands[1], &s->hand_len[1])) return -1;
+    {
+        PyObject *lanes = PySequence_GetItem(state, 9);
+        if (!lanes) return -1;
+        int bad = !PySequence_Check(lanes) || PySequence_Size(lanes) != 4;
+        for (int k = 0; k < 4 && !bad; k++) {
+            PyObject *L = PySequence_GetItem(lanes, k);
+            if (!L) {
+                bad = 2;
+                break;
+            }
+            Py_ssize_t n = PySequence_Check(L) ? PySequence_Size(L) : -1;
+            if (n < 0 || n > LANE_CAP) {
+                Py_DECREF(L);
+                bad = 1;
+                break;
+            }
+            for (Py_ssize_t i = 0; i < n && !bad; i++) {
+                PyObject *cr = PySequence_GetItem(L, i);
+                long f[6];
+                static const long hi[6] = {N_CARDS - 1, 255, 1, 1, 1, 255};
+                if (!cr || !PySequence_Check(cr) || PySequence_Size(cr) != 6) {
+                    bad = 1;
+                } else {
+                    for (int j = 0; j < 6 && !bad; j++)
+                        if (get_long(cr, j, 0, hi[j], "a creature field", &f[j])) bad = 2;
+                }
+                Py_XDECREF(cr);
+                if (!bad) {
+                    Creature c = {(uint8_t)f[0], (uint8_t)f[1],
+                                  (uint8_t)((f[2] ? F_NEW : 0) | (f[3] ? F_PROT : 0) | (f[4] ? F_ACT : 0)),
+                                  (uint8_t)f[5]};
+                    s->lanes[k][i] = c;
+                }
+            }
+            s->lane_len[k] = (uint8_t)n;
+            Py_DECREF(L);
+        }
+        Py_DECREF(lanes);
+        if (bad) {
+            if (bad == 1 || !PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "lanes must be 4 sequences of creature 6-tuples");
+            return -1;
+        }
+    }
+    for (int p = 0; p < 2; p++) {
+        PyObject *item = PySequence_GetItem(state, 10 + p);
+        if (!item) return -1;
+        unsigned long long k = PyLong_AsUnsignedLongLong(item);
+        Py_DECREF(item);
+        if (k == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "known must be integers in 0..2**64-1");
+            return -1;
+        }
+        s->known[p] = k;
+    }
+    if (get_cards(state, 12, DECK_CAP - 1, FORT, "the automaton's deck", s->deck, &s->deck_len)) return -1;
+    if (get_cards(state, 13, DECK_CAP - 1, N_CARDS - 1, "the automaton's discard", s->discard,
+                  &s->discard_len))
+        return -1;
+    {
+        PyObject *item = PySequence_GetItem(state, 14);
+        if (!item) return -1;
+        s->pending_player = NONE;
+        if (item != Py_None) {
+            long q;
+            uint8_t n = 0;
+            if (get_long(item, 0, 0, 1, "pending player", &q) ||
+                get_cards(item, 1, 3, N_CARDS - 1, "pending cards", s->pending, &n)) {
+                Py_DECREF(item);
+                return -1;
+            }
+            if (n < 1) {
+                Py_DECREF(item);
+                PyErr_SetString(PyExc_ValueError, "a pending return order needs 1 to 3 cards");
+                return -1;
+            }
+            s->pending_player = (uint8_t)q;
+            s->pending_n = n;
+        }
+        Py_DECREF(item);
+    }
+    if (get_opt_pair(state, 15, "resolving", &s->cast_p, &s->cast_c)) return -1;
+    if (get_opt_pair(state, 16, "attacker", &s->chain_p, &s->chain_c)) return -1;
+    if (get_long(state, 17, 0, 1, "ending", &v)) return -1;
+    s->ending = (uint8_t)v;
+    {
+        PyObject *item = PySequence_GetItem(state, 18);
+        if (!item) return -1;
+        if (item != Py_None) {
+            long a, b, c;
+            if (get_long(item, 0, -1000000, 1000000, "automaton cost spent", &a) ||
+                get_long(item, 1, 0, 1000000, "automaton lane slot", &b) ||
+                get_long(item, 2, 0, 1000000, "automaton cards revealed", &c)) {
+                Py_DECREF(item);
+                return -1;
+            }
+            s->auto_on = 1;
+            s->auto_spent = (int32_t)a;
+            s->auto_slot = (int32_t)b;
+            s->auto_shown = (int32_t)c;
+        }
+        Py_DECREF(item);
+    }
+    if (get_long(state, 19, 0, 1, "last_turn", &v)) return -1;
+    s->last_turn = (uint8_t)v;
+    {
+        PyObject *item = PySequence_GetItem(state, 20);
+        if (!item) return -1;
+        PyObject *mask = PyLong_FromUnsignedLongLong(0xffffffffULL);
+        PyObject *shift = PyLong_FromLong(32);
+        PyObject *lo = mask && PyLong_Check(item) ? PyNumber_And(item, mask) : NULL;
+        PyObject *hi = shift && PyLong_Check(item) ? PyNumber_Rshift(item, shift) : NULL;
+        PyObject *zero = PyLong_FromLong(0);
+        int bad = !lo || !hi || !zero || PyObject_RichCompareBool(item, zero, Py_LT) != 0;
+        Py_XDECREF(zero);
+        unsigned long long l = 0, h = 0;
+        if (!bad) {
+            l = PyLong_AsUnsignedLongLong(lo);
+            h = PyLong_AsUnsignedLongLong(hi);
+            bad = PyErr_Occurred() != NULL;
+        }
+        Py_XDECREF(mask);
+        Py_XDECREF(shift);
+        Py_XDECREF(lo);
+        Py_XDECREF(hi);
+        Py_DECREF(item);
+        if (bad) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "rng must be an integer in 0..2**96-1");
+            return -1;
+        }
+        s->rng_counter = (uint32_t)l;
+        s->rng_seed = (uint64_t)h;
+    }
+    /* Consistency the fixed-size arrays rely on: each card at most once among a player's things
+     * (in the custom format both players may own the same card). */
+    {
+        uint64_t seen[2] = {0, 0};
+        int dup = 0;
+#define SEE(owner, c)                              \
+    do {                                           \
+        int c_ = (c);                              \
+        if (c_ < N_CARDS) {                        \
+            if (seen[owner] >> c_ & 1) dup = 1;    \
+            seen[owner] |= 1ULL << c_;             \
+        }                                          \
+    } while (0)
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < s->hand_len[p]; i++) SEE(p, s->hands[p][i]);
+        for (int k = 0; k < 4; k++)
+            for (int i = 0; i < s->lane_len[k]; i++) SEE(k >> 1, s->lanes[k][i].card);
+        for (int i = 0; i < s->deck_len; i++) SEE(1, s->deck[i]);
+        for (int i = 0; i < s->discard_len; i++) SEE(1, s->discard[i]);
+        if (s->pending_player != NONE)
+            for (int i = 0; i < s->pending_n; i++) SEE(s->pending_player, s->pending[i]);
+        if (s->cast_p != NONE) SEE(s->cast_p, s->cast_c);
+#undef SEE
+        if (dup) {
+            PyErr_SetString(PyExc_ValueError, "a card is in two places at once");
+            return -1;
+        }
+    }
+    /* The fortress cards: one per hand that plays (duel: both; solo: the player's), the automaton's
+     * at the bottom of its deck; the fort flags follow from them as rules.Game._set_state says. */
+    for (int p = 0; p < 2; p++) {
+        int forts = 0, flips = 0;
+        for (int i = 0; i < s->hand_len[p]; i++) {
+            forts += s->hands[p][i] >= BASTION;
+            flips += s->hands[p][i] == FORT;
+        }
+        if (s->solo && p == 1) {
+            int bad = s->hand_len[1] != 0 || s->deck_len < 1 || s->deck[s->deck_len - 1] < BASTION;
+            for (int i = 0; i + 1 < s->deck_len && !bad; i++) bad = s->deck[i] >= BASTION;
+            if (bad) {
+                PyErr_SetString(PyExc_ValueError,
+                                "solo: the automaton has no hand and its deck ends with its fortress card");
+                return -1;
+            }
+            s->fort[1] = s->deck[s->deck_len - 1] == FORT;
+        } else {
+            if (forts != 1) {
+                PyErr_Format(PyExc_ValueError, "hand %d must hold exactly one fortress card", p);
+                return -1;
+            }
+            s->fort[p] = flips == 1;
+        }
+    }
+    if (!s->solo && (s->deck_len || s->discard_len)) {
+        PyErr_SetString(PyExc_ValueError, "a duel has no automaton deck or discard");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *cards_tuple(const uint8_t *cards, int n) {
+    PyObject *t = PyTuple_New(n);
+    if (!t) return NULL;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(cards[i]));
+    return t;
+}
+
+static PyObject *opt_pair(uint8_t a, uint8_t b) {
+    if (a == NONE) Py_RETURN_NONE;
+    return Py_BuildValue("(ii)", a, b);
+}
+
+static PyObject *core_export(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
+    const State *s = &self->s;
+    PyObject *lanes = PyTuple_New(4);
+    if (!lanes) return NULL;
+    for (int k = 0; k < 4; k++) {
+        PyObject *L = PyTuple_New(s->lane_len[k]);
+        if (!L) {
+            Py_DECREF(lanes);
+            return NULL;
+        }
+        for (int i = 0; i < s->lane_len[k]; i++) {
+            const Creature *c = &s->lanes[k][i];
+            PyTuple_SET_ITEM(L, i,
+                             Py_BuildValue("(iiNNNi)", c->card, c->damage, PyBool_FromLong(c->flags & F_NEW),
+                                           PyBool_FromLong(c->flags & F_PROT), PyBool_FromLong(c->flags & F_ACT),
+                                           c->sprint));
+        }
+        PyTuple_SET_ITEM(lanes, k, L);
+    }
+    PyObject *winner = s->winner == NONE ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(s->winner);
+    PyObject *pending;
+    if (s->pending_player == NONE) {
+        Py_INCREF(Py_None);
+        pending = Py_None;
+    } else {
+        pending = Py_BuildValue("(iN)", s->pending_player, cards_tuple(s->pending, s->pending_n));
+    }
+    PyObject *autom;
+    if (!s->auto_on) {
+        Py_INCREF(Py_None);
+        autom = Py_None;
+    } else {
+        autom = Py_BuildValue("(iii)", s->auto_spent, s->auto_slot, s->auto_shown);
+    }
+    PyObject *rng_hi = PyLong_FromUnsignedLongLong(s->rng_seed);
+    PyObject *shift = PyLong_FromLong(32);
+    PyObject *shifted = PyNumber_Lshift(rng_hi, shift);
+    PyObject *lo = PyLong_FromUnsignedLong(s->rng_counter);
+    PyObject *rng = PyNumber_Or(shifted, lo);
+    Py_XDECREF(rng_hi);
+    Py_XDECREF(shift);
+    Py_XDECREF(shifted);
+    Py_XDECREF(lo);
+    return Py_BuildValue("(iLiiNiiNNNKKNNNNNNNNN)", s->stage, (long long)s->turn, s->active, s->mana, winner,
+                         s->termination, s->over_phase, cards_tuple(s->hands[0], s->hand_len[0]),
+                         cards_tuple(s->hands[1], s->hand_len[1]), lanes, (unsigned long long)s->known[0],
+                         (unsigned long long)s->known[1], cards_tuple(s->deck, s->deck_len),
+                         cards_tuple(s->discard, s->discard_len), pending, opt_pair(s->cast_p, s->cast_c),
+                         opt_pair(s->chain_p, s->chain_c), PyBool_FromLong(s->ending), autom,
+                         PyBool_FromLong(s->last_turn), rng);
+}
+
+static PyObject *core_config(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
+    const State *s = &self->s;
+    return Py_BuildValue("(iiiiiiiiii)", s->solo, s->rotated, s->timing_combat, s->prot_any, s->per_card,
+                         s->defence_minus_one, s->threat_bits, s->base_mana, s->extra_mana, s->max_turns);
+}
+
+static int core_init(CoreObject *self, PyObject *args, PyObject *kwds) {
+    PyObject *config, *state;
+    static char *kwlist[] = {"config", "state", NULL};
+    if (!cards_ready) {
+        NotReady();
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO", kwlist, &config, &state)) return -1;
+    State loaded; /* all or nothing: a refused state leaves the object as it was */
+    if (core_load(&loaded, config, state) < 0) return -1;
+    self->s = loaded;
+    return 0;
+}
+
+static PyObject *core_legal_actions(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
+    int legal[MAX_LEGAL];
+    int n = compute_legal(&self->s, legal);
+    PyObject *t = PyTuple_New(n);
+    if (!t) return NULL;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(legal[i]));
+    return t;
+}
+
+static int is_legal_now(CoreObject *self, long action) {
+    int legal[MAX_LEGAL];
+    int n = compute_legal(&self->s, legal);
+    for (int i = 0; i < n; i++)
+        if (legal[i] == action) return 1;
+    return 0;
+}
+
+static PyObject *core_is_legal(CoreObject *self, PyObject *arg) {
+    long a = PyLong_AsLong(arg);
+    if (a == -1 && PyErr_Occurred()) return NULL;
+    return PyBool_FromLong(is_legal_now(self, a));
+}
+
+static PyObject *core_apply(CoreObject *self, PyObject *arg) {
+    long a = PyLong_AsLong(arg);
+    if (a == -1 && PyErr_Occurred()) return NULL;
+    if (!is_legal_now(self, a)) {
+        PyErr_Format(PyExc_ValueError, "action %ld is not legal now", a);
+        return NULL;
+    }
+    dispatch(&self->s, (int)a);
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_copy(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
+    CoreObject *o = core_new_empty();
+    if (!o) return NULL;
+    o->s = self->s;
+    return (PyObject *)o;
+}
+
+static PyObject *core_resume(CoreObject *self, PyObject *Py_UNUSED(ignored)) {
+    resume_state(&self->s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_playout(CoreObject *self, PyObject *args) {
+    unsigned long long seed;
+    long long max_actions = 1LL << 62;
+    if (!PyArg_ParseTuple(args, "K|L", &seed, &max_actions)) return NULL;
+    uint64_t gen = seed;
+    long n = playout(&self->s, &gen, (long)max_actions);
+    return PyLong_FromLong(n);
+}
+
+/* rollout(rnd, max_actions, turn_limit=-1): the search's random rollout (agents/mcts.py) inside C,
+ * drawing from the caller's generator exactly as the Python loop does: rnd() is called only when
+ * more than one action is legal, and legal[int(rnd() * n)] is played.  Stops when the game is over,
+ * when the turn passes turn_limit (>= 0), or after max_actions; returns the actions played. */
+static PyObject *core_rollout(CoreObject *self, PyObject *args) {
+    PyObject *rnd;
+    long long max_actions, turn_limit = -1;
+    if (!PyArg_ParseTuple(args, "OL|L", &rnd, &max_actions, &turn_limit)) return NULL;
+    State *s = &self->s;
+    int legal[MAX_LEGAL];
+    long long played = 0;
+    while (played < max_actions && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
+        int n = compute_legal(s, legal);
+        int pick = 0;
+        if (!n) break; /* an unloaded Core (Core.__new__): no decision to make */
+        if (n > 1) {
+            PyObject *r = PyObject_CallNoArgs(rnd);
+            if (!r) return NULL;
+            double x = PyFloat_AsDouble(r);
+            Py_DECREF(r);
+            if (x == -1.0 && PyErr_Occurred()) return NULL;
+            pick = (int)(x * n);
+            if (!(x >= 0.0 && x < 1.0) || pick >= n) {
+                PyErr_SetString(PyExc_ValueError, "rollout: rnd() must return a float in [0, 1)");
+                return NULL;
+            }
+        }
+        dispatch(s, legal[pick]);
+        played++;
+    }
+    return PyLong_FromLongLong(played);
+}
+
+static PyObject *core_get_current_player(CoreObject *self, void *c) {
+    (void)c;
+    return PyLong_FromLong(current_player(&self->s));
+}
+static PyObject *core_get_stage(CoreObject *self, void *c) {
+    (void)c;
+    return PyLong_FromLong(self->s.stage);
+}
+static PyObject *core_get_turn(CoreObject *self, void *c) {
+    (void)c;
+    return PyLong_FromLongLong(self->s.turn);
+}
+static PyObject *core_get_active(CoreObject *self, void *c) {
+    (void)c;
+    return PyLong_FromLong(self->s.active);
+}
+static PyObject *core_get_mana(CoreObject *self, void *c) {
+    (void)c;
+    return PyLong_FromLong(self->s.mana);
+}
+static PyObject *core_get_winner(CoreObject *self, void *c) {
+    (void)c;
+    if (self->s.winner == NONE) Py_RETURN_NONE;
+    return PyLong_FromLong(self->s.winner);
+}
+static PyObject *core_get_termination(CoreObject *self, void *c) {
+    (void)c;
+    return PyLong_FromLong(self->s.termination);
+}
+
+static PyObject *core_determinize(CoreObject *self, PyObject *args);
+
+static PyMethodDef core_methods[] = {
+    {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
+    {"config", (PyCFunction)core_config, METH_NOARGS, "The configuration tuple (the layout Core() takes)."},
+    {"legal_actions", (PyCFunction)core_legal_actions, METH_NOARGS, "Legal actions, sorted."},
+    {"is_legal", (PyCFunction)core_is_legal, METH_O, "Whether an action is legal now."},
+    {"apply", (PyCFunction)core_apply, METH_O, "Apply a legal action (ValueError if not legal)."},
+    {"copy", (PyCFunction)core_copy, METH_NOARGS, "An independent copy."},
+    {"determinize", (PyCFunction)core_determinize, METH_VARARGS,
+     "determinize(player, getrandbits, hidden_identities): rules.Game.sample_determinization's sample."},
+    {"resume", (PyCFunction)core_resume, METH_NOARGS, "rules.Game.resume: the automaton's pending turn."},
+    {"rollout", (PyCFunction)core_rollout, METH_VARARGS,
+     "rollout(rnd, max_actions, turn_limit=-1): random actions drawn from rnd() as agents/mcts.py does."},
+    {"playout", (PyCFunction)core_playout, METH_VARARGS,
+     "playout(seed, max_actions=2**62): uniform random actions (SplitMix64 from seed) to the end."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef core_getset[] = {
+    {"current_player", (getter)core_get_current_player, NULL, "Whose decision it is; -1 when over.", NULL},
+    {"stage", (getter)core_get_stage, NULL, "rules.SUMMON, COMBAT or OVER.", NULL},
+    {"turn", (getter)core_get_turn, NULL, "The turn number.", NULL},
+    {"active", (getter)core_get_active, NULL, "Whose turn it is.", NULL},
+    {"mana", (getter)core_get_mana, NULL, "Mana left.", NULL},
+    {"winner", (getter)core_get_winner, NULL, "0, 1, 2 (draw) or None.", NULL},
+    {"termination", (getter)core_get_termination, NULL, "Index into rules.Termination.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ------------------------------------------------------------------ determinization (R9)
+ *
+ * rules.Game.sample_determinization with the caller's random.Random: its draws are made with
+ * rng.getrandbits exactly as random.Random._randbelow, shuffle and sample make them (CPython 3.11+),
+ * so the same generator gives the same sample in both engines. */
+
+static int rb_below(PyObject *getrandbits, int n, int *out) {
+    int k = 0;
+    while ((n >> k) != 0) k++; /* n.bit_length() */
+    PyObject *bits = PyLong_FromLong(k);
+    if (!bits) return -1;
+    for (;;) {
+        PyObject *r = PyObject_CallOneArg(getrandbits, bits);
+        if (!r) break;
+        long v = PyLong_AsLong(r);
+        Py_DECREF(r);
+        if (v == -1 && PyErr_Occurred()) break;
+        if (v < n) {
+            *out = (int)v;
+            Py_DECREF(bits);
+            return 0;
+        }
+    }
+    Py_DECREF(bits);
+    return -1;
+}
+
+static int rb_shuffle(PyObject *getrandbits, uint8_t *x, int n) {
+    for (int i = n - 1; i >= 1; i--) {
+        int j;
+        if (rb_below(getrandbits, i + 1, &j)) return -1;
+        uint8_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+    return 0;
+}
+
+static int rb_sample(PyObject *getrandbits, const uint8_t *population, int n, int k, uint8_t *out) {
+    /* random.sample: setsize = 21 + 4 ** ceil(log(3k, 4)) for k > 5; 3k is never a power of 4, so
+     * that power is the smallest one at least 3k (integers, no floating point). */
+    long setsize = 21;
+    if (k > 5) {
+        long power = 1;
+        while (power < 3L * k) power *= 4;
+        setsize += power;
+    }
+    if (n <= setsize) {
+        uint8_t pool[N_CARDS];
+        memcpy(pool, population, (size_t)n);
+        for (int i = 0; i < k; i++) {
+            int j;
+            if (rb_below(getrandbits, n - i, &j)) return -1;
+            out[i] = pool[j];
+            pool[j] = pool[n - i - 1];
+        }
+    } else {
+        uint64_t selected = 0;
+        for (int i = 0; i < k; i++) {
+            int j;
+            do {
+                if (rb_below(getrandbits, n, &j)) return -1;
+            } while (selected >> j & 1);
+            selected |= 1ULL << j;
+            out[i] = population[j];
+        }
+    }
+    return 0;
+}
+
+static void sort_bytes(uint8_t *x, int n) {
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && x[b - 1] > x[b]; b--) {
+            uint8_t t = x[b];
+            x[b] = x[b - 1];
+            x[b - 1] = t;
+        }
+}
+
+/* determinize(player, getrandbits, hidden_identities) -> a new Core: rules.Game.sample_determinization
+ * of the play phase, step for step (a new chance seed first, then the hidden things refilled). */
+static PyObject *core_determinize(CoreObject *self, PyObject *args) {
+    int player, hidden_ids;
+    PyObject *getrandbits;
+    if (!PyArg_ParseTuple(args, "iOp", &player, &getrandbits, &hidden_ids)) return NULL;
+    if (player != 0 && player != 1) {
+        PyErr_SetString(PyExc_ValueError, "determinize: player is 0 or 1");
+        return NULL;
+    }
+    State s = self->s;
+    PyObject *bits = PyLong_FromLong(64);
+    if (!bits) return NULL;
+    PyObject *r = PyObject_CallOneArg(getrandbits, bits);
+    Py_DECREF(bits);
+    if (!r) return NULL;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    s.rng_seed = (uint64_t)seed; /* rules.seed_rng: seed << 32, counter 0 */
+    s.rng_counter = 0;
+    if (s.solo) {
+        if (player == 0 && s.deck_len > 1) {
+            int n = s.deck_len - 1;
+            sort_bytes(s.deck, n);
+            if (rb_shuffle(getrandbits, s.deck, n)) return NULL;
+        }
+    } else {
+        int opp = 1 - player;
+        uint8_t *hand = s.hands[opp];
+        int slots[HAND_CAP], ns = 0;
+        for (int i = 0; i < s.hand_len[opp]; i++) {
+            int c = hand[i];
+            if (c < N_CARDS && !(s.known[opp] >> c & 1)) slots[ns++] = i;
+        }
+        uint8_t cards[HAND_CAP];
+        if (hidden_ids) {
+            uint64_t seen = 0;
+            for (int i = 0; i < s.hand_len[player]; i++)
+                if (s.hands[player][i] < N_CARDS) seen |= 1ULL << s.hands[player][i];
+            for (int k = 0; k < 4; k++)
+                for (int i = 0; i < s.lane_len[k]; i++) seen |= 1ULL << s.lanes[k][i].card;
+            if (s.pending_player != NONE)
+                for (int i = 0; i < s.pending_n; i++) seen |= 1ULL << s.pending[i];
+            if (s.cast_p != NONE) seen |= 1ULL << s.cast_c;
+            for (int i = 0, x = 0; i < s.hand_len[opp]; i++) {
+                if (x < ns && slots[x] == i) {
+                    x++;
+                    continue;
+                }
+                if (hand[i] < N_CARDS) seen |= 1ULL << hand[i];
+            }
+            uint8_t unseen[N_CARDS];
+            int nu = 0;
+            for (int c = 0; c < N_CARDS; c++)
+                if (!(seen >> c & 1)) unseen[nu++] = (uint8_t)c;
+            if (ns > nu) {
+                PyErr_SetString(PyExc_ValueError, "Sample larger than population or is negative");
+                return NULL;
+            }
+            if (rb_sample(getrandbits, unseen, nu, ns, cards)) return NULL;
+        } else {
+            for (int x = 0; x < ns; x++) cards[x] = hand[slots[x]];
+            sort_bytes(cards, ns);
+            if (rb_shuffle(getrandbits, cards, ns)) return NULL;
+        }
+        for (int x = 0; x < ns; x++) hand[slots[x]] = cards[x];
+    }
+    CoreObject *o = core_new_empty();
+    if (!o) return NULL;
+    o->s = s;
+    return (PyObject *)o;
+}
+
+/* Core.__new__ without __init__: an inert finished game, never uninitialised memory. */
+static PyObject *core_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    (void)args;
+    (void)kwds;
+    CoreObject *o = (CoreObject *)type->tp_alloc(type, 0);
+    if (!o) return NULL;
+    o->s.stage = OVER;
+    o->s.winner = NONE;
+    o->s.pending_player = o->s.cast_p = o->s.chain_p = NONE;
+    o->s.max_turns = -1;
+    return (PyObject *)o;
+}
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clashofdecks._native.Core",
+    .tp_basicsize = sizeof(CoreObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The play phase of a game as one flat struct (clashofdecks.native wraps it).",
+    .tp_new = core_tp_new,
+    .tp_init = (initproc)core_init,
+    .tp_methods = core_methods,
+    .tp_getset = core_getset,
+};
+
+/* ------------------------------------------------------------------ module functions */
+
+static int table_from(PyObject *seq, int n, int hi, uint8_t *dst, const char *what) {
+    if (!PySequence_Check(seq) || PySequence_Size(seq) < n) {
+        PyErr_Format(PyExc_ValueError, "set_cards: %s needs %d entries", what, n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        long v;
+        if (get_long(seq, i, 0, hi, what, &v)) return -1;
+        dst[i] = (uint8_t)v;
+    }
+    return 0;
+}
+
+static PyObject *mod_set_cards(PyObject *m, PyObject *args) {
+    (void)m;
+    PyObject *cost, *attack, *health, *is_inc, *abil, *aura;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &cost, &attack, &health, &is_inc, &abil, &aura)) return NULL;
+    if (PySequence_Size(cost) != N_CARDS) {
+        PyErr_Format(PyExc_ValueError, "the compiled core is built for %d cards", N_CARDS);
+        return NULL;
+    }
+    if (table_from(cost, N_CARDS, 255, COST, "COST") || table_from(attack, N_CARDS, 255, ATTACK, "ATTACK") ||
+        table_from(health, N_CARDS, 255, HEALTH, "HEALTH") ||
+        table_from(is_inc, N_CARDS, 1, IS_INC, "IS_INCANTATION") ||
+        table_from(abil, N_CARDS, 127, ABIL, "ABILITIES") || table_from(aura, N_CARDS + 2, 127, AURA, "AURA"))
+        return NULL;
+    N_INC = 0;
+    for (int c = 0; c < N_CARDS; c++)
+        if (IS_INC[c]) {
+            INC_SLOT[c] = (uint8_t)N_INC;
+            INCANTATIONS[N_INC++] = (uint8_t)c;
+        }
+    ORDER_BASE = CAST_BASE + N_INC * 4 * MAX_POSITION;
+    cards_ready = 1;
+    return PyLong_FromLong(ORDER_BASE);
+}
+
+static PyObject *mod_blake2b_512(PyObject *m, PyObject *arg) {
+    (void)m;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    uint8_t out[64];
+    blake2b_512((const uint8_t *)view.buf, (size_t)view.len, out);
+    PyBuffer_Release(&view);
+    return PyBytes_FromStringAndSize((const char *)out, 64);
+}
+
+static PyObject *mod_random_duel(PyObject *m, PyObject *arg) {
+    (void)m;
+    if (!cards_ready) return NotReady();
+    unsigned long long seed = PyLong_AsUnsignedLongLongMask(arg);
+    if (PyErr_Occurred()) return NULL;
+    CoreObject *o = core_new_empty();
+    if (!o) return NULL;
+    random_duel_state(&o->s, (uint64_t)seed);
+    return (PyObject *)o;
+}
+
+/* random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws):
+ * the benchmark's random duel games, deal and playout both inside C. */
+static PyObject *mod_random_duel_games(PyObject *m, PyObject *args) {
+    (void)m;
+    unsigned long long first, choice;
+    long long games;
+    if (!PyArg_ParseTuple(args, "KLK", &first, &games, &choice)) return NULL;
+    if (!cards_ready) return NotReady();
+    uint64_t gen = choice;
+    long long actions = 0, turns = 0, wins[3] = {0, 0, 0};
+    State s;
+    Py_BEGIN_ALLOW_THREADS;
+    for (long long g = 0; g < games; g++) {
+        random_duel_state(&s, (uint64_t)(first + (unsigned long long)g));
+        actions += playout(&s, &gen, 1L << 40);
+        turns += s.turn;
+        if (s.winner <= 2) wins[s.winner]++;
+    }
+    Py_END_ALLOW_THREADS;
+    return Py_BuildValue("(LLLLL)", actions, turns, wins[0], wins[1], wins[2]);
+}
+
+static PyMethodDef module_methods[] = {
+    {"set_cards", mod_set_cards, METH_VARARGS,
+     "set_cards(cost, attack, health, is_incantation, abilities, aura) -> ORDER_BASE"},
+    {"blake2b_512", mod_blake2b_512, METH_O, "Unkeyed BLAKE2b-512 of bytes (the game RNG's hash)."},
+    {"random_duel", mod_random_duel, METH_O, "rules.Game.random_duel(seed) as a Core."},
+    {"random_duel_games", mod_random_duel_games, METH_VARARGS,
+     "random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT, "_native", "The compiled core of Clash of Decks (docs/native.md).", -1, module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&native_module);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "STATE_SIZE", (long)sizeof(State));
+    PyModule_AddStringConstant(m, "SOURCE_HASH", SOURCE_HASH);
+    return m;
+}

@@ -1,0 +1,453 @@
+"""The optional compiled core (``clashofdecks._native``, C99): the play phase of :mod:`clashofdecks.rules`.
+
+:class:`NativeGame` offers the part of :class:`~clashofdecks.rules.Game` that search and simulation use
+(legal actions and mask, apply, undo, clone, outcome, current player, determinization) and converts
+to and from the Python engine through :class:`~clashofdecks.rules.GameState`.  It covers duel and solo
+from the first turn on, every ruleset variant and threat option; it refuses, with
+:class:`NativeUnsupportedError`, what it does not cover (the setup stage).  Events are not recorded.
+
+The extension is built by ``pip install .`` when a C compiler is present (``setup.py``, optional);
+without it, or with ``CLASH_NATIVE=0`` in the environment, :data:`AVAILABLE` is False and
+:func:`engine_notice` says why.  docs/native.md describes the design and the differential test that
+proves both engines identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Final
+
+from . import actions as A
+from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, COST, HEALTH, IS_INCANTATION
+from .errors import ClashError, IllegalActionError
+from .options import Ruleset, Threat
+from .rules import DRAW, OVER, SETUP, UNDO_LIMIT, Game, GameState, Outcome, Termination, termination_reason
+
+try:
+    from ._native import SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
+    from ._native import random_duel as _core_random_duel
+
+    _BUILT = True
+except ImportError:  # the extension is optional: no compiler at install time
+    _BUILT = False
+
+
+def _stale() -> bool:
+    """Whether the built extension was compiled from another ``_native.c`` than the one beside it (a
+    checkout changed the source since the last build): it could then play other rules."""
+    source = Path(__file__).with_name("_native.c")
+    if not source.is_file():
+        return False
+    return hashlib.sha256(source.read_bytes()).hexdigest()[:16] != SOURCE_HASH
+
+
+#: Whether the built extension is older than its source (then it is not used).
+STALE: Final = _BUILT and _stale()
+#: Whether ``CLASH_NATIVE=0`` asks for the pure-Python engine.
+DISABLED: Final = os.environ.get("CLASH_NATIVE", "").strip() == "0"
+#: Whether the compiled core is built, up to date and not disabled.
+AVAILABLE: Final = _BUILT and not STALE and not DISABLED
+
+_TERMINATIONS: Final = tuple(Termination)
+_TERMINATION_CODE: Final = {t: i for i, t in enumerate(_TERMINATIONS)}
+_PHASES: Final = ("setup", "summon", "combat", "over")
+
+_INC_FLAGS: Final = tuple(int(x) for x in IS_INCANTATION)
+if _BUILT and set_cards(COST, ATTACK, HEALTH, _INC_FLAGS, ABILITIES, AURA) != A.ORDER_BASE:
+    raise ImportError("clashofdecks._native disagrees with actions.py on the action layout")
+
+
+class NativeUnsupportedError(ClashError):
+    """A game the compiled core does not cover (it names the feature); play it with the Python engine."""
+
+
+def engine_notice() -> str:
+    """One line saying which engine runs, and why (``clash --version``, ``clash bench``)."""
+    if AVAILABLE:
+        return f"engine: compiled core (C extension, {STATE_SIZE}-byte state) beside the Python engine"
+    if DISABLED:
+        return "engine: pure Python (CLASH_NATIVE=0 disables the compiled core)"
+    if STALE:
+        return (
+            "engine: pure Python (the compiled core is older than _native.c: rebuild it with "
+            "pip install -e . or python setup.py build_ext --inplace)"
+        )
+    return "engine: pure Python (the compiled core is not built: install with a C compiler present)"
+
+
+def _require() -> None:
+    if not _BUILT or STALE:
+        why = "older than its source _native.c" if _BUILT else "not built"
+        raise NativeUnsupportedError(
+            f"the compiled core is {why}: pip install -e . (with a C compiler) or "
+            "python setup.py build_ext --inplace builds it"
+        )
+
+
+def _config(state: GameState) -> tuple[int, ...]:
+    return _config_of(state.solo, state.ruleset, state.threat)
+
+
+def _config_of(solo: bool, rs: Ruleset, th: Threat) -> tuple[int, ...]:
+    """The core's configuration tuple (see ``core_load`` in ``_native.c``)."""
+    bits = sum(ABILITY_BITS[a] for a in th.abilities) if solo else 0
+    return (
+        int(solo),
+        int(rs.lanes == "rotated"),
+        int(rs.incantation_timing == "summon_and_combat"),
+        int(rs.protection == "any_damage"),
+        int(rs.automaton_lanes == "per_card"),
+        int(solo and th.defence == "minus_one"),
+        bits,
+        th.base_mana if solo else 6,
+        th.extra_mana_per_creature if solo else 1,
+        -1 if rs.max_turns is None else rs.max_turns,
+    )
+
+
+class NativeGame:
+    """A game in the compiled core.  Build one with :meth:`from_game`, :meth:`from_state` or
+    :meth:`random_duel`; :meth:`state` and :meth:`to_game` give it back to the Python engine."""
+
+    __slots__ = (
+        "_core",
+        "_hidden_ids",
+        "_history",
+        "_keep_undo",
+        "_loaded_over",
+        "_reason",
+        "_ruleset",
+        "_solo",
+        "_threat",
+    )
+
+    def __init__(self, core: Core, state: GameState) -> None:
+        """The game held by ``core``; ``state`` gives what the core does not hold (ruleset, threat, the
+        reason of a loaded finished game, whether identities are hidden).  Use the constructors below."""
+        self._core = core
+        self._solo = state.solo
+        self._ruleset = state.ruleset
+        self._threat = state.threat
+        self._hidden_ids = state.hidden_identities
+        self._reason = state.reason
+        self._loaded_over = state.stage == OVER
+        self._history: list[tuple[Core, int]] = []
+        self._keep_undo = True
+
+    # ------------------------------------------------------------------ conversion
+
+    @classmethod
+    def from_state(cls, state: GameState) -> NativeGame:
+        """The game of ``state`` (as ``Game(state)``; it does not resume an automaton's turn: see
+        :meth:`resume`).  Raises :class:`NativeUnsupportedError` naming what the core does not cover."""
+        _require()
+        if state.stage == SETUP or state.setup is not None:
+            raise NativeUnsupportedError(
+                "the compiled core plays from the first turn on: "
+                "the setup stage (R2) stays in the Python engine"
+            )
+        fields = (
+            state.stage,
+            state.turn,
+            state.active,
+            state.mana,
+            -1 if state.winner is None else state.winner,
+            _TERMINATION_CODE[state.termination],
+            state.over_phase,
+            state.hands[0],
+            state.hands[1],
+            state.lanes,
+            state.known[0],
+            state.known[1],
+            state.deck,
+            state.discard,
+            state.pending,
+            state.resolving,
+            state.attacker,
+            int(state.ending),
+            state.automaton,
+            int(state.last_turn),
+            state.rng,
+        )
+        try:
+            core = Core(_config(state), fields)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise NativeUnsupportedError(f"the compiled core cannot hold this state: {exc}") from None
+        return cls(core, state)
+
+    @classmethod
+    def from_game(cls, game: Game) -> NativeGame:
+        """The compiled twin of a Python game (its undo history is not carried over)."""
+        return cls.from_state(game.state())
+
+    @classmethod
+    def random_duel(cls, seed: int, *, ruleset: Ruleset | None = None) -> NativeGame:
+        """:meth:`clashofdecks.rules.Game.random_duel`, dealt inside the compiled core."""
+        _require()
+        if ruleset is not None and ruleset != Ruleset():
+            return cls.from_game(Game.random_duel(seed, ruleset=ruleset, record_events=False))
+        return cls(_core_random_duel(seed), GameState(hidden_identities=True))
+
+    def state(self) -> GameState:
+        """The whole state as :class:`~clashofdecks.rules.GameState` (equal to the Python engine's)."""
+        (
+            stage,
+            turn,
+            active,
+            mana,
+            winner,
+            termination,
+            over_phase,
+            hand0,
+            hand1,
+            lanes,
+            known0,
+            known1,
+            deck,
+            discard,
+            pending,
+            resolving,
+            attacker,
+            ending,
+            automaton,
+            last_turn,
+            rng,
+        ) = self._core.export()
+        term = _TERMINATIONS[termination]
+        return GameState(
+            solo=self._solo,
+            ruleset=self._ruleset,
+            threat=self._threat,
+            stage=stage,
+            turn=turn,
+            active=active,
+            mana=mana,
+            winner=winner,
+            reason=self._reason_now(term, winner),
+            termination=term,
+            over_phase=over_phase,
+            hands=(hand0, hand1),
+            lanes=lanes,
+            known=(known0, known1),
+            deck=deck,
+            discard=discard,
+            pending=pending,
+            resolving=resolving,
+            attacker=attacker,
+            ending=ending,
+            automaton=automaton,
+            last_turn=last_turn,
+            rng=rng,
+            setup=None,
+            hidden_identities=self._hidden_ids,
+        )
+
+    def config_matches(self) -> bool:
+        """Whether the core's configuration is the one its ruleset and threat call for (a self-check)."""
+        return self._core.config() == _config_of(self._solo, self._ruleset, self._threat)
+
+    def _reason_now(self, term: Termination, winner: int | None) -> str:
+        if self._core.stage != OVER or self._loaded_over:
+            return self._reason
+        return termination_reason(term, None if winner == DRAW else winner, self._ruleset.max_turns)
+
+    def to_game(self, *, record_events: bool = True) -> Game:
+        """The Python engine's game in this state."""
+        return Game(self.state(), record_events=record_events)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_solo(self) -> bool:
+        """True in solo (seat 1 is the automaton, R7)."""
+        return self._solo
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The rule variants in force."""
+        return self._ruleset
+
+    @property
+    def threat(self) -> Threat:
+        """The solo threat options."""
+        return self._threat
+
+    @property
+    def hidden_identities(self) -> bool:
+        """As :attr:`clashofdecks.rules.Game.hidden_identities`."""
+        return self._hidden_ids
+
+    @property
+    def current_player(self) -> int:
+        """Whose decision it is now; -1 once the game is over."""
+        return self._core.current_player
+
+    @property
+    def turn(self) -> int:
+        """The turn number."""
+        return self._core.turn
+
+    @property
+    def active(self) -> int:
+        """Whose turn it is."""
+        return self._core.active
+
+    @property
+    def mana(self) -> int:
+        """The mana the active player has left this turn."""
+        return self._core.mana
+
+    @property
+    def phase(self) -> str:
+        """``summon``, ``combat`` or ``over``."""
+        return _PHASES[self._core.stage]
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self._core.stage == OVER
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on (as :attr:`clashofdecks.rules.Game.outcome`)."""
+        if self._core.stage != OVER:
+            return None
+        winner = self._core.winner
+        term = _TERMINATIONS[self._core.termination]
+        return Outcome(None if winner == DRAW else winner, self._reason_now(term, winner), term)
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once decided; ``None`` while playing or for a draw."""
+        winner = self._core.winner
+        return None if winner == DRAW else winner
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal actions of :attr:`current_player`, sorted (empty when over)."""
+        return self._core.legal_actions()
+
+    def legal_action_mask(self) -> list[bool]:
+        """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
+        mask = [False] * A.ACTION_SPACE
+        for a in self._core.legal_actions():
+            mask[a] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now."""
+        return self._core.is_legal(action)
+
+    # ------------------------------------------------------------------ apply / undo / clone
+
+    def apply(self, action: int) -> tuple[()]:
+        """Apply a legal action (no events are recorded: the empty tuple).  An illegal one raises
+        :class:`~clashofdecks.errors.IllegalActionError` with the Python engine's reason, changing nothing."""
+        core = self._core
+        before = core.copy() if self._keep_undo else None
+        try:
+            core.apply(action)
+        except (ValueError, TypeError, OverflowError):
+            raise IllegalActionError(self.to_game(record_events=False).explain_illegal(action)) from None
+        if before is not None:
+            history = self._history
+            if len(history) >= UNDO_LIMIT:
+                del history[: UNDO_LIMIT // 2]  # bounded as the Python engine's: the oldest go first
+            history.append((before, action))
+        return ()
+
+    def undo(self) -> int:
+        """Take back the last action; returns it.  Raises :class:`IndexError` when there is none."""
+        if not self._history:
+            raise IndexError("nothing to undo")
+        self._core, action = self._history.pop()
+        return action
+
+    @property
+    def undo_depth(self) -> int:
+        """How many actions :meth:`undo` can take back now (at most ``rules.UNDO_LIMIT``)."""
+        return len(self._history)
+
+    @property
+    def keep_undo(self) -> bool:
+        """Whether :meth:`apply` keeps undo records (a copy of the flat state per action)."""
+        return self._keep_undo
+
+    @keep_undo.setter
+    def keep_undo(self, value: bool) -> None:
+        self._keep_undo = value
+        if not value:
+            self._history.clear()
+
+    def clone(self) -> NativeGame:
+        """An independent copy (chance included) with an empty undo history."""
+        g = NativeGame(self._core.copy(), self._template)
+        g.keep_undo = self._keep_undo
+        return g
+
+    @property
+    def _template(self) -> GameState:
+        """A state carrying what the core does not hold (for :meth:`clone`)."""
+        return GameState(
+            solo=self._solo,
+            ruleset=self._ruleset,
+            threat=self._threat,
+            reason=self._reason,
+            stage=OVER if self._loaded_over else 1,
+            hidden_identities=self._hidden_ids,
+        )
+
+    def resume(self) -> None:
+        """As :meth:`clashofdecks.rules.Game.resume`: play the automaton's turn a built state leaves it."""
+        self._core.resume()
+
+    def sample_determinization(self, player: int, rng: random.Random) -> NativeGame:
+        """As :meth:`clashofdecks.rules.Game.sample_determinization`: the same sample for the same
+        ``rng`` (drawn in the core with ``rng.getrandbits`` as :class:`random.Random` draws; another
+        generator class is sampled by the Python engine)."""
+        if type(rng) is random.Random:
+            sample = NativeGame(
+                self._core.determinize(player, rng.getrandbits, self._hidden_ids), self._template
+            )
+        else:
+            sample = NativeGame.from_game(
+                self.to_game(record_events=False).sample_determinization(player, rng)
+            )
+        sample.keep_undo = self._keep_undo
+        return sample
+
+    def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int | None = None) -> int:
+        """The search's random rollout inside the core, drawing from ``rnd`` (e.g. ``rng.random``)
+        exactly as the Python loop of :mod:`clashofdecks.agents.mcts` does: ``rnd()`` only when more
+        than one action is legal, then ``legal[int(rnd() * n)]``.  Stops at the end of the game, past
+        turn ``turn_limit``, or after ``max_actions``; returns the actions played.  The same
+        generator therefore gives the same rollout in both engines (no undo records are kept)."""
+        self._history.clear()
+        return self._core.rollout(rnd, max_actions, -1 if turn_limit is None else turn_limit)
+
+    def playout(self, seed: int, max_actions: int = 1 << 62) -> int:
+        """Play uniformly random legal actions inside the core (SplitMix64 from ``seed``, docs/native.md)
+        until the game ends or ``max_actions`` were played; returns how many were played."""
+        self._history.clear()
+        return self._core.playout(seed & ((1 << 64) - 1), max_actions)
+
+
+def random_duel_playouts(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]:
+    """``games`` random duel games (:meth:`Game.random_duel` of ``first_seed + i``, uniform random actions
+    from SplitMix64 seeded with ``choice_seed``), deal and play entirely inside the compiled core:
+    ``(actions, turns, wins of seat 0, wins of seat 1, draws)``."""
+    _require()
+    mask = (1 << 64) - 1
+    return random_duel_games(first_seed & mask, games, choice_seed & mask)
+
+
+__all__: Sequence[str] = (
+    "AVAILABLE",
+    "DISABLED",
+    "NativeGame",
+    "NativeUnsupportedError",
+    "engine_notice",
+    "random_duel_playouts",
+)
