@@ -200,7 +200,10 @@ def _tiny_model(with_not_to_move: bool) -> EvaluationModel:
     base = (0.0,) * len(STAGE2_FEATURES)
     stage2 = {"duel": (0.4, *base[1:]), "solo": base}
     if with_not_to_move:
-        stage2["duel, seat not to move"] = (-0.4, 1.0, 0, 0, 0, 0, 0, 0, -2.0)
+        not_to_move = [0.0] * len(STAGE2_FEATURES)
+        not_to_move[0], not_to_move[1] = -0.4, 1.0
+        not_to_move[STAGE2_FEATURES.index("op_mana_left")] = -2.0
+        stage2["duel, seat not to move"] = tuple(not_to_move)
     return EvaluationModel(coefs, {}, stage2)
 
 

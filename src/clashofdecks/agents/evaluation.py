@@ -207,8 +207,10 @@ def logistic(z: float) -> float:
     return e / (1.0 + e)
 
 
-#: The second stage's inputs: the first stage's logit, then these features (the solo threat, and
-#: the opponent's mana left for a duel seat that is not to move).
+#: The second stage's inputs: the first stage's logit, then these features: the solo threat, the
+#: opponent's mana left (for a duel seat that is not to move), and a few that tell how the
+#: strong agent's games differ from the greedy games of the first stage (the turn, the
+#: heuristic, both sides' life, the other hand or deck, the automaton's discard, both boards' hits).
 STAGE2_FEATURES: Final[tuple[str, ...]] = (
     "bias",
     "stage1_logit",
@@ -219,6 +221,14 @@ STAGE2_FEATURES: Final[tuple[str, ...]] = (
     "threat_defence",
     "threat_extra_mana",
     "op_mana_left",
+    "turn",
+    "heuristic",
+    "my_life",
+    "op_life",
+    "op_hand",
+    "automaton_discard",
+    "my_hits",
+    "op_hits",
 )
 #: The second stages: one per perspective.  A duel seat that is not to move (its chance after its
 #: own ``end``, or while the opponent decides) has its own recalibration: the first stage, fitted
@@ -247,10 +257,11 @@ class EvaluationModel:
 
     Stage 1 (``coefficients``, over :data:`FEATURES`) is fitted on many cheap games (greedy
     self-play); its logit ``z`` then goes through stage 2 (``stage2``, per group of
-    :data:`STAGE2_GROUPS`, over :data:`STAGE2_FEATURES`: a bias, ``z``, the solo threat options and
-    the opponent's mana left), a small recalibration fitted on games of the strong agent whose
-    positions the model is meant for (stronger players convert an advantage more often: the same
-    position is worth more).  ``p = logistic(stage2 . (1, z, threat, op_mana_left))``."""
+    :data:`STAGE2_GROUPS`, over :data:`STAGE2_FEATURES`: a bias, ``z``, the solo threat options,
+    the opponent's mana left and a few board features), a small recalibration fitted on games of
+    the strong agent whose positions the model is meant for (stronger players convert an
+    advantage more often: the same position is worth more).  ``p = logistic(stage2 . (1, z, x'))``,
+    x' those features."""
 
     coefficients: dict[str, tuple[float, ...]]
     card: dict[str, Any]
