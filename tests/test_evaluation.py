@@ -18,6 +18,7 @@ from clashofdecks.agents.evaluation import (
     EvaluationModel,
     features,
     fit_logistic,
+    gap_intervals,
     logistic,
     reliability_table,
     shipped_model,
@@ -149,6 +150,23 @@ def test_reliability_table_on_a_synthetic_example() -> None:
         reliability_table([1.5], [1.0])
 
 
+def test_gap_intervals_resample_games_not_positions() -> None:
+    # Bin 0.1-0.2: 10 games of 30 positions each predicted 0.15; 3 games won.  The observed rate is
+    # 30 %, and its uncertainty is that of 10 games, not of 300 positions.
+    predicted = [0.15] * 300 + [0.95] * 40
+    observed = [1.0] * 90 + [0.0] * 210 + [1.0] * 40
+    games = [f"g{i // 30}" for i in range(300)] + [f"h{i // 4}" for i in range(40)]
+    intervals = gap_intervals(predicted, observed, games, resamples=300, seed=1)
+    assert len(intervals) == 10 and intervals[0] is None and intervals[5] is None
+    low = intervals[1]
+    assert low is not None and low[0] < 0.15 < low[1]  # the point gap
+    assert low[1] - low[0] > 0.3  # about ±0.28 for 10 games; positions alone would give ±0.05
+    assert intervals[9] == (pytest.approx(0.05), pytest.approx(0.05))  # every game won: no spread
+    assert gap_intervals(predicted, observed, games, resamples=300, seed=1) == intervals
+    with pytest.raises(ValueError):
+        gap_intervals([0.5], [1.0], [])
+
+
 def test_fit_logistic_recovers_known_coefficients() -> None:
     rng = random.Random(5)
     xs: list[list[float]] = []
@@ -274,6 +292,8 @@ def test_calibration_report_and_kept_second_stage_on_a_small_fixture(tmp_path: P
         deciles = r["model"]["deciles"]
         assert sum(d["n"] for d in deciles) == r["positions"] > 0
         assert all(0.0 <= d["predicted"] <= 1.0 and 0.0 <= d["observed"] <= 1.0 for d in deciles)
+        assert all((d["gap_95"] is None) == (d["n"] == 0) for d in deciles)
+        assert all(d["gap_95"][0] <= d["gap_95"][1] for d in deciles if d["n"])
         assert r["within"] == all(
             abs(d["observed"] - d["predicted"]) <= 0.05 for d in deciles if d["n"] >= 200
         ), group

@@ -531,6 +531,51 @@ def reliability_table(predicted: Sequence[float], observed: Sequence[float], bin
     return Reliability(rows, n, brier / n if n else 0.0, loss / n if n else 0.0)
 
 
+def gap_intervals(
+    predicted: Sequence[float],
+    observed: Sequence[float],
+    games: Sequence[str],
+    *,
+    bins: int = 10,
+    resamples: int = 400,
+    seed: int = 0,
+) -> list[tuple[float, float] | None]:
+    """A 95 % percentile-bootstrap interval of each bin's gap (observed - predicted, as in
+    :func:`reliability_table`), resampling whole *games* with replacement: the positions of one
+    game share its result, so they are not independent and a bin's error is governed by how many
+    games it spans.  ``None`` for a bin with no predictions."""
+    if not len(predicted) == len(observed) == len(games):
+        raise ValueError("as many outcomes and games as predictions are needed")
+    per_game: dict[str, list[list[float]]] = {}
+    for p, y, g in zip(predicted, observed, games, strict=True):
+        sums = per_game.setdefault(g, [[0.0, 0.0, 0.0] for _ in range(bins)])
+        s = sums[min(bins - 1, int(p * bins))]
+        s[0] += 1
+        s[1] += p
+        s[2] += y
+    names = sorted(per_game)
+    rng = random.Random(seed)
+    gaps: list[list[float]] = [[] for _ in range(bins)]
+    for _ in range(resamples):
+        total = [[0.0, 0.0, 0.0] for _ in range(bins)]
+        for _g in names:
+            for t, s in zip(total, per_game[names[rng.randrange(len(names))]], strict=True):
+                t[0] += s[0]
+                t[1] += s[1]
+                t[2] += s[2]
+        for k, t in enumerate(total):
+            if t[0]:
+                gaps[k].append((t[2] - t[1]) / t[0])
+    out: list[tuple[float, float] | None] = []
+    for k in range(bins):
+        if not any(per_game[g][k][0] for g in names):
+            out.append(None)
+            continue
+        g = sorted(gaps[k])
+        out.append((g[int(0.025 * (len(g) - 1))], g[int(0.975 * (len(g) - 1))]) if g else None)
+    return out
+
+
 __all__ = [
     "FEATURES",
     "MODEL_FORMAT",
@@ -543,6 +588,7 @@ __all__ = [
     "chance_after",
     "features",
     "fit_logistic",
+    "gap_intervals",
     "load_model",
     "logistic",
     "reliability_table",

@@ -309,7 +309,7 @@ def _players(path: Path) -> str:
 def _calibration(model: Any, held: list[Any]) -> dict[str, dict[str, Any]]:
     """Per group (play positions of the player to move, setup excluded; and in duel the other
     seat's) the model's, the heuristic's and, where measured, the rollout value's reliability."""
-    from ..agents.evaluation import reliability_table
+    from ..agents.evaluation import gap_intervals, reliability_table
     from ..simulation.training import model_predictions
 
     out: dict[str, dict[str, Any]] = {}
@@ -320,15 +320,21 @@ def _calibration(model: Any, held: list[Any]) -> dict[str, dict[str, Any]]:
         if not rows:
             continue
         ys = [p.y for p in rows]
-        table = reliability_table(model_predictions(model, rows), ys)
+        predicted = model_predictions(model, rows)
+        table = reliability_table(predicted, ys)
         heur = reliability_table([p.heuristic for p in rows], ys)
+        model_entry = table.to_dict()
+        for decile, interval in zip(
+            model_entry["deciles"], gap_intervals(predicted, ys, [p.game for p in rows]), strict=True
+        ):
+            decile["gap_95"] = list(interval) if interval is not None else None
         sub = [p for p in rows if p.rollout >= 0]
         entry: dict[str, Any] = {
             "positions": len(rows),
             "games": len({p.game for p in rows}),
             "within": table.within(),
             "deciles_checked": table.checked(),
-            "model": table.to_dict(),
+            "model": model_entry,
             "heuristic": {"brier": heur.brier, "log_loss": heur.log_loss},
         }
         if sub:
@@ -365,11 +371,13 @@ def _print(results: dict[str, dict[str, Any]]) -> None:
                 f"{h_['brier']:.4f} / rollout {r_['brier']:.4f}; log loss "
                 f"{m_['log_loss']:.4f} / {h_['log_loss']:.4f} / {r_['log_loss']:.4f}"
             )
-        click.echo("  decile      n  predicted  observed   gap")
+        click.echo("  decile      n  predicted  observed   gap  (95 %, games resampled)")
         for d in m["deciles"]:
             if d["n"]:
                 gap = 100 * (d["observed"] - d["predicted"])
+                ci = d.get("gap_95")
+                interval = f"  ({100 * ci[0]:+.1f} … {100 * ci[1]:+.1f})" if ci else ""
                 click.echo(
                     f"  {d['lo']:.1f}-{d['hi']:.1f} {d['n']:6d}  {100 * d['predicted']:8.1f}% "
-                    f"{100 * d['observed']:8.1f}% {gap:+5.1f}"
+                    f"{100 * d['observed']:8.1f}% {gap:+5.1f}{interval}"
                 )
