@@ -571,8 +571,9 @@ def gap_intervals(
         if not any(per_game[g][k][0] for g in names):
             out.append(None)
             continue
-        g = sorted(gaps[k])
-        out.append((g[int(0.025 * (len(g) - 1))], g[int(0.975 * (len(g) - 1))]) if g else None)
+        ranked = sorted(gaps[k])
+        n = len(ranked)
+        out.append((ranked[int(0.025 * (n - 1))], ranked[int(0.975 * (n - 1))]) if n else None)
     return out
 
 
