@@ -147,8 +147,9 @@ def train_eval(
     on simulated games, and print its reliability table on held-out games beside the old values.
 
     Stage 1 is fitted on the --train and generated games, stage 2 (a recalibration: bias, stage-1
-    logit, solo threat options, the opponent's mana left) on the --calibrate games and the kept
-    part of the --split games, one per group: duel player to move, duel seat not to move, solo.
+    logit and a few features, agents.evaluation.STAGE2_FEATURES) on the --calibrate games and the
+    kept part of the --split games, one per group: duel player to move, duel seat not to move,
+    solo.  Each held-out decile's gap gets a 95 % interval that resamples whole games.
 
     \b
     clash train-eval --generate-duel 2000 --generate-solo 1000 --out model.json
