@@ -14,9 +14,11 @@ from click.testing import CliRunner
 from clashofdecks.agents.evaluation import (
     FEATURES,
     N_FEATURES,
+    STAGE2_FEATURES,
     EvaluationModel,
     features,
     fit_logistic,
+    gap_intervals,
     logistic,
     reliability_table,
     shipped_model,
@@ -148,6 +150,23 @@ def test_reliability_table_on_a_synthetic_example() -> None:
         reliability_table([1.5], [1.0])
 
 
+def test_gap_intervals_resample_games_not_positions() -> None:
+    # Bin 0.1-0.2: 10 games of 30 positions each predicted 0.15; 3 games won.  The observed rate is
+    # 30 %, and its uncertainty is that of 10 games, not of 300 positions.
+    predicted = [0.15] * 300 + [0.95] * 40
+    observed = [1.0] * 90 + [0.0] * 210 + [1.0] * 40
+    games = [f"g{i // 30}" for i in range(300)] + [f"h{i // 4}" for i in range(40)]
+    intervals = gap_intervals(predicted, observed, games, resamples=300, seed=1)
+    assert len(intervals) == 10 and intervals[0] is None and intervals[5] is None
+    low = intervals[1]
+    assert low is not None and low[0] < 0.15 < low[1]  # the point gap
+    assert low[1] - low[0] > 0.3  # about ±0.28 for 10 games; positions alone would give ±0.05
+    assert intervals[9] == (pytest.approx(0.05), pytest.approx(0.05))  # every game won: no spread
+    assert gap_intervals(predicted, observed, games, resamples=300, seed=1) == intervals
+    with pytest.raises(ValueError):
+        gap_intervals([0.5], [1.0], [])
+
+
 def test_fit_logistic_recovers_known_coefficients() -> None:
     rng = random.Random(5)
     xs: list[list[float]] = []
@@ -181,6 +200,107 @@ def test_train_eval_command_trains_and_reports(tmp_path: Path) -> None:
     model = EvaluationModel.from_dict(json.loads(out.read_text()))
     assert model.card["training_data"]["games"] == 6 + 6 * 2
     assert "train-eval" in model.card["command"]
+
+
+def test_op_mana_left_is_the_other_seats_mana_in_a_duel() -> None:
+    game = _played("duel", 3, turns=5)
+    mover = game.current_player
+    assert game.active == mover and game.mana > 0
+    i = FEATURES.index("op_mana_left")
+    assert features(game, mover)[i] == 0.0
+    assert features(game, 1 - mover)[i] == game.mana / 4.0
+    solo = _played("solo", 4, turns=5)
+    assert features(solo, solo.current_player)[i] == 0.0
+
+
+def _tiny_model(with_not_to_move: bool) -> EvaluationModel:
+    coefs = {m: (0.0,) * N_FEATURES for m in ("duel", "solo")}
+    base = (0.0,) * len(STAGE2_FEATURES)
+    stage2 = {"duel": (0.4, *base[1:]), "solo": base}
+    if with_not_to_move:
+        not_to_move = [0.0] * len(STAGE2_FEATURES)
+        not_to_move[0], not_to_move[1] = -0.4, 1.0
+        not_to_move[STAGE2_FEATURES.index("op_mana_left")] = -2.0
+        stage2["duel, seat not to move"] = tuple(not_to_move)
+    return EvaluationModel(coefs, {}, stage2)
+
+
+def test_the_seat_not_to_move_has_its_own_second_stage() -> None:
+    game = _played("duel", 3, turns=5)
+    mover = game.current_player
+    x = features(game, 1 - mover)
+    one_stage = _tiny_model(False)
+    # Without its own stage, the other seat is judged by the duel stage (like the player to move).
+    assert one_stage.win_chance(game, 1 - mover) == pytest.approx(logistic(0.4))
+    two_stages = _tiny_model(True)
+    assert two_stages.win_chance(game, mover) == pytest.approx(logistic(0.4))
+    expected = logistic(-0.4 - 2.0 * x[FEATURES.index("op_mana_left")])
+    assert two_stages.win_chance(game, 1 - mover) == pytest.approx(expected)
+    assert two_stages.probability(x, "duel", to_move=False) == pytest.approx(expected)
+    # Round trip, and a second stage of an unknown group is refused.
+    data = two_stages.to_dict()
+    assert EvaluationModel.from_dict(data).stage2 == two_stages.stage2
+    data["stage2"]["solo, seat not to move"] = data["stage2"]["solo"]
+    with pytest.raises(ValueError, match="second stage"):
+        EvaluationModel.from_dict(data)
+
+
+def test_shipped_model_judges_both_duel_seats_within_0_1() -> None:
+    model = shipped_model()
+    for seed in (2, 5, 11):
+        game = _played("duel", seed, turns=4 + seed % 3)
+        if game.is_over():
+            continue
+        chances = [model.win_chance(game, seat) for seat in (0, 1)]
+        assert all(0.0 < c < 1.0 for c in chances)
+        assert 0.5 < sum(chances) < 1.5  # the two views roughly agree that one of them wins
+
+
+def test_calibration_report_and_kept_second_stage_on_a_small_fixture(tmp_path: Path) -> None:
+    from clashofdecks.simulation.training import generate_records
+
+    generate_records(tmp_path / "records", agent="greedy", duel_games=6, solo_games=1, seed=4)
+    model_in = tmp_path / "in.json"
+    shipped_model().save(model_in)
+    out, report = tmp_path / "model.json", tmp_path / "report.json"
+    args = ["train-eval", "--split", str(tmp_path / "records"), "--holdout-fraction", "0.5"]
+    usage = CliRunner().invoke(main, [*args, "--keep-stage2", "duel", "--out", str(out)])
+    assert usage.exit_code == 2 and "--model" in usage.output and not out.exists()
+    result = CliRunner().invoke(
+        main,
+        [
+            *args,
+            "--model",
+            str(model_in),
+            "--keep-stage2",
+            "duel",
+            "--out",
+            str(out),
+            "--report",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    model = EvaluationModel.from_dict(json.loads(out.read_text()))
+    # The kept stage is the input model's, bit for bit; the others were refitted on the kept games.
+    assert model.stage2["duel"] == shipped_model().stage2["duel"]
+    assert set(model.stage2) == {"duel", "duel, seat not to move", "solo"}
+    assert model.card["training_data"]["stage2_kept_from_model"] == ["duel"]
+    results = json.loads(report.read_text())
+    assert "duel" in results and "duel, seat not to move" in results
+    for group, r in results.items():
+        deciles = r["model"]["deciles"]
+        assert sum(d["n"] for d in deciles) == r["positions"] > 0
+        assert all(0.0 <= d["predicted"] <= 1.0 and 0.0 <= d["observed"] <= 1.0 for d in deciles)
+        assert all((d["gap_95"] is None) == (d["n"] == 0) for d in deciles)
+        assert all(d["gap_95"][0] <= d["gap_95"][1] for d in deciles if d["n"])
+        assert r["within"] == all(
+            abs(d["observed"] - d["predicted"]) <= 0.05 for d in deciles if d["n"] >= 200
+        ), group
+    assert model.card["calibrated"]["duel"] == all(
+        results[g]["within"] and results[g]["deciles_checked"] > 0 for g in ("duel", "duel, seat not to move")
+    )
+    assert "duel, seat not to move:" in result.output
 
 
 def test_named_strengths_exist_and_act_legally() -> None:

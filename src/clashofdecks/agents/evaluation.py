@@ -78,6 +78,7 @@ FEATURES: Final[tuple[str, ...]] = (
     "threat_defence",
     "threat_extra_mana",
     "automaton_discard",
+    "op_mana_left",
 )
 N_FEATURES: Final = len(FEATURES)
 #: The greedy heuristic's score enters divided by this and clipped to +-5 (it is +-1e9 at the end).
@@ -112,7 +113,10 @@ def features(game: Game, seat: int) -> list[float]:
       (:func:`~clashofdecks.agents.greedy.evaluate`) / 10, clipped to +-5;
     * solo only (else 0): the threat options (R8.2) ``threat_mana`` (base mana - 6),
       ``threat_abilities`` (count), ``threat_starts``, ``threat_fort``, ``threat_defence``,
-      ``threat_extra_mana``, and ``automaton_discard`` (its discard pile's size / 10).
+      ``threat_extra_mana``, and ``automaton_discard`` (its discard pile's size / 10);
+    * ``op_mana_left``: in a duel, the mana the other seat has left this turn / 4 if it is the
+      other seat's turn, else 0 (public: spent mana buys public cards).  It tells the seat that is
+      not to move how much the opponent can still do before its own turn.
     """
     x = [0.0] * N_FEATURES
     x[0] = 1.0
@@ -190,6 +194,8 @@ def features(game: Game, seat: int) -> list[float]:
         x[27] = value / 10.0
     x[28] = max(-5.0, min(5.0, evaluate(game, seat) / HEURISTIC_SCALE))
     x[35] = discard / 10.0
+    if not solo and game.active == other:
+        x[36] = game.mana / 4.0
     return x
 
 
@@ -201,7 +207,10 @@ def logistic(z: float) -> float:
     return e / (1.0 + e)
 
 
-#: The second stage's inputs: the first stage's logit, then these features (the solo threat).
+#: The second stage's inputs: the first stage's logit, then these features: the solo threat, the
+#: opponent's mana left (for a duel seat that is not to move), and a few that tell how the
+#: strong agent's games differ from the greedy games of the first stage (the turn, the
+#: heuristic, both sides' life, the other hand or deck, the automaton's discard, both boards' hits).
 STAGE2_FEATURES: Final[tuple[str, ...]] = (
     "bias",
     "stage1_logit",
@@ -211,7 +220,21 @@ STAGE2_FEATURES: Final[tuple[str, ...]] = (
     "threat_fort",
     "threat_defence",
     "threat_extra_mana",
+    "op_mana_left",
+    "turn",
+    "heuristic",
+    "my_life",
+    "op_life",
+    "op_hand",
+    "automaton_discard",
+    "my_hits",
+    "op_hits",
 )
+#: The second stages: one per perspective.  A duel seat that is not to move (its chance after its
+#: own ``end``, or while the opponent decides) has its own recalibration: the first stage, fitted
+#: on greedy games from both seats, is off for it in a different way than for the player to move
+#: (docs/ai.md, "Calibration").  A model without it uses the ``duel`` stage for both seats.
+STAGE2_GROUPS: Final[tuple[str, ...]] = ("duel", "duel, seat not to move", "solo")
 _STAGE2_INDEX: Final = tuple(FEATURES.index(f) for f in STAGE2_FEATURES[2:])
 #: The identity second stage (the first stage's logit unchanged).
 IDENTITY_STAGE2: Final = (0.0, 1.0) + (0.0,) * (len(STAGE2_FEATURES) - 2)
@@ -222,16 +245,23 @@ def stage2_inputs(x: Sequence[float], z: float) -> list[float]:
     return [1.0, z, *(x[i] for i in _STAGE2_INDEX)]
 
 
+def stage2_group(mode: str, to_move: bool) -> str:
+    """The second stage (:data:`STAGE2_GROUPS`) for a ``mode`` position judged by the player to move
+    (``to_move``) or by the other duel seat."""
+    return mode if to_move or mode != "duel" else "duel, seat not to move"
+
+
 @dataclass(frozen=True, slots=True)
 class EvaluationModel:
     """Two logistic stages per mode (``"duel"``, ``"solo"``) and the model card.
 
     Stage 1 (``coefficients``, over :data:`FEATURES`) is fitted on many cheap games (greedy
-    self-play); its logit ``z`` then goes through stage 2 (``stage2``, over
-    :data:`STAGE2_FEATURES`: a bias, ``z`` and the solo threat options), a small recalibration fitted
-    on games of the strong agent whose positions the model is meant for (stronger players convert
-    an advantage more often: the same position is worth more).  ``p = logistic(stage2 . (1, z,
-    threat))``."""
+    self-play); its logit ``z`` then goes through stage 2 (``stage2``, per group of
+    :data:`STAGE2_GROUPS`, over :data:`STAGE2_FEATURES`: a bias, ``z``, the solo threat options,
+    the opponent's mana left and a few board features), a small recalibration fitted on games of
+    the strong agent whose positions the model is meant for (stronger players convert an
+    advantage more often: the same position is worth more).  ``p = logistic(stage2 . (1, z, x'))``,
+    x' those features."""
 
     coefficients: dict[str, tuple[float, ...]]
     card: dict[str, Any]
@@ -241,10 +271,11 @@ class EvaluationModel:
         """The first stage's logit for the feature vector ``x``."""
         return sum(a * b for a, b in zip(self.coefficients[mode], x, strict=True))
 
-    def probability(self, x: Sequence[float], mode: str) -> float:
-        """The modelled win chance for the feature vector ``x`` of a ``mode`` game."""
+    def probability(self, x: Sequence[float], mode: str, to_move: bool = True) -> float:
+        """The modelled win chance for the feature vector ``x`` of a ``mode`` game, of the player
+        to move (``to_move``) or of the duel seat that is not to move."""
         z = self.logit(x, mode)
-        v = self.stage2.get(mode)
+        v = self.stage2.get(stage2_group(mode, to_move)) or self.stage2.get(mode)
         if v is None:
             return logistic(z)
         return logistic(sum(a * b for a, b in zip(v, stage2_inputs(x, z), strict=True)))
@@ -255,7 +286,8 @@ class EvaluationModel:
         if game.is_over():
             w = game.winner
             return 0.5 if w is None else (1.0 if w == seat else 0.0)
-        return self.probability(features(game, seat), "solo" if game.is_solo else "duel")
+        mode = "solo" if game.is_solo else "duel"
+        return self.probability(features(game, seat), mode, seat == game.current_player)
 
     def is_calibrated(self, mode: str) -> bool:
         """Whether the model card records a passed held-out calibration check for ``mode``."""
@@ -285,10 +317,12 @@ class EvaluationModel:
                 raise ValueError(f"the model has no {N_FEATURES} coefficients for {mode}")
             coefs[mode] = tuple(float(v) for v in w)
         stage2: dict[str, tuple[float, ...]] = {}
-        for mode, v in (data.get("stage2") or {}).items():
-            if mode not in coefs or not isinstance(v, list) or len(v) != len(STAGE2_FEATURES):
-                raise ValueError(f"the model's second stage for {mode!r} does not match {STAGE2_FEATURES}")
-            stage2[mode] = tuple(float(a) for a in v)
+        if data.get("stage2_features", list(STAGE2_FEATURES)) != list(STAGE2_FEATURES):
+            raise ValueError("the model's second-stage inputs do not match this version's")
+        for group, v in (data.get("stage2") or {}).items():
+            if group not in STAGE2_GROUPS or not isinstance(v, list) or len(v) != len(STAGE2_FEATURES):
+                raise ValueError(f"the model's second stage for {group!r} does not match {STAGE2_FEATURES}")
+            stage2[group] = tuple(float(a) for a in v)
         card = data.get("card", {})
         return cls(coefs, card if isinstance(card, dict) else {}, stage2)
 
@@ -497,21 +531,70 @@ def reliability_table(predicted: Sequence[float], observed: Sequence[float], bin
     return Reliability(rows, n, brier / n if n else 0.0, loss / n if n else 0.0)
 
 
+def gap_intervals(
+    predicted: Sequence[float],
+    observed: Sequence[float],
+    games: Sequence[str],
+    *,
+    bins: int = 10,
+    resamples: int = 400,
+    seed: int = 0,
+) -> list[tuple[float, float] | None]:
+    """A 95 % percentile-bootstrap interval of each bin's gap (observed - predicted, as in
+    :func:`reliability_table`), resampling whole *games* with replacement: the positions of one
+    game share its result, so they are not independent and a bin's error is governed by how many
+    games it spans.  ``None`` for a bin with no predictions."""
+    if not len(predicted) == len(observed) == len(games):
+        raise ValueError("as many outcomes and games as predictions are needed")
+    per_game: dict[str, list[list[float]]] = {}
+    for p, y, g in zip(predicted, observed, games, strict=True):
+        sums = per_game.setdefault(g, [[0.0, 0.0, 0.0] for _ in range(bins)])
+        s = sums[min(bins - 1, int(p * bins))]
+        s[0] += 1
+        s[1] += p
+        s[2] += y
+    names = sorted(per_game)
+    rng = random.Random(seed)
+    gaps: list[list[float]] = [[] for _ in range(bins)]
+    for _ in range(resamples):
+        total = [[0.0, 0.0, 0.0] for _ in range(bins)]
+        for _g in names:
+            for t, s in zip(total, per_game[names[rng.randrange(len(names))]], strict=True):
+                t[0] += s[0]
+                t[1] += s[1]
+                t[2] += s[2]
+        for k, t in enumerate(total):
+            if t[0]:
+                gaps[k].append((t[2] - t[1]) / t[0])
+    out: list[tuple[float, float] | None] = []
+    for k in range(bins):
+        if not any(per_game[g][k][0] for g in names):
+            out.append(None)
+            continue
+        ranked = sorted(gaps[k])
+        n = len(ranked)
+        out.append((ranked[int(0.025 * (n - 1))], ranked[int(0.975 * (n - 1))]) if n else None)
+    return out
+
+
 __all__ = [
     "FEATURES",
     "MODEL_FORMAT",
     "N_FEATURES",
     "STAGE2_FEATURES",
+    "STAGE2_GROUPS",
     "EvaluationModel",
     "Reliability",
     "ReliabilityRow",
     "chance_after",
     "features",
     "fit_logistic",
+    "gap_intervals",
     "load_model",
     "logistic",
     "reliability_table",
     "shipped_model",
+    "stage2_group",
     "stage2_inputs",
     "win_chance",
 ]

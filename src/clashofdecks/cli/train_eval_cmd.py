@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+#: ``--keep-stage2`` names of the second stages (agents.evaluation.STAGE2_GROUPS, in order).
+STAGE2_CHOICES = ("duel", "duel-not-to-move", "solo")
 GROUPS = ("duel", "solo 0", "solo 1", "solo 2", "solo 3", "solo 4", "solo 5", "solo custom")
 
 
@@ -114,6 +116,14 @@ def _paths(values: tuple[Path, ...]) -> list[Path]:
     help="Write the trained model here (e.g. src/clashofdecks/data/evaluation.json).",
 )
 @click.option("--report", type=click.Path(path_type=Path), help="Write the calibration report here as JSON.")
+@click.option(
+    "--keep-stage2",
+    "keep_stage2",
+    multiple=True,
+    type=click.Choice(STAGE2_CHOICES),
+    help="With --model: keep this second stage of the model instead of refitting it (repeatable; "
+    "duel = the player to move, duel-not-to-move = the other duel seat).",
+)
 def train_eval(
     train_dirs: tuple[Path, ...],
     split_dirs: tuple[Path, ...],
@@ -131,18 +141,21 @@ def train_eval(
     model_path: Path | None,
     out: Path | None,
     report: Path | None,
+    keep_stage2: tuple[str, ...],
 ) -> None:
     """Train the learned evaluation (logistic regression on documented features, per duel / solo)
     on simulated games, and print its reliability table on held-out games beside the old values.
 
     Stage 1 is fitted on the --train and generated games, stage 2 (a recalibration: bias, stage-1
-    logit, solo threat options) on the --calibrate games and the kept part of the --split games.
+    logit and a few features, agents.evaluation.STAGE2_FEATURES) on the --calibrate games and the
+    kept part of the --split games, one per group: duel player to move, duel seat not to move,
+    solo.  Each held-out decile's gap gets a 95 % interval that resamples whole games.
 
     \b
     clash train-eval --generate-duel 2000 --generate-solo 1000 --out model.json
     clash train-eval --train greedy/ --split strong/ --out src/clashofdecks/data/evaluation.json
     """
-    from ..agents.evaluation import EvaluationModel, fit_logistic, load_model, stage2_inputs
+    from ..agents.evaluation import STAGE2_GROUPS, EvaluationModel, fit_logistic, load_model, stage2_inputs
     from ..errors import ClashError
     from ..simulation.training import (
         Position,
@@ -151,7 +164,12 @@ def train_eval(
         is_held_out,
         positions_of,
         record_files,
+        stage2_group_of,
     )
+
+    kept = {STAGE2_GROUPS[STAGE2_CHOICES.index(k)] for k in keep_stage2}
+    if kept and model_path is None:
+        raise click.UsageError("--keep-stage2 keeps a second stage of --model: give --model")
 
     try:
         train_files = record_files(_paths(train_dirs))
@@ -205,12 +223,17 @@ def train_eval(
             for f in calibrate_files:
                 cal.extend(positions_of(f, rng=rng))
             stage2: dict[str, tuple[float, ...]] = {}
-            for mode in ("duel", "solo"):
-                rows = [p for p in cal if p.group.startswith(mode)]
-                n_train[f"{mode} stage 2"] = len(rows)
+            for group in STAGE2_GROUPS:
+                if group in kept:
+                    if group in model.stage2:
+                        stage2[group] = model.stage2[group]
+                    continue
+                mode = group.split(",")[0]
+                rows = [p for p in cal if stage2_group_of(p) == group]
+                n_train[f"{group} stage 2"] = len(rows)
                 if rows:
                     xs = [stage2_inputs(p.x, model.logit(p.x, mode)) for p in rows]
-                    stage2[mode] = tuple(fit_logistic(xs, [p.y for p in rows]))
+                    stage2[group] = tuple(fit_logistic(xs, [p.y for p in rows]))
             model = EvaluationModel(model.coefficients, {}, stage2)
         click.echo(f"scoring {len(holdout_files)} held-out games…", err=True)
         held: list[Position] = []
@@ -255,6 +278,7 @@ def train_eval(
                 "stage2_games": len(calibrate_files),
                 "generated": {"duel": generate_duel, "solo_per_level": generate_solo, "agent": agent},
                 "stage2_players": sorted({_players(f) for f in calibrate_files}),
+                **({"stage2_kept_from_model": sorted(kept)} if kept else {}),
             },
             "command": command,
             "date": today,
@@ -286,7 +310,7 @@ def _players(path: Path) -> str:
 def _calibration(model: Any, held: list[Any]) -> dict[str, dict[str, Any]]:
     """Per group (play positions of the player to move, setup excluded; and in duel the other
     seat's) the model's, the heuristic's and, where measured, the rollout value's reliability."""
-    from ..agents.evaluation import reliability_table
+    from ..agents.evaluation import gap_intervals, reliability_table
     from ..simulation.training import model_predictions
 
     out: dict[str, dict[str, Any]] = {}
@@ -297,15 +321,21 @@ def _calibration(model: Any, held: list[Any]) -> dict[str, dict[str, Any]]:
         if not rows:
             continue
         ys = [p.y for p in rows]
-        table = reliability_table(model_predictions(model, rows), ys)
+        predicted = model_predictions(model, rows)
+        table = reliability_table(predicted, ys)
         heur = reliability_table([p.heuristic for p in rows], ys)
+        model_entry = table.to_dict()
+        for decile, interval in zip(
+            model_entry["deciles"], gap_intervals(predicted, ys, [p.game for p in rows]), strict=True
+        ):
+            decile["gap_95"] = list(interval) if interval is not None else None
         sub = [p for p in rows if p.rollout >= 0]
         entry: dict[str, Any] = {
             "positions": len(rows),
             "games": len({p.game for p in rows}),
             "within": table.within(),
             "deciles_checked": table.checked(),
-            "model": table.to_dict(),
+            "model": model_entry,
             "heuristic": {"brier": heur.brier, "log_loss": heur.log_loss},
         }
         if sub:
@@ -342,11 +372,13 @@ def _print(results: dict[str, dict[str, Any]]) -> None:
                 f"{h_['brier']:.4f} / rollout {r_['brier']:.4f}; log loss "
                 f"{m_['log_loss']:.4f} / {h_['log_loss']:.4f} / {r_['log_loss']:.4f}"
             )
-        click.echo("  decile      n  predicted  observed   gap")
+        click.echo("  decile      n  predicted  observed   gap  (95 %, games resampled)")
         for d in m["deciles"]:
             if d["n"]:
                 gap = 100 * (d["observed"] - d["predicted"])
+                ci = d.get("gap_95")
+                interval = f"  ({100 * ci[0]:+.1f} … {100 * ci[1]:+.1f})" if ci else ""
                 click.echo(
                     f"  {d['lo']:.1f}-{d['hi']:.1f} {d['n']:6d}  {100 * d['predicted']:8.1f}% "
-                    f"{100 * d['observed']:8.1f}% {gap:+5.1f}"
+                    f"{100 * d['observed']:8.1f}% {gap:+5.1f}{interval}"
                 )

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..agents.evaluation import EvaluationModel, features
+from ..agents.evaluation import EvaluationModel, features, stage2_group
 from ..agents.greedy import evaluate
 from ..agents.mcts import EVAL_SCALE_DUEL, EVAL_SCALE_SOLO, Search
 from ..errors import ClashError
@@ -194,8 +194,15 @@ def fit_model(
     return coefs
 
 
+def stage2_group_of(position: Position) -> str:
+    """The second stage (``agents.evaluation.STAGE2_GROUPS``) that judges ``position``."""
+    return stage2_group("solo" if position.group.startswith("solo") else "duel", position.to_move)
+
+
 def model_predictions(model: EvaluationModel, positions: Iterable[Position]) -> list[float]:
-    return [model.probability(p.x, "solo" if p.group.startswith("solo") else "duel") for p in positions]
+    return [
+        model.probability(p.x, "solo" if p.group.startswith("solo") else "duel", p.to_move) for p in positions
+    ]
 
 
 __all__ = [
@@ -208,4 +215,5 @@ __all__ = [
     "model_predictions",
     "positions_of",
     "record_files",
+    "stage2_group_of",
 ]
