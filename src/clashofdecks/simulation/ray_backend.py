@@ -94,9 +94,9 @@ class RayBackend:
             for chunk in chunks:
                 pending.append(self._remote.remote(list(chunk)))
                 if len(pending) >= 4 * self.workers:
-                    yield ray.get(pending.popleft())
+                    yield self._next(pending)
             while pending:
-                yield ray.get(pending.popleft())
+                yield self._next(pending)
         except KeyboardInterrupt:
             # Hand over the chunks already finished, in order, before cancelling the rest.
             if pending:
@@ -107,8 +107,23 @@ class RayBackend:
             raise
         finally:
             # Interrupted or abandoned: cancel what has not come back, so no work goes on unseen.
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            try:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                # Cancelling is asynchronous: wait until the cancelled tasks are gone, so none of
+                # them writes a record after the run has reported what finished.
+                if pending:
+                    ray.wait(list(pending), num_returns=len(pending), timeout=30)
+            except Exception:  # Ray may be shutting down on the same Ctrl-C
+                pass
+
+    def _next(self, pending: deque[Any]) -> list[GameResult]:
+        """The first pending chunk's results; the chunk leaves ``pending`` only once they are in
+        hand, so a Ctrl-C during the wait never skips it (the chunks handed over after the
+        interruption must be the next ones in order)."""
+        results: list[GameResult] = self._ray.get(pending[0])
+        pending.popleft()
+        return results
 
 
 __all__ = ["RayBackend", "import_ray"]

@@ -104,14 +104,23 @@ class LocalBackend:
                 for chunk in chunks:
                     pending.append(pool.apply_async(play_chunk, (chunk,)))
                     if len(pending) >= 4 * self.workers:
-                        yield pending.popleft().get()
+                        yield _next_in_order(pending)
                 while pending:
-                    yield pending.popleft().get()
+                    yield _next_in_order(pending)
             except KeyboardInterrupt:
                 # Hand over the chunks already finished, in order, before giving up the rest.
                 while pending and pending[0].ready() and pending[0].successful():
                     yield pending.popleft().get()
                 raise
+
+
+def _next_in_order(pending: deque[AsyncResult[list[GameResult]]]) -> list[GameResult]:
+    """The first pending chunk's results.  The chunk leaves ``pending`` only once they are in hand:
+    a Ctrl-C during the wait must not skip it, or the chunks handed over afterwards would be out of
+    order."""
+    results = pending[0].get()
+    pending.popleft()
+    return results
 
 
 def chunk_size(games: int, workers: int) -> int:
@@ -132,7 +141,10 @@ def _discard_unreported_records(unreported: Iterable[list[GameSpec]]) -> None:
     for chunk in unreported:
         for spec in chunk:
             if spec.records_dir is not None:
-                Path(spec.records_dir, f"game-{spec.index:06d}.json").unlink(missing_ok=True)
+                name = f"game-{spec.index:06d}.json"
+                Path(spec.records_dir, name).unlink(missing_ok=True)
+                for partial in Path(spec.records_dir).glob(f".{name}.*.part"):  # a worker stopped mid-save
+                    partial.unlink(missing_ok=True)
 
 
 def run_specs(
