@@ -44,6 +44,7 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     from rich.table import Table
 
+    from ..agents.evaluation import shipped_model
     from ..analyze import analyze_record
     from ..errors import RecordError
     from ..record import GameRecord
@@ -84,14 +85,17 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     table.add_column("turn", justify="right")
     table.add_column("player")
     table.add_column("actions")
-    table.add_column("P0 estimated win chance", justify="right")
+    # "win chance" only where the shipped evaluation's card says it is calibrated (docs/ai.md).
+    calibrated = shipped_model().is_calibrated("solo" if rec.mode == "solo" else "duel")
+    chance_words = "win chance" if calibrated else "estimated win chance"
+    table.add_column(f"P0 {chance_words}", justify="right")
     for t in result.turns:
         who = "setup" if t.turn == 0 else f"P{t.active}"
         table.add_row(str(t.turn), who, " · ".join(t.actions), f"{100 * t.p0_win_chance:.0f}%")
     console.print(table)
     mistakes = result.mistakes(top)
     if not mistakes:
-        console.print("No move lost 5 points or more of its player's estimated win chance.")
+        console.print(f"No move lost 5 points or more of its player's {chance_words}.")
     for rank, d in enumerate(mistakes, 1):
         console.print(
             f"{rank}. turn {d.turn}, P{d.player} ({names[d.player]}): [bold]{d.action}[/bold] "
