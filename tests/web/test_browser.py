@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -383,3 +384,42 @@ def test_every_card_name_is_readable_on_the_board(
         shot = shots_dir(tmp_path) / f"all-cards-{viewport['width']}-{lang}.png"
         page.screenshot(path=str(shot), full_page=True)
         context.close()
+
+
+HINT_WORDS = {
+    # (waiting line, calibrated chance, estimated chance) as the page words them (i18n.js).
+    "en": ("Thinking about a hint…", "win chance", "estimated win chance"),
+    "de": ("Suche einen Tipp…", "Gewinnchance", "geschätzte Gewinnchance"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(HINT_WORDS))
+def test_hint_shows_its_chance_in_the_players_language(
+    server: ServerProcess, browser: Any, lang: str
+) -> None:
+    """The hint's chance is a percentage worded in the page's language, a bar only when the shipped
+    evaluation is calibrated for the mode, and the waiting line goes once the hint is there."""
+    from clashofdecks.agents.evaluation import shipped_model
+
+    waiting, calibrated_words, estimated_words = HINT_WORDS[lang]
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("[data-testid=lang]", lang)
+    page.click("[data-testid=new-duel-ai]")
+    for _ in range(200):  # the draft: our picks by clicking, until our first turn
+        hint = page.locator("[data-testid=hint]")
+        if hint.count() and hint.is_enabled():
+            break
+        if page.locator("[data-action]").count():
+            page.locator("[data-action]").first.click()
+        page.wait_for_timeout(100)
+    page.click("[data-testid=hint]")
+    page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
+    text = page.inner_text("[data-testid=hint-result]")
+    calibrated = shipped_model().is_calibrated("duel")
+    assert (calibrated_words if calibrated else estimated_words) in text, text
+    assert re.search(r"\d+ ?%", text) and not re.search(r"\b0\.\d\d\b", text), text  # 54 %, not 0.54
+    assert page.locator("[data-testid=win-chance]").count() == (1 if calibrated else 0)
+    assert waiting not in page.inner_text("body")
+    context.close()

@@ -250,7 +250,9 @@ function onFrame(f) {
   } else if (f.type === "error") {
     state.notice = t("error") + ": " + f.message; render();
   } else if (f.type === "hint") {
-    state.hint = f; render();
+    state.hint = f;
+    if (state.notice === t("hint_wait")) state.notice = null;  // answered: the waiting line goes
+    render();
   } else if (f.type === "notice") {
     const names = state.frame ? state.frame.players.map((p) => p.name) : [];
     if (f.code === "opponent_away") state.notice = t("opponent_away", { name: names[f.seat] || "?", s: Math.round(f.seconds) });
@@ -402,6 +404,13 @@ function statusBar(f, me) {
   return h("div", { class: "status", role: "status" }, items);
 }
 
+// The hint's number in the player's language: a chance as a percentage, calibrated or not (the
+// server's label says which); any other label is shown as the server sent it.
+function chanceWords(hint) {
+  const key = { "win chance": "chance_calibrated", "estimated win chance": "chance_estimated" }[hint.label];
+  return key ? t(key, { p: Math.round(hint.score * 100) }) : hint.label + " " + hint.score.toFixed(2);
+}
+
 function controls(f) {
   const mine = f.seat !== null && f.phase !== "over";
   const row = h("div", { class: "controls" });
@@ -413,7 +422,7 @@ function controls(f) {
   }
   if (state.hint) {
     row.append(h("p", { class: "hint", "data-testid": "hint-result" },
-      t("hint_result", { action: state.hint.action, label: state.hint.label, score: state.hint.score.toFixed(2) })));
+      t("hint_result", { action: state.hint.action, chance: chanceWords(state.hint) })));
     // Only a calibrated chance ("win chance") is drawn as a bar; an estimate stays a labelled number.
     if (state.hint.label === "win chance") {
       row.append(h("meter", { min: "0", max: "1", value: String(state.hint.score), "data-testid": "win-chance",
