@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,21 @@ _KEYS = {
     "result",
     "external_chance",
 }
+
+
+def write_json_atomically(path: Path, data: object) -> None:
+    """Write ``data`` to ``path`` as UTF-8 JSON (one-space indent, a newline at the end) through a
+    temporary file beside it, ``.NAME.XXXX.part``, that then replaces it: a process killed while
+    writing leaves the old file or the whole new one, never half of one."""
+    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
 
 
 @dataclass
@@ -123,18 +139,9 @@ class GameRecord:
         )
 
     def save(self, path: str | Path) -> None:
-        """Write the record as UTF-8 JSON to ``path`` (``~`` expands).
-
-        The text goes to a temporary file beside ``path`` that then replaces it, so a process killed
-        while saving leaves either the old file or the whole new one, never half a record."""
-        target = Path(path).expanduser()
-        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
-        try:
-            text = json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
-            partial.write_text(text, encoding="utf-8")
-            os.replace(partial, target)
-        finally:
-            partial.unlink(missing_ok=True)
+        """Write the record as UTF-8 JSON to ``path`` (``~`` expands), atomically
+        (:func:`write_json_atomically`)."""
+        write_json_atomically(Path(path).expanduser(), self.to_dict())
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import tempfile
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from .events import Event, EventKind
 from .formats import seat_of, start_game
 from .options import Ruleset, Threat
 from .position import view
-from .record import GameRecord, initial_game, record_game, result_of
+from .record import GameRecord, initial_game, record_game, result_of, write_json_atomically
 from .rules import Game, Outcome, Termination, termination_reason
 
 #: Seat kinds.
@@ -187,16 +186,7 @@ class FileStore:
             "record": session.record().to_dict(),
         }
         self.folder.mkdir(parents=True, exist_ok=True)
-        target = self.path(session.id)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=self.SUFFIX)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, ensure_ascii=False, indent=1)
-                fh.write("\n")
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomically(self.path(session.id), data)
 
     def _read(self, path: Path) -> dict[str, Any]:
         try:
@@ -525,8 +515,7 @@ class GameSession:
         else:
             result = Search().run(self.game, rng, iterations=None, seconds=seconds)
         chance = chance_after(self.game, seat, result.action, seed=self.seed)
-        calibrated = shipped_model().is_calibrated("solo" if self.game.is_solo else "duel")
-        label = "win chance" if calibrated else "estimated win chance"
+        label = shipped_model().chance_label("solo" if self.game.is_solo else "duel")
         return Hint(self.game.action_text(result.action), chance, label)
 
     def _end_by_resignation(self, outcome: Outcome) -> None:

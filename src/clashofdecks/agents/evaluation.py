@@ -293,6 +293,11 @@ class EvaluationModel:
         """Whether the model card records a passed held-out calibration check for ``mode``."""
         return bool(self.card.get("calibrated", {}).get(mode, False))
 
+    def chance_label(self, mode: str) -> str:
+        """How a front end names this model's chance in ``mode``: "win chance" where the card says it
+        is calibrated, "estimated win chance" elsewhere."""
+        return "win chance" if self.is_calibrated(mode) else "estimated win chance"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": MODEL_FORMAT,

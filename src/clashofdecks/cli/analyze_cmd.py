@@ -86,8 +86,7 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     table.add_column("player")
     table.add_column("actions")
     # "win chance" only where the shipped evaluation's card says it is calibrated (docs/ai.md).
-    calibrated = shipped_model().is_calibrated("solo" if rec.mode == "solo" else "duel")
-    chance_words = "win chance" if calibrated else "estimated win chance"
+    chance_words = shipped_model().chance_label("solo" if rec.mode == "solo" else "duel")
     table.add_column(f"P0 {chance_words}", justify="right")
     for t in result.turns:
         who = "setup" if t.turn == 0 else f"P{t.active}"

@@ -105,6 +105,11 @@ class GameResult:
         }
 
 
+def record_file(records_dir: str, index: int) -> Path:
+    """Where the record of game ``index`` of a run goes (``--records DIR``)."""
+    return Path(records_dir) / f"game-{index:06d}.json"
+
+
 def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> tuple[GameResult, Game]:
     """Play the game of ``spec`` to its end; returns the result and the finished game.
 
@@ -152,7 +157,7 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     assert outcome is not None
     record_path: str | None = None
     if spec.records_dir is not None:
-        path = Path(spec.records_dir) / f"game-{spec.index:06d}.json"
+        path = record_file(spec.records_dir, spec.index)
         record_game(game, players=list(seats)).save(path)
         record_path = str(path)
     result = GameResult(
@@ -172,4 +177,4 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     return result, game
 
 
-__all__ = ["AUTOMATON", "GameResult", "GameSpec", "SimulationError", "play_game"]
+__all__ = ["AUTOMATON", "GameResult", "GameSpec", "SimulationError", "play_game", "record_file"]

@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from .game import GameResult, GameSpec, SimulationError
-from .runner import MAX_WORKERS, default_workers, play_chunk
+from .runner import MAX_WORKERS, default_workers, next_in_order, play_chunk
 
 
 def import_ray() -> Any:
@@ -94,9 +94,9 @@ class RayBackend:
             for chunk in chunks:
                 pending.append(self._remote.remote(list(chunk)))
                 if len(pending) >= 4 * self.workers:
-                    yield self._next(pending)
+                    yield next_in_order(pending, ray.get)
             while pending:
-                yield self._next(pending)
+                yield next_in_order(pending, ray.get)
         except KeyboardInterrupt:
             # Hand over the chunks already finished, in order, before cancelling the rest.
             if pending:
@@ -116,14 +116,6 @@ class RayBackend:
                     ray.wait(list(pending), num_returns=len(pending), timeout=30)
             except Exception:  # Ray may be shutting down on the same Ctrl-C
                 pass
-
-    def _next(self, pending: deque[Any]) -> list[GameResult]:
-        """The first pending chunk's results; the chunk leaves ``pending`` only once they are in
-        hand, so a Ctrl-C during the wait never skips it (the chunks handed over after the
-        interruption must be the next ones in order)."""
-        results: list[GameResult] = self._ray.get(pending[0])
-        pending.popleft()
-        return results
 
 
 __all__ = ["RayBackend", "import_ray"]

@@ -25,10 +25,12 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.pool import AsyncResult
-from pathlib import Path
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar
 
-from .game import GameResult, GameSpec, SimulationError, play_game
+from .game import GameResult, GameSpec, SimulationError, play_game, record_file
+
+#: A pending chunk of a backend (an ``AsyncResult``, a Ray object reference).
+T = TypeVar("T")
 
 #: Most games one run plays: every result is kept in memory (a few hundred bytes each).
 MAX_GAMES: Final = 1_000_000
@@ -104,9 +106,9 @@ class LocalBackend:
                 for chunk in chunks:
                     pending.append(pool.apply_async(play_chunk, (chunk,)))
                     if len(pending) >= 4 * self.workers:
-                        yield _next_in_order(pending)
+                        yield next_in_order(pending, AsyncResult.get)
                 while pending:
-                    yield _next_in_order(pending)
+                    yield next_in_order(pending, AsyncResult.get)
             except KeyboardInterrupt:
                 # Hand over the chunks already finished, in order, before giving up the rest.
                 while pending and pending[0].ready() and pending[0].successful():
@@ -114,11 +116,11 @@ class LocalBackend:
                 raise
 
 
-def _next_in_order(pending: deque[AsyncResult[list[GameResult]]]) -> list[GameResult]:
-    """The first pending chunk's results.  The chunk leaves ``pending`` only once they are in hand:
-    a Ctrl-C during the wait must not skip it, or the chunks handed over afterwards would be out of
-    order."""
-    results = pending[0].get()
+def next_in_order(pending: deque[T], get: Callable[[T], list[GameResult]]) -> list[GameResult]:
+    """The first pending chunk's results (``get`` waits for them).  The chunk leaves ``pending`` only
+    once they are in hand: a Ctrl-C during the wait must not skip it, or the chunks a backend hands
+    over afterwards would be out of order."""
+    results = get(pending[0])
     pending.popleft()
     return results
 
@@ -141,9 +143,10 @@ def _discard_unreported_records(unreported: Iterable[list[GameSpec]]) -> None:
     for chunk in unreported:
         for spec in chunk:
             if spec.records_dir is not None:
-                name = f"game-{spec.index:06d}.json"
-                Path(spec.records_dir, name).unlink(missing_ok=True)
-                for partial in Path(spec.records_dir).glob(f".{name}.*.part"):  # a worker stopped mid-save
+                record = record_file(spec.records_dir, spec.index)
+                record.unlink(missing_ok=True)
+                # A worker stopped while saving leaves its temporary file (record.write_json_atomically).
+                for partial in record.parent.glob(f".{record.name}.*.part"):
                     partial.unlink(missing_ok=True)
 
 
