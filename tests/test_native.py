@@ -120,6 +120,19 @@ def test_native_check_command_reports_agreement() -> None:
     assert "30 games" in result.stdout and "both engines agree" in result.stdout
 
 
+def test_a_split_check_plays_the_same_games_as_one_process() -> None:
+    from clashofdecks.native_check import run_check_parallel
+
+    one = run_check(24, seed=500)
+    split = run_check_parallel(24, 500, 2, chunk=5)
+    assert (split.games, split.actions, split.kinds, split.terminations) == (
+        one.games,
+        one.actions,
+        one.kinds,
+        one.terminations,
+    )
+
+
 # ------------------------------------------------------------------ scenarios and reference turns
 
 

@@ -164,7 +164,8 @@ def _check_refusal(py: Game, nat: NativeGame, action: int, where: Callable[[], s
 
 
 def run_check(games: int, seed: int = 0, kinds: tuple[str, ...] = KINDS) -> CheckReport:
-    """Play ``games`` lockstep games (game ``i`` from seed ``seed + i``); raises :class:`NativeMismatch`."""
+    """Play ``games`` lockstep games (game ``i`` from seed ``seed + i``, of kind ``kinds[(seed + i) %
+    len(kinds)]``, so a run split into seed ranges plays the same games); raises :class:`NativeMismatch`."""
     if not AVAILABLE:
         raise ClashError(engine_notice())
     report = CheckReport()
@@ -172,7 +173,7 @@ def run_check(games: int, seed: int = 0, kinds: tuple[str, ...] = KINDS) -> Chec
     for i in range(games):
         game_seed = seed + i
         rng = random.Random(game_seed)
-        kind = kinds[i % len(kinds)]
+        kind = kinds[game_seed % len(kinds)]
         py = start_game(kind, game_seed, rng)
         label = f"game {game_seed} ({kind}, ruleset {py.ruleset}, threat {py.threat if py.is_solo else '-'})"
         report.actions += check_game(py, rng, label)
@@ -185,25 +186,80 @@ def run_check(games: int, seed: int = 0, kinds: tuple[str, ...] = KINDS) -> Chec
     return report
 
 
+def _check_range(seed_and_games: tuple[int, int]) -> CheckReport | str:
+    """One worker's share of :func:`run_check`: the report, or the mismatch's message."""
+    seed, games = seed_and_games
+    try:
+        return run_check(games, seed)
+    except NativeMismatch as exc:
+        return str(exc)
+
+
+def run_check_parallel(
+    games: int,
+    seed: int,
+    workers: int,
+    *,
+    chunk: int = 2_000,
+    progress: Callable[[CheckReport], None] | None = None,
+) -> CheckReport:
+    """:func:`run_check` over worker processes, in seed ranges of ``chunk`` games: the same games as
+    one process plays.  The first mismatch (in seed order) raises :class:`NativeMismatch`."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    ranges = [(s, min(chunk, seed + games - s)) for s in range(seed, seed + games, chunk)]
+    total = CheckReport()
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for part in pool.map(_check_range, ranges):
+            if isinstance(part, str):
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise NativeMismatch(part)
+            total.games += part.games
+            total.actions += part.actions
+            total.kinds.update(part.kinds)
+            total.terminations.update(part.terminations)
+            total.seconds += part.seconds
+            if progress is not None:
+                progress(total)
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m clashofdecks.native_check [--games N] [--seed S]``: exit 0 if the engines agree."""
     parser = argparse.ArgumentParser(prog="python -m clashofdecks.native_check", description=__doc__)
     parser.add_argument("--games", type=int, default=10_000, help="games to play in lockstep (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes; the games are the same for any number (default 1)"
+    )
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if not 1 <= args.workers <= 256:
+        parser.error("--workers must be 1-256")
     print(engine_notice())
     if not AVAILABLE:
         return 2
     try:
-        report = run_check(args.games, args.seed)
+        if args.workers == 1:
+            report = run_check(args.games, args.seed)
+        else:
+            shown = [0]
+
+            def show(done: CheckReport) -> None:  # about every tenth of the run
+                if done.games - shown[0] >= args.games // 10 or done.games == args.games:
+                    shown[0] = done.games
+                    so_far = f"  {done.games} games agree so far ({done.seconds:.0f} s CPU)"
+                    print(so_far, file=sys.stderr, flush=True)
+
+            report = run_check_parallel(args.games, args.seed, args.workers, progress=show)
     except NativeMismatch as exc:
         print(f"MISMATCH: {exc}", file=sys.stderr)
         return 1
     print(
         f"{report.games} games, {report.actions} actions: both engines agree "
-        f"({report.seconds:.1f} s CPU); kinds {dict(report.kinds)}; endings {dict(report.terminations)}"
+        f"({report.seconds:.1f} s CPU in the checking processes); kinds {dict(report.kinds)}; "
+        f"endings {dict(report.terminations)}"
     )
     return 0
 
