@@ -216,6 +216,23 @@ def test_cli_arena_log_lines(tmp_path: Path) -> None:
     assert [e["deal"] for e in entries] == [9, 9, 10, 10]
     assert [e["participants"] for e in entries[:2]] == [["random", "greedy"], ["greedy", "random"]]
     assert all(e["winner"] in ("random", "greedy", None) and e["turns"] > 0 for e in entries)
+    assert all("searches" not in e for e in entries)  # neither agent searches
+
+
+def test_cli_arena_log_says_what_each_search_cost(tmp_path: Path) -> None:
+    """A search agent's line has its decisions searched, iterations and seconds, beside its name."""
+    log = tmp_path / "arena.log"
+    res = CliRunner().invoke(
+        main,
+        ["arena", "ismcts:7", "random", "--games", "2", "--seed", "4", "--workers", "1", "--log", str(log)],
+    )
+    assert res.exit_code == 0, res.output
+    for entry in (json.loads(line) for line in log.read_text().splitlines()):
+        searched = entry["searches"][entry["participants"].index("ismcts:7")]
+        assert entry["searches"][entry["participants"].index("random")] is None
+        assert searched["decisions"] > 0
+        assert searched["iterations"] == 7 * searched["decisions"]  # forced moves are not searched
+        assert searched["seconds"] > 0
 
 
 @pytest.mark.parametrize(

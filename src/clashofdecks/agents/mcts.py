@@ -391,6 +391,22 @@ def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> i
     return best[0] if len(best) == 1 else best[int(rnd() * len(best))]
 
 
+@dataclass(slots=True)
+class SearchTally:
+    """What an agent's searches cost since its last reset: decisions searched (forced moves are
+    not), iterations and wall-clock seconds.  With a time budget the iterations per decision show
+    how much search the machine gave it (``clash arena --log``)."""
+
+    decisions: int = 0
+    iterations: int = 0
+    seconds: float = 0.0
+
+    def add(self, result: SearchResult) -> None:
+        self.decisions += 1
+        self.iterations += result.iterations
+        self.seconds += result.seconds
+
+
 class _SearchAgent(Agent):
     """Shared body of the two search agents."""
 
@@ -425,10 +441,12 @@ class _SearchAgent(Agent):
         self._seed = seed
         self._rng = random.Random(seed)
         self.last: SearchResult | None = None
+        self.tally = SearchTally()
 
     def reset(self, seed: int | None = None) -> None:
         self._seed = seed
         self._rng = random.Random(seed)
+        self.tally = SearchTally()
 
     def act(self, game: Game) -> int:
         if game.current_player < 0:
@@ -441,6 +459,7 @@ class _SearchAgent(Agent):
             raise no_decision_error(game, self.name)
         rng = random.Random(self._rng.getrandbits(64))
         self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
+        self.tally.add(self.last)
         return self.last.action
 
 

@@ -144,7 +144,15 @@ def arena(
             progress.update(bar, completed=done)
             if log is not None:
                 players = list(reversed(r.seats) if r.participants_swapped else r.seats)
-                entry = {"deal": r.seed, "participants": players, "winner": r.winner_name, "turns": r.turns}
+                entry: dict[str, Any] = {
+                    "deal": r.seed,
+                    "participants": players,
+                    "winner": r.winner_name,
+                    "turns": r.turns,
+                }
+                tallies = list(reversed(r.searches) if r.participants_swapped else r.searches)
+                if any(t is not None for t in tallies):  # beside "participants", in their order
+                    entry["searches"] = [None if t is None else _tally_json(t) for t in tallies]
                 log.write(json.dumps(entry) + "\n")
                 log.flush()
 
@@ -194,6 +202,11 @@ def arena(
         _print_duel(result, agents, games, seed, fmt, max_turns)
     else:
         _print_solo(result, level)
+
+
+def _tally_json(tally: Any) -> dict[str, Any]:
+    """A search agent's cost in one game, as the ``--log`` line gives it."""
+    return {"decisions": tally.decisions, "iterations": tally.iterations, "seconds": round(tally.seconds, 3)}
 
 
 def _print_duel(

@@ -12,11 +12,12 @@ participant 0 in seat 0 and the automaton seat 1 (R7).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 from ..agents.base import Agent
+from ..agents.mcts import SearchTally
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..formats import seat_of, setup_summary, start_game
@@ -77,6 +78,9 @@ class GameResult:
     cards: tuple[CardRow, ...] = ()
     #: Each seat's preconstructed deck number (R2.3), ``None`` for other decks (with ``collect_stats``).
     decks: tuple[int | None, int | None] = (None, None)
+    #: By seat: what a search agent's searches cost in this game (``None`` for other agents).  Not
+    #: compared: its seconds are the clock's, the game is the same without them.
+    searches: tuple[SearchTally | None, SearchTally | None] = field(default=(None, None), compare=False)
 
     def without_cards(self) -> GameResult:
         """This result without its card rows (what a long run keeps in memory)."""
@@ -108,6 +112,11 @@ class GameResult:
 def record_file(records_dir: str, index: int) -> Path:
     """Where the record of game ``index`` of a run goes (``--records DIR``)."""
     return Path(records_dir) / f"game-{index:06d}.json"
+
+
+def _search_tally(agent: Agent | None) -> SearchTally | None:
+    tally = getattr(agent, "tally", None)
+    return tally if isinstance(tally, SearchTally) else None
 
 
 def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> tuple[GameResult, Game]:
@@ -173,6 +182,7 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         termination=outcome.termination.value,
         cards=tally.finish(game) if tally is not None else (),
         decks=tally.decks if tally is not None else (None, None),
+        searches=(_search_tally(by_seat[0]), _search_tally(by_seat[1])),
     )
     return result, game
 
