@@ -395,6 +395,7 @@ class _SearchAgent(Agent):
     """Shared body of the two search agents."""
 
     perfect_information = False
+    plays_native = True
 
     def __init__(
         self,
@@ -430,7 +431,7 @@ class _SearchAgent(Agent):
         self._seed = seed
         self._rng = random.Random(seed)
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game | NativeGame) -> int:
         if game.current_player < 0:
             raise no_decision_error(game, self.name)
         legal = game.legal_actions()
@@ -440,6 +441,10 @@ class _SearchAgent(Agent):
         if not legal:
             raise no_decision_error(game, self.name)
         rng = random.Random(self._rng.getrandbits(64))
+        if isinstance(game, NativeGame):
+            # Searched in the Python engine's form, which the search converts back to the core: the
+            # same position, so the same choice (simulate's games on the core, docs/native.md).
+            game = game.to_game(record_events=False)
         self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
         return self.last.action
 
