@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from clashofdecks.cli import main
 from clashofdecks.record import GameRecord, replay
-from clashofdecks.simulation.batch import SimConfig, run_games, simulate, summarize
+from clashofdecks.simulation.batch import MAX_BATCH_GAMES, SimConfig, run_games, simulate, summarize
 from clashofdecks.simulation.game import GameResult, GameSpec, SimulationError, play_game
 from clashofdecks.simulation.runner import MAX_GAMES, MAX_WORKERS, LocalBackend, run_specs
 from clashofdecks.simulation.seeds import derive_seed
@@ -203,8 +203,11 @@ def test_a_backend_plays_chunks_anywhere_and_gets_the_same_results() -> None:
 
 
 def test_counts_out_of_range_are_refused_in_python() -> None:
-    with pytest.raises(SimulationError, match="--games must be 1 to 1,000,000"):
-        SimConfig(games=MAX_GAMES + 1).check()
+    with pytest.raises(SimulationError, match="--games must be 1 to 1,000,000,000"):
+        SimConfig(games=MAX_BATCH_GAMES + 1).check()
+    SimConfig(games=MAX_GAMES + 1).check()  # a batch needs no list of results (running totals)
+    with pytest.raises(SimulationError, match="a run plays 0 to 1,000,000 games"):
+        run_specs(SimConfig(games=MAX_GAMES + 1).specs(), games=MAX_GAMES + 1)
     with pytest.raises(SimulationError, match="workers must be 1 to 256"):
         run_games(SimConfig(games=2), workers=MAX_WORKERS + 1)
     with pytest.raises(SimulationError, match="workers must be 1 to 256"):
@@ -216,7 +219,8 @@ def test_counts_out_of_range_are_refused_in_python() -> None:
     [
         (["--games", str(10**23)], "Invalid value for '--games'"),
         (["--games", "0"], "Invalid value for '--games'"),
-        (["--games", "1000001"], "1<=x<=1000000"),
+        (["--games", "1000000001"], "1<=x<=1000000000"),
+        (["--games", "1000001", "--json", "--games-json"], "--games-json keeps every game's result"),
         (["--workers", "0"], "Invalid value for '--workers'"),
         (["--workers", "257"], "1<=x<=256"),
         (["--max-turns", "0"], "Invalid value for '--max-turns'"),
