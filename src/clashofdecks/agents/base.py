@@ -20,6 +20,7 @@ hands such a game over.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import ClassVar, Protocol, cast
 
 from ..actions import BUILD_BASE
@@ -51,15 +52,20 @@ class _NativePlayer(Protocol):
     def act(self, game: Game | NativeGame) -> int: ...
 
 
-def act_on(agent: Agent, game: Game | NativeGame) -> int:
-    """``agent.act(game)`` for a game of either engine; a :class:`NativeGame` only goes to an agent
-    that declares :attr:`Agent.plays_native` (anything else is a caller's mistake: ``TypeError``)."""
-    if isinstance(game, Game):
-        return agent.act(game)
+def native_act(agent: Agent) -> Callable[[Game | NativeGame], int]:
+    """``agent.act`` as a function that takes a game of either engine; only for an agent that
+    declares :attr:`Agent.plays_native` (anything else is a caller's mistake: ``TypeError``)."""
     if not agent.plays_native:
         raise TypeError(f"agent {agent.name!r} does not play on the compiled core (plays_native is False)")
     # Declared by the agent's class: its act() takes both engines' games.
-    return cast(_NativePlayer, agent).act(game)
+    return cast(_NativePlayer, agent).act
+
+
+def act_on(agent: Agent, game: Game | NativeGame) -> int:
+    """``agent.act(game)`` for a game of either engine (see :func:`native_act`)."""
+    if isinstance(game, Game):
+        return agent.act(game)
+    return native_act(agent)(game)
 
 
 class NoDecisionError(ClashError):

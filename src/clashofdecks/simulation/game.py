@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from ..agents.base import Agent, act_on
+from ..agents.base import Agent, native_act
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..formats import seat_of, setup_summary, start_game
@@ -147,6 +147,21 @@ def _to_core(game: Game) -> Game | NativeGame:
     return core
 
 
+def _play_on_core(game: NativeGame, by_seat: Sequence[Agent | None], seats: tuple[str, str]) -> int:
+    """Play ``game`` to its end on the compiled core; returns the actions taken (the hot loop of a
+    long run of cheap agents: each agent's ``act`` is looked up once)."""
+    acts = [None if agent is None else native_act(agent) for agent in by_seat]
+    apply = game.apply
+    actions = 0
+    while (player := game.current_player) >= 0:  # -1 once the game is over
+        act = acts[player]
+        if act is None:
+            raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
+        apply(act(game))
+        actions += 1
+    return actions
+
+
 def play_game(
     spec: GameSpec, agents: Sequence[Agent | None] | None = None
 ) -> tuple[GameResult, Game | NativeGame]:
@@ -165,7 +180,7 @@ def play_game(
     for agent, s in zip(agents, spec.agent_seeds, strict=True):
         if agent is not None:
             agent.reset(s)
-    setup_game = start_game(
+    python_game = start_game(
         mode=spec.mode,
         format=spec.format,
         seed=spec.seed,
@@ -175,31 +190,35 @@ def play_game(
     )
     tally = CardTally() if spec.collect_stats else None
     if tally is not None:
-        tally.begin(setup_game)
-    swapped = spec.coin_toss_seats and seat_of(setup_game, 0) == 1
+        tally.begin(python_game)
+    swapped = spec.coin_toss_seats and seat_of(python_game, 0) == 1
     by_seat = [agents[1], agents[0]] if swapped else [agents[0], agents[1]]
     seats = (spec.participants[1], spec.participants[0]) if swapped else spec.participants
     to_core = plays_on_core(spec, agents)
-    game: Game | NativeGame = setup_game
+    game: Game | NativeGame = python_game
     actions = 0
     while not game.is_over():
-        if to_core and game.phase != "setup":
+        if to_core and python_game.phase != "setup":
             to_core = False  # one conversion, at the first turn
-            game = _to_core(setup_game)
-        player = game.current_player
+            game = _to_core(python_game)
+            if isinstance(game, NativeGame):
+                actions += _play_on_core(game, by_seat, seats)
+                break
+        player = python_game.current_player
         agent = by_seat[player]
         if agent is None:
             raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
-        if isinstance(game, NativeGame):
-            game.apply(act_on(agent, game))
+        if (
+            spec.decks is not None
+            and python_game.phase == "setup"
+            and setup_summary(python_game)["decision"] == "deck"
+        ):
+            # The batch chose the decks (every pairing gets played); the agents play them.
+            events = python_game.apply_text(f"deck {spec.decks[player]}")
         else:
-            if spec.decks is not None and game.phase == "setup" and setup_summary(game)["decision"] == "deck":
-                # The batch chose the decks (every pairing gets played); the agents play them.
-                events = game.apply_text(f"deck {spec.decks[player]}")
-            else:
-                events = game.apply(agent.act(game))
-            if tally is not None:
-                tally.observe(game, events)
+            events = python_game.apply(agent.act(python_game))
+        if tally is not None:
+            tally.observe(python_game, events)
         actions += 1
     outcome = game.outcome
     assert outcome is not None
