@@ -119,7 +119,8 @@ def _table(summary: Summary, workers: int) -> Table:
             "win rate: wins / games, 95% CI: Wilson interval, won 1st: wins / games as starting player\n"
             f"draws (turn cap {summary.max_turns}): {summary.draws} · avg turns {summary.avg_turns:.2f} · "
             f"avg actions {summary.avg_actions:.1f} · first seat wins {_pct(summary.first_seat_win_rate)} · "
-            f"{summary.elapsed_s:.1f} s on {workers} worker(s)"
+            f"{summary.elapsed_s:.1f} s on {workers} worker(s) · "
+            f"{summary.games_on_core} of {summary.games} games on the compiled core (docs/native.md)"
         ),
     )
     table.add_column("side")
