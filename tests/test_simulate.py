@@ -3,8 +3,10 @@ the greedy-vs-random strength check, the interval math, records, and the command
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import tracemalloc
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from click.testing import CliRunner
 
 from clashofdecks.cli import main
 from clashofdecks.record import GameRecord, replay
-from clashofdecks.simulation.batch import SimConfig, run_games, simulate, summarize
+from clashofdecks.simulation.batch import MAX_BATCH_GAMES, SimConfig, Totals, run_games, simulate, summarize
 from clashofdecks.simulation.game import GameResult, GameSpec, SimulationError, play_game
 from clashofdecks.simulation.runner import MAX_GAMES, MAX_WORKERS, LocalBackend, run_specs
 from clashofdecks.simulation.seeds import derive_seed
@@ -203,8 +205,11 @@ def test_a_backend_plays_chunks_anywhere_and_gets_the_same_results() -> None:
 
 
 def test_counts_out_of_range_are_refused_in_python() -> None:
-    with pytest.raises(SimulationError, match="--games must be 1 to 1,000,000"):
-        SimConfig(games=MAX_GAMES + 1).check()
+    with pytest.raises(SimulationError, match="--games must be 1 to 1,000,000,000"):
+        SimConfig(games=MAX_BATCH_GAMES + 1).check()
+    SimConfig(games=MAX_GAMES + 1).check()  # a batch needs no list of results (running totals)
+    with pytest.raises(SimulationError, match="a run plays 0 to 1,000,000 games"):
+        run_specs(SimConfig(games=MAX_GAMES + 1).specs(), games=MAX_GAMES + 1)
     with pytest.raises(SimulationError, match="workers must be 1 to 256"):
         run_games(SimConfig(games=2), workers=MAX_WORKERS + 1)
     with pytest.raises(SimulationError, match="workers must be 1 to 256"):
@@ -216,7 +221,8 @@ def test_counts_out_of_range_are_refused_in_python() -> None:
     [
         (["--games", str(10**23)], "Invalid value for '--games'"),
         (["--games", "0"], "Invalid value for '--games'"),
-        (["--games", "1000001"], "1<=x<=1000000"),
+        (["--games", "1000000001"], "1<=x<=1000000000"),
+        (["--games", "1000001", "--json", "--games-json"], "--games-json keeps every game's result"),
         (["--workers", "0"], "Invalid value for '--workers'"),
         (["--workers", "257"], "1<=x<=256"),
         (["--max-turns", "0"], "Invalid value for '--max-turns'"),
@@ -228,3 +234,36 @@ def test_cli_refuses_values_out_of_range(args: list[str], message: str) -> None:
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def _memory_held_while_simulating(monkeypatch: pytest.MonkeyPatch, extra: list[str]) -> int:
+    """Bytes the ``clash simulate`` process holds after game 1,800 beyond what it held after game
+    200 (live objects, counted by tracemalloc after a full collection, from inside the run)."""
+    held: dict[int, int] = {}
+    count = Totals.add
+
+    def add(totals: Totals, result: GameResult) -> None:
+        count(totals, result)
+        if totals.games in (200, 1800) and totals.games not in held:  # the run's (summarize counts too)
+            gc.collect()
+            held[totals.games] = tracemalloc.get_traced_memory()[0]
+
+    monkeypatch.setattr(Totals, "add", add)
+    args = ["simulate", "--agents", "random", "random", "--format", "random", "--games", "1800"]
+    tracemalloc.start()
+    try:
+        result = CliRunner().invoke(main, [*args, "--workers", "1", "--json", *extra])
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["games"] == 1800
+    return held[1800] - held[200]
+
+
+def test_clash_simulate_memory_does_not_grow_with_the_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13, flat memory: a run without --games-json keeps running totals only, so 1,600 more
+    games add (almost) nothing; keeping every result (--games-json) is caught growing."""
+    flat = _memory_held_while_simulating(monkeypatch, [])
+    assert flat < 16_000, f"{flat} bytes more after 1,600 more games"
+    kept = _memory_held_while_simulating(monkeypatch, ["--games-json"])
+    assert kept > 1600 * 100, f"only {kept} bytes for 1,600 kept results: the measure is blind"

@@ -411,6 +411,7 @@ class _SearchAgent(Agent):
     """Shared body of the two search agents."""
 
     perfect_information = False
+    plays_native = True
 
     def __init__(
         self,
@@ -448,7 +449,7 @@ class _SearchAgent(Agent):
         self._rng = random.Random(seed)
         self.tally = SearchTally()
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game | NativeGame) -> int:
         if game.current_player < 0:
             raise no_decision_error(game, self.name)
         legal = game.legal_actions()
@@ -458,6 +459,10 @@ class _SearchAgent(Agent):
         if not legal:
             raise no_decision_error(game, self.name)
         rng = random.Random(self._rng.getrandbits(64))
+        if isinstance(game, NativeGame):
+            # Searched in the Python engine's form, which the search converts back to the core: the
+            # same position, so the same choice (simulate's games on the core, docs/native.md).
+            game = game.to_game(record_events=False)
         self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
         self.tally.add(self.last)
         return self.last.action

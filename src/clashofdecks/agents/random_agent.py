@@ -2,6 +2,9 @@
 
 In the custom format's build stage (R2.5) the 10-card sets are too many to enumerate; the random
 agent then draws a uniformly random 10-card deck from its 32 cards.
+
+It plays on the compiled core too (``plays_native``): the core's legal action tuples equal the
+Python engine's, so the same generator makes the same choice.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import random
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
+from ..native import NativeGame
 from ..rules import Game
 from .base import Agent, is_build_stage, no_decision_error
 
@@ -18,6 +22,7 @@ class RandomAgent(Agent):
     """Chooses uniformly among ``game.legal_actions()`` with its own seeded RNG."""
 
     name = "random"
+    plays_native = True
 
     def __init__(self, seed: int | None = 0) -> None:
         self._rng = random.Random(seed)
@@ -25,8 +30,8 @@ class RandomAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def act(self, game: Game) -> int:
-        if is_build_stage(game):
+    def act(self, game: Game | NativeGame) -> int:
+        if isinstance(game, Game) and is_build_stage(game):  # (the core never builds: no call there)
             # The build stage (R2.5): any 10 different cards make a legal deck.
             return BUILD_BASE + build_rank(self._rng.sample(range(N_CARDS), DECK_SIZE_CUSTOM))
         legal = game.legal_actions()

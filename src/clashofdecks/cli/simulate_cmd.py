@@ -34,7 +34,16 @@ from rich.text import Text
 
 from ..errors import ClashError
 from ..options import Threat
-from ..simulation.batch import ALL_DECK_PAIRS, DEFAULT_MAX_TURNS, SimConfig, Summary, run_games, summarize
+from ..simulation.batch import (
+    ALL_DECK_PAIRS,
+    DEFAULT_MAX_TURNS,
+    MAX_BATCH_GAMES,
+    SimConfig,
+    Summary,
+    Totals,
+    run_games,
+    summarize,
+)
 from ..simulation.game import GameResult
 from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted, LocalBackend, default_workers
 from ..simulation.store import RunInfo, StoreWriter, run_id
@@ -110,7 +119,8 @@ def _table(summary: Summary, workers: int) -> Table:
             "win rate: wins / games, 95% CI: Wilson interval, won 1st: wins / games as starting player\n"
             f"draws (turn cap {summary.max_turns}): {summary.draws} · avg turns {summary.avg_turns:.2f} · "
             f"avg actions {summary.avg_actions:.1f} · first seat wins {_pct(summary.first_seat_win_rate)} · "
-            f"{summary.elapsed_s:.1f} s on {workers} worker(s)"
+            f"{summary.elapsed_s:.1f} s on {workers} worker(s) · "
+            f"{summary.games_on_core} of {summary.games} games on the compiled core (docs/native.md)"
         ),
     )
     table.add_column("side")
@@ -158,10 +168,11 @@ def _table(summary: Summary, workers: int) -> Table:
 )
 @click.option(
     "--games",
-    type=click.IntRange(1, MAX_GAMES),
+    type=click.IntRange(1, MAX_BATCH_GAMES),
     default=100,
     show_default=True,
-    help=f"Number of games (at most {MAX_GAMES:,}: every result is kept in memory).",
+    help=f"Number of games (at most {MAX_BATCH_GAMES:,}; memory does not grow with it, but "
+    f"--games-json keeps every result: at most {MAX_GAMES:,} with it).",
 )
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Master seed (results depend only on it)."
@@ -246,6 +257,9 @@ def simulate(
     """
     if address is not None and backend != "ray":
         raise click.UsageError("--address is for --backend ray")
+    keep_results = as_json and games_json  # only --games-json prints every game
+    if keep_results and games > MAX_GAMES:
+        raise click.UsageError(f"--games-json keeps every game's result: at most {MAX_GAMES:,} games")
     if mode == "duel":
         if agent is not None:
             raise click.UsageError("--agent is for solo; a duel takes --agents A B")
@@ -314,6 +328,9 @@ def simulate(
     show_bar = not as_json and err.is_terminal
     interrupted = False
     on_chunk: Callable[[list[GameResult]], None] | None = writer.add if writer is not None else None
+    # Running totals, not a list of every result: memory stays flat however many games are played.
+    totals = Totals(config.mode)
+    results: list[GameResult] = []
     try:
         with open_backend(backend, workers, address, games) as engine:
             n_workers = engine.workers
@@ -321,27 +338,34 @@ def simulate(
                 with progress_bar(err, "simulating") as bar:
                     task = bar.add_task("games", total=games)
 
-                    def tick(_res: GameResult) -> None:
+                    def tick(result: GameResult) -> None:
+                        totals.add(result)
                         bar.advance(task)
 
-                    results = run_games(config, backend=engine, progress=tick, on_chunk=on_chunk)
+                    results = run_games(
+                        config, backend=engine, progress=tick, on_chunk=on_chunk, keep_results=keep_results
+                    )
             else:
-                results = run_games(config, backend=engine, on_chunk=on_chunk)
+                results = run_games(
+                    config, backend=engine, progress=totals.add, on_chunk=on_chunk, keep_results=keep_results
+                )
     except Interrupted as stop:
         results = stop.results
         interrupted = True
     except KeyboardInterrupt:  # while the backend started, before any game
-        results = []
         interrupted = True
     except ClashError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(1)
     if writer is not None:
         writer.close(complete=not interrupted)
-    summary = summarize(config, results, time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    # With --games-json the kept results are the summary's games (a Ctrl-C between a result being
+    # kept and counted must not make the two disagree).
+    summary = summarize(config, results, elapsed) if keep_results else totals.summary(config, elapsed)
     if interrupted:
         err.print(
-            f"interrupted: {len(results)} of {games} games finished; the summary below covers them",
+            f"interrupted: {summary.games} of {games} games finished; the summary below covers them",
             highlight=False,
         )
     if as_json:

@@ -9,7 +9,8 @@ One of each part, used by both commands:
   (:class:`~.runner.LocalBackend`: this process or a process pool); identical for any number of
   workers;
 * :mod:`.stats` — Wilson intervals, Bradley–Terry Elo with bootstrap intervals;
-* :mod:`.batch` — ``clash simulate``'s :class:`~.batch.SimConfig` and :class:`~.batch.Summary`;
+* :mod:`.batch` — ``clash simulate``'s :class:`~.batch.SimConfig`, :class:`~.batch.Summary` and
+  its running :class:`~.batch.Totals` (flat memory for any number of games);
 * :mod:`.arena` — ``clash arena``'s round robin (:func:`~.arena.run_arena`) and solo rows
   (:func:`~.arena.run_solo`).
 
@@ -19,7 +20,7 @@ Agents are made from their specs by :func:`clashofdecks.agents.registry.make_age
 from __future__ import annotations
 
 from .arena import ArenaResult, SoloResult, run_arena, run_solo
-from .batch import SimConfig, Summary, run_games, simulate, summarize
+from .batch import SimConfig, Summary, Totals, run_games, simulate, summarize
 from .game import AUTOMATON, GameResult, GameSpec, SimulationError, play_game
 from .runner import MAX_GAMES, MAX_WORKERS, Backend, LocalBackend, run_specs
 from .seeds import derive_seed
@@ -38,6 +39,7 @@ __all__ = [
     "SimulationError",
     "SoloResult",
     "Summary",
+    "Totals",
     "derive_seed",
     "play_game",
     "run_arena",

@@ -29,6 +29,9 @@ from .seeds import derive_seed
 from .stats import wilson_interval
 
 DEFAULT_MAX_TURNS: Final = 200
+#: Most games of one batch: a batch that keeps no per-game results (:class:`Totals`) runs in flat
+#: memory, so this only keeps counts within reason (game indices fit the store's int32 column).
+MAX_BATCH_GAMES: Final = 1_000_000_000
 #: Every ordered pair of different preconstructed decks (``--decks rotate``).
 ALL_DECK_PAIRS: Final = tuple((a, b) for a in range(1, 5) for b in range(1, 5) if a != b)
 FORMATS: Final = ("draft", "precon", "custom", "random")
@@ -60,8 +63,8 @@ class SimConfig:
         want = 2 if self.mode == "duel" else 1
         if len(self.agents) != want:
             raise SimulationError(f"{self.mode} needs {want} agent name(s), got {len(self.agents)}")
-        if not 1 <= self.games <= MAX_GAMES:
-            raise SimulationError(f"--games must be 1 to {MAX_GAMES:,}, not {self.games:,}")
+        if not 1 <= self.games <= MAX_BATCH_GAMES:
+            raise SimulationError(f"--games must be 1 to {MAX_BATCH_GAMES:,}, not {self.games:,}")
         if self.format not in FORMATS:
             raise SimulationError(f"unknown format {self.format!r} (choose draft, precon or custom)")
         if self.mode == "solo" and self.format in ("custom", "random"):
@@ -147,6 +150,8 @@ class Summary:
     first_seat_win_rate: float
     elapsed_s: float = 0.0
     results: list[GameResult] = field(default_factory=list)
+    #: Games whose play phase ran on the compiled core (:func:`.game.play_game`).
+    games_on_core: int = 0
 
     def to_dict(self, *, include_games: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -162,60 +167,100 @@ class Summary:
             "avg_actions": self.avg_actions,
             "first_seat_win_rate": self.first_seat_win_rate,
             "elapsed_s": self.elapsed_s,
+            "games_on_core": self.games_on_core,
         }
         if include_games:
             out["results"] = [r.to_dict() for r in self.results]
         return out
 
 
+@dataclass
+class Totals:
+    """Running totals of a batch's results: everything its :class:`Summary` needs, in constant
+    memory whatever the number of games (``clash simulate`` keeps these, not the results)."""
+
+    mode: str
+    games: int = 0
+    draws: int = 0
+    #: Per side (A, B in duel; agent, automaton in solo): wins, and wins and games in seat 0.
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    wins_first: list[int] = field(default_factory=lambda: [0, 0])
+    games_first: list[int] = field(default_factory=lambda: [0, 0])
+    turns: int = 0
+    actions: int = 0
+    seat0_wins: int = 0
+    on_core: int = 0
+
+    def add(self, result: GameResult) -> None:
+        """Count one game."""
+        self.games += 1
+        winner = result.winner
+        self.draws += winner is None
+        self.seat0_wins += winner == 0
+        for side in (0, 1):
+            # Which seat the side sat in: duel alternates (A in seat 0 in even games); solo is fixed.
+            seat = (side + result.index) % 2 if self.mode == "duel" else side
+            self.wins[side] += winner == seat
+            if seat == 0:
+                self.games_first[side] += 1
+                self.wins_first[side] += winner == 0
+        self.turns += result.turns
+        self.actions += result.actions
+        self.on_core += result.on_core
+
+    def summary(
+        self, config: SimConfig, elapsed_s: float = 0.0, results: Sequence[GameResult] = ()
+    ) -> Summary:
+        """The batch's :class:`Summary` (win rates with Wilson 95% intervals); ``results`` are only
+        carried along (``--games-json``)."""
+        n = self.games
+        if config.mode == "duel":
+            sides = [("A", config.agents[0]), ("B", config.agents[1])]
+        else:
+            sides = [("agent", config.agents[0]), ("automaton", AUTOMATON)]
+        stats: list[AgentStats] = []
+        for k, (label, name) in enumerate(sides):
+            wins = self.wins[k]
+            low, high = wilson_interval(wins, n)
+            stats.append(
+                AgentStats(
+                    label=label,
+                    name=name,
+                    games=n,
+                    wins=wins,
+                    losses=n - wins - self.draws,
+                    draws=self.draws,
+                    win_rate=wins / n if n else 0.0,
+                    ci_low=low,
+                    ci_high=high,
+                    wins_first=self.wins_first[k],
+                    games_first=self.games_first[k],
+                )
+            )
+        return Summary(
+            mode=config.mode,
+            format=config.format,
+            level=config.level if config.mode == "solo" and config.threat is None else None,
+            games=n,
+            seed=config.seed,
+            max_turns=config.max_turns,
+            agents=stats,
+            draws=self.draws,
+            avg_turns=self.turns / n if n else 0.0,
+            avg_actions=self.actions / n if n else 0.0,
+            first_seat_win_rate=self.seat0_wins / n if n else 0.0,
+            elapsed_s=elapsed_s,
+            results=list(results),
+            games_on_core=self.on_core,
+        )
+
+
 def summarize(config: SimConfig, results: Sequence[GameResult], elapsed_s: float = 0.0) -> Summary:
     """Win rates (Wilson 95% intervals), draws, average turns and actions of ``results``."""
-    n = len(results)
-    sides: list[tuple[str, str]]
-    if config.mode == "duel":
-        sides = [("A", config.agents[0]), ("B", config.agents[1])]
-    else:
-        sides = [("agent", config.agents[0]), ("automaton", AUTOMATON)]
-    draws = sum(1 for r in results if r.winner is None)
-    stats: list[AgentStats] = []
-    for k, (label, name) in enumerate(sides):
-        # Which seat side k sat in: duel alternates (A in seat 0 in even games); solo is fixed.
-        def seat(r: GameResult, k: int = k) -> int:
-            return (k + r.index) % 2 if config.mode == "duel" else k
-
-        wins = sum(1 for r in results if r.winner is not None and r.winner == seat(r))
-        firsts = [r for r in results if seat(r) == 0]
-        low, high = wilson_interval(wins, n)
-        stats.append(
-            AgentStats(
-                label=label,
-                name=name,
-                games=n,
-                wins=wins,
-                losses=n - wins - draws,
-                draws=draws,
-                win_rate=wins / n if n else 0.0,
-                ci_low=low,
-                ci_high=high,
-                wins_first=sum(1 for r in firsts if r.winner == 0),
-                games_first=len(firsts),
-            )
-        )
-    return Summary(
-        mode=config.mode,
-        format=config.format,
-        level=config.level if config.mode == "solo" and config.threat is None else None,
-        games=n,
-        seed=config.seed,
-        max_turns=config.max_turns,
-        agents=stats,
-        draws=draws,
-        avg_turns=sum(r.turns for r in results) / n if n else 0.0,
-        avg_actions=sum(r.actions for r in results) / n if n else 0.0,
-        first_seat_win_rate=sum(1 for r in results if r.winner == 0) / n if n else 0.0,
-        elapsed_s=elapsed_s,
-        results=list(results),
-    )
+    totals = Totals(config.mode)
+    for result in results:
+        totals.add(result)
+    return totals.summary(config, elapsed_s, results)
 
 
 def run_games(
@@ -225,17 +270,25 @@ def run_games(
     progress: Callable[[GameResult], None] | None = None,
     backend: Backend | None = None,
     on_chunk: Callable[[list[GameResult]], None] | None = None,
+    keep_results: bool = True,
 ) -> list[GameResult]:
     """Play the batch's games and return their results in index order: on ``backend`` if given,
     else ``workers`` local processes (default all cores; 1 plays in this process).  The results do
     not depend on the backend or the number of workers.  ``on_chunk`` gets each chunk's results
-    with their card rows (see :func:`.runner.run_specs`); Ctrl-C raises :class:`.runner.Interrupted`."""
+    with their card rows (see :func:`.runner.run_specs`); Ctrl-C raises :class:`.runner.Interrupted`.
+    With ``keep_results=False`` nothing is kept (an empty list): count with ``progress``
+    (e.g. :meth:`Totals.add`), and memory stays flat however many games the batch has."""
     config.check()
     backend = backend or LocalBackend.for_games(workers, config.games)
     if config.records_dir is not None:
         Path(config.records_dir).mkdir(parents=True, exist_ok=True)
     return run_specs(
-        config.specs(), games=config.games, backend=backend, on_result=progress, on_chunk=on_chunk
+        config.specs(),
+        games=config.games,
+        backend=backend,
+        on_result=progress,
+        on_chunk=on_chunk,
+        keep_results=keep_results,
     )
 
 
@@ -246,17 +299,28 @@ def simulate(
     progress: Callable[[GameResult], None] | None = None,
     backend: Backend | None = None,
 ) -> Summary:
-    """Run the batch and summarise it (see :func:`run_games`, :func:`summarize`)."""
+    """Run the batch and summarise it (see :func:`run_games`, :func:`summarize`); the summary keeps
+    every result up to :data:`.runner.MAX_GAMES` games, none beyond (running totals only)."""
     start = time.perf_counter()
-    results = run_games(config, workers=workers, progress=progress, backend=backend)
-    return summarize(config, results, time.perf_counter() - start)
+    totals = Totals(config.mode)
+
+    def count(result: GameResult) -> None:
+        totals.add(result)
+        if progress is not None:
+            progress(result)
+
+    keep = config.games <= MAX_GAMES
+    results = run_games(config, workers=workers, progress=count, backend=backend, keep_results=keep)
+    return totals.summary(config, time.perf_counter() - start, results)
 
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
+    "MAX_BATCH_GAMES",
     "AgentStats",
     "SimConfig",
     "Summary",
+    "Totals",
     "run_games",
     "simulate",
     "summarize",

@@ -7,6 +7,16 @@ order itself so each agent starts half the games).  With ``coin_toss_seats`` the
 (R2.3a, :func:`clashofdecks.formats.seat_of`) seats them, as at a real table (``clash arena``,
 which plays every deal twice with the participants' order swapped).  In solo the agent is
 participant 0 in seat 0 and the automaton seat 1 (R7).
+
+Engines: the setup stage (R2) is always played by the Python engine; at the first turn the game
+moves once to the compiled core (:class:`~clashofdecks.native.NativeGame`) when it is available
+(not with ``CLASH_NATIVE=0``) and every agent of the game declares
+:attr:`~clashofdecks.agents.base.Agent.plays_native` (the automaton has no agent: its turn is
+part of the rules).  Games that need the Python engine stay there from start to end: per-card
+counts (``collect_stats`` reads the engine's events), records (``records_dir``: a record is the
+Python game's history) and any position the core refuses (:class:`NativeUnsupportedError`).  The
+engines' legal action tuples and chance are equal and the agents choose identically on both, so
+a game's result does not depend on where it was played (``tests/test_simulate_core.py``).
 """
 
 from __future__ import annotations
@@ -16,11 +26,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from ..agents.base import Agent
+from ..agents.base import Agent, native_act
 from ..agents.mcts import SearchTally
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..formats import seat_of, setup_summary, start_game
+from ..native import AVAILABLE as NATIVE_AVAILABLE
+from ..native import NativeGame, NativeUnsupportedError
 from ..options import Ruleset, Threat
 from ..record import record_game
 from ..rules import Game
@@ -81,6 +93,8 @@ class GameResult:
     #: By seat: what a search agent's searches cost in this game (``None`` for other agents).  Not
     #: compared: its seconds are the clock's, the game is the same without them.
     searches: tuple[SearchTally | None, SearchTally | None] = field(default=(None, None), compare=False)
+    #: Whether the play phase ran on the compiled core (not compared: the game is the same).
+    on_core: bool = field(default=False, compare=False)
 
     def without_cards(self) -> GameResult:
         """This result without its card rows (what a long run keeps in memory)."""
@@ -119,8 +133,49 @@ def _search_tally(agent: Agent | None) -> SearchTally | None:
     return tally if isinstance(tally, SearchTally) else None
 
 
-def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> tuple[GameResult, Game]:
-    """Play the game of ``spec`` to its end; returns the result and the finished game.
+def plays_on_core(spec: GameSpec, agents: Sequence[Agent | None]) -> bool:
+    """Whether :func:`play_game` moves this game to the compiled core at its first turn (see the
+    module): the core is available, the game needs nothing only the Python engine gives (events for
+    per-card counts, a history for the record), and every agent plays on the core."""
+    return (
+        NATIVE_AVAILABLE
+        and not spec.collect_stats
+        and spec.records_dir is None
+        and all(agent is None or agent.plays_native for agent in agents)
+    )
+
+
+def _to_core(game: Game) -> Game | NativeGame:
+    """The game on the compiled core, or ``game`` itself where the core refuses it (the Python
+    engine then plays the whole game: never a failure)."""
+    try:
+        core = NativeGame.from_game(game)
+    except NativeUnsupportedError:
+        return game
+    core.keep_undo = False  # the game only goes forward: no state copy per action
+    return core
+
+
+def _play_on_core(game: NativeGame, by_seat: Sequence[Agent | None], seats: tuple[str, str]) -> int:
+    """Play ``game`` to its end on the compiled core; returns the actions taken (the hot loop of a
+    long run of cheap agents: each agent's ``act`` is looked up once)."""
+    acts = [None if agent is None else native_act(agent) for agent in by_seat]
+    apply = game.apply
+    actions = 0
+    while (player := game.current_player) >= 0:  # -1 once the game is over
+        act = acts[player]
+        if act is None:
+            raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
+        apply(act(game))
+        actions += 1
+    return actions
+
+
+def play_game(
+    spec: GameSpec, agents: Sequence[Agent | None] | None = None
+) -> tuple[GameResult, Game | NativeGame]:
+    """Play the game of ``spec`` to its end; returns the result and the finished game (a
+    :class:`NativeGame` when its play phase ran on the compiled core, see the module).
 
     ``agents`` (by participant; ``None`` for the automaton) defaults to fresh agents made from the
     spec's names and seeds; every agent is reset with its seed first.  The turn cap of
@@ -134,7 +189,7 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     for agent, s in zip(agents, spec.agent_seeds, strict=True):
         if agent is not None:
             agent.reset(s)
-    game = start_game(
+    python_game = start_game(
         mode=spec.mode,
         format=spec.format,
         seed=spec.seed,
@@ -144,31 +199,48 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     )
     tally = CardTally() if spec.collect_stats else None
     if tally is not None:
-        tally.begin(game)
-    swapped = spec.coin_toss_seats and seat_of(game, 0) == 1
+        tally.begin(python_game)
+    swapped = spec.coin_toss_seats and seat_of(python_game, 0) == 1
     by_seat = [agents[1], agents[0]] if swapped else [agents[0], agents[1]]
     seats = (spec.participants[1], spec.participants[0]) if swapped else spec.participants
+    to_core = plays_on_core(spec, agents)
+    game: Game | NativeGame = python_game
     actions = 0
     while not game.is_over():
-        player = game.current_player
+        if to_core and python_game.phase != "setup":
+            to_core = False  # one conversion, at the first turn
+            game = _to_core(python_game)
+            if isinstance(game, NativeGame):
+                actions += _play_on_core(game, by_seat, seats)
+                break
+        player = python_game.current_player
         agent = by_seat[player]
         if agent is None:
             raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
-        if spec.decks is not None and game.phase == "setup" and setup_summary(game)["decision"] == "deck":
+        if (
+            spec.decks is not None
+            and python_game.phase == "setup"
+            and setup_summary(python_game)["decision"] == "deck"
+        ):
             # The batch chose the decks (every pairing gets played); the agents play them.
-            events = game.apply_text(f"deck {spec.decks[player]}")
+            events = python_game.apply_text(f"deck {spec.decks[player]}")
         else:
-            events = game.apply(agent.act(game))
+            events = python_game.apply(agent.act(python_game))
         if tally is not None:
-            tally.observe(game, events)
+            tally.observe(python_game, events)
         actions += 1
     outcome = game.outcome
     assert outcome is not None
     record_path: str | None = None
     if spec.records_dir is not None:
+        assert isinstance(game, Game)  # records keep the game in the Python engine (plays_on_core)
         path = record_file(spec.records_dir, spec.index)
         record_game(game, players=list(seats)).save(path)
         record_path = str(path)
+    cards: tuple[CardRow, ...] = ()
+    if tally is not None:
+        assert isinstance(game, Game)  # so do per-card counts
+        cards = tally.finish(game)
     result = GameResult(
         index=spec.index,
         seed=spec.seed,
@@ -180,11 +252,20 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         record=record_path,
         participants_swapped=swapped,
         termination=outcome.termination.value,
-        cards=tally.finish(game) if tally is not None else (),
+        cards=cards,
         decks=tally.decks if tally is not None else (None, None),
         searches=(_search_tally(by_seat[0]), _search_tally(by_seat[1])),
+        on_core=isinstance(game, NativeGame),
     )
     return result, game
 
 
-__all__ = ["AUTOMATON", "GameResult", "GameSpec", "SimulationError", "play_game", "record_file"]
+__all__ = [
+    "AUTOMATON",
+    "GameResult",
+    "GameSpec",
+    "SimulationError",
+    "play_game",
+    "plays_on_core",
+    "record_file",
+]

@@ -32,7 +32,8 @@ from .game import GameResult, GameSpec, SimulationError, play_game, record_file
 #: A pending chunk of a backend (an ``AsyncResult``, a Ray object reference).
 T = TypeVar("T")
 
-#: Most games one run plays: every result is kept in memory (a few hundred bytes each).
+#: Most games one run plays while it keeps every result in memory (a few hundred bytes each); a run
+#: that keeps none (``keep_results=False``: running totals, ``clash simulate``) may play more.
 MAX_GAMES: Final = 1_000_000
 #: Most worker processes a command accepts (more would only cost memory on any real machine).
 MAX_WORKERS: Final = 256
@@ -49,10 +50,12 @@ def default_workers() -> int:
 
 
 class Interrupted(Exception):
-    """The run was interrupted (Ctrl-C); ``results`` are the games finished before, in spec order."""
+    """The run was interrupted (Ctrl-C); ``results`` are the games finished before, in spec order
+    (empty for a run that keeps no results), ``finished`` how many they are."""
 
-    def __init__(self, results: list[GameResult]) -> None:
-        super().__init__(f"interrupted after {len(results)} games")
+    def __init__(self, results: list[GameResult], finished: int | None = None) -> None:
+        self.finished = len(results) if finished is None else finished
+        super().__init__(f"interrupted after {self.finished} games")
         self.results = results
 
 
@@ -158,21 +161,24 @@ def run_specs(
     chunk: int | None = None,
     on_result: Callable[[GameResult], None] | None = None,
     on_chunk: Callable[[list[GameResult]], None] | None = None,
+    keep_results: bool = True,
 ) -> list[GameResult]:
     """Play the ``games`` games of ``specs`` on ``backend`` (default: :class:`LocalBackend` on all
-    cores); the results in spec order.  ``chunk`` games go to a worker at a time (default:
-    :func:`chunk_size`; 1 suits long games).  ``on_result`` is called for each result as its chunk
-    comes back (progress bars, logs); ``on_chunk`` with each chunk's results, in spec order (the
-    store of games).  Per-card rows (:attr:`.GameResult.cards`) reach ``on_chunk`` only: the
-    results kept and returned have none, so a long run's memory stays small.
+    cores); the results in spec order (none with ``keep_results=False``: the callbacks see every
+    result, and memory does not grow with the number of games).  ``chunk`` games go to a worker at
+    a time (default: :func:`chunk_size`; 1 suits long games).  ``on_result`` is called for each
+    result as its chunk comes back (progress bars, logs); ``on_chunk`` with each chunk's results,
+    in spec order (the store of games).  Per-card rows (:attr:`.GameResult.cards`) reach
+    ``on_chunk`` only: the results kept and returned have none, so a long run's memory stays small.
 
     Ctrl-C raises :class:`Interrupted` holding the games finished in spec order (see the module)."""
-    if not 0 <= games <= MAX_GAMES:
+    if games < 0 or (keep_results and games > MAX_GAMES):
         raise SimulationError(f"a run plays 0 to {MAX_GAMES:,} games, not {games:,}")
     backend = backend or LocalBackend()
     size = chunk or chunk_size(games, backend.workers)
     sent: deque[list[GameSpec]] = deque()
     results: list[GameResult] = []
+    finished = 0
     stream = backend.play_chunks(_chunks(specs, size, sent))
     try:
         for chunk_results in stream:
@@ -182,7 +188,9 @@ def run_specs(
             if on_chunk is not None:
                 on_chunk(chunk_results)
             for result in chunk_results:
-                results.append(result.without_cards())
+                if keep_results:
+                    results.append(result.without_cards())
+                finished += 1
                 if on_result is not None:
                     on_result(result)
     except KeyboardInterrupt:
@@ -190,9 +198,9 @@ def run_specs(
         if close is not None:
             close()
         _discard_unreported_records(sent)
-        raise Interrupted(results) from None
-    if sent or len(results) != games:
-        raise SimulationError(f"{len(results)} results for {games} games")
+        raise Interrupted(results, finished) from None
+    if sent or finished != games:
+        raise SimulationError(f"{finished} results for {games} games")
     return results
 
 
