@@ -1808,7 +1808,7 @@ static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args) {
     GreedyWeights w;
     if (!PyArg_ParseTuple(args, "OOL|L", &rnd, &weights, &max_actions, &turn_limit)) return NULL;
     if (g_weights(weights, &w)) return NULL;
-    State *s = &self->s;
+    State work = self->s, *s = &work; /* all or nothing: a refused draw leaves the game as it was */
     int legal[MAX_LEGAL], best[MAX_LEGAL];
     long long played = 0;
     while (played < max_actions && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
@@ -1837,6 +1837,7 @@ static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args) {
         dispatch(s, action);
         played++;
     }
+    self->s = work;
     return PyLong_FromLongLong(played);
 }
 

@@ -451,9 +451,10 @@ class NativeGame:
         max_actions: int,
         turn_limit: int | None = None,
     ) -> int:
-        """As :meth:`rollout` with the search's greedy policy (:func:`clashofdecks.agents.mcts._greedy_choice`:
-        the best-scoring action, ``rnd()`` only to break a tie, ``best[int(rnd() * ties)]``); returns the
-        actions played.  The same generator gives the same rollout as the Python loop."""
+        """As :meth:`rollout` with the search's greedy policy (``_greedy_choice`` of
+        :mod:`clashofdecks.agents.mcts`: the best-scoring action, ``rnd()`` only to break a tie,
+        ``best[int(rnd() * ties)]``); returns the actions played.  The same generator gives the same
+        rollout as the Python loop."""
         self._history.clear()
         return self._core.greedy_rollout(rnd, weights, max_actions, -1 if turn_limit is None else turn_limit)
 

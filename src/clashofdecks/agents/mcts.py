@@ -177,7 +177,8 @@ class Search:
     copies of the true state (``True``).
 
     ``c`` is the exploration constant; ``rollout`` is ``"random"`` (uniform over legal actions, the
-    benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic: slower, stronger).
+    benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic in the play phase, setup choices
+    at random: slower, stronger).
     ``cutoff`` (None: play to the end) stops a rollout once ``cutoff`` turns after the leaf's turn
     are over and scores the position with the greedy heuristic turned into a win chance
     (:func:`_heuristic_reward`); ``cutoff=0`` finishes the leaf's own turn only.  ``"auto"`` (the
@@ -362,7 +363,7 @@ class Search:
             n = len(legal)
             if n == 1:
                 d.apply(legal[0])
-            elif greedy:
+            elif greedy and d.phase != "setup":  # setup picks are not positions to score: at random
                 d.apply(_greedy_choice(d, legal, rnd))
             else:
                 d.apply(legal[int(rnd() * n)])
