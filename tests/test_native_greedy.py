@@ -163,6 +163,19 @@ def test_greedy_action_draws_the_agents_stream_exactly() -> None:
     assert decisions > 100 and ties > 5, (decisions, ties)
 
 
+def test_weights_replaced_after_construction_reach_the_core() -> None:
+    other = _random_weights(random.Random(9))
+    python, core = GreedyAgent(5, native=False), GreedyAgent(5, native=True)
+    python.weights = core.weights = other
+    differs_from_default = 0
+    for game in POSITIONS[::9]:
+        if game.is_over() or len(game.legal_actions()) < 2:
+            continue
+        assert core.act(game) == python.act(game)
+        differs_from_default += evaluate(game, 0, other) != evaluate(game, 0)
+    assert differs_from_default > 0
+
+
 def test_greedy_rollouts_in_the_core_are_the_python_loops() -> None:
     """The search's greedy rollout: same final state, same generator state (with and without a limit)."""
     for i, game in enumerate(POSITIONS[::11]):

@@ -17,6 +17,7 @@ scoring: the agent ranks cards by a static :func:`card_value` instead.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, fields
 from typing import Final
 
@@ -266,6 +267,7 @@ class GreedyAgent(Agent):
         #: Play-phase decisions run in the compiled core when it is available (``native=None``): the
         #: same sample, scores and tie-break draws, so the agent chooses the same actions.
         self.native = NATIVE_AVAILABLE if native is None else native
+        self._values: tuple[Weights, tuple[float, ...]] = (weights, weight_values(weights))
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
@@ -287,8 +289,9 @@ class GreedyAgent(Agent):
             except NativeUnsupportedError:
                 pass  # a state the core cannot hold: the Python engine decides (nothing drawn yet)
             else:
-                values = weight_values(self.weights)
-                return core.greedy_action(self._rng, values, finish_turn=self.finish_turn)
+                if self._values[0] is not self.weights:  # weights replaced since: hand the new ones over
+                    self._values = (self.weights, weight_values(self.weights))
+                return core.greedy_action(self._rng, self._values[1], finish_turn=self.finish_turn)
         sample = sample_determinization(game, player, self._rng)
         sample.record_events = False
         best: list[int] = []
@@ -331,3 +334,20 @@ class GreedyAgent(Agent):
             return 0.0
 
         return max(legal, key=lambda a: (value(a), -a))
+
+
+def greedy_game_rates(seed: int = 1, games: int = 20, *, native: bool = False) -> tuple[float, float]:
+    """``(decisions/s, games/s)`` of greedy-vs-greedy random duel games (:meth:`Game.random_duel` of
+    ``seed + i``, agents seeded ``2 * game + seat``); ``native``: decisions in the compiled core.
+    Decisions are the agents' :meth:`GreedyAgent.act` calls; CPU time of this process, games and
+    agents included (docs/performance.md)."""
+    decisions = 0
+    start = time.process_time()
+    for i in range(games):
+        game = Game.random_duel(seed + i, record_events=False)
+        agents = [GreedyAgent(2 * i + seat, native=native) for seat in (0, 1)]
+        while not game.is_over():
+            game.apply(agents[game.current_player].act(game))
+            decisions += 1
+    seconds = max(time.process_time() - start, 1e-9)
+    return decisions / seconds, games / seconds

@@ -494,15 +494,17 @@ def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:
     return game
 
 
-def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000, *, native: bool = False) -> float:
+def ismcts_iterations_per_second(
+    seed: int = 1, iterations: int = 3000, *, native: bool = False, rollout: str = "random"
+) -> float:
     """ISMCTS iterations per second on one core (random rollouts to the end of the game) from the
     position after 6 turns of the seeded random duel game ``seed`` (``clash bench``); ``native``:
-    rollouts in the compiled core.
+    rollouts in the compiled core; ``rollout="greedy"``: greedy rollouts instead.
 
     Measured in CPU time of this process, so a busy machine does not lower the figure.
     """
     game = position_after_random_turns(seed)
-    search = Search(cutoff=None, native=native)
+    search = Search(cutoff=None, native=native, rollout=rollout)
     start = time.process_time()
     result = search.run(game, random.Random(seed), iterations=iterations)
     return result.iterations / max(time.process_time() - start, 1e-9)
