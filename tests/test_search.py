@@ -217,6 +217,15 @@ def test_greedy_rollouts_are_legal_and_deterministic() -> None:
     assert a == b and game.is_legal(a)
 
 
+@pytest.mark.parametrize(("fmt", "native"), [("draft", False), ("precon", False), ("draft", None)])
+def test_greedy_rollouts_from_the_setup_choose_setup_actions_at_random(fmt: str, native: bool | None) -> None:
+    """Setup picks are not positions the heuristic can score (no fortress in hand yet): greedy
+    rollouts take them at random and score the play phase (before, this raised ValueError)."""
+    game = Game.new(mode="duel", format=fmt, seed=4, record_events=False)
+    result = Search(rollout="greedy", native=native).run(game, random.Random(4), iterations=12)
+    assert game.is_legal(result.action) and result.iterations == 12
+
+
 def test_bench_hook_counts_iterations() -> None:
     rate = ismcts_iterations_per_second(seed=1, iterations=50)
     assert rate > 0

@@ -1342,6 +1342,10 @@ static PyObject *core_get_termination(CoreObject *self, void *c) {
 }
 
 static PyObject *core_determinize(CoreObject *self, PyObject *args);
+static int rb_below(PyObject *getrandbits, int n, int *out);
+static PyObject *core_evaluate(CoreObject *self, PyObject *args);
+static PyObject *core_greedy_action(CoreObject *self, PyObject *args);
+static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args);
 
 static PyMethodDef core_methods[] = {
     {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
@@ -1357,6 +1361,11 @@ static PyMethodDef core_methods[] = {
      "rollout(rnd, max_actions, turn_limit=-1): random actions drawn from rnd() as agents/mcts.py does."},
     {"playout", (PyCFunction)core_playout, METH_VARARGS,
      "playout(seed, max_actions=2**62): uniform random actions (SplitMix64 from seed) to the end."},
+    {"evaluate", (PyCFunction)core_evaluate, METH_VARARGS, "evaluate(player, weights): greedy.evaluate."},
+    {"greedy_action", (PyCFunction)core_greedy_action, METH_VARARGS,
+     "greedy_action(getrandbits, hidden_identities, weights, finish_turn): GreedyAgent.act's play-phase choice."},
+    {"greedy_rollout", (PyCFunction)core_greedy_rollout, METH_VARARGS,
+     "greedy_rollout(rnd, weights, max_actions, turn_limit=-1): the search's greedy rollout."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1523,6 +1532,316 @@ static PyObject *core_determinize(CoreObject *self, PyObject *args) {
     o->s = s;
     return (PyObject *)o;
 }
+
+/* ------------------------------------------------------------------ the greedy heuristic (agents/greedy.py)
+ *
+ * greedy.evaluate, incoming_hits and fortress_after over the flat state, the greedy agent's
+ * play-phase decision (GreedyAgent.act) and the search's greedy rollout (mcts._greedy_choice in the
+ * rollout loop), each the Python function's steps in the same order.  The score is the same double:
+ * every product and sum is the Python expression's, operand for operand (int -> double conversions
+ * are exact here), and setup.py compiles with -ffp-contract=off so no multiply-add is fused.  The
+ * weights are not compiled in: the caller hands greedy.Weights over as 9 floats in field order.
+ * Fairness (R9): evaluate reads what the Python one reads (fortress positions, boards, hand sizes,
+ * the automaton's deck and discard sizes, the scored player's own 4 leftmost cards). */
+
+#include <math.h> /* HUGE_VAL */
+
+#define G_WIN 1e9
+#define G_WEIGHTS 9
+
+typedef struct {
+    double life, bastion, attack, health, ability, threat, lethal, mana, playable;
+} GreedyWeights;
+
+static int g_weights(PyObject *seq, GreedyWeights *w) {
+    double v[G_WEIGHTS];
+    PyObject *fast = PySequence_Fast(seq, "weights must be a sequence of 9 numbers");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != G_WEIGHTS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "weights must be a sequence of 9 numbers (greedy.Weights' fields)");
+        return -1;
+    }
+    for (int i = 0; i < G_WEIGHTS; i++) {
+        v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
+        if (v[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    w->life = v[0], w->bastion = v[1], w->attack = v[2], w->health = v[3], w->ability = v[4];
+    w->threat = v[5], w->lethal = v[6], w->mana = v[7], w->playable = v[8];
+    return 0;
+}
+
+static int g_popcount(int bits) {
+    int n = 0;
+    for (; bits; bits >>= 1) n += bits & 1;
+    return n;
+}
+
+/* greedy._bits: printed abilities, an adjacent Aura's (R6.8), plus extra. */
+static int g_bits(const Creature *L, int n, int i, int extra) {
+    int bits = ABIL[L[i].card] | extra;
+    if (i) bits |= AURA[L[i - 1].card];
+    if (i + 1 < n) bits |= AURA[L[i + 1].card];
+    return bits;
+}
+
+/* greedy.incoming_hits: the attacks attacker's creatures would land on the fortress in one combat
+ * (an estimate, not the rules); threat[p] is player p's extra abilities.  At most one hit per
+ * creature: hits holds 2 * LANE_CAP. */
+static int g_incoming_hits(const State *s, int attacker, const int threat[2], int *hits) {
+    int nh = 0, defender = 1 - attacker;
+    for (int lane = 0; lane < 2; lane++) {
+        const Creature *own = s->lanes[attacker * 2 + lane], *theirs = s->lanes[defender * 2 + lane];
+        int n_own = s->lane_len[attacker * 2 + lane], n = s->lane_len[defender * 2 + lane];
+        int health[LANE_CAP], shield[LANE_CAP];
+        for (int k = 0; k < n; k++) {
+            health[k] = HEALTH[theirs[k].card] - theirs[k].damage;
+            shield[k] = (g_bits(theirs, n, k, threat[defender]) & PROTECTION) != 0;
+        }
+        int b = 0;
+        for (int i = n_own - 1; i >= 0; i--) {
+            int bits = g_bits(own, n_own, i, threat[attacker]);
+            int attack = ATTACK[own[i].card] + ((bits & SPRINT) ? i : 0);
+            for (;;) {
+                if (b >= n) {
+                    if (attack > 0) hits[nh++] = attack;
+                    break;
+                }
+                int killed;
+                if (shield[b]) {
+                    shield[b] = 0;
+                    killed = 0;
+                } else {
+                    health[b] -= attack;
+                    killed = health[b] <= 0;
+                }
+                if ((bits & PERFORATION) && b + 1 < n) {
+                    health[b + 1] -= attack;
+                    if (health[b + 1] <= 0) {
+                        killed = 1;
+                        for (int k = b + 1; k + 1 < n; k++) {
+                            health[k] = health[k + 1];
+                            shield[k] = shield[k + 1];
+                        }
+                        n--;
+                    }
+                }
+                if (health[b] <= 0) b++;
+                if (!(killed && (bits & BERSERK))) break;
+            }
+        }
+    }
+    return nh;
+}
+
+/* greedy.fortress_after: 0 if the Fort falls, else 1 with *bastion and *left updated (R4.2, R4.3). */
+static int g_fortress_after(int *bastion, int *left, int size, const int *hits, int nh) {
+    for (int i = 0; i < nh; i++) {
+        if (hits[i] >= *left) {
+            if (!*bastion) return 0;
+            *bastion = 0;
+            *left = size - 1;
+        } else {
+            *left -= hits[i];
+        }
+    }
+    return 1;
+}
+
+/* greedy.evaluate: the score of the state for player (higher is better). */
+static double g_evaluate(const State *s, int player, const GreedyWeights *w) {
+    if (s->stage == OVER) {
+        if (s->winner != 0 && s->winner != 1) return 0.0;
+        return s->winner == player ? G_WIN : -G_WIN;
+    }
+    int solo = s->solo;
+    int threat_bits = solo ? s->threat_bits : 0; /* the sum of the threat's ability bits, as Python's */
+    int threat[2] = {0, threat_bits};
+    double score = 0.0;
+    for (int p = 0; p < 2; p++) {
+        int automaton = solo && p == 1;
+        int bastion = !s->fort[p], left, size;
+        if (automaton) {
+            left = s->deck_len - 1;
+            size = s->deck_len;
+        } else {
+            size = s->hand_len[p];
+            left = size - 1 - hand_index(s, p, s->fort[p] ? FORT : BASTION);
+        }
+        int hits[2 * LANE_CAP];
+        int nh = g_incoming_hits(s, 1 - p, threat, hits);
+        double value;
+        if (automaton) {
+            int after = bastion ? s->discard_len + left : 0;
+            double life = left + w->bastion * after;
+            int total = 0;
+            for (int i = 0; i < nh; i++) total += hits[i];
+            value = w->life * life - w->threat * (left < total ? left : total);
+        } else {
+            double life = left + (bastion ? w->bastion * (size - 1) : 0);
+            value = w->life * life;
+            if (nh) {
+                int fallen_bastion = bastion, fallen_left = left;
+                if (!g_fortress_after(&fallen_bastion, &fallen_left, size, hits, nh)) {
+                    value -= w->lethal;
+                } else {
+                    double life_after = fallen_left + (fallen_bastion ? w->bastion * (size - 1) : 0);
+                    value -= w->threat * w->life * (life - life_after);
+                }
+            }
+            value += w->mana * size;
+            if (p == player) {
+                int playable = 0, seen = 0; /* Game.playable_cards: the 4 leftmost, fortress not counted */
+                for (int i = 0; i < s->hand_len[p] && seen < 4; i++) {
+                    int c = s->hands[p][i];
+                    if (c >= N_CARDS) continue;
+                    seen++;
+                    playable += COST[c] <= size;
+                }
+                value += w->playable * playable;
+            }
+        }
+        for (int k = p * 2; k < p * 2 + 2; k++)
+            for (int i = 0; i < s->lane_len[k]; i++) {
+                int c = s->lanes[k][i].card;
+                int bits = ABIL[c] | (automaton ? threat_bits : 0);
+                value += w->attack * ATTACK[c] + w->health * (HEALTH[c] - s->lanes[k][i].damage) +
+                         w->ability * g_popcount(bits);
+            }
+        score += p == player ? value : -value;
+    }
+    return score;
+}
+
+/* The best-scoring actions of legal[0..n) on s for player, in legal order (ties kept); finish_turn:
+ * after the action, play legal[0] (end, or the first return order) until the turn is over, as
+ * GreedyAgent.act does.  An action illegal in s sets *illegal to it (the Python engine would raise). */
+static int g_best(const State *s, int player, const int *legal, int n, int finish_turn, const GreedyWeights *w,
+                  int *best, long *illegal) {
+    int own[MAX_LEGAL], buf[MAX_LEGAL];
+    int n_own = compute_legal(s, own);
+    int nb = 0;
+    double best_score = -HUGE_VAL;
+    for (int x = 0; x < n; x++) {
+        int found = 0;
+        for (int y = 0; y < n_own && !found; y++) found = own[y] == legal[x];
+        if (!found) {
+            *illegal = legal[x];
+            return 0;
+        }
+        State t = *s;
+        int64_t turn = t.turn;
+        dispatch(&t, legal[x]);
+        if (finish_turn)
+            while (t.stage != OVER && t.turn == turn && compute_legal(&t, buf) > 0) dispatch(&t, buf[0]);
+        double score = g_evaluate(&t, player, w);
+        if (score > best_score) {
+            best_score = score;
+            best[0] = legal[x];
+            nb = 1;
+        } else if (score == best_score) {
+            best[nb++] = legal[x];
+        }
+    }
+    return nb;
+}
+
+static PyObject *g_illegal_error(long action) {
+    PyErr_Format(PyExc_ValueError, "greedy: action %ld is not legal in the sampled state", action);
+    return NULL;
+}
+
+/* evaluate(player, weights) -> float: greedy.evaluate. */
+static PyObject *core_evaluate(CoreObject *self, PyObject *args) {
+    int player;
+    PyObject *weights;
+    GreedyWeights w;
+    if (!PyArg_ParseTuple(args, "iO", &player, &weights)) return NULL;
+    if (player != 0 && player != 1) {
+        PyErr_SetString(PyExc_ValueError, "evaluate: player is 0 or 1");
+        return NULL;
+    }
+    if (g_weights(weights, &w)) return NULL;
+    return PyFloat_FromDouble(g_evaluate(&self->s, player, &w));
+}
+
+/* greedy_action(getrandbits, hidden_identities, weights, finish_turn) -> action: GreedyAgent.act in
+ * the play phase with more than one legal action, drawing from the agent's random.Random exactly
+ * as it does: the determinization (core_determinize), then randrange(ties) only on a tie. */
+static PyObject *core_greedy_action(CoreObject *self, PyObject *args) {
+    PyObject *getrandbits, *weights;
+    int hidden_ids, finish_turn;
+    GreedyWeights w;
+    if (!PyArg_ParseTuple(args, "OpOp", &getrandbits, &hidden_ids, &weights, &finish_turn)) return NULL;
+    if (g_weights(weights, &w)) return NULL;
+    int player = current_player(&self->s);
+    int legal[MAX_LEGAL], best[MAX_LEGAL];
+    int n = compute_legal(&self->s, legal);
+    if (player < 0 || n < 2) {
+        PyErr_SetString(PyExc_ValueError, "greedy_action: a decision between at least two actions is needed");
+        return NULL;
+    }
+    PyObject *det_args = Py_BuildValue("(iOO)", player, getrandbits, hidden_ids ? Py_True : Py_False);
+    if (!det_args) return NULL;
+    CoreObject *sample = (CoreObject *)core_determinize(self, det_args);
+    Py_DECREF(det_args);
+    if (!sample) return NULL;
+    long illegal = -1;
+    int nb = g_best(&sample->s, player, legal, n, finish_turn, &w, best, &illegal);
+    Py_DECREF(sample);
+    if (!nb) return g_illegal_error(illegal);
+    int pick = 0;
+    if (nb > 1 && rb_below(getrandbits, nb, &pick)) return NULL;
+    return PyLong_FromLong(best[pick]);
+}
+
+/* greedy_rollout(rnd, weights, max_actions, turn_limit=-1): agents/mcts.py's rollout loop with the
+ * greedy policy (_greedy_choice: one action, no determinization, ties broken by
+ * best[int(rnd() * ties)]), stopping as rollout() does; returns the actions played. */
+static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args) {
+    PyObject *rnd, *weights;
+    long long max_actions, turn_limit = -1;
+    GreedyWeights w;
+    if (!PyArg_ParseTuple(args, "OOL|L", &rnd, &weights, &max_actions, &turn_limit)) return NULL;
+    if (g_weights(weights, &w)) return NULL;
+    State work = self->s, *s = &work; /* all or nothing: a refused draw leaves the game as it was */
+    int legal[MAX_LEGAL], best[MAX_LEGAL];
+    long long played = 0;
+    while (played < max_actions && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
+        int n = compute_legal(s, legal);
+        if (!n) break; /* an unloaded Core (Core.__new__): no decision to make */
+        int action = legal[0];
+        if (n > 1) {
+            long illegal = -1;
+            int nb = g_best(s, current_player(s), legal, n, 0, &w, best, &illegal);
+            if (!nb) return g_illegal_error(illegal);
+            action = best[0];
+            if (nb > 1) {
+                PyObject *r = PyObject_CallNoArgs(rnd);
+                if (!r) return NULL;
+                double x = PyFloat_AsDouble(r);
+                Py_DECREF(r);
+                if (x == -1.0 && PyErr_Occurred()) return NULL;
+                int pick = (int)(x * nb);
+                if (!(x >= 0.0 && x < 1.0) || pick >= nb) {
+                    PyErr_SetString(PyExc_ValueError, "greedy_rollout: rnd() must return a float in [0, 1)");
+                    return NULL;
+                }
+                action = best[pick];
+            }
+        }
+        dispatch(s, action);
+        played++;
+    }
+    self->s = work;
+    return PyLong_FromLongLong(played);
+}
+
+/* ------------------------------------------------------------------ end of the greedy heuristic */
 
 /* Core.__new__ without __init__: an inert finished game, never uninitialised memory. */
 static PyObject *core_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {

@@ -427,6 +427,37 @@ class NativeGame:
         self._history.clear()
         return self._core.rollout(rnd, max_actions, -1 if turn_limit is None else turn_limit)
 
+    # ------------------------------------------------------------------ the greedy heuristic in the core
+
+    def evaluate(self, player: int, weights: Sequence[float]) -> float:
+        """:func:`clashofdecks.agents.greedy.evaluate` of this game for ``player``, computed in the core:
+        the same double.  ``weights`` are :class:`~clashofdecks.agents.greedy.Weights`' 9 fields in order."""
+        return self._core.evaluate(player, weights)
+
+    def greedy_action(self, rng: random.Random, weights: Sequence[float], *, finish_turn: bool = True) -> int:
+        """:class:`~clashofdecks.agents.greedy.GreedyAgent`'s play-phase choice for the current player
+        (at least two legal actions), in one call: the determinization from ``rng``, every legal
+        action applied to it (and the turn finished the default way if ``finish_turn``) and scored,
+        the best kept, a tie broken by ``rng.randrange``.  The same generator draws as the Python agent
+        draws, so both choose the same action and leave ``rng`` in the same state."""
+        if type(rng) is not random.Random:
+            raise TypeError("greedy_action draws from a random.Random (its getrandbits)")
+        return self._core.greedy_action(rng.getrandbits, self._hidden_ids, weights, finish_turn)
+
+    def greedy_rollout(
+        self,
+        rnd: Callable[[], float],
+        weights: Sequence[float],
+        max_actions: int,
+        turn_limit: int | None = None,
+    ) -> int:
+        """As :meth:`rollout` with the search's greedy policy (``_greedy_choice`` of
+        :mod:`clashofdecks.agents.mcts`: the best-scoring action, ``rnd()`` only to break a tie,
+        ``best[int(rnd() * ties)]``); returns the actions played.  The same generator gives the same
+        rollout as the Python loop."""
+        self._history.clear()
+        return self._core.greedy_rollout(rnd, weights, max_actions, -1 if turn_limit is None else turn_limit)
+
     def playout(self, seed: int, max_actions: int = 1 << 62) -> int:
         """Play uniformly random legal actions inside the core (SplitMix64 from ``seed``, docs/native.md)
         until the game ends or ``max_actions`` were played; returns how many were played."""

@@ -17,7 +17,8 @@ scoring: the agent ranks cards by a static :func:`card_value` instead.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, fields
 from typing import Final
 
 from ..actions import BAN_BASE, BUILD_BASE, DECK_BASE, DECK_SIZE_CUSTOM, PICK_BASE, build_rank
@@ -38,6 +39,8 @@ from ..cards import (
     PROTECTION,
     SPRINT,
 )
+from ..native import AVAILABLE as NATIVE_AVAILABLE
+from ..native import NativeGame, NativeUnsupportedError
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, is_build_stage, no_decision_error
@@ -70,6 +73,11 @@ class Weights:
 
 
 DEFAULT_WEIGHTS: Final = Weights()
+
+
+def weight_values(weights: Weights) -> tuple[float, ...]:
+    """The weights as the compiled core takes them: the 9 fields in their declared order."""
+    return tuple(float(getattr(weights, f.name)) for f in fields(Weights))
 
 
 def _popcount(bits: int) -> int:
@@ -244,11 +252,22 @@ class GreedyAgent(Agent):
     name = "greedy"
 
     def __init__(
-        self, seed: int | None = 0, weights: Weights = DEFAULT_WEIGHTS, *, finish_turn: bool = True
+        self,
+        seed: int | None = 0,
+        weights: Weights = DEFAULT_WEIGHTS,
+        *,
+        finish_turn: bool = True,
+        native: bool | None = None,
     ) -> None:
+        if native and not NATIVE_AVAILABLE:
+            raise ValueError("native=True needs the compiled core (docs/native.md)")
         self.weights = weights
         self.finish_turn = finish_turn
         self._rng = random.Random(seed)
+        #: Play-phase decisions run in the compiled core when it is available (``native=None``): the
+        #: same sample, scores and tie-break draws, so the agent chooses the same actions.
+        self.native = NATIVE_AVAILABLE if native is None else native
+        self._values: tuple[Weights, tuple[float, ...]] = (weights, weight_values(weights))
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
@@ -264,6 +283,15 @@ class GreedyAgent(Agent):
             raise no_decision_error(game, self.name)
         if len(legal) == 1:
             return legal[0]
+        if self.native and type(self._rng) is random.Random:
+            try:
+                core = NativeGame.from_game(game)
+            except NativeUnsupportedError:
+                pass  # a state the core cannot hold: the Python engine decides (nothing drawn yet)
+            else:
+                if self._values[0] is not self.weights:  # weights replaced since: hand the new ones over
+                    self._values = (self.weights, weight_values(self.weights))
+                return core.greedy_action(self._rng, self._values[1], finish_turn=self.finish_turn)
         sample = sample_determinization(game, player, self._rng)
         sample.record_events = False
         best: list[int] = []
@@ -306,3 +334,20 @@ class GreedyAgent(Agent):
             return 0.0
 
         return max(legal, key=lambda a: (value(a), -a))
+
+
+def greedy_game_rates(seed: int = 1, games: int = 20, *, native: bool = False) -> tuple[float, float]:
+    """``(decisions/s, games/s)`` of greedy-vs-greedy random duel games (:meth:`Game.random_duel` of
+    ``seed + i``, agents seeded ``2 * game + seat``); ``native``: decisions in the compiled core.
+    Decisions are the agents' :meth:`GreedyAgent.act` calls; CPU time of this process, games and
+    agents included (docs/performance.md)."""
+    decisions = 0
+    start = time.process_time()
+    for i in range(games):
+        game = Game.random_duel(seed + i, record_events=False)
+        agents = [GreedyAgent(2 * i + seat, native=native) for seat in (0, 1)]
+        while not game.is_over():
+            game.apply(agents[game.current_player].act(game))
+            decisions += 1
+    seconds = max(time.process_time() - start, 1e-9)
+    return decisions / seconds, games / seconds

@@ -48,7 +48,7 @@ from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, no_decision_error
 from .evaluation import chance_after, shipped_model
-from .greedy import CARD_RANKING, evaluate
+from .greedy import CARD_RANKING, DEFAULT_WEIGHTS, evaluate, weight_values
 
 #: Default UCB exploration constant for rewards in [0, 1] (about 1/sqrt(2); not tuned further).
 DEFAULT_C: Final = 0.7
@@ -65,6 +65,8 @@ EVALUATIONS: Final = ("heuristic", "learned")
 #: fitted (maximum likelihood) on positions of greedy games: duel, solo.  See docs/ai.md.
 EVAL_SCALE_DUEL: Final = 12.0
 EVAL_SCALE_SOLO: Final = 20.0
+#: The greedy rollout policy's weights as the compiled core takes them (the documented defaults).
+_ROLLOUT_WEIGHTS: Final = weight_values(DEFAULT_WEIGHTS)
 #: Turns a solo rollout plays after its leaf's turn before the heuristic scores it (``"auto"``).
 SOLO_CUTOFF: Final = 2
 #: A rollout cutoff in turns, None (play to the end) or "auto" (see :class:`Search`).
@@ -121,8 +123,12 @@ def _heuristic_reward(game: Game) -> float:
     """Player 0's win chance guessed from the greedy heuristic's score (a logistic fit)."""
     if game.is_over():
         return _reward(game)
-    scale = EVAL_SCALE_SOLO if game.is_solo else EVAL_SCALE_DUEL
-    score = evaluate(game, 0) / scale
+    return _logistic(evaluate(game, 0), game.is_solo)
+
+
+def _logistic(heuristic: float, solo: bool) -> float:
+    """The greedy heuristic's score for player 0 turned into a win chance (:func:`_heuristic_reward`)."""
+    score = heuristic / (EVAL_SCALE_SOLO if solo else EVAL_SCALE_DUEL)
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
 
 
@@ -171,7 +177,8 @@ class Search:
     copies of the true state (``True``).
 
     ``c`` is the exploration constant; ``rollout`` is ``"random"`` (uniform over legal actions, the
-    benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic: slower, stronger).
+    benchmark's policy) or ``"greedy"`` (the one-ply greedy heuristic in the play phase, setup choices
+    at random: slower, stronger).
     ``cutoff`` (None: play to the end) stops a rollout once ``cutoff`` turns after the leaf's turn
     are over and scores the position with the greedy heuristic turned into a win chance
     (:func:`_heuristic_reward`); ``cutoff=0`` finishes the leaf's own turn only.  ``"auto"`` (the
@@ -209,8 +216,8 @@ class Search:
         self.rollout = rollout
         self.cutoff = cutoff
         self.perfect_information = perfect_information
-        #: Random rollouts run in the compiled core when it is available (``native=None``): the
-        #: same actions for the same generator, so the search's result does not depend on it.
+        #: Random and greedy rollouts run in the compiled core when it is available (``native=None``):
+        #: the same actions for the same generator, so the search's result does not depend on it.
         self.native = NATIVE_AVAILABLE if native is None else native
 
     # ------------------------------------------------------------------ the search
@@ -247,7 +254,7 @@ class Search:
         if self.rollout != "greedy":
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
         begin: Callable[[], Game | NativeGame] = start
-        if self.native and self.rollout != "greedy" and base.phase != "setup":
+        if self.native and base.phase != "setup":
             # The whole iteration in the compiled core: the same samples, legal actions and draws.
             core_base = NativeGame.from_game(base)
             core_base.keep_undo = False
@@ -339,7 +346,7 @@ class Search:
         limit = (1 << 62) if cutoff is None else d.turn + cutoff
         if isinstance(d, NativeGame):
             return self._rollout_in_core(d, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
-        in_core = self.native and not greedy
+        in_core = self.native
         for i in range(MAX_ROLLOUT_ACTIONS):
             if in_core and d.phase != "setup":
                 return self._rollout_in_core(
@@ -356,7 +363,7 @@ class Search:
             n = len(legal)
             if n == 1:
                 d.apply(legal[0])
-            elif greedy:
+            elif greedy and d.phase != "setup":  # setup picks are not positions to score: at random
                 d.apply(_greedy_choice(d, legal, rnd))
             else:
                 d.apply(legal[int(rnd() * n)])
@@ -365,12 +372,18 @@ class Search:
     def _rollout_in_core(
         self, nat: NativeGame, rnd: Callable[[], float], budget: int, limit: int | None
     ) -> float:
-        """The rest of a random rollout in the compiled core: the loop of :meth:`_rollout`, action
-        for action and draw for draw (``NativeGame.rollout``, docs/native.md); a cut-off rollout is
-        scored on the same state in the Python engine."""
-        nat.rollout(rnd, budget, limit)
+        """The rest of a rollout in the compiled core: the loop of :meth:`_rollout`, action for
+        action and draw for draw (``NativeGame.rollout``, ``greedy_rollout``, docs/native.md); a
+        cut-off rollout is scored by the heuristic in the core (the same double) or by the learned
+        evaluation on the same state in the Python engine."""
+        if self.rollout == "greedy":
+            nat.greedy_rollout(rnd, _ROLLOUT_WEIGHTS, budget, limit)
+        else:
+            nat.rollout(rnd, budget, limit)
         if nat.is_over():
             return _reward(nat)
+        if self.evaluation == "heuristic":
+            return _logistic(nat.evaluate(0, _ROLLOUT_WEIGHTS), nat.is_solo)
         return self._score(nat.to_game(record_events=False))
 
 
@@ -505,15 +518,17 @@ def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:
     return game
 
 
-def ismcts_iterations_per_second(seed: int = 1, iterations: int = 3000, *, native: bool = False) -> float:
+def ismcts_iterations_per_second(
+    seed: int = 1, iterations: int = 3000, *, native: bool = False, rollout: str = "random"
+) -> float:
     """ISMCTS iterations per second on one core (random rollouts to the end of the game) from the
     position after 6 turns of the seeded random duel game ``seed`` (``clash bench``); ``native``:
-    rollouts in the compiled core.
+    rollouts in the compiled core; ``rollout="greedy"``: greedy rollouts instead.
 
     Measured in CPU time of this process, so a busy machine does not lower the figure.
     """
     game = position_after_random_turns(seed)
-    search = Search(cutoff=None, native=native)
+    search = Search(cutoff=None, native=native, rollout=rollout)
     start = time.process_time()
     result = search.run(game, random.Random(seed), iterations=iterations)
     return result.iterations / max(time.process_time() - start, 1e-9)
