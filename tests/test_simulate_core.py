@@ -24,6 +24,7 @@ import pytest
 
 from clashofdecks import native
 from clashofdecks.agents.base import Agent, act_on
+from clashofdecks.agents.random_agent import RandomAgent
 from clashofdecks.agents.registry import make_agent
 from clashofdecks.native import NativeGame
 from clashofdecks.options import Ruleset, Threat
@@ -89,9 +90,10 @@ def test_random_duels_are_the_same_games_on_the_core(fmt: str, monkeypatch: pyte
         (("ismcts:8", "random"), "draft"),
         (("random", "mcts:8"), "precon"),
         (("ismcts:6,cutoff=1,eval=learned", "mcts:6"), "custom"),
-        # Greedy rollouts from the setup stage fail in the Python engine itself (reported): a deal
-        # that starts at the first turn.
-        (("ismcts:6,rollout=greedy", "random"), "random"),
+        (("ismcts:6,rollout=greedy", "random"), "draft"),
+        (("greedy", "random"), "draft"),
+        (("greedy", "ismcts:5"), "precon"),
+        (("greedy", "greedy"), "custom"),
     ],
 )
 def test_search_agents_choose_the_same_on_the_core(
@@ -168,9 +170,7 @@ def test_arena_and_solo_tables_are_the_same_on_the_core(monkeypatch: pytest.Monk
     assert [_fields(r) for r in solo.results] == [_fields(r) for r in solo_py.results]
     assert solo.to_dict() == solo_py.to_dict()
     assert any(r.participants_swapped for r in arena.results)
-    # Greedy does not play on the core (yet): its games stay in Python, the others move.
-    for task, result in zip(arena.tasks, arena.results, strict=True):
-        assert result.on_core is (2 not in (task.a, task.b))
+    assert all(r.on_core for r in arena.results)  # greedy too
     assert all(r.on_core for r in solo.results)
 
 
@@ -188,7 +188,11 @@ def test_games_that_need_the_python_engine_stay_there(
         assert isinstance(kept, Game) and not recorded.on_core and not counted.on_core
         assert _fields(plain) == _fields(recorded) == _fields(counted)
         assert recorded.record is not None and Path(recorded.record).is_file()
-    agents = [make_agent("greedy", 0), make_agent("random", 0)]
+
+    class PythonOnly(RandomAgent):
+        plays_native = False
+
+    agents = [PythonOnly(0), make_agent("random", 0)]
     assert not plays_on_core(next(iter(config.specs())), agents)
     assert plays_on_core(next(iter(config.specs())), [make_agent("random", 0), None])
 

@@ -250,6 +250,8 @@ class GreedyAgent(Agent):
     """One-ply greedy player: the legal action whose result :func:`evaluate` scores highest."""
 
     name = "greedy"
+    #: Also acts on a :class:`~clashofdecks.native.NativeGame` (``clash simulate`` on the core).
+    plays_native = True
 
     def __init__(
         self,
@@ -272,7 +274,27 @@ class GreedyAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def act(self, game: Game) -> int:
+    def _core_weights(self) -> tuple[float, ...]:
+        if self._values[0] is not self.weights:  # weights replaced since: hand the new ones over
+            self._values = (self.weights, weight_values(self.weights))
+        return self._values[1]
+
+    def _act_on_core(self, core: NativeGame) -> int:
+        """The play-phase decision on the compiled core's own game (no conversion)."""
+        if core.current_player < 0:
+            raise no_decision_error(core, self.name)
+        legal = core.legal_actions()
+        if not legal:
+            raise no_decision_error(core, self.name)
+        if len(legal) == 1:
+            return legal[0]
+        if self.native and type(self._rng) is random.Random:
+            return core.greedy_action(self._rng, self._core_weights(), finish_turn=self.finish_turn)
+        return self.act(core.to_game(record_events=False))  # the agent was told to decide in Python
+
+    def act(self, game: Game | NativeGame) -> int:
+        if isinstance(game, NativeGame):
+            return self._act_on_core(game)
         player = game.current_player
         if player < 0:
             raise no_decision_error(game, self.name)
@@ -289,9 +311,7 @@ class GreedyAgent(Agent):
             except NativeUnsupportedError:
                 pass  # a state the core cannot hold: the Python engine decides (nothing drawn yet)
             else:
-                if self._values[0] is not self.weights:  # weights replaced since: hand the new ones over
-                    self._values = (self.weights, weight_values(self.weights))
-                return core.greedy_action(self._rng, self._values[1], finish_turn=self.finish_turn)
+                return core.greedy_action(self._rng, self._core_weights(), finish_turn=self.finish_turn)
         sample = sample_determinization(game, player, self._rng)
         sample.record_events = False
         best: list[int] = []
