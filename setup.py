@@ -20,7 +20,8 @@ setup(
             "clashofdecks._native",
             [SOURCE],
             define_macros=[("SOURCE_HASH", f'"{SOURCE_HASH}"')],
-            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],  # no fused multiply-add: UCB as Python computes it
+            # -ffp-contract=off: no fused multiply-add, so the search's UCB values are Python's.
+            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
             optional=True,
         )
     ]
