@@ -240,6 +240,13 @@ def test_bad_arguments_are_refused_clearly() -> None:
         nat.search(Generator(1), **settings)
     with pytest.raises(ValueError, match="budget"):
         nat.search(random.Random(1), **{**settings, "iterations": None})
+    with pytest.raises(ValueError, match="-3 iterations"):
+        nat.search(random.Random(1), **{**settings, "iterations": -3})
+    game = position("random_duel", 1, 0)
+    assert game is not None
+    for on in (False, True):
+        with pytest.raises(ValueError, match="at least 1 iteration"):
+            Search(native=on).run(game, random.Random(1), iterations=0)
     with pytest.raises(ValueError, match=">= 0"):
         nat.search(random.Random(1), **{**settings, "c": -1.0})
     core = nat._core

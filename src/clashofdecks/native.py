@@ -453,6 +453,8 @@ class NativeGame:
             raise TypeError("NativeGame.search draws as random.Random: pass a random.Random")
         if iterations is None and deadline is None:
             raise ValueError("a search needs a budget: iterations or a deadline")
+        if iterations is not None and iterations < 0:
+            raise ValueError(f"a search cannot run {iterations} iterations")
         template = self._template
 
         def score_core(core: Core) -> float:

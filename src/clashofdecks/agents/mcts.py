@@ -240,6 +240,8 @@ class Search:
             raise ValueError("the game is over: nothing to search")
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations or seconds")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"a search needs at least 1 iteration, not {iterations}")
         if self.perfect_information:
             base = game.clone()
             base.record_events = False
