@@ -1889,6 +1889,10 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
         if (search_iterate(&t, &d, &g, &set)) goto done;
         count++;
         if ((count & 7) == 0) {
+            /* Let other threads run (a web server's event loop waits on a hint otherwise), as the
+             * Python loop would every switch interval; then Ctrl-C and the deadline. */
+            Py_BEGIN_ALLOW_THREADS;
+            Py_END_ALLOW_THREADS;
             if (PyErr_CheckSignals()) goto done;
             if (deadline != Py_None) {
                 PyObject *now = PyObject_CallNoArgs(clock);
