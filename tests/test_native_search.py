@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from typing import Any
 
 import pytest
@@ -260,3 +261,40 @@ def test_bad_arguments_are_refused_clearly() -> None:
     state = rng.getstate()
     nat.search(rng, **settings)
     assert rng.getstate() != state  # the search drew from the caller's generator
+
+
+def test_other_threads_run_during_a_search_in_c() -> None:
+    """The C loop lets other threads take the interpreter every 8 iterations (a hint computed in a
+    thread must not freeze a server's event loop), as the Python loop does every switch interval.
+    ``Core.search`` is called directly so that no Python code runs during the search (at most one
+    switch before and one after it): a loop that never let go would count at most 2 ticks."""
+    import sys
+    import threading
+
+    game = position("random_duel", 1, 6)
+    assert game is not None
+    core = NativeGame.from_game(game)._core
+    mt_state = random.Random(1).getstate()[1]
+    ticks: list[int] = []
+    finished = threading.Event()
+
+    def ticker() -> None:
+        while not finished.is_set():
+            ticks.append(1)
+            finished.wait(0.0005)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0001)
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    try:
+        before = len(ticks)
+        done, _, _ = core.search(
+            game.current_player, mt_state, 20000, None, time.perf_counter, 0.7, False, True, -1, 2000, float
+        )
+        during = len(ticks) - before
+    finally:
+        finished.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+    assert done == 20000 and during > 2, f"the search held the interpreter throughout ({during} ticks)"
