@@ -283,6 +283,9 @@ def test_other_threads_run_during_a_search_in_c() -> None:
             ticks.append(1)
             finished.wait(0.0005)
 
+    def unused(core: object) -> float:  # rollouts to the end: nothing to score
+        raise AssertionError("no cut-off here")
+
     interval = sys.getswitchinterval()
     sys.setswitchinterval(0.0001)
     thread = threading.Thread(target=ticker)
@@ -290,7 +293,7 @@ def test_other_threads_run_during_a_search_in_c() -> None:
     try:
         before = len(ticks)
         done, _, _ = core.search(
-            game.current_player, mt_state, 20000, None, time.perf_counter, 0.7, False, True, -1, 2000, float
+            game.current_player, mt_state, 20000, None, time.perf_counter, 0.7, False, True, -1, 2000, unused
         )
         during = len(ticks) - before
     finally:
