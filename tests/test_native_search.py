@@ -121,6 +121,27 @@ def test_the_c_tree_searches_as_the_python_tree_with_every_setting(
     assert searched >= 4 and len(core_searches) == searched
 
 
+def test_many_seeds_agree() -> None:
+    """Every start and setting in turn, over ``CLASH_NATIVE_SEARCH_SEEDS`` seeds (default 40; the
+    longer run in docs/native.md used 1,500)."""
+    settings: list[dict[str, Any]] = [
+        {},
+        {"perfect_information": True},
+        {"c": 0.0},
+        {"c": 1.3},
+        {"cutoff": 0},
+        {"cutoff": 2, "evaluation": "learned"},
+        {"cutoff": None},
+    ]
+    searched = 0
+    for seed in range(int(os.environ.get("CLASH_NATIVE_SEARCH_SEEDS", "40"))):
+        game = position(KINDS[seed % len(KINDS)], 1000 + seed, seed % 37)
+        if game is not None:
+            both_trees(game, seed, 100, **settings[seed % len(settings)])
+            searched += 1
+    assert searched > 0
+
+
 def positions_near_the_end(seed: int) -> tuple[Game, Game]:
     """From one random game: the position one action from its end (an action there ends it) and the
     position about six actions earlier (games that end inside the tree)."""
