@@ -10,6 +10,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1342,10 +1343,10 @@ static PyObject *core_get_termination(CoreObject *self, void *c) {
 }
 
 static PyObject *core_determinize(CoreObject *self, PyObject *args);
-static int rb_below(PyObject *getrandbits, int n, int *out);
 static PyObject *core_evaluate(CoreObject *self, PyObject *args);
 static PyObject *core_greedy_action(CoreObject *self, PyObject *args);
 static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args);
+static PyObject *core_search(CoreObject *self, PyObject *args);
 
 static PyMethodDef core_methods[] = {
     {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
@@ -1359,6 +1360,9 @@ static PyMethodDef core_methods[] = {
     {"resume", (PyCFunction)core_resume, METH_NOARGS, "rules.Game.resume: the automaton's pending turn."},
     {"rollout", (PyCFunction)core_rollout, METH_VARARGS,
      "rollout(rnd, max_actions, turn_limit=-1): random actions drawn from rnd() as agents/mcts.py does."},
+    {"search", (PyCFunction)core_search, METH_VARARGS,
+     "search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities, "
+     "cutoff_turns, max_rollout_actions, score): agents/mcts.py's Search.run with random rollouts."},
     {"playout", (PyCFunction)core_playout, METH_VARARGS,
      "playout(seed, max_actions=2**62): uniform random actions (SplitMix64 from seed) to the end."},
     {"evaluate", (PyCFunction)core_evaluate, METH_VARARGS, "evaluate(player, weights): greedy.evaluate."},
@@ -1380,37 +1384,162 @@ static PyGetSetDef core_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-/* ------------------------------------------------------------------ determinization (R9)
+/* ------------------------------------------------------------------ CPython's random.Random in C
  *
- * rules.Game.sample_determinization with the caller's random.Random: its draws are made with
- * rng.getrandbits exactly as random.Random._randbelow, shuffle and sample make them (CPython 3.11+),
- * so the same generator gives the same sample in both engines. */
+ * MT19937 with CPython's output functions (Modules/_randommodule.c): genrand_uint32, random() from
+ * two words (27 + 26 bits), getrandbits(k) (k <= 32: one word shifted; more: 32-bit words, least
+ * significant first) and _randbelow_with_getrandbits.  The search moves the caller's generator in
+ * with rng.getstate() and out with rng.setstate(), so it draws exactly what the Python search would
+ * and leaves the generator in the same state. */
 
-static int rb_below(PyObject *getrandbits, int n, int *out) {
+#define MT_N 624
+#define MT_M 397
+
+typedef struct {
+    uint32_t mt[MT_N];
+    int index;
+} MTState;
+
+static uint32_t mt_next(MTState *g) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t y;
+    if (g->index >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (g->mt[kk] & 0x80000000U) | (g->mt[kk + 1] & 0x7fffffffU);
+            g->mt[kk] = g->mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 1U];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (g->mt[kk] & 0x80000000U) | (g->mt[kk + 1] & 0x7fffffffU);
+            g->mt[kk] = g->mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 1U];
+        }
+        y = (g->mt[MT_N - 1] & 0x80000000U) | (g->mt[0] & 0x7fffffffU);
+        g->mt[MT_N - 1] = g->mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 1U];
+        g->index = 0;
+    }
+    y = g->mt[g->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* random.Random.random() */
+static double mt_random(MTState *g) {
+    uint32_t a = mt_next(g) >> 5, b = mt_next(g) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+/* random.Random.getrandbits(k) for 1 <= k <= 64 */
+static uint64_t mt_getrandbits(MTState *g, int k) {
+    if (k <= 32) return mt_next(g) >> (32 - k);
+    uint64_t lo = mt_next(g);
+    uint64_t hi = mt_next(g) >> (64 - k);
+    return lo | hi << 32;
+}
+
+/* random.Random._randbelow_with_getrandbits(n) for n >= 1 (randrange(n)) */
+static int mt_below(MTState *g, int n) {
     int k = 0;
     while ((n >> k) != 0) k++; /* n.bit_length() */
+    uint32_t r = mt_next(g) >> (32 - k);
+    while (r >= (uint32_t)n) r = mt_next(g) >> (32 - k);
+    return (int)r;
+}
+
+/* The internal state of rng.getstate() (624 words and the index) in and out. */
+static int mt_load(MTState *g, PyObject *internal) {
+    PyObject *t = PySequence_Fast(internal, "search: the generator state must be a sequence");
+    if (!t) return -1;
+    if (PySequence_Fast_GET_SIZE(t) != MT_N + 1) {
+        Py_DECREF(t);
+        PyErr_SetString(PyExc_ValueError, "search: the generator state needs 625 integers (rng.getstate()[1])");
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(t);
+    for (int i = 0; i <= MT_N; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(items[i]);
+        if ((v == (unsigned long)-1 && PyErr_Occurred()) || v > 0xffffffffUL || (i == MT_N && v > MT_N)) {
+            Py_DECREF(t);
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "search: the generator state is not random.Random's");
+            return -1;
+        }
+        if (i < MT_N)
+            g->mt[i] = (uint32_t)v;
+        else
+            g->index = (int)v;
+    }
+    Py_DECREF(t);
+    return 0;
+}
+
+static PyObject *mt_export(const MTState *g) {
+    PyObject *t = PyTuple_New(MT_N + 1);
+    if (!t) return NULL;
+    for (int i = 0; i <= MT_N; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(i < MT_N ? g->mt[i] : (unsigned long)g->index);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------ determinization (R9)
+ *
+ * rules.Game.sample_determinization with the caller's random.Random: its draws are made exactly as
+ * random.Random._randbelow, shuffle and sample make them (CPython 3.11+), either through the
+ * caller's rng.getrandbits (Core.determinize) or with the generator above (Core.search), so the
+ * same generator gives the same sample in both engines. */
+
+typedef struct {
+    PyObject *getrandbits; /* a Python rng.getrandbits, or NULL: draw from mt */
+    MTState *mt;
+} Bits;
+
+/* getrandbits(k), 1 <= k <= 64 */
+static int bits_draw(Bits *r, int k, uint64_t *out) {
+    if (!r->getrandbits) {
+        *out = mt_getrandbits(r->mt, k);
+        return 0;
+    }
     PyObject *bits = PyLong_FromLong(k);
     if (!bits) return -1;
+    PyObject *v = PyObject_CallOneArg(r->getrandbits, bits);
+    Py_DECREF(bits);
+    if (!v) return -1;
+    unsigned long long x = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    if (x == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = (uint64_t)x;
+    return 0;
+}
+
+static int rb_below(Bits *r, int n, int *out) {
+    if (!r->getrandbits) {
+        *out = mt_below(r->mt, n);
+        return 0;
+    }
+    int k = 0;
+    while ((n >> k) != 0) k++; /* n.bit_length() */
     for (;;) {
-        PyObject *r = PyObject_CallOneArg(getrandbits, bits);
-        if (!r) break;
-        long v = PyLong_AsLong(r);
-        Py_DECREF(r);
-        if (v == -1 && PyErr_Occurred()) break;
-        if (v < n) {
+        uint64_t v;
+        if (bits_draw(r, k, &v)) return -1;
+        if (v < (uint64_t)n) {
             *out = (int)v;
-            Py_DECREF(bits);
             return 0;
         }
     }
-    Py_DECREF(bits);
-    return -1;
 }
 
-static int rb_shuffle(PyObject *getrandbits, uint8_t *x, int n) {
+static int rb_shuffle(Bits *r, uint8_t *x, int n) {
     for (int i = n - 1; i >= 1; i--) {
         int j;
-        if (rb_below(getrandbits, i + 1, &j)) return -1;
+        if (rb_below(r, i + 1, &j)) return -1;
         uint8_t t = x[i];
         x[i] = x[j];
         x[j] = t;
@@ -1418,7 +1547,7 @@ static int rb_shuffle(PyObject *getrandbits, uint8_t *x, int n) {
     return 0;
 }
 
-static int rb_sample(PyObject *getrandbits, const uint8_t *population, int n, int k, uint8_t *out) {
+static int rb_sample(Bits *r, const uint8_t *population, int n, int k, uint8_t *out) {
     /* random.sample: setsize = 21 + 4 ** ceil(log(3k, 4)) for k > 5; 3k is never a power of 4, so
      * that power is the smallest one at least 3k (integers, no floating point). */
     long setsize = 21;
@@ -1432,7 +1561,7 @@ static int rb_sample(PyObject *getrandbits, const uint8_t *population, int n, in
         memcpy(pool, population, (size_t)n);
         for (int i = 0; i < k; i++) {
             int j;
-            if (rb_below(getrandbits, n - i, &j)) return -1;
+            if (rb_below(r, n - i, &j)) return -1;
             out[i] = pool[j];
             pool[j] = pool[n - i - 1];
         }
@@ -1441,7 +1570,7 @@ static int rb_sample(PyObject *getrandbits, const uint8_t *population, int n, in
         for (int i = 0; i < k; i++) {
             int j;
             do {
-                if (rb_below(getrandbits, n, &j)) return -1;
+                if (rb_below(r, n, &j)) return -1;
             } while (selected >> j & 1);
             selected |= 1ULL << j;
             out[i] = population[j];
@@ -1459,52 +1588,38 @@ static void sort_bytes(uint8_t *x, int n) {
         }
 }
 
-/* determinize(player, getrandbits, hidden_identities) -> a new Core: rules.Game.sample_determinization
- * of the play phase, step for step (a new chance seed first, then the hidden things refilled). */
-static PyObject *core_determinize(CoreObject *self, PyObject *args) {
-    int player, hidden_ids;
-    PyObject *getrandbits;
-    if (!PyArg_ParseTuple(args, "iOp", &player, &getrandbits, &hidden_ids)) return NULL;
-    if (player != 0 && player != 1) {
-        PyErr_SetString(PyExc_ValueError, "determinize: player is 0 or 1");
-        return NULL;
-    }
-    State s = self->s;
-    PyObject *bits = PyLong_FromLong(64);
-    if (!bits) return NULL;
-    PyObject *r = PyObject_CallOneArg(getrandbits, bits);
-    Py_DECREF(bits);
-    if (!r) return NULL;
-    unsigned long long seed = PyLong_AsUnsignedLongLong(r);
-    Py_DECREF(r);
-    if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    s.rng_seed = (uint64_t)seed; /* rules.seed_rng: seed << 32, counter 0 */
-    s.rng_counter = 0;
-    if (s.solo) {
-        if (player == 0 && s.deck_len > 1) {
-            int n = s.deck_len - 1;
-            sort_bytes(s.deck, n);
-            if (rb_shuffle(getrandbits, s.deck, n)) return NULL;
+/* rules.Game.sample_determinization of the play phase on s, step for step (a new chance seed first,
+ * then the hidden things refilled); -1 with a Python exception set on failure. */
+static int determinize_state(State *s, int player, int hidden_ids, Bits *r) {
+    uint64_t seed;
+    if (bits_draw(r, 64, &seed)) return -1;
+    s->rng_seed = seed; /* rules.seed_rng: seed << 32, counter 0 */
+    s->rng_counter = 0;
+    if (s->solo) {
+        if (player == 0 && s->deck_len > 1) {
+            int n = s->deck_len - 1;
+            sort_bytes(s->deck, n);
+            if (rb_shuffle(r, s->deck, n)) return -1;
         }
     } else {
         int opp = 1 - player;
-        uint8_t *hand = s.hands[opp];
+        uint8_t *hand = s->hands[opp];
         int slots[HAND_CAP], ns = 0;
-        for (int i = 0; i < s.hand_len[opp]; i++) {
+        for (int i = 0; i < s->hand_len[opp]; i++) {
             int c = hand[i];
-            if (c < N_CARDS && !(s.known[opp] >> c & 1)) slots[ns++] = i;
+            if (c < N_CARDS && !(s->known[opp] >> c & 1)) slots[ns++] = i;
         }
         uint8_t cards[HAND_CAP];
         if (hidden_ids) {
             uint64_t seen = 0;
-            for (int i = 0; i < s.hand_len[player]; i++)
-                if (s.hands[player][i] < N_CARDS) seen |= 1ULL << s.hands[player][i];
+            for (int i = 0; i < s->hand_len[player]; i++)
+                if (s->hands[player][i] < N_CARDS) seen |= 1ULL << s->hands[player][i];
             for (int k = 0; k < 4; k++)
-                for (int i = 0; i < s.lane_len[k]; i++) seen |= 1ULL << s.lanes[k][i].card;
-            if (s.pending_player != NONE)
-                for (int i = 0; i < s.pending_n; i++) seen |= 1ULL << s.pending[i];
-            if (s.cast_p != NONE) seen |= 1ULL << s.cast_c;
-            for (int i = 0, x = 0; i < s.hand_len[opp]; i++) {
+                for (int i = 0; i < s->lane_len[k]; i++) seen |= 1ULL << s->lanes[k][i].card;
+            if (s->pending_player != NONE)
+                for (int i = 0; i < s->pending_n; i++) seen |= 1ULL << s->pending[i];
+            if (s->cast_p != NONE) seen |= 1ULL << s->cast_c;
+            for (int i = 0, x = 0; i < s->hand_len[opp]; i++) {
                 if (x < ns && slots[x] == i) {
                     x++;
                     continue;
@@ -1517,16 +1632,31 @@ static PyObject *core_determinize(CoreObject *self, PyObject *args) {
                 if (!(seen >> c & 1)) unseen[nu++] = (uint8_t)c;
             if (ns > nu) {
                 PyErr_SetString(PyExc_ValueError, "Sample larger than population or is negative");
-                return NULL;
+                return -1;
             }
-            if (rb_sample(getrandbits, unseen, nu, ns, cards)) return NULL;
+            if (rb_sample(r, unseen, nu, ns, cards)) return -1;
         } else {
             for (int x = 0; x < ns; x++) cards[x] = hand[slots[x]];
             sort_bytes(cards, ns);
-            if (rb_shuffle(getrandbits, cards, ns)) return NULL;
+            if (rb_shuffle(r, cards, ns)) return -1;
         }
         for (int x = 0; x < ns; x++) hand[slots[x]] = cards[x];
     }
+    return 0;
+}
+
+/* determinize(player, getrandbits, hidden_identities) -> a new Core (the sample). */
+static PyObject *core_determinize(CoreObject *self, PyObject *args) {
+    int player, hidden_ids;
+    PyObject *getrandbits;
+    if (!PyArg_ParseTuple(args, "iOp", &player, &getrandbits, &hidden_ids)) return NULL;
+    if (player != 0 && player != 1) {
+        PyErr_SetString(PyExc_ValueError, "determinize: player is 0 or 1");
+        return NULL;
+    }
+    State s = self->s;
+    Bits r = {getrandbits, NULL};
+    if (determinize_state(&s, player, hidden_ids, &r)) return NULL;
     CoreObject *o = core_new_empty();
     if (!o) return NULL;
     o->s = s;
@@ -1795,7 +1925,8 @@ static PyObject *core_greedy_action(CoreObject *self, PyObject *args) {
     Py_DECREF(sample);
     if (!nb) return g_illegal_error(illegal);
     int pick = 0;
-    if (nb > 1 && rb_below(getrandbits, nb, &pick)) return NULL;
+    Bits tie = {getrandbits, NULL};
+    if (nb > 1 && rb_below(&tie, nb, &pick)) return NULL;
     return PyLong_FromLong(best[pick]);
 }
 
@@ -1842,6 +1973,279 @@ static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------ end of the greedy heuristic */
+/* ------------------------------------------------------------------ the search tree (agents/mcts.py)
+ *
+ * Search._iterate and Search.run in C for random rollouts from the play phase: the same tree, the
+ * same UCB expression in the same operation order, the same draws from the caller's generator (MT
+ * above), rewards added in path order.  Nodes live in one growable pool per search (indices, not
+ * pointers, as the pool moves when it grows); a node's children are a list sorted by action, walked
+ * in step with the sorted legal actions, so finding every child of a node costs one pass. */
+
+typedef struct {
+    int32_t child, sibling; /* first child, next sibling (sorted by action); -1: none */
+    int32_t action;
+    int32_t player; /* who chose the action that led here (rewards are from this player's view) */
+    int64_t visits, avail;
+    double wins;
+} Node;
+
+typedef struct {
+    Node *nodes;
+    int32_t len, cap;
+    int32_t *path;
+    int32_t path_len, path_cap;
+} Tree;
+
+static int32_t tree_node(Tree *t, int player, int action) {
+    if (t->len == t->cap) {
+        int32_t cap = t->cap ? t->cap * 2 : 4096;
+        if (cap < 0) return -1;
+        Node *grown = PyMem_Realloc(t->nodes, (size_t)cap * sizeof(Node));
+        if (!grown) return -1;
+        t->nodes = grown;
+        t->cap = cap;
+    }
+    Node *n = &t->nodes[t->len];
+    n->child = n->sibling = -1;
+    n->action = action;
+    n->player = player;
+    n->visits = 0;
+    n->avail = 1;
+    n->wins = 0.0;
+    return t->len++;
+}
+
+static int tree_push(Tree *t, int32_t node) {
+    if (t->path_len == t->path_cap) {
+        int32_t cap = t->path_cap ? t->path_cap * 2 : 256;
+        int32_t *grown = PyMem_Realloc(t->path, (size_t)cap * sizeof(int32_t));
+        if (!grown) return -1;
+        t->path = grown;
+        t->path_cap = cap;
+    }
+    t->path[t->path_len++] = node;
+    return 0;
+}
+
+/* A new child of parent for action, kept in the sorted sibling list; -1 when out of memory. */
+static int32_t tree_add_child(Tree *t, int32_t parent, int player, int action) {
+    int32_t child = tree_node(t, player, action);
+    if (child < 0) return -1;
+    Node *nodes = t->nodes;
+    int32_t prev = -1, cur = nodes[parent].child;
+    while (cur >= 0 && nodes[cur].action < action) {
+        prev = cur;
+        cur = nodes[cur].sibling;
+    }
+    nodes[child].sibling = cur;
+    if (prev < 0)
+        nodes[parent].child = child;
+    else
+        nodes[prev].sibling = child;
+    return child;
+}
+
+typedef struct {
+    double c;
+    long long turns_after; /* rollout cut-off in turns after the leaf's turn; -1: none */
+    long long max_rollout; /* the action cap of a rollout */
+    PyObject *score;       /* score(Core) -> player 0's reward of an unfinished position */
+} SearchSettings;
+
+/* Player 0's reward of a finished game: 1 win, 0 loss, 1/2 draw (mcts._reward). */
+static double final_reward(const State *s) { return s->winner == 0 ? 1.0 : (s->winner == 1 ? 0.0 : 0.5); }
+
+/* Search._rollout_in_core with the generator above; -1 with an exception set on failure. */
+static int search_rollout(State *s, MTState *g, const SearchSettings *set, double *reward) {
+    int legal[MAX_LEGAL];
+    long long turn_limit = set->turns_after < 0 ? -1 : s->turn + set->turns_after;
+    long long played = 0;
+    while (played < set->max_rollout && s->stage != OVER && (turn_limit < 0 || s->turn <= turn_limit)) {
+        int n = compute_legal(s, legal);
+        if (!n) break;
+        int pick = 0;
+        if (n > 1) pick = (int)(mt_random(g) * n);
+        dispatch(s, legal[pick]);
+        played++;
+    }
+    if (s->stage == OVER) {
+        *reward = final_reward(s);
+        return 0;
+    }
+    CoreObject *o = core_new_empty();
+    if (!o) return -1;
+    o->s = *s;
+    PyObject *v = PyObject_CallOneArg(set->score, (PyObject *)o);
+    Py_DECREF(o);
+    if (!v) return -1;
+    double x = PyFloat_AsDouble(v);
+    Py_DECREF(v);
+    if (x == -1.0 && PyErr_Occurred()) return -1;
+    *reward = x;
+    return 0;
+}
+
+/* One iteration of Search._iterate from the state d (consumed); -1 with an exception set. */
+static int search_iterate(Tree *t, State *d, MTState *g, const SearchSettings *set) {
+    int legal[MAX_LEGAL], untried[MAX_LEGAL];
+    const double c = set->c;
+    int32_t node = 0;
+    t->path_len = 0;
+    if (tree_push(t, 0)) goto nomem;
+    while (d->stage != OVER) {
+        int n = compute_legal(d, legal);
+        int n_untried = 0;
+        int32_t best = -1;
+        int best_action = -1;
+        double best_score = -1.0;
+        int32_t cur = t->nodes[node].child;
+        int prev_action = -1;
+        for (int i = 0; i < n; i++) {
+            int a = legal[i];
+            if (a < prev_action) cur = t->nodes[node].child; /* never: legal actions are sorted */
+            prev_action = a;
+            while (cur >= 0 && t->nodes[cur].action < a) cur = t->nodes[cur].sibling;
+            if (cur < 0 || t->nodes[cur].action != a) {
+                untried[n_untried++] = a;
+                continue;
+            }
+            Node *ch = &t->nodes[cur];
+            ch->avail += 1;
+            if (!n_untried) {
+                double score = ch->wins / (double)ch->visits +
+                               c * sqrt(log((double)ch->avail) / (double)ch->visits);
+                if (score > best_score) {
+                    best_score = score;
+                    best = cur;
+                    best_action = a;
+                }
+            }
+        }
+        int player = current_player(d);
+        if (n_untried) {
+            int a = n_untried > 1 ? untried[mt_below(g, n_untried)] : untried[0];
+            int32_t child = tree_add_child(t, node, player, a);
+            if (child < 0 || tree_push(t, child)) goto nomem;
+            dispatch(d, a);
+            break;
+        }
+        if (best < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "search: a game that is not over has no legal action");
+            return -1;
+        }
+        dispatch(d, best_action);
+        node = best;
+        if (tree_push(t, node)) goto nomem;
+    }
+    double reward;
+    if (d->stage != OVER) {
+        if (search_rollout(d, g, set, &reward)) return -1;
+    } else {
+        reward = final_reward(d);
+    }
+    for (int32_t i = 0; i < t->path_len; i++) {
+        Node *p = &t->nodes[t->path[i]];
+        p->visits += 1;
+        p->wins += p->player == 0 ? reward : 1.0 - reward;
+    }
+    return 0;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities,
+ *        cutoff_turns, max_rollout_actions, score) -> (iterations done, mt_state after,
+ *        ((action, visits, wins), ...) of the root's children)
+ *
+ * Search.run for random rollouts from the play phase: each iteration starts from a determinization
+ * for player (or, perfect_information, from a copy of this state); iterations < 0: no cap; deadline
+ * (a clock() reading) is compared with clock() every 8 iterations, as Search.run does. */
+static PyObject *core_search(CoreObject *self, PyObject *args) {
+    int player, perfect, hidden_ids;
+    PyObject *mt_state, *deadline, *clock;
+    long long iterations;
+    SearchSettings set;
+    if (!PyArg_ParseTuple(args, "iOLOOdppLLO", &player, &mt_state, &iterations, &deadline, &clock, &set.c,
+                          &perfect, &hidden_ids, &set.turns_after, &set.max_rollout, &set.score))
+        return NULL;
+    if (player != 0 && player != 1) {
+        PyErr_SetString(PyExc_ValueError, "search: player is 0 or 1");
+        return NULL;
+    }
+    if (current_player(&self->s) != player) {
+        PyErr_SetString(PyExc_ValueError, "search: the player is not the one to move");
+        return NULL;
+    }
+    if (!(set.c >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "search: the exploration constant must be >= 0");
+        return NULL;
+    }
+    if (!PyCallable_Check(set.score) || (deadline != Py_None && !PyCallable_Check(clock))) {
+        PyErr_SetString(PyExc_TypeError, "search: score (and clock with a deadline) must be callable");
+        return NULL;
+    }
+    double deadline_at = 0.0;
+    if (deadline != Py_None) {
+        deadline_at = PyFloat_AsDouble(deadline);
+        if (deadline_at == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    MTState g;
+    if (mt_load(&g, mt_state)) return NULL;
+    Bits bits = {NULL, &g};
+    Tree t = {NULL, 0, 0, NULL, 0, 0};
+    PyObject *result = NULL;
+    if (tree_node(&t, 1 - player, -1) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    long long limit = iterations < 0 ? (1LL << 62) : iterations;
+    long long count = 0;
+    while (count < limit) {
+        State d = self->s;
+        if (!perfect && determinize_state(&d, player, hidden_ids, &bits)) goto done;
+        if (search_iterate(&t, &d, &g, &set)) goto done;
+        count++;
+        if ((count & 7) == 0) {
+            /* Let other threads run (a web server's event loop waits on a hint otherwise), as the
+             * Python loop would every switch interval; then Ctrl-C and the deadline. */
+            Py_BEGIN_ALLOW_THREADS;
+            Py_END_ALLOW_THREADS;
+            if (PyErr_CheckSignals()) goto done;
+            if (deadline != Py_None) {
+                PyObject *now = PyObject_CallNoArgs(clock);
+                if (!now) goto done;
+                double x = PyFloat_AsDouble(now);
+                Py_DECREF(now);
+                if (x == -1.0 && PyErr_Occurred()) goto done;
+                if (x >= deadline_at) break;
+            }
+        }
+    }
+    int n_children = 0;
+    for (int32_t ch = t.nodes[0].child; ch >= 0; ch = t.nodes[ch].sibling) n_children++;
+    PyObject *stats = PyTuple_New(n_children);
+    if (!stats) goto done;
+    int i = 0;
+    for (int32_t ch = t.nodes[0].child; ch >= 0; ch = t.nodes[ch].sibling, i++) {
+        PyObject *row = Py_BuildValue("(iLd)", t.nodes[ch].action, (long long)t.nodes[ch].visits, t.nodes[ch].wins);
+        if (!row) {
+            Py_DECREF(stats);
+            goto done;
+        }
+        PyTuple_SET_ITEM(stats, i, row);
+    }
+    PyObject *state_after = mt_export(&g);
+    if (!state_after) {
+        Py_DECREF(stats);
+        goto done;
+    }
+    result = Py_BuildValue("(LNN)", count, state_after, stats);
+done:
+    PyMem_Free(t.nodes);
+    PyMem_Free(t.path);
+    return result;
+}
 
 /* Core.__new__ without __init__: an inert finished game, never uninitialised memory. */
 static PyObject *core_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {

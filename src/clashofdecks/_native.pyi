@@ -42,6 +42,20 @@ class Core:
         self, player: int, getrandbits: Callable[[int], int], hidden_identities: bool
     ) -> Core: ...
     def playout(self, seed: int, max_actions: int = ...) -> int: ...
+    def search(
+        self,
+        player: int,
+        mt_state: tuple[int, ...],
+        iterations: int,
+        deadline: float | None,
+        clock: Callable[[], float],
+        c: float,
+        perfect_information: bool,
+        hidden_identities: bool,
+        cutoff_turns: int,
+        max_rollout_actions: int,
+        score: Callable[[Core], float],
+    ) -> tuple[int, tuple[int, ...], tuple[tuple[int, int, float], ...]]: ...
     def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int = ...) -> int: ...
     def evaluate(self, player: int, weights: Sequence[float]) -> float: ...
     def greedy_action(

@@ -457,6 +457,55 @@ class NativeGame:
         rollout as the Python loop."""
         self._history.clear()
         return self._core.greedy_rollout(rnd, weights, max_actions, -1 if turn_limit is None else turn_limit)
+    def search(
+        self,
+        rng: random.Random,
+        *,
+        iterations: int | None,
+        deadline: float | None,
+        clock: Callable[[], float],
+        c: float,
+        perfect_information: bool,
+        cutoff_turns: int | None,
+        max_rollout_actions: int,
+        score: Callable[[NativeGame], float],
+    ) -> tuple[int, tuple[tuple[int, int, float], ...]]:
+        """The UCT search of :class:`clashofdecks.agents.mcts.Search` with random rollouts, tree and all
+        inside the core, for :attr:`current_player`: the same tree, UCB values, draws from ``rng`` (an
+        exact :class:`random.Random`, its state moved in and out) and rewards as the Python search.
+
+        Each iteration starts from a determinization (or, ``perfect_information``, from a copy of this
+        game); a rollout stops at the end of the game, past ``cutoff_turns`` turns after its leaf's turn
+        or after ``max_rollout_actions``, and an unfinished one is scored by ``score`` (player 0's
+        reward).  Stops after ``iterations`` or once ``clock() >= deadline`` (checked every 8
+        iterations).  Returns the iterations done and, per root action, ``(action, visits, wins)``."""
+        if type(rng) is not random.Random:
+            raise TypeError("NativeGame.search draws as random.Random: pass a random.Random")
+        if iterations is None and deadline is None:
+            raise ValueError("a search needs a budget: iterations or a deadline")
+        if iterations is not None and iterations < 0:
+            raise ValueError(f"a search cannot run {iterations} iterations")
+        template = self._template
+
+        def score_core(core: Core) -> float:
+            return score(NativeGame(core, template))
+
+        version, internal, gauss_next = rng.getstate()
+        done, internal_after, stats = self._core.search(
+            self.current_player,
+            internal,
+            -1 if iterations is None else iterations,
+            deadline,
+            clock,
+            c,
+            perfect_information,
+            self._hidden_ids,
+            -1 if cutoff_turns is None else cutoff_turns,
+            max_rollout_actions,
+            score_core,
+        )
+        rng.setstate((version, internal_after, gauss_next))
+        return done, stats
 
     def playout(self, seed: int, max_actions: int = 1 << 62) -> int:
         """Play uniformly random legal actions inside the core (SplitMix64 from ``seed``, docs/native.md)

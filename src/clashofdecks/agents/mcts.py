@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -168,6 +168,16 @@ def candidate_builds(rng: random.Random, count: int = BUILD_CANDIDATES) -> list[
     return out
 
 
+def _result(children: Iterable[tuple[int, int, float]], iterations: int, elapsed: float) -> SearchResult:
+    """The result from the root's children as (action, visits, summed rewards)."""
+    stats = sorted(
+        ((a, visits, wins / visits if visits else 0.0) for a, visits, wins in children),
+        key=lambda s: (-s[1], -s[2], s[0]),
+    )
+    best = stats[0]
+    return SearchResult(best[0], best[2], iterations, elapsed, tuple(stats))
+
+
 def _is_build(legal: Sequence[int]) -> bool:
     return isinstance(legal, range)
 
@@ -237,6 +247,8 @@ class Search:
             raise ValueError("the game is over: nothing to search")
         if iterations is None and seconds is None:
             raise ValueError("a search needs a budget: iterations or seconds")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"a search needs at least 1 iteration, not {iterations}")
         if self.perfect_information:
             base = game.clone()
             base.record_events = False
@@ -255,9 +267,13 @@ class Search:
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
         begin: Callable[[], Game | NativeGame] = start
         if self.native and base.phase != "setup":
-            # The whole iteration in the compiled core: the same samples, legal actions and draws.
             core_base = NativeGame.from_game(base)
             core_base.keep_undo = False
+            if type(rng) is random.Random and self.rollout != "greedy":
+                return self._run_in_core(core_base, rng, iterations, seconds)
+            # The whole iteration in the compiled core with the tree in Python (greedy rollouts, or
+            # another generator class, which draws through its own methods): the same samples,
+            # legal actions and draws.
             if self.perfect_information:
 
                 def begin() -> Game | NativeGame:
@@ -279,12 +295,35 @@ class Search:
             if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
                 break
         elapsed = time.perf_counter() - t0
-        stats = sorted(
-            ((a, ch.visits, ch.wins / ch.visits if ch.visits else 0.0) for a, ch in root.children.items()),
-            key=lambda s: (-s[1], -s[2], s[0]),
+        return _result(((a, ch.visits, ch.wins) for a, ch in root.children.items()), done, elapsed)
+
+    def _run_in_core(
+        self, core_base: NativeGame, rng: random.Random, iterations: int | None, seconds: float | None
+    ) -> SearchResult:
+        """:meth:`run` with the tree in the compiled core too (``NativeGame.search``): the same tree,
+        UCB values, draws from ``rng`` and rewards as :meth:`_iterate`, so the same result and the
+        same generator state after it."""
+        cutoff = self.cutoff
+        if cutoff == "auto":
+            cutoff = SOLO_CUTOFF if core_base.is_solo else None
+        score = self._score
+
+        def score_position(nat: NativeGame) -> float:  # as _rollout_in_core scores a cut-off rollout
+            return score(nat.to_game(record_events=False))
+
+        t0 = time.perf_counter()
+        done, stats = core_base.search(
+            rng,
+            iterations=iterations,
+            deadline=None if seconds is None else t0 + seconds,
+            clock=time.perf_counter,
+            c=self.c,
+            perfect_information=self.perfect_information,
+            cutoff_turns=cutoff,
+            max_rollout_actions=MAX_ROLLOUT_ACTIONS,
+            score=score_position,
         )
-        best = stats[0]
-        return SearchResult(best[0], best[2], done, elapsed, tuple(stats))
+        return _result(stats, done, time.perf_counter() - t0)
 
     def _iterate(self, root: _Node, d: Game | NativeGame, rng: random.Random) -> None:
         c = self.c
