@@ -457,6 +457,7 @@ class NativeGame:
         rollout as the Python loop."""
         self._history.clear()
         return self._core.greedy_rollout(rnd, weights, max_actions, -1 if turn_limit is None else turn_limit)
+
     def search(
         self,
         rng: random.Random,
