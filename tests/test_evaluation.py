@@ -19,6 +19,7 @@ from clashofdecks.agents.evaluation import (
     features,
     fit_logistic,
     gap_intervals,
+    load_model,
     logistic,
     reliability_table,
     shipped_model,
@@ -30,7 +31,7 @@ from clashofdecks.agents.spec import AgentSpecError
 from clashofdecks.cli import main
 from clashofdecks.formats import start_game
 from clashofdecks.options import Ruleset, Threat
-from clashofdecks.position import dump_position, sample_determinization, view
+from clashofdecks.position import dump_position, load_position, sample_determinization, view
 from clashofdecks.rules import Game
 
 
@@ -88,6 +89,11 @@ def test_shipped_model_loads_without_numpy() -> None:
         "from clashofdecks.agents.evaluation import win_chance\n"
         "from clashofdecks.rules import Game\n"
         "p = win_chance(Game.random_duel(1), 0)\n"
+        "assert 0.0 < p < 1.0, p\n"
+        "from clashofdecks.formats import start_game\n"
+        "from clashofdecks.options import Ruleset, Threat\n"
+        "solo = start_game(mode='solo', format='draft', seed=1, ruleset=Ruleset(), threat=Threat.level(3))\n"
+        "p = win_chance(solo, 0)\n"
         "assert 0.0 < p < 1.0, p\n"
         "print('ok')\n"
     )
@@ -301,6 +307,50 @@ def test_calibration_report_and_kept_second_stage_on_a_small_fixture(tmp_path: P
         results[g]["within"] and results[g]["deciles_checked"] > 0 for g in ("duel", "duel, seat not to move")
     )
     assert "duel, seat not to move:" in result.output
+
+
+#: The shipped model of 2026-11-30 (card removed): the lead's duel arena measurements use its duel
+#: predictions, so a refit of the solo second stage must leave them unchanged, bit for bit.
+MODEL_2026_11_30 = Path(__file__).parent / "data" / "evaluation-2026-11-30.json"
+
+
+def test_duel_predictions_are_those_of_the_2026_11_30_model() -> None:
+    before = load_model(MODEL_2026_11_30)
+    now = shipped_model()
+    assert now.coefficients["duel"] == before.coefficients["duel"]
+    compared = 0
+    for seed in (1, 2, 3, 5, 8, 13):
+        game = start_game(mode="duel", format="draft", seed=seed, ruleset=Ruleset(), record_events=False)
+        agents = [GreedyAgent(seed), GreedyAgent(seed + 1)]
+        while not game.is_over() and game.turn < 30:
+            for seat in (0, 1):  # the player to move and the seat not to move (setup included)
+                assert now.win_chance(game, seat) == before.win_chance(game, seat)
+                compared += 1
+            game.apply(agents[game.current_player].act(game))
+    assert compared > 500
+    # Not vacuous: the solo part did change (the refit of docs/ai.md, "Calibration").
+    solo = _played("solo", 4, turns=5)
+    assert now.win_chance(solo, 0) != before.win_chance(solo, 0)
+
+
+def test_the_automatons_strength_changes_the_solo_prediction() -> None:
+    """The same solo position is worth less to the player against a stronger automaton: more base
+    mana (R8.2, R8.3 levels 0-4), and the automaton having started (level 5)."""
+    model = shipped_model()
+    data = dump_position(_played("solo", 4, turns=5))
+    assert data["active"] == 0
+
+    def chance(threat: Threat) -> float:
+        game = load_position({**data, "threat": threat.to_dict()}, record_events=False)
+        return model.win_chance(game, 0)
+
+    by_level = [chance(Threat.level(level)) for level in range(5)]
+    assert all(0.0 < p < 1.0 for p in by_level)
+    assert by_level == sorted(by_level, reverse=True) and len(set(by_level)) == 5, by_level
+    assert chance(Threat.level(5)) < chance(Threat.level(4))  # base mana 10 both; the automaton started
+    # A --threat allocation is judged too (its abilities, resilience and defence are inputs, though
+    # no training game had them: docs/ai.md, "Calibration").
+    assert 0.0 < chance(Threat(abilities=("protection",))) < 1.0
 
 
 def test_named_strengths_exist_and_act_legally() -> None:
