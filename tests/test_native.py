@@ -439,12 +439,16 @@ def test_the_search_rollout_and_the_core_rollout_agree() -> None:
         ("duel_custom", {"perfect_information": True}),
     ],
 )
-def test_searches_choose_identically_with_rollouts_in_the_core(kind: str, settings: dict[str, Any]) -> None:
-    """Same seed, same search: ISMCTS/MCTS with random rollouts in the compiled core give the very
-    same statistics as the pure-Python search (setup-stage rollouts hand over at the first turn)."""
+@pytest.mark.parametrize(("rollout", "seeds", "iterations"), [("random", 3, 150), ("greedy", 2, 40)])
+def test_searches_choose_identically_with_rollouts_in_the_core(
+    kind: str, settings: dict[str, Any], rollout: str, seeds: int, iterations: int
+) -> None:
+    """Same seed, same search: ISMCTS/MCTS with random or greedy rollouts in the compiled core give
+    the very same statistics as the pure-Python search (setup-stage rollouts hand over at the first
+    turn); greedy rollouts cost more, hence fewer seeds and iterations."""
     from clashofdecks.agents.mcts import Search
 
-    for seed in range(3):
+    for seed in range(seeds):
         rng = random.Random(seed)
         game = start_game(kind, seed, rng)
         for _ in range(rng.randrange(12)):
@@ -454,17 +458,21 @@ def test_searches_choose_identically_with_rollouts_in_the_core(kind: str, settin
         if game.is_over():
             continue
         results = [
-            Search(native=native_on, **settings).run(game, random.Random(seed), iterations=150)
+            Search(native=native_on, rollout=rollout, **settings).run(
+                game, random.Random(seed), iterations=iterations
+            )
             for native_on in (False, True)
         ]
         assert results[0].stats == results[1].stats and results[0].action == results[1].action
 
 
-def test_searches_in_the_setup_stage_hand_rollouts_to_the_core() -> None:
+@pytest.mark.parametrize(("rollout", "iterations"), [("random", 60), ("greedy", 25)])
+def test_searches_in_the_setup_stage_hand_rollouts_to_the_core(rollout: str, iterations: int) -> None:
     from clashofdecks.agents.mcts import Search
 
     game = Game.new(mode="duel", format="draft", seed=4, record_events=False)
-    results = [Search(native=on).run(game, random.Random(4), iterations=60) for on in (False, True)]
+    searches = [Search(native=on, rollout=rollout) for on in (False, True)]
+    results = [search.run(game, random.Random(4), iterations=iterations) for search in searches]
     assert results[0].stats == results[1].stats
 
 

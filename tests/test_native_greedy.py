@@ -216,40 +216,6 @@ def test_the_search_greedy_rollout_scores_the_same() -> None:
         assert MAX_ROLLOUT_ACTIONS > 0
 
 
-@pytest.mark.parametrize(
-    ("kind", "settings"),
-    [
-        ("random_duel", {"cutoff": None}),
-        ("duel_draft", {}),
-        ("solo_precon", {}),
-        ("solo_draft", {"evaluation": "learned"}),
-        ("duel_custom", {"perfect_information": True}),
-    ],
-)
-def test_searches_with_greedy_rollouts_choose_identically(kind: str, settings: dict[str, Any]) -> None:
-    for seed in range(2):
-        rng = random.Random(seed)
-        game = start_game(kind, seed, rng)
-        for _ in range(rng.randrange(12)):
-            if game.is_over():
-                break
-            game.apply(rng.choice(game.legal_actions()))
-        if game.is_over():
-            continue
-        results = [
-            Search(native=on, rollout="greedy", **settings).run(game, random.Random(seed), iterations=40)
-            for on in (False, True)
-        ]
-        assert results[0].stats == results[1].stats and results[0].action == results[1].action
-
-
-def test_a_search_from_the_setup_hands_greedy_rollouts_to_the_core() -> None:
-    game = Game.new(mode="duel", format="draft", seed=4, record_events=False)
-    searches = [Search(native=on, rollout="greedy") for on in (False, True)]
-    results = [search.run(game, random.Random(4), iterations=25) for search in searches]
-    assert results[0].stats == results[1].stats
-
-
 def test_bad_input_to_the_core_is_refused_and_changes_nothing() -> None:
     nat = NativeGame.random_duel(3)
     before = nat.state()
