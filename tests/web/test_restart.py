@@ -13,6 +13,20 @@ from test_web_store import _reset_pg
 from conftest import Client, ServerProcess, pg_url
 
 
+def _play_until_the_agent_moved(c: Client, rng: random.Random, times: int) -> int:
+    """Play random legal moves for the human and wait out the AI's turns until the AI has moved
+    ``times`` times or the game is over; returns how often the AI moved."""
+    agent_moves = 0
+    while c.state["result"] is None and agent_moves < times:
+        if c.state["legal"]:
+            c.act(rng.choice(c.state["legal"]))
+        else:
+            before = c.state["index"]
+            c.wait_state(timeout=60)
+            agent_moves += c.state["index"] > before
+    return agent_moves
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_kill_and_restart_resumes_every_game(tmp_path: Path, backend: str) -> None:
     database = None
@@ -126,15 +140,7 @@ def test_a_dead_agent_worker_is_replaced(tmp_path: Path) -> None:
             os.kill(pid, signal.SIGKILL)  # a worker of the server this test started
         game = proc.new_game(kind="ai", format="precon")
         c = Client(proc, game["id"], game["tokens"])
-        rng = random.Random(4)
-        agent_moves = 0
-        while c.state["result"] is None and agent_moves < 4:
-            if c.state["legal"]:
-                c.act(rng.choice(c.state["legal"]))
-            else:
-                before = c.state["index"]
-                c.wait_state(timeout=60)
-                agent_moves += c.state["index"] > before
+        agent_moves = _play_until_the_agent_moved(c, random.Random(4), 4)
         assert agent_moves >= 1 or c.state["result"] is not None
         c.close()
     finally:
@@ -171,15 +177,7 @@ def test_a_game_stored_with_an_old_ai_level_loads_and_plays_on(tmp_path: Path, o
         c = Client(proc, "oldlevel01", [token])
         assert c.state["seat"] == human
         assert c.state["players"][1 - human] == {"name": "AI (medium)", "kind": "agent"}
-        rng = random.Random(3)
-        agent_moves = 0
-        while c.state["result"] is None and agent_moves < 3:
-            if c.state["legal"]:
-                c.act(rng.choice(c.state["legal"]))
-            else:
-                before = c.state["index"]
-                c.wait_state(timeout=60)
-                agent_moves += c.state["index"] > before
+        agent_moves = _play_until_the_agent_moved(c, random.Random(3), 3)
         assert agent_moves >= 1 or c.state["result"] is not None
         c.close()
     finally:
