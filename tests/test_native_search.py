@@ -288,7 +288,11 @@ def test_other_threads_run_during_a_search_in_c() -> None:
     """The C loop lets other threads take the interpreter every 8 iterations (a hint computed in a
     thread must not freeze a server's event loop), as the Python loop does every switch interval.
     ``Core.search`` is called directly so that no Python code runs during the search (at most one
-    switch before and one after it): a loop that never let go would count at most 2 ticks."""
+    switch before and one after it): a loop that never let go would count at most 2 ticks.
+
+    The search is long (200,000 iterations, about 2 s on an idle core) because the hand-over is
+    rare: an empty release of the interpreter lets a waiting thread in only now and then (5-74
+    ticks a second measured on the idle machine; 20,000 iterations gave 0 ticks in some runs)."""
     import sys
     import threading
 
@@ -314,11 +318,11 @@ def test_other_threads_run_during_a_search_in_c() -> None:
     try:
         before = len(ticks)
         done, _, _ = core.search(
-            game.current_player, mt_state, 20000, None, time.perf_counter, 0.7, False, True, -1, 2000, unused
+            game.current_player, mt_state, 200000, None, time.perf_counter, 0.7, False, True, -1, 2000, unused
         )
         during = len(ticks) - before
     finally:
         finished.set()
         thread.join()
         sys.setswitchinterval(interval)
-    assert done == 20000 and during > 2, f"the search held the interpreter throughout ({during} ticks)"
+    assert done == 200000 and during > 2, f"the search held the interpreter throughout ({during} ticks)"
