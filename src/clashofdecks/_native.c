@@ -1347,6 +1347,8 @@ static PyObject *core_evaluate(CoreObject *self, PyObject *args);
 static PyObject *core_greedy_action(CoreObject *self, PyObject *args);
 static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args);
 static PyObject *core_search(CoreObject *self, PyObject *args);
+static PyObject *core_learned_features(CoreObject *self, PyObject *args);
+static PyObject *core_learned_win_chance(CoreObject *self, PyObject *args);
 
 static PyMethodDef core_methods[] = {
     {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
@@ -1366,6 +1368,10 @@ static PyMethodDef core_methods[] = {
     {"playout", (PyCFunction)core_playout, METH_VARARGS,
      "playout(seed, max_actions=2**62): uniform random actions (SplitMix64 from seed) to the end."},
     {"evaluate", (PyCFunction)core_evaluate, METH_VARARGS, "evaluate(player, weights): greedy.evaluate."},
+    {"learned_features", (PyCFunction)core_learned_features, METH_VARARGS,
+     "learned_features(seat, packed_model): agents/evaluation.features."},
+    {"learned_win_chance", (PyCFunction)core_learned_win_chance, METH_VARARGS,
+     "learned_win_chance(seat, packed_model): EvaluationModel.win_chance."},
     {"greedy_action", (PyCFunction)core_greedy_action, METH_VARARGS,
      "greedy_action(getrandbits, hidden_identities, weights, finish_turn): GreedyAgent.act's play-phase choice."},
     {"greedy_rollout", (PyCFunction)core_greedy_rollout, METH_VARARGS,
@@ -1589,7 +1595,8 @@ static void sort_bytes(uint8_t *x, int n) {
 }
 
 /* rules.Game.sample_determinization of the play phase on s, step for step (a new chance seed first,
- * then the hidden things refilled); -1 with a Python exception set on failure. */
+ * then the hidden things refilled); -1 with a Python exception set on failure (only when drawing
+ * from a Python getrandbits), -2 (no exception set) when the hidden places outnumber the unseen cards. */
 static int determinize_state(State *s, int player, int hidden_ids, Bits *r) {
     uint64_t seed;
     if (bits_draw(r, 64, &seed)) return -1;
@@ -1630,10 +1637,7 @@ static int determinize_state(State *s, int player, int hidden_ids, Bits *r) {
             int nu = 0;
             for (int c = 0; c < N_CARDS; c++)
                 if (!(seen >> c & 1)) unseen[nu++] = (uint8_t)c;
-            if (ns > nu) {
-                PyErr_SetString(PyExc_ValueError, "Sample larger than population or is negative");
-                return -1;
-            }
+            if (ns > nu) return -2; /* the caller raises (it may not hold the GIL) */
             if (rb_sample(r, unseen, nu, ns, cards)) return -1;
         } else {
             for (int x = 0; x < ns; x++) cards[x] = hand[slots[x]];
@@ -1656,7 +1660,9 @@ static PyObject *core_determinize(CoreObject *self, PyObject *args) {
     }
     State s = self->s;
     Bits r = {getrandbits, NULL};
-    if (determinize_state(&s, player, hidden_ids, &r)) return NULL;
+    int failed = determinize_state(&s, player, hidden_ids, &r);
+    if (failed == -2) PyErr_SetString(PyExc_ValueError, "Sample larger than population or is negative");
+    if (failed) return NULL;
     CoreObject *o = core_new_empty();
     if (!o) return NULL;
     o->s = s;
@@ -1973,6 +1979,247 @@ static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------ end of the greedy heuristic */
+
+/* ------------------------------------------------------------------ the learned evaluation (agents/evaluation.py)
+ *
+ * EvaluationModel.win_chance in C: features() and the two logistic stages, each sum in the same
+ * order as the Python loops, so the same double.  The model comes packed by
+ * agents/evaluation.EvaluationModel.native_model (the coefficients, the second stage of each
+ * perspective, which features feed it), with what is constant in a game (the threat options'
+ * features, card_value per card, the greedy weights). */
+
+#define L_FEATURES 37
+#define L_STAGE2 17
+#define L_THREAT_FIRST 29 /* features 29..34: the solo threat options, passed in */
+#define L_THREAT_N 6
+
+typedef struct {
+    double stage1[2][L_FEATURES]; /* duel, solo */
+    int has_stage2[3];            /* duel (player to move), duel (seat not to move), solo */
+    double stage2[3][L_STAGE2];
+    int stage2_index[L_STAGE2 - 2];
+    double threat[L_THREAT_N];
+    double card_value[N_CARDS];
+    GreedyWeights weights;
+} Learned;
+
+static int l_doubles(PyObject *seq, int n, double *dst, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "learned model: %s must hold %d numbers", what, n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        dst[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
+        if (dst[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* (duel stage 1, solo stage 1, (stage 2 per perspective or None) x 3, stage-2 feature indices,
+ *  threat features, card values, greedy weights) -> *m */
+static int l_load(PyObject *packed, Learned *m) {
+    PyObject *s1d, *s1s, *s2, *idx, *threat, *values, *weights;
+    if (!PyTuple_Check(packed) ||
+        !PyArg_ParseTuple(packed, "OOOOOOO", &s1d, &s1s, &s2, &idx, &threat, &values, &weights)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "learned model: a packed tuple of 7 items");
+        return -1;
+    }
+    if (l_doubles(s1d, L_FEATURES, m->stage1[0], "the duel coefficients") ||
+        l_doubles(s1s, L_FEATURES, m->stage1[1], "the solo coefficients") ||
+        l_doubles(threat, L_THREAT_N, m->threat, "the threat features") ||
+        l_doubles(values, N_CARDS, m->card_value, "the card values") || g_weights(weights, &m->weights))
+        return -1;
+    double index[L_STAGE2 - 2];
+    if (l_doubles(idx, L_STAGE2 - 2, index, "the stage-2 feature indices")) return -1;
+    for (int i = 0; i < L_STAGE2 - 2; i++) {
+        if (!(index[i] >= 0 && index[i] < L_FEATURES) || index[i] != (int)index[i]) {
+            PyErr_SetString(PyExc_ValueError, "learned model: a stage-2 feature index out of range");
+            return -1;
+        }
+        m->stage2_index[i] = (int)index[i];
+    }
+    if (!PyTuple_Check(s2) || PyTuple_GET_SIZE(s2) != 3) {
+        PyErr_SetString(PyExc_ValueError, "learned model: three second stages (or None)");
+        return -1;
+    }
+    for (int g = 0; g < 3; g++) {
+        PyObject *v = PyTuple_GET_ITEM(s2, g);
+        m->has_stage2[g] = v != Py_None;
+        if (v != Py_None && l_doubles(v, L_STAGE2, m->stage2[g], "a second stage")) return -1;
+    }
+    return 0;
+}
+
+/* evaluation.features(game, seat) of a play-phase (or setup) state. */
+static void l_features(const State *s, int seat, const Learned *m, double *x) {
+    for (int i = 0; i < L_FEATURES; i++) x[i] = 0.0;
+    x[0] = 1.0;
+    int solo = s->solo;
+    if (solo)
+        for (int i = 0; i < L_THREAT_N; i++) x[L_THREAT_FIRST + i] = m->threat[i];
+    if (s->stage == SETUP) {
+        x[1] = 1.0;
+        x[2] = seat == 0 ? 1.0 : 0.0;
+        return;
+    }
+    int other = 1 - seat;
+    x[3] = seat == 0 ? 1.0 : 0.0;
+    int mine = s->active == seat;
+    x[4] = mine ? 1.0 : 0.0;
+    x[5] = (double)s->turn / 10.0;
+    x[6] = mine ? (double)s->mana / 4.0 : 0.0;
+    int threat_bits = solo ? s->threat_bits : 0;
+    int discard = solo ? s->discard_len : 0;
+    int lives[2], bastions[2], lefts[2], sizes[2];
+    for (int k = 0; k < 2; k++) {
+        int p = k == 0 ? seat : other;
+        int automaton = solo && p == 1;
+        int bastion = !s->fort[p], left, size;
+        if (automaton) {
+            left = s->deck_len - 1;
+            size = s->deck_len;
+        } else {
+            size = s->hand_len[p];
+            left = size - 1 - hand_index(s, p, s->fort[p] ? FORT : BASTION);
+        }
+        bastions[k] = bastion, lefts[k] = left, sizes[k] = size;
+        int extra = bastion ? (automaton ? discard : size - 1) : 0;
+        x[7 + k] = (double)(left + extra);
+        x[9 + k] = bastion ? 1.0 : 0.0;
+        x[11 + k] = (double)size;
+        lives[k] = left;
+        int attack = 0, health = 0, count = 0, abilities = 0;
+        for (int lane = p * 2; lane < p * 2 + 2; lane++) {
+            const Creature *L = s->lanes[lane];
+            int n = s->lane_len[lane];
+            for (int i = 0; i < n; i++) {
+                int c = L[i].card;
+                attack += ATTACK[c];
+                health += HEALTH[c] - L[i].damage;
+                count++;
+                abilities += g_popcount(g_bits(L, n, i, automaton ? threat_bits : 0));
+            }
+        }
+        x[13 + k] = (double)attack;
+        x[15 + k] = (double)health;
+        x[17 + k] = (double)count;
+        x[19 + k] = (double)abilities;
+    }
+    int threat[2] = {0, threat_bits};
+    double lethal[2];
+    for (int k = 0; k < 2; k++) {
+        int p = k == 0 ? seat : other, target = 1 - k;
+        int hits[2 * LANE_CAP];
+        int nh = g_incoming_hits(s, p, threat, hits);
+        int total = 0;
+        for (int i = 0; i < nh; i++) total += hits[i];
+        x[21 + k] = (double)(total < lives[target] ? total : lives[target]);
+        int bastion = bastions[target], left = lefts[target];
+        lethal[k] = nh && !g_fortress_after(&bastion, &left, sizes[target], hits, nh) ? 1.0 : 0.0;
+    }
+    x[23] = lethal[0] * x[4];
+    x[24] = lethal[1] * x[4];
+    x[25] = lethal[0] * (1.0 - x[4]);
+    x[26] = lethal[1] * (1.0 - x[4]);
+    if (!(solo && seat == 1)) {
+        /* sum() over Game.playable_cards (the 4 leftmost, fortress not counted) that it can pay for */
+        double value = 0.0;
+        for (int i = 0, seen = 0; i < s->hand_len[seat] && seen < 4; i++) {
+            int c = s->hands[seat][i];
+            if (c >= N_CARDS) continue;
+            seen++;
+            if (COST[c] <= sizes[0]) value += m->card_value[c];
+        }
+        x[27] = value / 10.0;
+    }
+    double h = g_evaluate(s, seat, &m->weights) / 10.0; /* evaluation.HEURISTIC_SCALE */
+    x[28] = h > 5.0 ? 5.0 : (h < -5.0 ? -5.0 : h);
+    x[35] = (double)discard / 10.0;
+    if (!solo && s->active == other) x[36] = (double)s->mana / 4.0;
+}
+
+/* evaluation.logistic */
+static double l_logistic(double z) {
+    if (z >= 0) return 1.0 / (1.0 + exp(-z));
+    double e = exp(z);
+    return e / (1.0 + e);
+}
+
+/* EvaluationModel.win_chance(game, seat) of an unfinished game. */
+static double l_win_chance(const State *s, int seat, const Learned *m) {
+    double x[L_FEATURES];
+    l_features(s, seat, m, x);
+    int solo = s->solo;
+    double z = 0.0;
+    for (int i = 0; i < L_FEATURES; i++) z += m->stage1[solo][i] * x[i];
+    int group = solo ? 2 : (seat == current_player(s) ? 0 : 1);
+    if (!m->has_stage2[group]) return l_logistic(z);
+    const double *v = m->stage2[group];
+    double y = 0.0;
+    y += v[0] * 1.0;
+    y += v[1] * z;
+    for (int i = 0; i < L_STAGE2 - 2; i++) y += v[2 + i] * x[m->stage2_index[i]];
+    return l_logistic(y);
+}
+
+/* mcts._learned_reward: player 0's chance by the model, from the view of the player to move. */
+static double l_reward(const State *s, const Learned *m) {
+    if (s->stage == OVER) return s->winner == 0 ? 1.0 : (s->winner == 1 ? 0.0 : 0.5);
+    int seat = current_player(s);
+    double chance = l_win_chance(s, seat, m);
+    return seat == 0 ? chance : 1.0 - chance;
+}
+
+/* learned_features(seat, packed) -> the 37 features; learned_win_chance(seat, packed) -> float. */
+static PyObject *core_learned_features(CoreObject *self, PyObject *args) {
+    int seat;
+    PyObject *packed;
+    Learned m;
+    if (!PyArg_ParseTuple(args, "iO", &seat, &packed)) return NULL;
+    if (seat != 0 && seat != 1) {
+        PyErr_SetString(PyExc_ValueError, "learned_features: seat is 0 or 1");
+        return NULL;
+    }
+    if (l_load(packed, &m)) return NULL;
+    double x[L_FEATURES];
+    l_features(&self->s, seat, &m, x);
+    PyObject *out = PyTuple_New(L_FEATURES);
+    if (!out) return NULL;
+    for (int i = 0; i < L_FEATURES; i++) {
+        PyObject *v = PyFloat_FromDouble(x[i]);
+        if (!v) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+static PyObject *core_learned_win_chance(CoreObject *self, PyObject *args) {
+    int seat;
+    PyObject *packed;
+    Learned m;
+    if (!PyArg_ParseTuple(args, "iO", &seat, &packed)) return NULL;
+    if (seat != 0 && seat != 1) {
+        PyErr_SetString(PyExc_ValueError, "learned_win_chance: seat is 0 or 1");
+        return NULL;
+    }
+    if (l_load(packed, &m)) return NULL;
+    if (self->s.stage == OVER) {
+        int w = self->s.winner;
+        return PyFloat_FromDouble(w == seat ? 1.0 : (w == 1 - seat ? 0.0 : 0.5));
+    }
+    return PyFloat_FromDouble(l_win_chance(&self->s, seat, &m));
+}
+
 /* ------------------------------------------------------------------ the search tree (agents/mcts.py)
  *
  * Search._iterate and Search.run in C for random rollouts from the play phase: the same tree, the
@@ -2000,7 +2247,7 @@ static int32_t tree_node(Tree *t, int player, int action) {
     if (t->len == t->cap) {
         int32_t cap = t->cap ? t->cap * 2 : 4096;
         if (cap < 0) return -1;
-        Node *grown = PyMem_Realloc(t->nodes, (size_t)cap * sizeof(Node));
+        Node *grown = PyMem_RawRealloc(t->nodes, (size_t)cap * sizeof(Node));
         if (!grown) return -1;
         t->nodes = grown;
         t->cap = cap;
@@ -2018,7 +2265,7 @@ static int32_t tree_node(Tree *t, int player, int action) {
 static int tree_push(Tree *t, int32_t node) {
     if (t->path_len == t->path_cap) {
         int32_t cap = t->path_cap ? t->path_cap * 2 : 256;
-        int32_t *grown = PyMem_Realloc(t->path, (size_t)cap * sizeof(int32_t));
+        int32_t *grown = PyMem_RawRealloc(t->path, (size_t)cap * sizeof(int32_t));
         if (!grown) return -1;
         t->path = grown;
         t->path_cap = cap;
@@ -2049,13 +2296,17 @@ typedef struct {
     double c;
     long long turns_after; /* rollout cut-off in turns after the leaf's turn; -1: none */
     long long max_rollout; /* the action cap of a rollout */
-    PyObject *score;       /* score(Core) -> player 0's reward of an unfinished position */
+    PyObject *score;       /* score(Core) -> player 0's reward of an unfinished position, or NULL: */
+    const Learned *learned; /* the learned evaluation in C (then the search needs no Python at all), */
+    const GreedyWeights *heuristic; /* or the heuristic's logistic in C: 1 / (1 + e^-(clip(h / scale))) */
+    double heuristic_scale;
 } SearchSettings;
 
 /* Player 0's reward of a finished game: 1 win, 0 loss, 1/2 draw (mcts._reward). */
 static double final_reward(const State *s) { return s->winner == 0 ? 1.0 : (s->winner == 1 ? 0.0 : 0.5); }
 
-/* Search._rollout_in_core with the generator above; -1 with an exception set on failure. */
+/* Search._rollout_in_core with the generator above; -1 with an exception set on failure (only when
+ * set->score is a Python callable). */
 static int search_rollout(State *s, MTState *g, const SearchSettings *set, double *reward) {
     int legal[MAX_LEGAL];
     long long turn_limit = set->turns_after < 0 ? -1 : s->turn + set->turns_after;
@@ -2072,6 +2323,16 @@ static int search_rollout(State *s, MTState *g, const SearchSettings *set, doubl
         *reward = final_reward(s);
         return 0;
     }
+    if (set->learned) {
+        *reward = l_reward(s, set->learned);
+        return 0;
+    }
+    if (set->heuristic) { /* mcts._heuristic_reward */
+        double x = g_evaluate(s, 0, set->heuristic) / set->heuristic_scale;
+        x = x > 50.0 ? 50.0 : (x < -50.0 ? -50.0 : x);
+        *reward = 1.0 / (1.0 + exp(-x));
+        return 0;
+    }
     CoreObject *o = core_new_empty();
     if (!o) return -1;
     o->s = *s;
@@ -2085,7 +2346,11 @@ static int search_rollout(State *s, MTState *g, const SearchSettings *set, doubl
     return 0;
 }
 
-/* One iteration of Search._iterate from the state d (consumed); -1 with an exception set. */
+/* One iteration of Search._iterate from the state d (consumed).  0, or on failure: -1 with an
+ * exception set (a Python score only), SEARCH_NOMEM, SEARCH_STUCK (no exception set: without a
+ * Python score this runs without the GIL, and the caller raises once it holds it again). */
+#define SEARCH_NOMEM -2
+#define SEARCH_STUCK -3
 static int search_iterate(Tree *t, State *d, MTState *g, const SearchSettings *set) {
     int legal[MAX_LEGAL], untried[MAX_LEGAL];
     const double c = set->c;
@@ -2129,10 +2394,7 @@ static int search_iterate(Tree *t, State *d, MTState *g, const SearchSettings *s
             dispatch(d, a);
             break;
         }
-        if (best < 0) {
-            PyErr_SetString(PyExc_RuntimeError, "search: a game that is not over has no legal action");
-            return -1;
-        }
+        if (best < 0) return SEARCH_STUCK;
         dispatch(d, best_action);
         node = best;
         if (tree_push(t, node)) goto nomem;
@@ -2150,8 +2412,32 @@ static int search_iterate(Tree *t, State *d, MTState *g, const SearchSettings *s
     }
     return 0;
 nomem:
-    PyErr_NoMemory();
-    return -1;
+    return SEARCH_NOMEM;
+}
+
+/* Raise the exception for a failure code of search_iterate or determinize_state (GIL held). */
+static void search_raise(int code) {
+    if (code == SEARCH_NOMEM)
+        PyErr_NoMemory();
+    else if (code == SEARCH_STUCK)
+        PyErr_SetString(PyExc_RuntimeError, "search: a game that is not over has no legal action");
+    else if (code == -2)
+        PyErr_SetString(PyExc_ValueError, "Sample larger than population or is negative");
+}
+
+/* The next up to 8 iterations (a batch: Search.run checks its deadline every 8) from base; adds
+ * them to *count.  0, or a failure code as search_iterate's (-2 from determinize_state: the
+ * population error). */
+static int search_batch(Tree *t, const State *base, MTState *g, Bits *bits, const SearchSettings *set,
+                        int player, int perfect, int hidden_ids, long long limit, long long *count) {
+    do {
+        State d = *base;
+        int failed = perfect ? 0 : determinize_state(&d, player, hidden_ids, bits);
+        if (!failed) failed = search_iterate(t, &d, g, set);
+        if (failed) return failed;
+        *count += 1;
+    } while (*count < limit && (*count & 7) != 0);
+    return 0;
 }
 
 /* search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities,
@@ -2160,12 +2446,19 @@ nomem:
  *
  * Search.run for random rollouts from the play phase: each iteration starts from a determinization
  * for player (or, perfect_information, from a copy of this state); iterations < 0: no cap; deadline
- * (a clock() reading) is compared with clock() every 8 iterations, as Search.run does. */
+ * (a clock() reading) is compared with clock() every 8 iterations, as Search.run does.  score scores
+ * an unfinished cut-off rollout: a Python callable (score(Core) -> player 0's reward), or computed
+ * here: (greedy weights, scale) for the heuristic's logistic, or a packed learned model (l_load).
+ * Scored here, the iterations run without the GIL, 8 at a time, so other threads (a web server's
+ * event loop) run meanwhile; with a Python score the GIL is let go between batches only. */
 static PyObject *core_search(CoreObject *self, PyObject *args) {
     int player, perfect, hidden_ids;
     PyObject *mt_state, *deadline, *clock;
     long long iterations;
     SearchSettings set;
+    Learned learned;
+    GreedyWeights heuristic;
+    PyObject *weights;
     if (!PyArg_ParseTuple(args, "iOLOOdppLLO", &player, &mt_state, &iterations, &deadline, &clock, &set.c,
                           &perfect, &hidden_ids, &set.turns_after, &set.max_rollout, &set.score))
         return NULL;
@@ -2181,8 +2474,27 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "search: the exploration constant must be >= 0");
         return NULL;
     }
-    if (!PyCallable_Check(set.score) || (deadline != Py_None && !PyCallable_Check(clock))) {
-        PyErr_SetString(PyExc_TypeError, "search: score (and clock with a deadline) must be callable");
+    set.learned = NULL;
+    set.heuristic = NULL;
+    if (PyTuple_Check(set.score) && PyTuple_GET_SIZE(set.score) == 2) {
+        if (!PyArg_ParseTuple(set.score, "Od", &weights, &set.heuristic_scale) || g_weights(weights, &heuristic))
+            return NULL;
+        if (!(set.heuristic_scale > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "search: the heuristic's scale must be > 0");
+            return NULL;
+        }
+        set.heuristic = &heuristic;
+        set.score = NULL;
+    } else if (PyTuple_Check(set.score)) {
+        if (l_load(set.score, &learned)) return NULL;
+        set.learned = &learned;
+        set.score = NULL;
+    } else if (!PyCallable_Check(set.score)) {
+        PyErr_SetString(PyExc_TypeError, "search: score must be callable, (weights, scale) or a packed learned model");
+        return NULL;
+    }
+    if (deadline != Py_None && !PyCallable_Check(clock)) {
+        PyErr_SetString(PyExc_TypeError, "search: clock must be callable with a deadline");
         return NULL;
     }
     double deadline_at = 0.0;
@@ -2195,6 +2507,7 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
     Bits bits = {NULL, &g};
     Tree t = {NULL, 0, 0, NULL, 0, 0};
     PyObject *result = NULL;
+    const State base = self->s; /* the search reads its own copy: without the GIL, self may change */
     if (tree_node(&t, 1 - player, -1) < 0) {
         PyErr_NoMemory();
         goto done;
@@ -2202,24 +2515,33 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
     long long limit = iterations < 0 ? (1LL << 62) : iterations;
     long long count = 0;
     while (count < limit) {
-        State d = self->s;
-        if (!perfect && determinize_state(&d, player, hidden_ids, &bits)) goto done;
-        if (search_iterate(&t, &d, &g, &set)) goto done;
-        count++;
-        if ((count & 7) == 0) {
-            /* Let other threads run (a web server's event loop waits on a hint otherwise), as the
-             * Python loop would every switch interval; then Ctrl-C and the deadline. */
+        int failed;
+        if (!set.score) {
             Py_BEGIN_ALLOW_THREADS;
+            failed = search_batch(&t, &base, &g, &bits, &set, player, perfect, hidden_ids, limit, &count);
             Py_END_ALLOW_THREADS;
-            if (PyErr_CheckSignals()) goto done;
-            if (deadline != Py_None) {
-                PyObject *now = PyObject_CallNoArgs(clock);
-                if (!now) goto done;
-                double x = PyFloat_AsDouble(now);
-                Py_DECREF(now);
-                if (x == -1.0 && PyErr_Occurred()) goto done;
-                if (x >= deadline_at) break;
+        } else {
+            failed = search_batch(&t, &base, &g, &bits, &set, player, perfect, hidden_ids, limit, &count);
+            if (!failed) {
+                /* Let other threads run (a web server's event loop waits on a hint otherwise), as
+                 * the Python loop would every switch interval. */
+                Py_BEGIN_ALLOW_THREADS;
+                Py_END_ALLOW_THREADS;
             }
+        }
+        if (failed) {
+            search_raise(failed);
+            goto done;
+        }
+        if ((count & 7) != 0) break; /* the iteration cap, inside a batch */
+        if (PyErr_CheckSignals()) goto done;
+        if (deadline != Py_None) {
+            PyObject *now = PyObject_CallNoArgs(clock);
+            if (!now) goto done;
+            double x = PyFloat_AsDouble(now);
+            Py_DECREF(now);
+            if (x == -1.0 && PyErr_Occurred()) goto done;
+            if (x >= deadline_at) break;
         }
     }
     int n_children = 0;
@@ -2242,8 +2564,8 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
     }
     result = Py_BuildValue("(LNN)", count, state_after, stats);
 done:
-    PyMem_Free(t.nodes);
-    PyMem_Free(t.path);
+    PyMem_RawFree(t.nodes);
+    PyMem_RawFree(t.path);
     return result;
 }
 

@@ -61,6 +61,22 @@ if _BUILT and set_cards(COST, ATTACK, HEALTH, _INC_FLAGS, ABILITIES, AURA) != A.
     raise ImportError("clashofdecks._native disagrees with actions.py on the action layout")
 
 
+#: A learned evaluation packed for the core (``agents.evaluation.EvaluationModel.packed``): the duel and
+#: solo first stages (37 coefficients each), the second stage of each perspective (player to move in a
+#: duel, duel seat not to move, solo; 17 coefficients or None), the features feeding the second stage
+#: (15 indices), the game's 6 threat-option features, ``card_value`` of the 32 cards, the greedy
+#: heuristic's 9 weights.  The core computes the same double as the Python model.
+PackedEvaluation = tuple[
+    tuple[float, ...],
+    tuple[float, ...],
+    tuple[tuple[float, ...] | None, ...],
+    tuple[int, ...],
+    tuple[float, ...],
+    tuple[float, ...],
+    tuple[float, ...],
+]
+
+
 class NativeUnsupportedError(ClashError):
     """A game the compiled core does not cover (it names the feature); play it with the Python engine."""
 
@@ -434,6 +450,17 @@ class NativeGame:
         the same double.  ``weights`` are :class:`~clashofdecks.agents.greedy.Weights`' 9 fields in order."""
         return self._core.evaluate(player, weights)
 
+    def learned_features(self, seat: int, model: PackedEvaluation) -> tuple[float, ...]:
+        """:func:`clashofdecks.agents.evaluation.features` of this game for ``seat``, computed in the
+        core from a packed model (:data:`PackedEvaluation`; it brings the game's threat features and
+        the card values): the same doubles."""
+        return self._core.learned_features(seat, model)
+
+    def learned_win_chance(self, seat: int, model: PackedEvaluation) -> float:
+        """:meth:`clashofdecks.agents.evaluation.EvaluationModel.win_chance` of this game for ``seat``,
+        computed in the core from the packed model: the same double."""
+        return self._core.learned_win_chance(seat, model)
+
     def greedy_action(self, rng: random.Random, weights: Sequence[float], *, finish_turn: bool = True) -> int:
         """:class:`~clashofdecks.agents.greedy.GreedyAgent`'s play-phase choice for the current player
         (at least two legal actions), in one call: the determinization from ``rng``, every legal
@@ -469,7 +496,7 @@ class NativeGame:
         perfect_information: bool,
         cutoff_turns: int | None,
         max_rollout_actions: int,
-        score: Callable[[NativeGame], float],
+        score: Callable[[NativeGame], float] | PackedEvaluation | tuple[Sequence[float], float],
     ) -> tuple[int, tuple[tuple[int, int, float], ...]]:
         """The UCT search of :class:`clashofdecks.agents.mcts.Search` with random rollouts, tree and all
         inside the core, for :attr:`current_player`: the same tree, UCB values, draws from ``rng`` (an
@@ -477,9 +504,14 @@ class NativeGame:
 
         Each iteration starts from a determinization (or, ``perfect_information``, from a copy of this
         game); a rollout stops at the end of the game, past ``cutoff_turns`` turns after its leaf's turn
-        or after ``max_rollout_actions``, and an unfinished one is scored by ``score`` (player 0's
-        reward).  Stops after ``iterations`` or once ``clock() >= deadline`` (checked every 8
-        iterations).  Returns the iterations done and, per root action, ``(action, visits, wins)``."""
+        or after ``max_rollout_actions``, and an unfinished one is scored by ``score``: a callable giving
+        player 0's reward, or what the core computes itself, without the GIL (other threads run
+        during such a search): ``(weights, scale)``, the greedy heuristic's score for player 0 with
+        those 9 weights through the logistic ``1 / (1 + exp(-clip(score / scale, ±50)))``, or a
+        learned evaluation packed for the core (:data:`PackedEvaluation`; player 0's chance by the
+        model from the view of the player to move).  Stops after ``iterations``
+        or once ``clock() >= deadline`` (checked every 8 iterations).  Returns the iterations done
+        and, per root action, ``(action, visits, wins)``."""
         if type(rng) is not random.Random:
             raise TypeError("NativeGame.search draws as random.Random: pass a random.Random")
         if iterations is None and deadline is None:
@@ -487,9 +519,14 @@ class NativeGame:
         if iterations is not None and iterations < 0:
             raise ValueError(f"a search cannot run {iterations} iterations")
         template = self._template
+        score_core: Callable[[Core], float] | PackedEvaluation | tuple[Sequence[float], float]
+        if isinstance(score, tuple):
+            score_core = score
+        else:
+            score_function = score
 
-        def score_core(core: Core) -> float:
-            return score(NativeGame(core, template))
+            def score_core(core: Core) -> float:
+                return score_function(NativeGame(core, template))
 
         version, internal, gauss_next = rng.getstate()
         done, internal_after, stats = self._core.search(

@@ -29,10 +29,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, CARD_INDEX, COST, HEALTH
+from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, CARD_INDEX, COST, HEALTH, N_CARDS
+from ..native import NativeGame, PackedEvaluation
+from ..options import Threat
 from ..position import sample_determinization
 from ..rules import Game
-from .greedy import card_value, evaluate, fortress_after, incoming_hits
+from .greedy import DEFAULT_WEIGHTS, card_value, evaluate, fortress_after, incoming_hits, weight_values
 
 #: The model file's format tag.
 MODEL_FORMAT: Final = "clashofdecks-evaluation/1"
@@ -122,13 +124,7 @@ def features(game: Game, seat: int) -> list[float]:
     x[0] = 1.0
     solo = game.is_solo
     if solo:
-        t = game.threat
-        x[29] = float(t.base_mana - 6)
-        x[30] = float(len(t.abilities))
-        x[31] = 1.0 if t.starts == "automaton" else 0.0
-        x[32] = 1.0 if t.resilience == "fort" else 0.0
-        x[33] = 1.0 if t.defence == "minus_one" else 0.0
-        x[34] = 1.0 if t.extra_mana_per_creature == 2 else 0.0
+        x[29:35] = threat_features(game.threat)
     if game.phase == "setup":
         x[1] = 1.0
         x[2] = 1.0 if seat == 0 else 0.0
@@ -199,6 +195,27 @@ def features(game: Game, seat: int) -> list[float]:
     return x
 
 
+def threat_features(t: Threat) -> tuple[float, ...]:
+    """The solo threat options' features (``threat_mana`` … ``threat_extra_mana``), R8.2."""
+    return (
+        float(t.base_mana - 6),
+        float(len(t.abilities)),
+        1.0 if t.starts == "automaton" else 0.0,
+        1.0 if t.resilience == "fort" else 0.0,
+        1.0 if t.defence == "minus_one" else 0.0,
+        1.0 if t.extra_mana_per_creature == 2 else 0.0,
+    )
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    """The dot product, summed left to right from 0.0 (the compiled core sums in the same order, so
+    both give the same double; ``sum`` of floats is compensated from Python 3.12 on)."""
+    total = 0.0
+    for u, v in zip(a, b, strict=True):
+        total += u * v
+    return total
+
+
 def logistic(z: float) -> float:
     """1 / (1 + e^-z), safe for any z."""
     if z >= 0:
@@ -236,6 +253,8 @@ STAGE2_FEATURES: Final[tuple[str, ...]] = (
 #: (docs/ai.md, "Calibration").  A model without it uses the ``duel`` stage for both seats.
 STAGE2_GROUPS: Final[tuple[str, ...]] = ("duel", "duel, seat not to move", "solo")
 _STAGE2_INDEX: Final = tuple(FEATURES.index(f) for f in STAGE2_FEATURES[2:])
+_CARD_VALUES: Final = tuple(card_value(c) for c in range(N_CARDS))
+_HEURISTIC_WEIGHTS: Final = weight_values(DEFAULT_WEIGHTS)
 #: The identity second stage (the first stage's logit unchanged).
 IDENTITY_STAGE2: Final = (0.0, 1.0) + (0.0,) * (len(STAGE2_FEATURES) - 2)
 
@@ -269,16 +288,40 @@ class EvaluationModel:
 
     def logit(self, x: Sequence[float], mode: str) -> float:
         """The first stage's logit for the feature vector ``x``."""
-        return sum(a * b for a, b in zip(self.coefficients[mode], x, strict=True))
+        return _dot(self.coefficients[mode], x)
+
+    def _stage2_of(self, group: str) -> tuple[float, ...] | None:
+        return self.stage2.get(group) or self.stage2.get("duel" if group.startswith("duel") else group)
 
     def probability(self, x: Sequence[float], mode: str, to_move: bool = True) -> float:
         """The modelled win chance for the feature vector ``x`` of a ``mode`` game, of the player
         to move (``to_move``) or of the duel seat that is not to move."""
         z = self.logit(x, mode)
-        v = self.stage2.get(stage2_group(mode, to_move)) or self.stage2.get(mode)
+        v = self._stage2_of(stage2_group(mode, to_move))
         if v is None:
             return logistic(z)
-        return logistic(sum(a * b for a, b in zip(v, stage2_inputs(x, z), strict=True)))
+        return logistic(_dot(v, stage2_inputs(x, z)))
+
+    def packed(self, game: Game | NativeGame) -> PackedEvaluation:
+        """This model packed for the compiled core (:data:`~clashofdecks.native.PackedEvaluation`), with
+        ``game``'s threat-option features: ``NativeGame.learned_win_chance`` and a search's cut-off then
+        compute :meth:`win_chance` in the core, the same double."""
+        return (
+            *self._packed_model(),
+            threat_features(game.threat) if game.is_solo else (0.0,) * 6,
+            _CARD_VALUES,
+            _HEURISTIC_WEIGHTS,
+        )
+
+    def _packed_model(
+        self,
+    ) -> tuple[tuple[float, ...], tuple[float, ...], tuple[tuple[float, ...] | None, ...], tuple[int, ...]]:
+        return (
+            self.coefficients["duel"],
+            self.coefficients["solo"],
+            tuple(self._stage2_of(group) for group in STAGE2_GROUPS),
+            _STAGE2_INDEX,
+        )
 
     def win_chance(self, game: Game, seat: int) -> float:
         """The chance that ``seat`` wins ``game`` (1/0 once won/lost, 1/2 for a draw), from

@@ -43,7 +43,7 @@ from typing import Final, Literal
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
 from ..native import AVAILABLE as NATIVE_AVAILABLE
-from ..native import NativeGame
+from ..native import NativeGame, PackedEvaluation
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, no_decision_error
@@ -307,9 +307,16 @@ class Search:
         if cutoff == "auto":
             cutoff = SOLO_CUTOFF if core_base.is_solo else None
         score = self._score
+        # Scored in the core (the same double), without the GIL: unless a test replaced the score.
+        score_position: Callable[[NativeGame], float] | PackedEvaluation | tuple[Sequence[float], float]
+        if score is _learned_reward:
+            score_position = shipped_model().packed(core_base)
+        elif score is _heuristic_reward:
+            score_position = (_ROLLOUT_WEIGHTS, EVAL_SCALE_SOLO if core_base.is_solo else EVAL_SCALE_DUEL)
+        else:
 
-        def score_position(nat: NativeGame) -> float:  # as _rollout_in_core scores a cut-off rollout
-            return score(nat.to_game(record_events=False))
+            def score_position(nat: NativeGame) -> float:  # as _rollout_in_core scores a cut-off rollout
+                return score(nat.to_game(record_events=False))
 
         t0 = time.perf_counter()
         done, stats = core_base.search(
@@ -413,8 +420,8 @@ class Search:
     ) -> float:
         """The rest of a rollout in the compiled core: the loop of :meth:`_rollout`, action for
         action and draw for draw (``NativeGame.rollout``, ``greedy_rollout``, docs/native.md); a
-        cut-off rollout is scored by the heuristic in the core (the same double) or by the learned
-        evaluation on the same state in the Python engine."""
+        cut-off rollout is scored by the heuristic or the learned evaluation in the core (the same
+        double as in Python)."""
         if self.rollout == "greedy":
             nat.greedy_rollout(rnd, _ROLLOUT_WEIGHTS, budget, limit)
         else:
@@ -423,7 +430,9 @@ class Search:
             return _reward(nat)
         if self.evaluation == "heuristic":
             return _logistic(nat.evaluate(0, _ROLLOUT_WEIGHTS), nat.is_solo)
-        return self._score(nat.to_game(record_events=False))
+        seat = nat.current_player  # as _learned_reward
+        chance = nat.learned_win_chance(seat, shipped_model().packed(nat))
+        return chance if seat == 0 else 1.0 - chance
 
 
 def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> int:
