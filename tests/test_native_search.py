@@ -105,6 +105,9 @@ def test_the_c_tree_searches_as_the_python_tree_from_every_start(kind: str, core
         {"cutoff": 3, "evaluation": "learned"},
         {"cutoff": None},
         {"evaluation": "learned"},
+        {"cutoff": None, "evaluation": "learned", "mix": 0.5},
+        {"mix": 0.3},
+        {"cutoff": 1, "evaluation": "learned", "mix": 1.0},
     ],
 )
 def test_the_c_tree_searches_as_the_python_tree_with_every_setting(
@@ -132,6 +135,7 @@ def test_many_seeds_agree() -> None:
         {"cutoff": 0},
         {"cutoff": 2, "evaluation": "learned"},
         {"cutoff": None},
+        {"cutoff": None, "evaluation": "learned", "mix": 0.5},
     ]
     searched = 0
     for seed in range(int(os.environ.get("CLASH_NATIVE_SEARCH_SEEDS", "40"))):

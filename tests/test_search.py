@@ -205,6 +205,9 @@ def test_search_budget_and_settings_are_checked() -> None:
         ISMCTSAgent(0, iterations=None, seconds=None)
     with pytest.raises(ValueError):
         Search(rollout="perfect")
+    for mix in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="mix"):
+            Search(mix=mix)
     seconds_agent = ISMCTSAgent(0, iterations=None, seconds=0.05)
     game = position_after_random_turns(seed=1)
     assert game.is_legal(seconds_agent.act(game))

@@ -2300,10 +2300,13 @@ typedef struct {
     const Learned *learned; /* the learned evaluation in C (then the search needs no Python at all), */
     const GreedyWeights *heuristic; /* or the heuristic's logistic in C: 1 / (1 + e^-(clip(h / scale))) */
     double heuristic_scale;
+    double mix; /* > 0: the reward is (1 - mix) * the rollout's + mix * the leaf's score */
 } SearchSettings;
 
 /* Player 0's reward of a finished game: 1 win, 0 loss, 1/2 draw (mcts._reward). */
 static double final_reward(const State *s) { return s->winner == 0 ? 1.0 : (s->winner == 1 ? 0.0 : 0.5); }
+
+static int search_score(const State *s, const SearchSettings *set, double *reward);
 
 /* Search._rollout_in_core with the generator above; -1 with an exception set on failure (only when
  * set->score is a Python callable). */
@@ -2319,6 +2322,13 @@ static int search_rollout(State *s, MTState *g, const SearchSettings *set, doubl
         dispatch(s, legal[pick]);
         played++;
     }
+    return search_score(s, set, reward);
+}
+
+/* Player 0's reward of the state s by the search's score (Search._score): a finished game's result,
+ * else the learned evaluation, the heuristic's logistic or the Python callback; -1 with an exception
+ * set on failure (the callback only). */
+static int search_score(const State *s, const SearchSettings *set, double *reward) {
     if (s->stage == OVER) {
         *reward = final_reward(s);
         return 0;
@@ -2401,7 +2411,10 @@ static int search_iterate(Tree *t, State *d, MTState *g, const SearchSettings *s
     }
     double reward;
     if (d->stage != OVER) {
+        double leaf = 0.0;
+        if (set->mix > 0.0 && search_score(d, set, &leaf)) return -1;
         if (search_rollout(d, g, set, &reward)) return -1;
+        if (set->mix > 0.0) reward = (1.0 - set->mix) * reward + set->mix * leaf;
     } else {
         reward = final_reward(d);
     }
@@ -2441,7 +2454,7 @@ static int search_batch(Tree *t, const State *base, MTState *g, Bits *bits, cons
 }
 
 /* search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities,
- *        cutoff_turns, max_rollout_actions, score) -> (iterations done, mt_state after,
+ *        cutoff_turns, max_rollout_actions, score, mix=0.0) -> (iterations done, mt_state after,
  *        ((action, visits, wins), ...) of the root's children)
  *
  * Search.run for random rollouts from the play phase: each iteration starts from a determinization
@@ -2450,7 +2463,9 @@ static int search_batch(Tree *t, const State *base, MTState *g, Bits *bits, cons
  * an unfinished cut-off rollout: a Python callable (score(Core) -> player 0's reward), or computed
  * here: (greedy weights, scale) for the heuristic's logistic, or a packed learned model (l_load).
  * Scored here, the iterations run without the GIL, 8 at a time, so other threads (a web server's
- * event loop) run meanwhile; with a Python score the GIL is let go between batches only. */
+ * event loop) run meanwhile; with a Python score the GIL is let go between batches only.  mix > 0
+ * also scores each leaf (the state the tree walk ends in) and backs up (1 - mix) * the rollout's
+ * reward + mix * the leaf's. */
 static PyObject *core_search(CoreObject *self, PyObject *args) {
     int player, perfect, hidden_ids;
     PyObject *mt_state, *deadline, *clock;
@@ -2459,9 +2474,14 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
     Learned learned;
     GreedyWeights heuristic;
     PyObject *weights;
-    if (!PyArg_ParseTuple(args, "iOLOOdppLLO", &player, &mt_state, &iterations, &deadline, &clock, &set.c,
-                          &perfect, &hidden_ids, &set.turns_after, &set.max_rollout, &set.score))
+    set.mix = 0.0;
+    if (!PyArg_ParseTuple(args, "iOLOOdppLLO|d", &player, &mt_state, &iterations, &deadline, &clock, &set.c,
+                          &perfect, &hidden_ids, &set.turns_after, &set.max_rollout, &set.score, &set.mix))
         return NULL;
+    if (!(set.mix >= 0.0 && set.mix <= 1.0)) {
+        PyErr_SetString(PyExc_ValueError, "search: mix is between 0 and 1");
+        return NULL;
+    }
     if (player != 0 && player != 1) {
         PyErr_SetString(PyExc_ValueError, "search: player is 0 or 1");
         return NULL;

@@ -497,6 +497,7 @@ class NativeGame:
         cutoff_turns: int | None,
         max_rollout_actions: int,
         score: Callable[[NativeGame], float] | PackedEvaluation | tuple[Sequence[float], float],
+        mix: float = 0.0,
     ) -> tuple[int, tuple[tuple[int, int, float], ...]]:
         """The UCT search of :class:`clashofdecks.agents.mcts.Search` with random rollouts, tree and all
         inside the core, for :attr:`current_player`: the same tree, UCB values, draws from ``rng`` (an
@@ -509,9 +510,10 @@ class NativeGame:
         during such a search): ``(weights, scale)``, the greedy heuristic's score for player 0 with
         those 9 weights through the logistic ``1 / (1 + exp(-clip(score / scale, ±50)))``, or a
         learned evaluation packed for the core (:data:`PackedEvaluation`; player 0's chance by the
-        model from the view of the player to move).  Stops after ``iterations``
-        or once ``clock() >= deadline`` (checked every 8 iterations).  Returns the iterations done
-        and, per root action, ``(action, visits, wins)``."""
+        model from the view of the player to move).  ``mix`` > 0 also scores each leaf (where the
+        tree walk ends, before its rollout) and backs up ``(1 - mix) x rollout + mix x leaf``.
+        Stops after ``iterations`` or once ``clock() >= deadline`` (checked every 8 iterations).
+        Returns the iterations done and, per root action, ``(action, visits, wins)``."""
         if type(rng) is not random.Random:
             raise TypeError("NativeGame.search draws as random.Random: pass a random.Random")
         if iterations is None and deadline is None:
@@ -541,6 +543,7 @@ class NativeGame:
             -1 if cutoff_turns is None else cutoff_turns,
             max_rollout_actions,
             score_core,
+            mix,
         )
         rng.setstate((version, internal_after, gauss_next))
         return done, stats

@@ -196,6 +196,10 @@ class Search:
     play almost never beats the automaton, so full random rollouts say little there.
     ``evaluation`` scores cut-off rollouts: ``"heuristic"`` (above) or ``"learned"`` (the shipped
     learned evaluation's win chance for the player to move, :mod:`.evaluation`).
+    ``mix`` (0 to 1, default 0) also scores each leaf of the play phase (the position the tree walk
+    ends in, before its rollout) with ``evaluation`` and backs up ``(1 - mix) x`` the rollout's
+    reward ``+ mix x`` the leaf's, as AlphaGo mixed its value network with rollouts; a leaf in the
+    setup stage keeps the rollout's reward.
     """
 
     def __init__(
@@ -206,8 +210,11 @@ class Search:
         cutoff: Cutoff = "auto",
         perfect_information: bool = False,
         evaluation: str = "heuristic",
+        mix: float = 0.0,
         native: bool | None = None,
     ) -> None:
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError(f"mix is a weight between 0 and 1, not {mix}")
         if native and not NATIVE_AVAILABLE:
             raise ValueError("native=True needs the compiled core (docs/native.md)")
         if cutoff != "auto" and cutoff is not None and (not isinstance(cutoff, int) or cutoff < 0):
@@ -223,6 +230,7 @@ class Search:
         self._score: Callable[[Game], float] = (
             _learned_reward if evaluation == "learned" else _heuristic_reward
         )
+        self.mix = mix
         self.rollout = rollout
         self.cutoff = cutoff
         self.perfect_information = perfect_information
@@ -329,6 +337,7 @@ class Search:
             cutoff_turns=cutoff,
             max_rollout_actions=MAX_ROLLOUT_ACTIONS,
             score=score_position,
+            mix=self.mix,
         )
         return _result(stats, done, time.perf_counter() - t0)
 
@@ -376,7 +385,14 @@ class Search:
             d.apply(best_action)
             node = best
             path.append(node)
-        reward = self._rollout(d, rng) if not d.is_over() else _reward(d)
+        if d.is_over():
+            reward = _reward(d)
+        elif self.mix and d.phase != "setup":
+            mix = self.mix
+            leaf = self._score_in_core(d) if isinstance(d, NativeGame) else self._score(d)
+            reward = (1.0 - mix) * self._rollout(d, rng) + mix * leaf
+        else:
+            reward = self._rollout(d, rng)
         for n in path:
             n.visits += 1
             n.wins += reward if n.player == 0 else 1.0 - reward
@@ -426,6 +442,11 @@ class Search:
             nat.greedy_rollout(rnd, _ROLLOUT_WEIGHTS, budget, limit)
         else:
             nat.rollout(rnd, budget, limit)
+        return self._score_in_core(nat)
+
+    def _score_in_core(self, nat: NativeGame) -> float:
+        """Player 0's reward of ``nat`` by :attr:`evaluation`, computed in the core (the same double
+        as :meth:`_score` on the same game in Python)."""
         if nat.is_over():
             return _reward(nat)
         if self.evaluation == "heuristic":
@@ -484,6 +505,7 @@ class _SearchAgent(Agent):
         rollout: str = "random",
         cutoff: Cutoff = "auto",
         eval: str = "heuristic",  # the spec setting's name (ismcts:200,eval=learned)
+        mix: float = 0.0,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -499,6 +521,7 @@ class _SearchAgent(Agent):
             cutoff=cutoff,
             perfect_information=self.perfect_information,
             evaluation=eval,
+            mix=mix,
         )
         self._seed = seed
         self._rng = random.Random(seed)

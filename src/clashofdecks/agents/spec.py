@@ -21,6 +21,7 @@ SETTING_TYPES: Final[dict[str, type]] = {
     "rollout": str,
     "cutoff": int,
     "eval": str,
+    "mix": float,
 }
 
 
