@@ -15,6 +15,7 @@ from clashofdecks.agents.evaluation import (
     FEATURES,
     N_FEATURES,
     STAGE2_FEATURES,
+    STAGE2_GROUPS,
     EvaluationModel,
     features,
     fit_logistic,
@@ -290,7 +291,8 @@ def test_calibration_report_and_kept_second_stage_on_a_small_fixture(tmp_path: P
     model = EvaluationModel.from_dict(json.loads(out.read_text()))
     # The kept stage is the input model's, bit for bit; the others were refitted on the kept games.
     assert model.stage2["duel"] == shipped_model().stage2["duel"]
-    assert set(model.stage2) == {"duel", "duel, seat not to move", "solo"}
+    # Every solo stage is refitted too: the fall-back on all solo games, each level on its own games.
+    assert {"duel", "duel, seat not to move", "solo"} < set(model.stage2) <= set(STAGE2_GROUPS)
     assert model.card["training_data"]["stage2_kept_from_model"] == ["duel"]
     results = json.loads(report.read_text())
     assert "duel" in results and "duel, seat not to move" in results
@@ -381,3 +383,31 @@ def test_clash_play_accepts_the_named_strengths(name: str) -> None:
     result = CliRunner().invoke(main, ["play", "--vs", name, "--seed", "3", "--no-color"], input="quit\n")
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
+
+
+def test_a_solo_level_has_its_own_second_stage_and_other_threats_the_solo_one() -> None:
+    """A solo game at an R8.3 level is judged by its level's second stage when the model has one;
+    another threat allocation (and a model without level stages) by the ``solo`` stage."""
+    base = shipped_model().to_dict()
+    base["stage2"] = {
+        g: v for g, v in base["stage2"].items() if g in ("duel", "duel, seat not to move", "solo")
+    }
+    plain = EvaluationModel.from_dict(base)
+    with_level = json.loads(json.dumps(base))
+    with_level["stage2"]["solo 4"] = [v + 0.25 for v in base["stage2"]["solo"]]
+    levelled = EvaluationModel.from_dict(with_level)
+    level4 = _played("solo", 4, turns=5, level=4)
+    level2 = _played("solo", 4, turns=5, level=2)
+    assert levelled.win_chance(level4, 0) != plain.win_chance(level4, 0)
+    assert levelled.win_chance(level2, 0) == plain.win_chance(level2, 0)
+    custom = start_game(
+        mode="solo",
+        format="precon",
+        seed=2,
+        ruleset=Ruleset(),
+        threat=Threat(base_mana=9),
+        record_events=False,
+    )
+    while custom.phase == "setup":
+        custom.apply(custom.legal_actions()[0])
+    assert levelled.win_chance(custom, 0) == plain.win_chance(custom, 0)

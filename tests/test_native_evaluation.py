@@ -30,6 +30,7 @@ from clashofdecks.agents.greedy import DEFAULT_WEIGHTS, weight_values
 from clashofdecks.agents.mcts import Search
 from clashofdecks.native import NativeGame
 from clashofdecks.native_check import KINDS, start_game
+from clashofdecks.options import Threat
 from clashofdecks.rules import Game
 
 
@@ -194,3 +195,17 @@ def test_other_threads_run_freely_during_a_search_scored_in_the_core() -> None:
         sys.setswitchinterval(interval)
     assert done == 60000
     assert during > 20, f"the search held the interpreter ({during} ticks in {seconds:.2f} s)"
+
+
+def test_a_solo_levels_own_second_stage_is_packed_for_the_core() -> None:
+    """The core judges a solo game with the second stage the Python model picks for its level."""
+    data = shipped_model().to_dict()
+    data["stage2"]["solo 3"] = [v * 0.5 for v in data["stage2"]["solo"]]
+    model = EvaluationModel.from_dict(data)
+    rng = random.Random(3)
+    game = Game.new(mode="solo", format="precon", seed=3, threat=Threat.level(3), record_events=False)
+    while game.phase == "setup" or game.turn < 3:
+        game.apply(rng.choice(game.legal_actions()))
+    nat = NativeGame.from_game(game)
+    assert nat.learned_win_chance(0, model.packed(game)) == model.win_chance(game, 0)
+    assert model.win_chance(game, 0) != shipped_model().win_chance(game, 0)

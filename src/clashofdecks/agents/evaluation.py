@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, CARD_INDEX, COST, HEALTH, N_CARDS
 from ..native import NativeGame, PackedEvaluation
-from ..options import Threat
+from ..options import LEVELS, Threat
 from ..position import sample_determinization
 from ..rules import Game
 from .greedy import DEFAULT_WEIGHTS, card_value, evaluate, fortress_after, incoming_hits, weight_values
@@ -250,8 +250,14 @@ STAGE2_FEATURES: Final[tuple[str, ...]] = (
 #: The second stages: one per perspective.  A duel seat that is not to move (its chance after its
 #: own ``end``, or while the opponent decides) has its own recalibration: the first stage, fitted
 #: on greedy games from both seats, is off for it in a different way than for the player to move
-#: (docs/ai.md, "Calibration").  A model without it uses the ``duel`` stage for both seats.
-STAGE2_GROUPS: Final[tuple[str, ...]] = ("duel", "duel, seat not to move", "solo")
+#: (docs/ai.md, "Calibration").  A model without it uses the ``duel`` stage for both seats.  Solo
+#: games at an R8.3 level have a second stage per level (``solo 0`` … ``solo 5``, fourth session);
+#: ``solo`` (fitted on every solo game) judges other threat allocations, and every level of a model
+#: without them.
+#: The ridge of a level's solo second stage (``fit_logistic``), chosen by cross-validation by game.
+LEVEL_STAGE2_RIDGE: Final = 3e-3
+SOLO_LEVEL_GROUPS: Final[tuple[str, ...]] = tuple(f"solo {level}" for level in LEVELS)
+STAGE2_GROUPS: Final[tuple[str, ...]] = ("duel", "duel, seat not to move", "solo", *SOLO_LEVEL_GROUPS)
 _STAGE2_INDEX: Final = tuple(FEATURES.index(f) for f in STAGE2_FEATURES[2:])
 _CARD_VALUES: Final = tuple(card_value(c) for c in range(N_CARDS))
 _HEURISTIC_WEIGHTS: Final = weight_values(DEFAULT_WEIGHTS)
@@ -264,10 +270,20 @@ def stage2_inputs(x: Sequence[float], z: float) -> list[float]:
     return [1.0, z, *(x[i] for i in _STAGE2_INDEX)]
 
 
-def stage2_group(mode: str, to_move: bool) -> str:
+def stage2_group(mode: str, to_move: bool, level: int | None = None) -> str:
     """The second stage (:data:`STAGE2_GROUPS`) for a ``mode`` position judged by the player to move
-    (``to_move``) or by the other duel seat."""
-    return mode if to_move or mode != "duel" else "duel, seat not to move"
+    (``to_move``) or by the other duel seat; a solo game at R8.3 ``level`` has its level's."""
+    if mode == "solo":
+        return "solo" if level is None else f"solo {level}"
+    return mode if to_move else "duel, seat not to move"
+
+
+def threat_level(threat: Threat) -> int | None:
+    """The R8.3 level whose allocation ``threat`` is, or None for another allocation."""
+    for level, allocation in LEVELS.items():
+        if threat == allocation:
+            return level
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,13 +307,17 @@ class EvaluationModel:
         return _dot(self.coefficients[mode], x)
 
     def _stage2_of(self, group: str) -> tuple[float, ...] | None:
-        return self.stage2.get(group) or self.stage2.get("duel" if group.startswith("duel") else group)
+        """The second stage judging ``group``: its own, else its mode's (``duel``, ``solo``), else None."""
+        return self.stage2.get(group) or self.stage2.get(group.split(",")[0].split(" ")[0])
 
-    def probability(self, x: Sequence[float], mode: str, to_move: bool = True) -> float:
+    def probability(
+        self, x: Sequence[float], mode: str, to_move: bool = True, level: int | None = None
+    ) -> float:
         """The modelled win chance for the feature vector ``x`` of a ``mode`` game, of the player
-        to move (``to_move``) or of the duel seat that is not to move."""
+        to move (``to_move``) or of the duel seat that is not to move; ``level``: the R8.3 level of
+        a solo game (None: another threat allocation)."""
         z = self.logit(x, mode)
-        v = self._stage2_of(stage2_group(mode, to_move))
+        v = self._stage2_of(stage2_group(mode, to_move, level))
         if v is None:
             return logistic(z)
         return logistic(_dot(v, stage2_inputs(x, z)))
@@ -307,19 +327,23 @@ class EvaluationModel:
         ``game``'s threat-option features: ``NativeGame.learned_win_chance`` and a search's cut-off then
         compute :meth:`win_chance` in the core, the same double."""
         return (
-            *self._packed_model(),
+            *self._packed_model(threat_level(game.threat) if game.is_solo else None),
             threat_features(game.threat) if game.is_solo else (0.0,) * 6,
             _CARD_VALUES,
             _HEURISTIC_WEIGHTS,
         )
 
     def _packed_model(
-        self,
+        self, level: int | None
     ) -> tuple[tuple[float, ...], tuple[float, ...], tuple[tuple[float, ...] | None, ...], tuple[int, ...]]:
         return (
             self.coefficients["duel"],
             self.coefficients["solo"],
-            tuple(self._stage2_of(group) for group in STAGE2_GROUPS),
+            (
+                self._stage2_of("duel"),
+                self._stage2_of("duel, seat not to move"),
+                self._stage2_of(stage2_group("solo", True, level)),
+            ),
             _STAGE2_INDEX,
         )
 
@@ -329,8 +353,9 @@ class EvaluationModel:
         if game.is_over():
             w = game.winner
             return 0.5 if w is None else (1.0 if w == seat else 0.0)
-        mode = "solo" if game.is_solo else "duel"
-        return self.probability(features(game, seat), mode, seat == game.current_player)
+        if game.is_solo:
+            return self.probability(features(game, seat), "solo", True, threat_level(game.threat))
+        return self.probability(features(game, seat), "duel", seat == game.current_player)
 
     def is_calibrated(self, mode: str) -> bool:
         """Whether the model card records a passed held-out calibration check for ``mode``."""
@@ -627,8 +652,10 @@ def gap_intervals(
 
 __all__ = [
     "FEATURES",
+    "LEVEL_STAGE2_RIDGE",
     "MODEL_FORMAT",
     "N_FEATURES",
+    "SOLO_LEVEL_GROUPS",
     "STAGE2_FEATURES",
     "STAGE2_GROUPS",
     "EvaluationModel",
@@ -644,5 +671,6 @@ __all__ = [
     "shipped_model",
     "stage2_group",
     "stage2_inputs",
+    "threat_level",
     "win_chance",
 ]

@@ -122,7 +122,7 @@ def _paths(values: tuple[Path, ...]) -> list[Path]:
     multiple=True,
     type=click.Choice(STAGE2_CHOICES),
     help="With --model: keep this second stage of the model instead of refitting it (repeatable; "
-    "duel = the player to move, duel-not-to-move = the other duel seat).",
+    "duel = the player to move, duel-not-to-move = the other duel seat, solo = every solo stage).",
 )
 def train_eval(
     train_dirs: tuple[Path, ...],
@@ -155,7 +155,15 @@ def train_eval(
     clash train-eval --generate-duel 2000 --generate-solo 1000 --out model.json
     clash train-eval --train greedy/ --split strong/ --out src/clashofdecks/data/evaluation.json
     """
-    from ..agents.evaluation import STAGE2_GROUPS, EvaluationModel, fit_logistic, load_model, stage2_inputs
+    from ..agents.evaluation import (
+        LEVEL_STAGE2_RIDGE,
+        SOLO_LEVEL_GROUPS,
+        STAGE2_GROUPS,
+        EvaluationModel,
+        fit_logistic,
+        load_model,
+        stage2_inputs,
+    )
     from ..errors import ClashError
     from ..simulation.training import (
         Position,
@@ -224,16 +232,21 @@ def train_eval(
                 cal.extend(positions_of(f, rng=rng))
             stage2: dict[str, tuple[float, ...]] = {}
             for group in STAGE2_GROUPS:
-                if group in kept:
+                if group in kept or (group in SOLO_LEVEL_GROUPS and "solo" in kept):
                     if group in model.stage2:
                         stage2[group] = model.stage2[group]
                     continue
-                mode = group.split(",")[0]
-                rows = [p for p in cal if stage2_group_of(p) == group]
+                mode = group.split(",")[0].split(" ")[0]
+                if group == "solo":  # the fall-back for every allocation: fitted on all solo games
+                    rows = [p for p in cal if p.group.startswith("solo")]
+                else:
+                    rows = [p for p in cal if stage2_group_of(p) == group]
                 n_train[f"{group} stage 2"] = len(rows)
                 if rows:
                     xs = [stage2_inputs(p.x, model.logit(p.x, mode)) for p in rows]
-                    stage2[group] = tuple(fit_logistic(xs, [p.y for p in rows]))
+                    # A level's stage sees a sixth of the solo games: a stronger ridge (docs/ai.md).
+                    ridge = LEVEL_STAGE2_RIDGE if group in SOLO_LEVEL_GROUPS else 1e-3
+                    stage2[group] = tuple(fit_logistic(xs, [p.y for p in rows], ridge=ridge))
             model = EvaluationModel(model.coefficients, {}, stage2)
         click.echo(f"scoring {len(holdout_files)} held-out games…", err=True)
         held: list[Position] = []

@@ -194,14 +194,22 @@ def fit_model(
     return coefs
 
 
+def level_of(position: Position) -> int | None:
+    """The R8.3 level of a solo position's game (its group ``solo N``), else None."""
+    mode, _, level = position.group.partition(" ")
+    return int(level) if mode == "solo" and level.isdigit() else None
+
+
 def stage2_group_of(position: Position) -> str:
     """The second stage (``agents.evaluation.STAGE2_GROUPS``) that judges ``position``."""
-    return stage2_group("solo" if position.group.startswith("solo") else "duel", position.to_move)
+    mode = "solo" if position.group.startswith("solo") else "duel"
+    return stage2_group(mode, position.to_move, level_of(position))
 
 
 def model_predictions(model: EvaluationModel, positions: Iterable[Position]) -> list[float]:
     return [
-        model.probability(p.x, "solo" if p.group.startswith("solo") else "duel", p.to_move) for p in positions
+        model.probability(p.x, "solo" if p.group.startswith("solo") else "duel", p.to_move, level_of(p))
+        for p in positions
     ]
 
 
@@ -212,6 +220,7 @@ __all__ = [
     "group_of",
     "heuristic_chance",
     "is_held_out",
+    "level_of",
     "model_predictions",
     "positions_of",
     "record_files",
