@@ -505,7 +505,7 @@ class GameSession:
         """
         import random
 
-        from .agents.evaluation import chance_after, shipped_model
+        from .agents.evaluation import chance_after, shipped_model, threat_level
         from .agents.mcts import Search
 
         self._check_can_act(seat)
@@ -515,7 +515,10 @@ class GameSession:
         else:
             result = Search().run(self.game, rng, iterations=None, seconds=seconds)
         chance = chance_after(self.game, seat, result.action, seed=self.seed)
-        label = shipped_model().chance_label("solo" if self.game.is_solo else "duel")
+        if self.game.is_solo:
+            label = shipped_model().chance_label("solo", threat_level(self.game.threat))
+        else:
+            label = shipped_model().chance_label("duel")
         return Hint(self.game.action_text(result.action), chance, label)
 
     def _end_by_resignation(self, outcome: Outcome) -> None:

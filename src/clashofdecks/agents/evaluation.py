@@ -357,14 +357,18 @@ class EvaluationModel:
             return self.probability(features(game, seat), "solo", True, threat_level(game.threat))
         return self.probability(features(game, seat), "duel", seat == game.current_player)
 
-    def is_calibrated(self, mode: str) -> bool:
-        """Whether the model card records a passed held-out calibration check for ``mode``."""
-        return bool(self.card.get("calibrated", {}).get(mode, False))
+    def is_calibrated(self, mode: str, level: int | None = None) -> bool:
+        """Whether the model card records a passed held-out calibration check for ``mode``; for a solo
+        game at R8.3 ``level``, the check of that level where the card has one (``solo N``)."""
+        calibrated = self.card.get("calibrated", {})
+        if mode == "solo" and level is not None and f"solo {level}" in calibrated:
+            return bool(calibrated[f"solo {level}"])
+        return bool(calibrated.get(mode, False))
 
-    def chance_label(self, mode: str) -> str:
-        """How a front end names this model's chance in ``mode``: "win chance" where the card says it
-        is calibrated, "estimated win chance" elsewhere."""
-        return "win chance" if self.is_calibrated(mode) else "estimated win chance"
+    def chance_label(self, mode: str, level: int | None = None) -> str:
+        """How a front end names this model's chance in ``mode`` (a solo game: at ``level``): "win
+        chance" where the card says it is calibrated, "estimated win chance" elsewhere."""
+        return "win chance" if self.is_calibrated(mode, level) else "estimated win chance"
 
     def to_dict(self) -> dict[str, Any]:
         return {

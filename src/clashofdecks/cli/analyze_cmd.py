@@ -44,9 +44,10 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     from rich.table import Table
 
-    from ..agents.evaluation import shipped_model
+    from ..agents.evaluation import shipped_model, threat_level
     from ..analyze import analyze_record
     from ..errors import RecordError
+    from ..options import Threat
     from ..record import GameRecord
 
     try:
@@ -86,7 +87,8 @@ def analyze(record: Path, iterations: int, seed: int, perfect: bool, top: int, a
     table.add_column("player")
     table.add_column("actions")
     # "win chance" only where the shipped evaluation's card says it is calibrated (docs/ai.md).
-    chance_words = shipped_model().chance_label("solo" if rec.mode == "solo" else "duel")
+    level = threat_level(rec.threat or Threat()) if rec.mode == "solo" else None
+    chance_words = shipped_model().chance_label("solo" if rec.mode == "solo" else "duel", level)
     table.add_column(f"P0 {chance_words}", justify="right")
     for t in result.turns:
         who = "setup" if t.turn == 0 else f"P{t.active}"

@@ -267,6 +267,8 @@ def train_eval(
     calibrated = {
         "duel": bool(duel) and all(results[g]["within"] and results[g]["deciles_checked"] for g in duel),
         "solo": all(g in results and results[g]["within"] and results[g]["deciles_checked"] for g in solo),
+        # and each level's own check (a front end labels a level's chance by it)
+        **{g: bool(g in results and results[g]["within"] and results[g]["deciles_checked"]) for g in solo},
     }
     command = "clash train-eval " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else [])
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
