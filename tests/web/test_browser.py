@@ -393,6 +393,39 @@ HINT_WORDS = {
 }
 
 
+@pytest.mark.parametrize("level", [0, 4])
+def test_a_solo_hint_is_labelled_by_its_levels_calibration(
+    server: ServerProcess, browser: Any, level: int, tmp_path: Path
+) -> None:
+    """Solo: "win chance" with a bar at a level whose held-out check the shipped model passed
+    (levels 0-2 since the fourth session), "estimated win chance" without one elsewhere."""
+    from clashofdecks.agents.evaluation import shipped_model
+
+    _, calibrated_words, estimated_words = HINT_WORDS["en"]
+    context = fast_context(browser, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("[data-testid=lang]", "en")
+    page.select_option("[data-testid=level]", str(level))
+    page.click("[data-testid=new-solo]")
+    for _ in range(200):  # the draft: our picks by clicking, until our first turn
+        hint = page.locator("[data-testid=hint]")
+        if hint.count() and hint.is_enabled():
+            break
+        if page.locator("[data-action]").count():
+            page.locator("[data-action]").first.click()
+        page.wait_for_timeout(100)
+    page.click("[data-testid=hint]")
+    page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
+    text = page.inner_text("[data-testid=hint-result]")
+    calibrated = shipped_model().is_calibrated("solo", level)
+    assert (calibrated_words if calibrated else estimated_words) in text, text
+    assert (estimated_words in text) == (not calibrated), text
+    assert page.locator("[data-testid=win-chance]").count() == (1 if calibrated else 0)
+    page.screenshot(path=str(tmp_path / f"solo-hint-level{level}.png"))
+    context.close()
+
+
 @pytest.mark.parametrize("lang", sorted(HINT_WORDS))
 def test_hint_shows_its_chance_in_the_players_language(
     server: ServerProcess, browser: Any, lang: str
