@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from clashofdecks import CARDS, Game, Ruleset, Threat, dump_position, load_position, view
 from clashofdecks.actions import BUILD_BASE, build_rank
 from clashofdecks.cards import PRECONSTRUCTED_DECKS
+from clashofdecks.errors import InvalidPositionError
 from clashofdecks.events import Event, EventKind
 from clashofdecks.formats import start_game
 from clashofdecks.options import THREAT_ABILITIES, THREAT_CHOICES, VARIANT_CHOICES
@@ -555,3 +556,39 @@ def test_pending_decision_loaded_mid_resolution_continues_exactly(case: str) -> 
         if len(found) == 3:
             break
     assert found, f"no pending decision of the kind {case!r} in the sample"
+
+
+@pytest.mark.parametrize("seed", [710, 1200])
+def test_a_casters_fortress_may_be_rightmost_while_the_incantation_resolves(seed: int) -> None:
+    """R3.4c, R5.4a: the incantation is in no hand while it resolves and the fortress is checked once it
+    is back, so a return order (R3.9) asked during a cast can find the caster's fortress rightmost.
+    Such a position dumps, loads and plays on identically (Hypothesis found the loader refusing it)."""
+    ruleset = Ruleset(
+        lanes="shared", first_player="random", incantation_timing="summon_and_combat", protection="targeted"
+    )
+    rng = random.Random(seed)
+    game = Game.new(mode="duel", format="precon", seed=seed, ruleset=ruleset)
+    while not game.is_over():
+        position = dump_position(game)
+        pending = position.get("pending")
+        if pending is not None and "resolving" in pending:
+            caster = pending["resolving"]["player"]
+            if position["players"][caster]["hand"][-1] in ("BASTION", "FORT"):
+                break
+        game.apply(rng.choice(list(game.legal_actions())))
+    else:
+        pytest.fail("the game never reached the position the test is about")
+    twin = reloaded(game)
+    assert observed(twin) == observed(game)
+    while not game.is_over():
+        action = rng.choice(list(game.legal_actions()))
+        assert twin.apply(action) == game.apply(action)
+        assert observed(twin) == observed(game)
+    # Any other player's fortress rightmost in a game that goes on is still refused.
+    broken = json.loads(json.dumps(position))
+    hand = broken["players"][1 - caster]["hand"]
+    fortress = next(c for c in hand if c in ("BASTION", "FORT"))
+    hand.remove(fortress)
+    hand.append(fortress)
+    with pytest.raises(InvalidPositionError, match="cannot be rightmost"):
+        load_position(json.dumps(broken))

@@ -442,10 +442,13 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
                 forts = [c for c in hand if c >= N_CARDS]
                 if len(forts) != 1:
                     raise _fail(f"{where}.hand", f"must hold exactly one BASTION or FORT, found {len(forts)}")
-                if hand[-1] >= N_CARDS and winner is None:
+                # While an incantation resolves it is in no hand, and its caster's fortress is checked
+                # only once it is back at the right end (R3.4c, R5.4a): the caster's may be rightmost.
+                if hand[-1] >= N_CARDS and winner is None and p != _resolving_player(data):
                     raise _fail(
                         f"{where}.hand",
-                        "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3)",
+                        "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3), "
+                        "except in the hand of a player whose incantation is resolving (R3.4c)",
                     )
             hands[p] = hand
             owned += [c for c in hand if c < N_CARDS]
@@ -521,6 +524,15 @@ def _default_termination(winner: Any, solo: bool) -> Termination:
     if solo and winner == 0:
         return Termination.SURVIVED_LAST_TURN
     return Termination.FORT_FALLEN
+
+
+def _resolving_player(data: dict[str, Any]) -> int | None:
+    """The player whose incantation a pending decision interrupted (``pending.resolving.player``), if
+    any: read before the pending decision itself is checked (``_pending`` checks it)."""
+    pending = data.get("pending")
+    resolving = pending.get("resolving") if isinstance(pending, dict) else None
+    player = resolving.get("player") if isinstance(resolving, dict) else None
+    return player if isinstance(player, int) and not isinstance(player, bool) else None
 
 
 def _pending(
