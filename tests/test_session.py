@@ -188,9 +188,9 @@ def test_hint_is_labelled_by_what_its_score_is() -> None:
         expected = "win chance" if model.is_calibrated("solo", level) else "estimated win chance"
         assert hint.label == expected and hint.action in session.legal_actions(0)
         assert 0.0 <= hint.score <= 1.0
-    # Another threat allocation: the solo check as a whole (not passed at every level).
-    custom = GameSession.new(
-        mode="solo", format="precon", seed=3, participants=[Seat.human()], threat=Threat(base_mana=9)
-    )
+    # Another threat allocation (no R8.3 level): the solo check as a whole (not passed at every level).
+    threat = Threat(abilities=("protection",))
+    assert threat not in [Threat.level(level) for level in range(6)]
+    custom = GameSession.new(mode="solo", format="precon", seed=3, participants=[Seat.human()], threat=threat)
     custom.act(0, "deck 1")
     assert custom.hint(0, iterations=30).label == model.chance_label("solo")

@@ -405,9 +405,16 @@ def test_a_solo_hint_is_labelled_by_its_levels_calibration(
     context = fast_context(browser, viewport=DESKTOP)
     page = context.new_page()
     page.goto(server.url + "/")
+    page.wait_for_load_state("networkidle")  # the lobby renders again once the catalogue is in
     page.select_option("[data-testid=lang]", "en")
+    page.wait_for_load_state("networkidle")
     page.select_option("[data-testid=level]", str(level))
-    page.click("[data-testid=new-solo]")
+    assert page.input_value("[data-testid=level]") == str(level)
+    with page.expect_response(
+        lambda r: r.url.endswith("/api/games") and r.request.method == "POST"
+    ) as created:
+        page.click("[data-testid=new-solo]")
+    assert json.loads(created.value.request.post_data or "{}").get("level") == level
     for _ in range(200):  # the draft: our picks by clicking, until our first turn
         hint = page.locator("[data-testid=hint]")
         if hint.count() and hint.is_enabled():
