@@ -403,11 +403,12 @@ def test_a_solo_hint_is_labelled_by_its_levels_calibration(
 
     _, calibrated_words, estimated_words = HINT_WORDS["en"]
     context = fast_context(browser, viewport=DESKTOP)
+    # English from the start: choosing the language in the lobby renders it again, which would
+    # reset a level chosen meanwhile (the lobby renders once per language change).
+    context.add_init_script("localStorage.setItem('clash.lang', 'en')")
     page = context.new_page()
     page.goto(server.url + "/")
-    page.wait_for_load_state("networkidle")  # the lobby renders again once the catalogue is in
-    page.select_option("[data-testid=lang]", "en")
-    page.wait_for_load_state("networkidle")
+    page.wait_for_selector("[data-testid=level]")
     page.select_option("[data-testid=level]", str(level))
     assert page.input_value("[data-testid=level]") == str(level)
     with page.expect_response(
