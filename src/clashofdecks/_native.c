@@ -1689,23 +1689,32 @@ typedef struct {
     double life, bastion, attack, health, ability, threat, lethal, mana, playable;
 } GreedyWeights;
 
-static int g_weights(PyObject *seq, GreedyWeights *w) {
-    double v[G_WEIGHTS];
-    PyObject *fast = PySequence_Fast(seq, "weights must be a sequence of 9 numbers");
+/* n numbers of a Python sequence into dst; on failure -1 with TypeError(not_sequence) for a
+ * non-sequence, ValueError(wrong_size) for another length, or the float conversion's error. */
+static int seq_doubles(PyObject *seq, int n, double *dst, const char *not_sequence, const char *wrong_size) {
+    PyObject *fast = PySequence_Fast(seq, not_sequence);
     if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != G_WEIGHTS) {
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
         Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "weights must be a sequence of 9 numbers (greedy.Weights' fields)");
+        PyErr_SetString(PyExc_ValueError, wrong_size);
         return -1;
     }
-    for (int i = 0; i < G_WEIGHTS; i++) {
-        v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
-        if (v[i] == -1.0 && PyErr_Occurred()) {
+    for (int i = 0; i < n; i++) {
+        dst[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
+        if (dst[i] == -1.0 && PyErr_Occurred()) {
             Py_DECREF(fast);
             return -1;
         }
     }
     Py_DECREF(fast);
+    return 0;
+}
+
+static int g_weights(PyObject *seq, GreedyWeights *w) {
+    double v[G_WEIGHTS];
+    if (seq_doubles(seq, G_WEIGHTS, v, "weights must be a sequence of 9 numbers",
+                    "weights must be a sequence of 9 numbers (greedy.Weights' fields)"))
+        return -1;
     w->life = v[0], w->bastion = v[1], w->attack = v[2], w->health = v[3], w->ability = v[4];
     w->threat = v[5], w->lethal = v[6], w->mana = v[7], w->playable = v[8];
     return 0;
@@ -2004,22 +2013,9 @@ typedef struct {
 } Learned;
 
 static int l_doubles(PyObject *seq, int n, double *dst, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != n) {
-        Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "learned model: %s must hold %d numbers", what, n);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        dst[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
-        if (dst[i] == -1.0 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return -1;
-        }
-    }
-    Py_DECREF(fast);
-    return 0;
+    char wrong_size[128];
+    snprintf(wrong_size, sizeof wrong_size, "learned model: %s must hold %d numbers", what, n);
+    return seq_doubles(seq, n, dst, what, wrong_size);
 }
 
 /* (duel stage 1, solo stage 1, (stage 2 per perspective or None) x 3, stage-2 feature indices,
@@ -2177,17 +2173,22 @@ static double l_reward(const State *s, const Learned *m) {
     return seat == 0 ? chance : 1.0 - chance;
 }
 
+/* The (seat, packed model) arguments of the two methods below; -1 with an exception set. */
+static int l_args(PyObject *args, const char *method, int *seat, Learned *m) {
+    PyObject *packed;
+    if (!PyArg_ParseTuple(args, "iO", seat, &packed)) return -1;
+    if (*seat != 0 && *seat != 1) {
+        PyErr_Format(PyExc_ValueError, "%s: seat is 0 or 1", method);
+        return -1;
+    }
+    return l_load(packed, m);
+}
+
 /* learned_features(seat, packed) -> the 37 features; learned_win_chance(seat, packed) -> float. */
 static PyObject *core_learned_features(CoreObject *self, PyObject *args) {
     int seat;
-    PyObject *packed;
     Learned m;
-    if (!PyArg_ParseTuple(args, "iO", &seat, &packed)) return NULL;
-    if (seat != 0 && seat != 1) {
-        PyErr_SetString(PyExc_ValueError, "learned_features: seat is 0 or 1");
-        return NULL;
-    }
-    if (l_load(packed, &m)) return NULL;
+    if (l_args(args, "learned_features", &seat, &m)) return NULL;
     double x[L_FEATURES];
     l_features(&self->s, seat, &m, x);
     PyObject *out = PyTuple_New(L_FEATURES);
@@ -2205,14 +2206,8 @@ static PyObject *core_learned_features(CoreObject *self, PyObject *args) {
 
 static PyObject *core_learned_win_chance(CoreObject *self, PyObject *args) {
     int seat;
-    PyObject *packed;
     Learned m;
-    if (!PyArg_ParseTuple(args, "iO", &seat, &packed)) return NULL;
-    if (seat != 0 && seat != 1) {
-        PyErr_SetString(PyExc_ValueError, "learned_win_chance: seat is 0 or 1");
-        return NULL;
-    }
-    if (l_load(packed, &m)) return NULL;
+    if (l_args(args, "learned_win_chance", &seat, &m)) return NULL;
     if (self->s.stage == OVER) {
         int w = self->s.winner;
         return PyFloat_FromDouble(w == seat ? 1.0 : (w == 1 - seat ? 0.0 : 0.5));
