@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import random
-import sys
-import threading
 import time
 from collections.abc import Callable
 
@@ -146,55 +144,6 @@ def test_bad_heuristic_settings_are_refused() -> None:
         nat._core.search(*args, (weight_values(DEFAULT_WEIGHTS), 0.0))
     with pytest.raises(ValueError, match="9 numbers"):
         nat._core.search(*args, ((1.0, 2.0), 12.0))
-
-
-def test_other_threads_run_freely_during_a_search_scored_in_the_core() -> None:
-    """With the cut-off scored in C the search lets go of the interpreter for every batch of 8
-    iterations: a thread ticking every 0.5 ms keeps ticking (a loop holding the interpreter would
-    count at most 2 ticks; the weak hand-over of a search that calls back into Python gave 5-74 a
-    second)."""
-    rng = random.Random(1)
-    game = start_game("duel_draft", 1, rng)
-    while game.turn < 3:
-        game.apply(rng.choice(game.legal_actions()))
-    core = NativeGame.from_game(game)._core
-    packed = shipped_model().packed(game)
-    ticks: list[int] = []
-    finished = threading.Event()
-
-    def ticker() -> None:
-        while not finished.is_set():
-            ticks.append(1)
-            finished.wait(0.0005)
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.0001)
-    thread = threading.Thread(target=ticker)
-    thread.start()
-    try:
-        before = len(ticks)
-        t0 = time.perf_counter()
-        done, _, _ = core.search(
-            game.current_player,
-            random.Random(1).getstate()[1],
-            60000,
-            None,
-            time.perf_counter,
-            0.7,
-            False,
-            True,
-            2,
-            2000,
-            packed,
-        )
-        seconds = time.perf_counter() - t0
-        during = len(ticks) - before
-    finally:
-        finished.set()
-        thread.join()
-        sys.setswitchinterval(interval)
-    assert done == 60000
-    assert during > 20, f"the search held the interpreter ({during} ticks in {seconds:.2f} s)"
 
 
 def test_a_solo_levels_own_second_stage_is_packed_for_the_core() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,6 +30,7 @@ if not native.AVAILABLE:
     )
 
 from clashofdecks.agents import mcts
+from clashofdecks.agents.evaluation import shipped_model
 from clashofdecks.agents.mcts import Search, SearchResult
 from clashofdecks.native import NativeGame
 from clashofdecks.native_check import KINDS, start_game
@@ -288,22 +290,14 @@ def test_bad_arguments_are_refused_clearly() -> None:
     assert rng.getstate() != state  # the search drew from the caller's generator
 
 
-def test_other_threads_run_during_a_search_in_c() -> None:
-    """The C loop lets other threads take the interpreter every 8 iterations (a hint computed in a
-    thread must not freeze a server's event loop), as the Python loop does every switch interval.
-    ``Core.search`` is called directly so that no Python code runs during the search (at most one
-    switch before and one after it): a loop that never let go would count at most 2 ticks.
-
-    The search is long (200,000 iterations, about 2 s on an idle core) because the hand-over is
-    rare: an empty release of the interpreter lets a waiting thread in only now and then (5-74
-    ticks a second measured on the idle machine; 20,000 iterations gave 0 ticks in some runs)."""
+def ticks_during(search: Callable[[], tuple[int, Any, Any]]) -> tuple[int, int, float]:
+    """Run ``search`` (a ``Core.search`` call) while another thread appends a tick every 0.5 ms (the
+    interpreter's switch interval lowered to 0.1 ms); returns the iterations done, the ticks counted
+    during the search and its seconds.  A search that never let go of the interpreter would leave
+    at most 2 ticks (one switch before it, one after it)."""
     import sys
     import threading
 
-    game = position("random_duel", 1, 6)
-    assert game is not None
-    core = NativeGame.from_game(game)._core
-    mt_state = random.Random(1).getstate()[1]
     ticks: list[int] = []
     finished = threading.Event()
 
@@ -312,21 +306,63 @@ def test_other_threads_run_during_a_search_in_c() -> None:
             ticks.append(1)
             finished.wait(0.0005)
 
-    def unused(core: object) -> float:  # rollouts to the end: nothing to score
-        raise AssertionError("no cut-off here")
-
     interval = sys.getswitchinterval()
     sys.setswitchinterval(0.0001)
     thread = threading.Thread(target=ticker)
     thread.start()
     try:
         before = len(ticks)
-        done, _, _ = core.search(
-            game.current_player, mt_state, 200000, None, time.perf_counter, 0.7, False, True, -1, 2000, unused
-        )
+        t0 = time.perf_counter()
+        done, _, _ = search()
+        seconds = time.perf_counter() - t0
         during = len(ticks) - before
     finally:
         finished.set()
         thread.join()
         sys.setswitchinterval(interval)
+    return done, during, seconds
+
+
+def test_other_threads_run_during_a_search_in_c() -> None:
+    """The C loop lets other threads take the interpreter every 8 iterations (a hint computed in a
+    thread must not freeze a server's event loop), as the Python loop does every switch interval.
+    ``Core.search`` is called directly so that no Python code runs during the search but the score
+    callback, which is never called here.
+
+    The search is long (200,000 iterations, about 2 s on an idle core) because with a Python score
+    the hand-over is rare: an empty release of the interpreter between batches lets a waiting thread
+    in only now and then (5-74 ticks a second measured on the idle machine; 20,000 iterations gave 0
+    ticks in some runs)."""
+    game = position("random_duel", 1, 6)
+    assert game is not None
+    core = NativeGame.from_game(game)._core
+    mt_state = random.Random(1).getstate()[1]
+
+    def unused(core: object) -> float:  # rollouts to the end: nothing to score
+        raise AssertionError("no cut-off here")
+
+    done, during, _ = ticks_during(
+        lambda: core.search(
+            game.current_player, mt_state, 200000, None, time.perf_counter, 0.7, False, True, -1, 2000, unused
+        )
+    )
     assert done == 200000 and during > 2, f"the search held the interpreter throughout ({during} ticks)"
+
+
+def test_other_threads_run_freely_during_a_search_scored_in_the_core() -> None:
+    """With the cut-off scored in C (the learned evaluation, packed) the search lets go of the
+    interpreter for every batch of 8 iterations, so the ticking thread keeps ticking."""
+    rng = random.Random(1)
+    game = start_game("duel_draft", 1, rng)
+    while game.turn < 3:
+        game.apply(rng.choice(game.legal_actions()))
+    core = NativeGame.from_game(game)._core
+    packed = shipped_model().packed(game)
+    mt_state = random.Random(1).getstate()[1]
+    done, during, seconds = ticks_during(
+        lambda: core.search(
+            game.current_player, mt_state, 60000, None, time.perf_counter, 0.7, False, True, 2, 2000, packed
+        )
+    )
+    assert done == 60000
+    assert during > 20, f"the search held the interpreter ({during} ticks in {seconds:.2f} s)"

@@ -393,6 +393,21 @@ HINT_WORDS = {
 }
 
 
+def hint_on_the_first_turn(page: Any) -> str:
+    """Play the draft by clicking the first choice until our first turn, ask for a hint and return
+    the text it shows."""
+    for _ in range(200):
+        hint = page.locator("[data-testid=hint]")
+        if hint.count() and hint.is_enabled():
+            break
+        if page.locator("[data-action]").count():
+            page.locator("[data-action]").first.click()
+        page.wait_for_timeout(100)
+    page.click("[data-testid=hint]")
+    page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
+    return str(page.inner_text("[data-testid=hint-result]"))
+
+
 @pytest.mark.parametrize("level", [0, 4])
 def test_a_solo_hint_is_labelled_by_its_levels_calibration(
     server: ServerProcess, browser: Any, level: int, tmp_path: Path
@@ -416,16 +431,7 @@ def test_a_solo_hint_is_labelled_by_its_levels_calibration(
     ) as created:
         page.click("[data-testid=new-solo]")
     assert json.loads(created.value.request.post_data or "{}").get("level") == level
-    for _ in range(200):  # the draft: our picks by clicking, until our first turn
-        hint = page.locator("[data-testid=hint]")
-        if hint.count() and hint.is_enabled():
-            break
-        if page.locator("[data-action]").count():
-            page.locator("[data-action]").first.click()
-        page.wait_for_timeout(100)
-    page.click("[data-testid=hint]")
-    page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
-    text = page.inner_text("[data-testid=hint-result]")
+    text = hint_on_the_first_turn(page)
     calibrated = shipped_model().is_calibrated("solo", level)
     assert (calibrated_words if calibrated else estimated_words) in text, text
     assert (estimated_words in text) == (not calibrated), text
@@ -448,16 +454,7 @@ def test_hint_shows_its_chance_in_the_players_language(
     page.goto(server.url + "/")
     page.select_option("[data-testid=lang]", lang)
     page.click("[data-testid=new-duel-ai]")
-    for _ in range(200):  # the draft: our picks by clicking, until our first turn
-        hint = page.locator("[data-testid=hint]")
-        if hint.count() and hint.is_enabled():
-            break
-        if page.locator("[data-action]").count():
-            page.locator("[data-action]").first.click()
-        page.wait_for_timeout(100)
-    page.click("[data-testid=hint]")
-    page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
-    text = page.inner_text("[data-testid=hint-result]")
+    text = hint_on_the_first_turn(page)
     calibrated = shipped_model().is_calibrated("duel")
     assert (calibrated_words if calibrated else estimated_words) in text, text
     assert re.search(r"\d+ ?%", text) and not re.search(r"\b0\.\d\d\b", text), text  # 54 %, not 0.54
