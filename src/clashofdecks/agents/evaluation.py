@@ -278,6 +278,12 @@ def stage2_group(mode: str, to_move: bool, level: int | None = None) -> str:
     return mode if to_move else "duel, seat not to move"
 
 
+def stage2_mode(group: str) -> str:
+    """The mode (``duel``, ``solo``) of a second stage of :data:`STAGE2_GROUPS`."""
+    return group.split(",")[0].split(" ")[0]
+
+
+@cache
 def threat_level(threat: Threat) -> int | None:
     """The R8.3 level whose allocation ``threat`` is, or None for another allocation."""
     for level, allocation in LEVELS.items():
@@ -308,7 +314,7 @@ class EvaluationModel:
 
     def _stage2_of(self, group: str) -> tuple[float, ...] | None:
         """The second stage judging ``group``: its own, else its mode's (``duel``, ``solo``), else None."""
-        return self.stage2.get(group) or self.stage2.get(group.split(",")[0].split(" ")[0])
+        return self.stage2.get(group) or self.stage2.get(stage2_mode(group))
 
     def probability(
         self, x: Sequence[float], mode: str, to_move: bool = True, level: int | None = None
@@ -675,6 +681,7 @@ __all__ = [
     "shipped_model",
     "stage2_group",
     "stage2_inputs",
+    "stage2_mode",
     "threat_level",
     "win_chance",
 ]

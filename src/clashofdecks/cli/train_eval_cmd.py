@@ -163,6 +163,7 @@ def train_eval(
         fit_logistic,
         load_model,
         stage2_inputs,
+        stage2_mode,
     )
     from ..errors import ClashError
     from ..simulation.training import (
@@ -236,7 +237,7 @@ def train_eval(
                     if group in model.stage2:
                         stage2[group] = model.stage2[group]
                     continue
-                mode = group.split(",")[0].split(" ")[0]
+                mode = stage2_mode(group)
                 if group == "solo":  # the fall-back for every allocation: fitted on all solo games
                     rows = [p for p in cal if p.group.startswith("solo")]
                 else:
@@ -263,13 +264,13 @@ def train_eval(
     _print(results)
     trained = model_path is None or bool(calibrate_files)
     duel = [g for g in ("duel", "duel, seat not to move") if g in results]
-    solo = [f"solo {level}" for level in range(6)]
-    calibrated = {
-        "duel": bool(duel) and all(results[g]["within"] and results[g]["deciles_checked"] for g in duel),
-        "solo": all(g in results and results[g]["within"] and results[g]["deciles_checked"] for g in solo),
-        # and each level's own check (a front end labels a level's chance by it)
-        **{g: bool(g in results and results[g]["within"] and results[g]["deciles_checked"]) for g in solo},
-    }
+
+    def passed(group: str) -> bool:
+        return group in results and bool(results[group]["within"] and results[group]["deciles_checked"])
+
+    # Each solo level's own check too: a front end labels a level's chance by it.
+    levels = {g: passed(g) for g in SOLO_LEVEL_GROUPS}
+    calibrated = {"duel": bool(duel) and all(passed(g) for g in duel), "solo": all(levels.values()), **levels}
     command = "clash train-eval " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else [])
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
     held_out: dict[str, Any] = {
