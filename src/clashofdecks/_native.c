@@ -2165,14 +2165,6 @@ static double l_win_chance(const State *s, int seat, const Learned *m) {
     return l_logistic(y);
 }
 
-/* mcts._learned_reward: player 0's chance by the model, from the view of the player to move. */
-static double l_reward(const State *s, const Learned *m) {
-    if (s->stage == OVER) return s->winner == 0 ? 1.0 : (s->winner == 1 ? 0.0 : 0.5);
-    int seat = current_player(s);
-    double chance = l_win_chance(s, seat, m);
-    return seat == 0 ? chance : 1.0 - chance;
-}
-
 /* The (seat, packed model) arguments of the two methods below; -1 with an exception set. */
 static int l_args(PyObject *args, const char *method, int *seat, Learned *m) {
     PyObject *packed;
@@ -2328,8 +2320,10 @@ static int search_score(const State *s, const SearchSettings *set, double *rewar
         *reward = final_reward(s);
         return 0;
     }
-    if (set->learned) {
-        *reward = l_reward(s, set->learned);
+    if (set->learned) { /* mcts._learned_reward: the model's chance of the player to move, for player 0 */
+        int seat = current_player(s);
+        double chance = l_win_chance(s, seat, set->learned);
+        *reward = seat == 0 ? chance : 1.0 - chance;
         return 0;
     }
     if (set->heuristic) { /* mcts._heuristic_reward */
