@@ -9,7 +9,8 @@ the quick game against the automaton) with the legal-action mask; every ``--eval
 ``--curve-games`` games with the current policy (deterministic, masked) and records the win rate;
 at the end it plays ``--final-games`` games against each of ``--final-opponents`` (duel) or the
 automaton (solo) and reports win rates with 95 % Wilson intervals.  Writes ``curve.csv``,
-``curve.png`` (win rate against training steps, drawn with Pillow) and ``results.json`` to ``--out``.
+``curve.png`` (win rate against training steps, drawn with Pillow), ``results.json``, the model and
+SB3's own training log ``progress.csv`` to ``--out``.
 The policy is an MLP over the observation vector of ``docs/envs.md``; torch runs on one CPU thread.
 """
 
@@ -28,6 +29,7 @@ import torch
 from PIL import Image, ImageDraw, ImageFont
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
 
 import clashofdecks.envs  # noqa: F401  (registers the environments)
 
@@ -181,6 +183,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         device="cpu",
         verbose=0,
     )
+    # SB3's training log (progress.csv) goes with the run's other outputs, not to a fresh
+    # SB3-<date> folder in the system's temporary directory that nothing removes.
+    model.set_logger(configure(str(args.out), ["csv"]))
     curve = CurveCallback(make_env(args), args.eval_every, args.curve_games, seed=10_000_000)
     started = time.time()
     model.learn(total_timesteps=args.steps, callback=curve)

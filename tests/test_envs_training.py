@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,13 +40,18 @@ def test_wilson_interval() -> None:
         ["--env", "solo", "--level", "0", "--steps", "512"],
     ],
 )
-def test_training_pipeline_smoke(tmp_path: Path, args: list[str]) -> None:
+def test_training_pipeline_smoke(tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     example = _example()
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system_tmp))
     small = ["--n-steps", "256", "--batch-size", "64", "--eval-every", "512", "--curve-games", "3"]
     results = example.main([*args, *small, "--final-games", "4", "--out", str(tmp_path)])  # type: ignore[attr-defined]
     assert results["steps"] >= int(args[args.index("--steps") + 1])
-    for name in ("model.zip", "curve.csv", "curve.png", "results.json"):
+    for name in ("model.zip", "curve.csv", "curve.png", "results.json", "progress.csv"):
         assert (tmp_path / name).stat().st_size > 0
+    # SB3 logs to a new SB3-<date> folder there unless told otherwise (torch's own cache may stay).
+    assert not list(system_tmp.glob("SB3-*")), "the run left its log in the system's temporary directory"
     rows = list(csv.DictReader((tmp_path / "curve.csv").open()))
     assert len(rows) >= 2 and all(0.0 <= float(r["win_rate"]) <= 1.0 for r in rows)
     saved = json.loads((tmp_path / "results.json").read_text())
