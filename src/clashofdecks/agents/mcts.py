@@ -27,6 +27,14 @@ C(32, 10) decks; the tree offers a few candidate builds instead (the best ten ca
 heuristic's :func:`~clashofdecks.agents.greedy.card_value` and variants of it), and rollouts build
 a random deck.
 
+The setup stage (R2): its search tree and rollouts run in the Python engine.  By default
+(``setup="rollout"``) a rollout from a setup position plays the whole game at random; with
+``setup="learned"`` (duels) it stops when the setup ends and is scored by the deck evaluation
+(:mod:`.deck_evaluation`: the chance each pair of decks gives, learned from strong play), so a
+draft pick is valued as the strong agent would use the card, not as random play would.  The agent
+setting ``setup=random`` skips the search in the setup and chooses at random (varied decks for
+training data: ``clash train-decks``).
+
 Budgets: ``iterations`` per decision (deterministic for a seed), or ``seconds`` (wall clock; then
 not reproducible).  Decisions with one legal action are answered without search.
 """
@@ -47,6 +55,7 @@ from ..native import NativeGame, PackedEvaluation
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, no_decision_error
+from .deck_evaluation import shipped_deck_model
 from .evaluation import chance_after, shipped_model
 from .greedy import CARD_RANKING, DEFAULT_WEIGHTS, evaluate, weight_values
 
@@ -61,6 +70,11 @@ ROLLOUTS: Final = ("random", "greedy")
 #: How a cut-off rollout is scored: the greedy heuristic through a logistic scale, or the learned
 #: evaluation (:mod:`.evaluation`, the shipped model).
 EVALUATIONS: Final = ("heuristic", "learned")
+#: How a rollout from the setup stage is scored: played to the end (or the cut-off), or stopped
+#: when the setup ends and scored by the deck evaluation (duels).
+SETUP_SCORES: Final = ("rollout", "learned")
+#: An agent's ``setup`` setting: a search scored as in :data:`SETUP_SCORES`, or no search at all.
+SETUP_CHOICES: Final = (*SETUP_SCORES, "random")
 #: Logistic scales turning the greedy heuristic's score into a win chance for cut-off rollouts,
 #: fitted (maximum likelihood) on positions of greedy games: duel, solo.  See docs/ai.md.
 EVAL_SCALE_DUEL: Final = 12.0
@@ -141,6 +155,11 @@ def _learned_reward(game: Game) -> float:
     return chance if seat == 0 else 1.0 - chance
 
 
+def _deck_reward(game: Game) -> float:
+    """Player 0's win chance by the deck evaluation, in a duel whose setup has just ended."""
+    return shipped_deck_model().game_chance(game, 0)
+
+
 def _random_build(rnd: Callable[[], float]) -> int:
     cards = list(range(N_CARDS))
     for i in range(DECK_SIZE_CUSTOM):  # partial Fisher-Yates
@@ -200,6 +219,9 @@ class Search:
     ends in, before its rollout) with ``evaluation`` and backs up ``(1 - mix) x`` the rollout's
     reward ``+ mix x`` the leaf's, as AlphaGo mixed its value network with rollouts; a leaf in the
     setup stage keeps the rollout's reward.
+    ``setup`` scores a rollout from the setup stage: ``"rollout"`` plays on as above;
+    ``"learned"`` (duels; solo games play on) stops when the setup ends and scores both decks with
+    the deck evaluation (:mod:`.deck_evaluation`); the tree then ends there too.
     """
 
     def __init__(
@@ -211,6 +233,7 @@ class Search:
         perfect_information: bool = False,
         evaluation: str = "heuristic",
         mix: float = 0.0,
+        setup: str = "rollout",
         native: bool | None = None,
     ) -> None:
         if not 0.0 <= mix <= 1.0:
@@ -225,6 +248,9 @@ class Search:
             raise ValueError(f"the exploration constant must be >= 0, not {c}")
         if evaluation not in EVALUATIONS:
             raise ValueError(f"unknown evaluation {evaluation!r} (choose {' or '.join(EVALUATIONS)})")
+        if setup not in SETUP_SCORES:
+            raise ValueError(f"unknown setup scoring {setup!r} (choose {' or '.join(SETUP_SCORES)})")
+        self.setup = setup
         self.c = c
         self.evaluation = evaluation
         self._score: Callable[[Game], float] = (
@@ -292,13 +318,17 @@ class Search:
                 def begin() -> Game | NativeGame:
                     return core_base.sample_determinization(me, rng)
 
+        # Setup rollouts end where the setup does, scored by the deck evaluation (duels only).
+        at_setup_end = (
+            _deck_reward if self.setup == "learned" and base.phase == "setup" and not base.is_solo else None
+        )
         root = _Node(1 - me)
         t0 = time.perf_counter()
         deadline = None if seconds is None else t0 + seconds
         limit = iterations if iterations is not None else 1 << 62
         done = 0
         while done < limit:
-            self._iterate(root, begin(), rng)
+            self._iterate(root, begin(), rng, at_setup_end)
             done += 1
             if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
                 break
@@ -341,13 +371,21 @@ class Search:
         )
         return _result(stats, done, time.perf_counter() - t0)
 
-    def _iterate(self, root: _Node, d: Game | NativeGame, rng: random.Random) -> None:
+    def _iterate(
+        self,
+        root: _Node,
+        d: Game | NativeGame,
+        rng: random.Random,
+        at_setup_end: Callable[[Game], float] | None = None,
+    ) -> None:
         c = self.c
         log = math.log
         sqrt = math.sqrt
         node = root
         path = [root]
         while not d.is_over():
+            if at_setup_end is not None and d.phase != "setup":
+                break
             legal = d.legal_actions()
             if _is_build(legal):
                 if node.builds is None:
@@ -387,19 +425,24 @@ class Search:
             path.append(node)
         if d.is_over():
             reward = _reward(d)
+        elif at_setup_end is not None and d.phase != "setup":
+            assert isinstance(d, Game)  # a setup root keeps the Python engine
+            reward = at_setup_end(d)
         elif self.mix and d.phase != "setup":
             mix = self.mix
             leaf = self._score_in_core(d) if isinstance(d, NativeGame) else self._score(d)
             reward = (1.0 - mix) * self._rollout(d, rng) + mix * leaf
         else:
-            reward = self._rollout(d, rng)
+            reward = self._rollout(d, rng, at_setup_end)
         for n in path:
             n.visits += 1
             n.wins += reward if n.player == 0 else 1.0 - reward
 
     # ------------------------------------------------------------------ rollouts
 
-    def _rollout(self, d: Game | NativeGame, rng: random.Random) -> float:
+    def _rollout(
+        self, d: Game | NativeGame, rng: random.Random, at_setup_end: Callable[[Game], float] | None = None
+    ) -> float:
         rnd = rng.random
         greedy = self.rollout == "greedy"
         cutoff = self.cutoff
@@ -410,6 +453,8 @@ class Search:
             return self._rollout_in_core(d, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
         in_core = self.native
         for i in range(MAX_ROLLOUT_ACTIONS):
+            if at_setup_end is not None and d.phase != "setup":
+                return at_setup_end(d)
             if in_core and d.phase != "setup":
                 return self._rollout_in_core(
                     NativeGame.from_game(d), rnd, MAX_ROLLOUT_ACTIONS - i, None if cutoff is None else limit
@@ -506,6 +551,7 @@ class _SearchAgent(Agent):
         cutoff: Cutoff = "auto",
         eval: str = "heuristic",  # the spec setting's name (ismcts:200,eval=learned)
         mix: float = 0.0,
+        setup: str = "rollout",
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -513,6 +559,10 @@ class _SearchAgent(Agent):
             raise ValueError(f"seconds must be positive, not {seconds}")
         if iterations is None and seconds is None:
             raise ValueError("a search agent needs a budget: iterations or seconds")
+        if setup not in SETUP_CHOICES:
+            raise ValueError(f"unknown setup choice {setup!r} (choose {', '.join(SETUP_CHOICES)})")
+        #: ``setup=random``: setup decisions at random, without a search (varied training decks).
+        self.random_setup = setup == "random"
         self.iterations = iterations
         self.seconds = seconds
         self.search = Search(
@@ -522,6 +572,7 @@ class _SearchAgent(Agent):
             perfect_information=self.perfect_information,
             evaluation=eval,
             mix=mix,
+            setup="rollout" if self.random_setup else setup,
         )
         self._seed = seed
         self._rng = random.Random(seed)
@@ -543,6 +594,9 @@ class _SearchAgent(Agent):
         if not legal:
             raise no_decision_error(game, self.name)
         rng = random.Random(self._rng.getrandbits(64))
+        if self.random_setup and game.phase == "setup":
+            self.last = None
+            return _random_build(rng.random) if _is_build(legal) else legal[rng.randrange(len(legal))]
         if isinstance(game, NativeGame):
             # Searched in the Python engine's form, which the search converts back to the core: the
             # same position, so the same choice (simulate's games on the core, docs/native.md).

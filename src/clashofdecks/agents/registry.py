@@ -85,7 +85,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         raise AgentSpecError(f"{spec}: {exc}") from None
 
 
-_SEARCH_SETTINGS = ("iterations", "seconds", "c", "rollout", "cutoff", "eval", "mix")
+_SEARCH_SETTINGS = ("iterations", "seconds", "c", "rollout", "cutoff", "eval", "mix", "setup")
 register_agent("random", RandomAgent)
 register_agent("greedy", GreedyAgent)
 register_agent("ismcts", ISMCTSAgent, settings=_SEARCH_SETTINGS)

@@ -22,6 +22,7 @@ SETTING_TYPES: Final[dict[str, type]] = {
     "cutoff": int,
     "eval": str,
     "mix": float,
+    "setup": str,
 }
 
 

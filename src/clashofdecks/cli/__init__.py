@@ -53,6 +53,9 @@ def _register() -> None:
     from .train_eval_cmd import train_eval
 
     main.add_command(train_eval)
+    from .train_decks_cmd import train_decks
+
+    main.add_command(train_decks)
 
 
 _register()
