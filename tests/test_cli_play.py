@@ -459,6 +459,8 @@ def test_precon_deck_option_and_german_screen() -> None:
         (["--deck", "2"], "--format precon"),
         (["--lang", "xx"], "Invalid value for '--lang'"),
         (["--resume", "--load", "x.json"], "choose one"),
+        (["--vs", "nobody"], "unknown agent 'nobody'"),
+        (["--vs", "ismcts:100,setup=clever"], "unknown setup choice 'clever'"),
     ],
 )
 def test_bad_options_give_a_message_and_exit_2_without_traceback(args: list[str], message: str) -> None:

@@ -232,6 +232,13 @@ def test_setup_random_chooses_without_a_search_and_reproducibly() -> None:
     assert agent.last is not None  # the play phase is searched
 
 
+def test_clash_play_takes_an_agent_spec_as_the_opponent() -> None:
+    args = ["play", "--vs", "ismcts:20,setup=learned", "--seed", "3", "--no-color"]
+    result = CliRunner().invoke(main, args, input="1\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "picks" in result.output and "Traceback" not in result.output
+
+
 def test_bad_setup_settings_are_refused() -> None:
     with pytest.raises(AgentSpecError, match="rollout, learned, random"):
         make_agent("ismcts:100,setup=clever")

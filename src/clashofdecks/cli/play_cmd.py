@@ -31,7 +31,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from ..agents.registry import UnknownAgentError
+from ..agents.registry import UnknownAgentError, make_agent
 from ..cards import CARDS
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError
 from ..events import Event, EventKind
@@ -50,6 +50,20 @@ from ..ui.render import (
 )
 
 AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts", "beginner", "casual", "strong", "strongest")
+
+
+def _opponent_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--vs``: ``human`` or any agent spec (a name of :data:`AGENT_CHOICES` or, e.g.,
+    ``ismcts:1000,setup=learned``), checked here so that a bad one is a usage error."""
+    if value is None or value == "human":
+        return value
+    try:
+        make_agent(value)
+    except ClashError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
+
+
 #: Events worth a short pause when a human watches (the "step by step" of combat).
 _PACED = frozenset({EventKind.ATTACKED, EventKind.CAST, EventKind.REVEALED, EventKind.TURN_STARTED})
 #: The commands of the prompt (besides actions), for tab completion.
@@ -738,10 +752,11 @@ def _title(session: GameSession, names: tuple[str, str], lang: str) -> str:
 )
 @click.option(
     "--vs",
-    type=click.Choice(AGENT_CHOICES),
     default=None,
-    help="duel opponent: human (hot-seat), random, greedy, mcts, ismcts, or a named strength: beginner, "
-    "casual, strong, strongest (docs/agents.md). [default: greedy]",
+    callback=_opponent_spec,
+    help="duel opponent: human (hot-seat), random, greedy, mcts, ismcts, a named strength: beginner, "
+    "casual, strong, strongest, or an agent spec such as ismcts:1000,setup=learned (docs/agents.md). "
+    "[default: greedy]",
 )
 @click.option("--seed", type=int, default=None, help="seed of the shuffles and coin toss (default: random).")
 @click.option(

@@ -87,7 +87,7 @@ def train_decks(
     log loss and Brier score beside who starts alone, and each card's value.
 
     \b
-    clash train-decks --generate 12000 --workers 2 --out src/clashofdecks/data/deck_evaluation.json
+    clash train-decks --generate 10000 --workers 2 --seed 1 --out src/clashofdecks/data/deck_evaluation.json
     clash train-decks --records runs/duels/ --report decks.json
     """
     from ..agents.deck_evaluation import DeckModel, fit_deck_model
