@@ -34,6 +34,7 @@ from clashofdecks.native import NativeGame
 from clashofdecks.options import Ruleset, Threat
 from clashofdecks.record import record_game
 from clashofdecks.rules import Game
+from clashofdecks.session import GameSession, Seat
 from clashofdecks.simulation.deck_training import deck_game_of
 
 
@@ -201,6 +202,15 @@ def test_a_learned_setup_search_plays_no_rollout_past_the_setup(monkeypatch: pyt
     assert result.iterations == 200 and 0.0 < result.win_chance < 1.0
     with pytest.raises(AssertionError, match="past the setup"):
         Search(native=True).run(game, random.Random(2), iterations=5)
+
+
+def test_hints_in_a_duels_draft_follow_the_deck_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    session = GameSession.new(mode="duel", format="draft", seed=3, participants=[Seat.human(), Seat.human()])
+    _, revealed = _first_pick()  # the same deal: seed 3
+    for card in revealed[:2]:
+        monkeypatch.setattr(mcts, "shipped_deck_model", lambda card=card: _model_favouring(card, 3.0))
+        assert session.hint(session.game.current_player, iterations=300).action == f"pick {card}"
+        assert mcts.hint(session.game, seconds=0.3)[0] == session.game.parse_action(f"pick {card}")
 
 
 def test_setup_learned_changes_nothing_in_solo_or_after_the_setup() -> None:

@@ -128,7 +128,7 @@ def analyze_record(
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, not {iterations}")
     game = initial_game(record, record_events=False)
-    search = Search(perfect_information=perfect_information)
+    search = Search(perfect_information=perfect_information, setup="learned")
     model = shipped_model()
     rng = random.Random(seed)
     decisions: list[Decision] = []

@@ -496,7 +496,8 @@ class GameSession:
         return taken
 
     def hint(self, seat: int, *, seconds: float = 1.0, iterations: int | None = None) -> Hint:
-        """A suggested action for ``seat`` from a fair search (ISMCTS, the seat's view only).
+        """A suggested action for ``seat`` from a fair search (ISMCTS, the seat's view only; in a
+        duel's setup it scores the decks with the deck evaluation, ``setup=learned``).
 
         Its score is the seat's chance of winning after that action by the learned evaluation
         (``agents/evaluation.py``, the seat's view only), labelled ``win chance`` when the shipped
@@ -510,10 +511,11 @@ class GameSession:
 
         self._check_can_act(seat)
         rng = random.Random(self.seed + len(self._steps))
+        search = Search(setup="learned")  # a draft pick valued by the deck evaluation (duels)
         if iterations is not None:
-            result = Search().run(self.game, rng, iterations=iterations)
+            result = search.run(self.game, rng, iterations=iterations)
         else:
-            result = Search().run(self.game, rng, iterations=None, seconds=seconds)
+            result = search.run(self.game, rng, iterations=None, seconds=seconds)
         chance = chance_after(self.game, seat, result.action, seed=self.seed)
         if self.game.is_solo:
             label = shipped_model().chance_label("solo", threat_level(self.game.threat))

@@ -627,7 +627,8 @@ def hint(game: Game, seconds: float = 2.0, *, seed: int = 0) -> tuple[int, float
     player = game.current_player
     if player < 0:
         raise no_decision_error(game, "hint")
-    result = Search().run(game, random.Random(seed), iterations=None, seconds=seconds)
+    search = Search(setup="learned")  # a duel's draft picks valued by the deck evaluation
+    result = search.run(game, random.Random(seed), iterations=None, seconds=seconds)
     return result.action, chance_after(game, player, result.action, seed=seed)
 
 
