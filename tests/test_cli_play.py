@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -76,6 +77,8 @@ def spawn(*args: str, lines: int = 60, columns: int = 200, command: str = "play"
         dimensions=(lines, columns),
         timeout=30,
         env={**os.environ, "COLUMNS": str(columns), "LINES": str(lines), "TERM": "xterm"},
+        # Background jobs may start with SIGINT ignored; the game must see Ctrl-C like a terminal's.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     return child
 
