@@ -93,12 +93,13 @@ register_agent("mcts", MCTSAgent, settings=_SEARCH_SETTINGS)
 
 #: The named strengths offered to players (docs/agents.md, docs/ai.md): each is a fixed agent spec,
 #: from weakest to strongest.  All are fair (ISMCTS from the player's view) and score cut-off
-#: rollouts with the learned evaluation; they differ in search budget.
+#: rollouts with the learned evaluation; they differ in search budget, and the two strongest also
+#: value their draft picks with the deck evaluation (``setup=learned``, docs/ai.md).
 STRENGTHS: dict[str, str] = {
     "beginner": "ismcts:iterations=12,cutoff=0,eval=learned",
     "casual": "ismcts:iterations=60,cutoff=1,eval=learned",
-    "strong": "ismcts:iterations=300,cutoff=2,eval=learned",
-    "strongest": "ismcts:iterations=1500,cutoff=2,eval=learned",
+    "strong": "ismcts:iterations=300,cutoff=2,eval=learned,setup=learned",
+    "strongest": "ismcts:iterations=1500,cutoff=2,eval=learned,setup=learned",
 }
 
 
