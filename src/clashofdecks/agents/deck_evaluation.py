@@ -46,12 +46,17 @@ DUEL_DECK_SIZE: Final = 8
 Decks = tuple[Sequence[int], Sequence[int]]
 
 
+def starts_feature(starter: int) -> float:
+    """The feature ``starts``: +1 when seat 0 starts, -1 when seat 1 does."""
+    if starter not in (0, 1):
+        raise ValueError(f"the starting seat is 0 or 1, not {starter}")
+    return 1.0 if starter == 0 else -1.0
+
+
 def deck_features(decks: Decks, starter: int) -> list[float]:
     """The feature vector (names in :data:`DECK_FEATURES`) for seat 0's and seat 1's cards (card
     indices, fortress cards ignored) when seat ``starter`` starts."""
-    if starter not in (0, 1):
-        raise ValueError(f"the starting seat is 0 or 1, not {starter}")
-    x = [1.0 if starter == 0 else -1.0] + [0.0] * N_CARDS
+    x = [starts_feature(starter)] + [0.0] * N_CARDS
     for seat, sign in ((0, 1.0), (1, -1.0)):
         for c in decks[seat]:
             if not 0 <= c < N_CARDS + 2:
@@ -66,7 +71,7 @@ def decks_at_first_turn(game: Game) -> tuple[tuple[int, ...], tuple[int, ...]]:
     hand (the setup just ended: each hand holds its whole deck); a :class:`ValueError` otherwise."""
     if game.is_solo:
         raise ValueError("the deck evaluation is for duels (in solo the other side is the automaton)")
-    hands = tuple(tuple(CARD_INDEX[c] for c in game.hand(p) if CARD_INDEX[c] < N_CARDS) for p in (0, 1))
+    hands = tuple(tuple(i for i in map(CARD_INDEX.__getitem__, game.hand(p)) if i < N_CARDS) for p in (0, 1))
     if game.phase == "setup" or game.turn != 1 or any(len(h) != DUEL_DECK_SIZE for h in hands):
         raise ValueError("the decks are read at the first turn, before any card has left a hand")
     return hands[0], hands[1]
@@ -152,14 +157,14 @@ class DeckGame:
         return 0.5 if self.winner is None else (1.0 if self.winner == 0 else 0.0)
 
 
-def fit_deck_model(games: Sequence[DeckGame], ridge: float, card: dict[str, Any] | None = None) -> DeckModel:
+def fit_deck_model(games: Sequence[DeckGame], ridge: float) -> DeckModel:
     """Maximum-likelihood fit (:func:`~.evaluation.fit_logistic`, ``ridge`` on every card's
     coefficient, none on ``starts``)."""
     if not games:
         raise ValueError("no games to fit the deck evaluation on")
     xs = [deck_features(g.decks, g.starter) for g in games]
     w = fit_logistic(xs, [g.label for g in games], ridge=ridge)
-    return DeckModel(tuple(w), dict(card or {}))
+    return DeckModel(tuple(w), {})
 
 
 __all__ = [
@@ -172,4 +177,5 @@ __all__ = [
     "fit_deck_model",
     "load_deck_model",
     "shipped_deck_model",
+    "starts_feature",
 ]

@@ -49,11 +49,9 @@ from ..ui.render import (
     render_screen,
 )
 
-AGENT_CHOICES = ("human", "random", "greedy", "mcts", "ismcts", "beginner", "casual", "strong", "strongest")
-
 
 def _opponent_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--vs``: ``human`` or any agent spec (a name of :data:`AGENT_CHOICES` or, e.g.,
+    """``--vs``: ``human`` or any agent spec (a registered name or, e.g.,
     ``ismcts:1000,setup=learned``), checked here so that a bad one is a usage error."""
     if value is None or value == "human":
         return value
@@ -944,7 +942,6 @@ def play(
 
 
 __all__ = [
-    "AGENT_CHOICES",
     "LineReader",
     "SafeStore",
     "TerminalGame",

@@ -90,7 +90,7 @@ def train_decks(
     clash train-decks --generate 10000 --workers 2 --seed 1 --out src/clashofdecks/data/deck_evaluation.json
     clash train-decks --records runs/duels/ --report decks.json
     """
-    from ..agents.deck_evaluation import DeckModel, fit_deck_model
+    from ..agents.deck_evaluation import DeckGame, DeckModel, fit_deck_model
     from ..errors import ClashError
     from ..simulation.deck_training import (
         RIDGES,
@@ -123,10 +123,12 @@ def train_decks(
     except ClashError as exc:
         click.echo(f"clash train-decks: {exc}", err=True)
         sys.exit(1)
-    # A record that is no training game (solo, unfinished, resigned) was skipped: None.
-    kept = [(f, g) for f, g in games_by_file if g is not None]
-    train = [g for f, g in kept if not is_held_out(f, holdout_fraction)]
-    held = [g for f, g in kept if is_held_out(f, holdout_fraction)]
+    # A record that is no training game (solo, unfinished, resigned) is None: skipped.
+    train: list[DeckGame] = []
+    held: list[DeckGame] = []
+    for f, g in games_by_file:
+        if g is not None:
+            (held if is_held_out(f, holdout_fraction) else train).append(g)
     try:
         click.echo(f"{len(train)} training games, {len(held)} held out", err=True)
         cv = cross_validate(train) if ridge is None else {}

@@ -10,13 +10,12 @@ games (a stable split by file name) measure the model beside a model of who star
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agents.deck_evaluation import DeckGame, DeckModel, decks_at_first_turn, fit_deck_model
+from ..agents.deck_evaluation import DeckGame, DeckModel, decks_at_first_turn, fit_deck_model, starts_feature
 from ..agents.evaluation import fit_logistic, logistic, reliability_table
 from ..agents.registry import make_agent
 from ..errors import ClashError
@@ -60,11 +59,6 @@ def deck_game_of(path: Path) -> DeckGame | None:
         raise ClashError(f"{path}: {exc}") from None
 
 
-def deck_games(paths: Iterable[Path]) -> list[DeckGame]:
-    """The training games of the records at ``paths`` (records that are none are skipped)."""
-    return [g for g in map(deck_game_of, paths) if g is not None]
-
-
 def generate_deck_records(
     out: Path,
     *,
@@ -82,26 +76,19 @@ def generate_deck_records(
     return record_files(folders)
 
 
-def _log_loss(p: float, y: float) -> float:
-    p = min(max(p, 1e-12), 1.0 - 1e-12)
-    return -(y * math.log(p) + (1.0 - y) * math.log(1.0 - p))
-
-
 def cross_validate(games: Sequence[DeckGame], ridges: Sequence[float] = RIDGES) -> dict[float, float]:
     """Mean log loss of out-of-fold predictions (game i in fold i mod 5) for each ridge."""
     if len(games) < FOLDS:
         raise ClashError(f"cross-validation needs at least {FOLDS} games, not {len(games)}")
     out: dict[float, float] = {}
     for ridge in ridges:
-        total = 0.0
+        predicted, labels = [], []
         for k in range(FOLDS):
             model = fit_deck_model([g for i, g in enumerate(games) if i % FOLDS != k], ridge)
-            total += sum(
-                _log_loss(model.win_chance(g.decks, g.starter, 0), g.label)
-                for i, g in enumerate(games)
-                if i % FOLDS == k
-            )
-        out[ridge] = total / len(games)
+            for g in games[k::FOLDS]:
+                predicted.append(model.win_chance(g.decks, g.starter, 0))
+                labels.append(g.label)
+        out[ridge] = reliability_table(predicted, labels).log_loss
     return out
 
 
@@ -122,11 +109,11 @@ def measure(model: DeckModel, train: Sequence[DeckGame], held_out: Sequence[Deck
     and the reliability table (seat 0's predicted chance against its result, by decile)."""
     if not held_out:
         raise ClashError("no held-out games to measure the deck evaluation on")
-    starts = fit_logistic([[1.0 if g.starter == 0 else -1.0] for g in train], [g.label for g in train])
+    starts = fit_logistic([[starts_feature(g.starter)] for g in train], [g.label for g in train])
     labels = [g.label for g in held_out]
     model_table = reliability_table([model.win_chance(g.decks, g.starter, 0) for g in held_out], labels)
     starts_table = reliability_table(
-        [logistic(starts[0] * (1.0 if g.starter == 0 else -1.0)) for g in held_out], labels
+        [logistic(starts[0] * starts_feature(g.starter)) for g in held_out], labels
     )
     return DeckScores(
         games=len(held_out),
@@ -143,7 +130,6 @@ __all__ = [
     "DeckScores",
     "cross_validate",
     "deck_game_of",
-    "deck_games",
     "generate_deck_records",
     "measure",
     "random_setup_spec",
