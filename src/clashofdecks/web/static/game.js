@@ -1,0 +1,331 @@
+// The game page: the socket, frames and their events, status, controls, move list, log, game over, setup.
+"use strict";
+
+// ------------------------------------------------------------------ game page
+
+function closeSocket() {
+  if (state.ws) { state.ws.onclose = null; state.ws.close(); state.ws = null; }
+}
+
+function gamePage(id) {
+  closeSocket();
+  const frag = new URLSearchParams(location.hash.slice(1));
+  if (frag.get("t")) {
+    localStorage.setItem("clash.tokens." + id, frag.get("t"));
+    history.replaceState(null, "", location.pathname);  // a token never stays in the address bar
+  }
+  state.gameId = id;
+  state.tokens = (localStorage.getItem("clash.tokens." + id) || "").split(",").filter(Boolean);
+  state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
+  state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
+  state.shownSeat = undefined; state.build = null;
+  mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
+  connect();
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws`);
+  state.ws = ws;
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang })); };
+  ws.onmessage = (e) => onFrame(JSON.parse(e.data));
+  ws.onclose = () => {
+    state.notice = t("connection_lost"); render();
+    state.retry = Math.min(state.retry + 1, 5);
+    setTimeout(() => { if (state.ws === ws) connect(); }, 500 * state.retry);
+  };
+}
+
+function send(msg) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(msg));
+}
+
+function act(action) {
+  if (state.playing) return;  // the board on screen is older than the game: no choices from it
+  state.selected = null;
+  send({ type: "act", action, index: state.frame.index });
+}
+
+function onFrame(f) {
+  if (f.type === "state") {
+    state.frames.push(f);
+    if (!state.animating) nextFrame();
+  } else if (f.type === "error") {
+    state.notice = t("error") + ": " + f.message; render();
+  } else if (f.type === "hint") {
+    state.hint = f;
+    if (state.notice === t("hint_wait")) state.notice = null;  // answered: the waiting line goes
+    render();
+  } else if (f.type === "notice") {
+    const names = state.frame ? state.frame.players.map((p) => p.name) : [];
+    if (f.code === "opponent_away") state.notice = t("opponent_away", { name: names[f.seat] || "?", s: Math.round(f.seconds) });
+    if (f.code === "abandoned") state.notice = t("abandoned", { name: names[f.seat] || "?" });
+    render();
+  }
+}
+
+// Animation speed: "normal", "fast" (scripts and tests) or "off"; kept in localStorage.
+function eventDelay(pending) {
+  const speed = localStorage.getItem("clash.speed") || "normal";
+  if (speed === "off") return 0;
+  const base = speed === "fast" ? 40 : 420;
+  return pending > 10 ? base / 3 : base;
+}
+
+// State frames are shown in order.  A frame's events play first on the board as it was (who hits
+// whom, damage, destroyed, returned, fortress moved), then the new board is drawn.
+function nextFrame() {
+  const f = state.frames.shift();
+  if (!f) { state.animating = false; return; }
+  state.animating = true;
+  const show = () => {
+    state.playing = false;
+    if (f.log) state.log = f.log.slice(-400);
+    state.frame = f;
+    state.notice = null;
+    if (f.index !== (state.hint && state.hint.index)) state.hint = null;
+    render();
+    nextFrame();
+  };
+  const events = f.log ? [] : (f.events || []);
+  const board = document.querySelector("#game [data-testid=board]");
+  if (!events.length || !board || eventDelay(0) === 0) {
+    state.log.push(...events);
+    show();
+    return;
+  }
+  // No stale choices while the events play: the move list and clickable cards go away.
+  state.playing = true;
+  document.querySelectorAll("#game [data-select], #game .target").forEach((el) => el.classList.remove("choosable", "target"));
+  document.querySelectorAll("#game [data-select]").forEach((el) => el.removeAttribute("data-select"));
+  const moves = document.querySelector("#game [data-testid=moves]");
+  if (moves) moves.replaceChildren(h("p", { class: "muted" }, "…"));
+  document.querySelectorAll("#game [data-action]").forEach((el) => el.remove());
+  const queue = events.slice();
+  const step = () => {
+    const e = queue.shift();
+    if (!e) { show(); return; }
+    state.log.push(e);
+    playEvent(e);
+    setTimeout(step, eventDelay(queue.length));
+  };
+  step();
+}
+
+function boardCard(owner, id) {
+  if (owner === undefined || !id) return null;
+  return document.querySelector(`#game .lanes [data-owner="${owner}"][data-card="${id}"]`)
+    || document.querySelector(`#game [data-realm="${owner}"] [data-card="${id}"]`);
+}
+
+function mark(el, cls, badge) {
+  if (!el) return;
+  el.classList.remove(cls); void el.offsetWidth; el.classList.add(cls);
+  if (badge) el.append(h("span", { class: "badge" }, badge));
+}
+
+function playEvent(e) {
+  renderLog();
+  const ticker = document.getElementById("ticker");
+  if (ticker) {
+    ticker.replaceChildren(e.rule ? h("span", { class: "rule" }, e.rule) : "", " ", eventText(e));
+    ticker.className = "ticker kind-" + e.kind;
+  }
+  const me = boardCard(e.player, e.card);
+  switch (e.kind) {
+    case "attacked":
+      mark(me, "ev-attacking");
+      if (e.target_card) mark(boardCard(e.target_player, e.target_card), "ev-attacked");
+      else mark(document.querySelector(`#game [data-realm="${e.target_player}"]`), "ev-attacked");
+      break;
+    case "cast":
+      mark(me, "ev-attacking");
+      mark(boardCard(e.target_player, e.target_card), "ev-attacked");
+      break;
+    case "damaged": mark(me, "ev-damaged", "−" + e.amount); break;
+    case "absorbed": mark(me, "ev-absorbed"); break;
+    case "destroyed": case "returned": case "discarded": mark(me, "ev-destroyed"); break;
+    case "fortress_moved": mark(document.querySelector(`#game [data-track="${e.player}"]`), "ev-fort", "+" + e.amount); break;
+    case "bastion_fell": mark(document.querySelector(`#game [data-track="${e.player}"]`), "ev-fort"); break;
+    default: mark(me, "flash");
+  }
+}
+
+function playerName(f, seat) {
+  const p = f.players[seat];
+  if (!p) return "?";
+  if (p.kind === "automaton") return t("automaton");
+  return p.name || "Player " + seat;
+}
+
+function render() {
+  const root = document.getElementById("game");
+  if (!root || state.playing) return;
+  const f = state.frame;
+  if (!f) { root.replaceChildren(h("p", { class: "notice" }, state.notice || "…")); return; }
+  const me = f.seat === null ? 0 : f.seat;
+  root.dataset.index = String(f.index);
+  root.dataset.toMove = String(f.to_move);
+  const children = [statusBar(f, me)];
+  const invite = localStorage.getItem("clash.invite." + f.game);
+  if (invite && f.kind === "friend" && f.phase !== "over") {
+    children.push(h("div", { class: "invite" }, t("invite"), " ",
+      h("input", { readonly: true, value: invite, "data-testid": "invite-link", size: "50", onclick: (e) => e.target.select() }),
+      h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(invite) }, t("copy"))));
+  }
+  if (state.notice) children.push(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice));
+  // Hot-seat: the next player's hand stays covered until the device has changed hands.
+  if (f.kind === "hotseat" && f.phase !== "over" && f.seats.length === 2 && f.seat !== state.shownSeat) {
+    const name = playerName(f, f.seat);
+    children.push(h("div", { class: "panel handover" }, h("p", { class: "big" }, t("pass_device", { name })),
+      h("button", { class: "primary", "data-testid": "handover", onclick: () => { state.shownSeat = f.seat; render(); } }, t("i_am", { name }))));
+    root.replaceChildren(...children);
+    return;
+  }
+  const board = f.setup ? setupBoard(f, me) : boardView(f.view, me, f);
+  const side = h("aside", { class: "side" }, controls(f), moveList(f), h("div", { class: "ticker", id: "ticker" }), logPanel());
+  children.push(h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board), side));
+  if (f.result) children.push(gameOver(f, me));
+  root.replaceChildren(...children);
+  const log = document.getElementById("log");
+  if (log) log.scrollTop = log.scrollHeight;
+}
+
+function statusBar(f, me) {
+  const items = [];
+  items.push(h("span", {}, t("turn") + " " + f.turn));
+  items.push(h("span", {}, t("phase") + ": " + t(f.phase)));
+  if (f.view) items.push(h("span", { "data-testid": "mana" }, t("mana") + ": " + f.view.mana));
+  let who;
+  if (f.to_move < 0) who = t("over");
+  else if (f.seats.includes(f.to_move)) who = t("your_turn");
+  else if (f.thinking) who = t("thinking", { name: playerName(f, f.to_move) });
+  else who = t("waiting", { name: playerName(f, f.to_move) });
+  items.push(h("strong", { "data-testid": "to-move" }, who));
+  if (f.seat === null) items.push(h("em", {}, t("spectating")));
+  else items.push(h("span", {}, t("you_are", { name: playerName(f, me) })));
+  return h("div", { class: "status", role: "status" }, items);
+}
+
+// The hint's number in the player's language: a chance as a percentage, calibrated or not (the
+// server's label says which); any other label is shown as the server sent it.
+function chanceWords(hint) {
+  const key = { "win chance": "chance_calibrated", "estimated win chance": "chance_estimated" }[hint.label];
+  return key ? t(key, { p: Math.round(hint.score * 100) }) : hint.label + " " + hint.score.toFixed(2);
+}
+
+function controls(f) {
+  const mine = f.seat !== null && f.phase !== "over";
+  const row = h("div", { class: "controls" });
+  if (mine) {
+    row.append(h("button", { "data-testid": "undo", disabled: !f.can_undo, title: "u", onclick: () => send({ type: "undo", index: f.index }) }, t("undo")));
+    row.append(h("button", { "data-testid": "hint", disabled: !f.seats.includes(f.to_move) || !!f.setup, title: "h",
+      onclick: () => { state.notice = t("hint_wait"); render(); send({ type: "hint" }); } }, t("hint")));
+    row.append(h("button", { "data-testid": "resign", onclick: () => { if (confirm(t("confirm_resign"))) send({ type: "resign" }); } }, t("resign")));
+  }
+  if (state.hint) {
+    row.append(h("p", { class: "hint", "data-testid": "hint-result" },
+      t("hint_result", { action: state.hint.action, chance: chanceWords(state.hint) })));
+    // Only a calibrated chance ("win chance") is drawn as a bar; an estimate stays a labelled number.
+    if (state.hint.label === "win chance") {
+      row.append(h("meter", { min: "0", max: "1", value: String(state.hint.score), "data-testid": "win-chance",
+        title: Math.round(state.hint.score * 100) + "%" }));
+    }
+  }
+  return row;
+}
+
+function moveList(f) {
+  if (!f.legal.length) return h("div", { class: "empty" });
+  return h("div", { class: "moves", "data-testid": "moves" }, h("h3", {}, t("moves")),
+    h("ol", {}, f.legal.map((a, i) => h("li", {}, h("button", { "data-action": a, title: i < 9 ? String(i + 1) : null,
+      class: state.hint && state.hint.action === a ? "hinted" : null, onclick: () => act(a) }, a)))));
+}
+
+// The server writes event sentences in the page's language; undo and resignation are said here.
+function eventText(e) {
+  if (e.kind === "undo") return t("undone", { actions: (e.actions || []).join(", ") });
+  if (e.kind === "resigned") return t("end_resigned", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
+  return e.text;
+}
+
+function renderLog() {
+  const el = document.getElementById("log");
+  if (!el) return;
+  el.replaceChildren(...logItems());
+  el.scrollTop = el.scrollHeight;
+}
+function logItems() {
+  return state.log.slice(-200).map((e) => h("li", { class: "log-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", eventText(e)));
+}
+function logPanel() {
+  if (state.logOpen === undefined) state.logOpen = window.innerWidth > 760;
+  return h("details", { class: "log", open: state.logOpen, ontoggle: (e) => { state.logOpen = e.target.open; } },
+    h("summary", {}, t("log")),
+    h("ol", { id: "log", "data-testid": "log", "aria-live": "polite" }, logItems()));
+}
+
+function gameOver(f, me) {
+  const w = f.result.winner;
+  const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
+  return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog" },
+    h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; render(); } }, state.overFolded ? "▴" : "▾"),
+    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
+    h("div", { class: "row" },
+      h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
+      h("a", { class: "button", href: "/api/games/" + f.game + "/record", download: "clash-" + f.game + ".json", "data-testid": "export" }, t("export")),
+      h("a", { class: "button", href: "/" }, t("back_lobby"))));
+}
+
+// Why the game ended, in the page's language, with names instead of seat numbers.
+function reasonText(f) {
+  const r = f.result;
+  const loser = r.winner === null ? null : 1 - r.winner;
+  const key = "end_" + r.termination;
+  if (!I18N.en[key]) return r.reason;
+  return t(key, { winner: r.winner === null ? "" : playerName(f, r.winner), loser: loser === null ? "" : playerName(f, loser) });
+}
+
+// ------------------------------------------------------------------ setup
+
+function setupBoard(f, me) {
+  const s = f.setup;
+  const picks = new Map(f.legal.filter((a) => a.startsWith("pick ")).map((a) => [a.slice(5), a]));
+  const revealed = h("div", { class: "hand revealed" }, s.revealed.map((id) => {
+    const el = cardFace(id, {});
+    if (picks.has(id)) { el.classList.add("choosable"); el.tabIndex = 0; el.addEventListener("click", () => act(picks.get(id)));
+      el.addEventListener("keydown", (e) => { if (e.key === "Enter") act(picks.get(id)); }); }
+    return el;
+  }));
+  const cardsOf = s.cards.map((ids, seat) => h("div", { class: "setup-cards" },
+    h("h3", {}, t("cards_of", { name: playerName(f, seat) })),
+    h("div", { class: "hand small" }, ids.map((id) => cardFace(id, { small: true })))));
+  return h("div", { class: "board setup" },
+    f.build ? buildPicker() : null,
+    s.revealed.length ? h("h3", {}, t("revealed")) : null, revealed,
+    s.face_down ? h("p", { class: "muted" }, t("face_down", { n: s.face_down })) : null,
+    s.decks_taken.length ? h("p", {}, t("decks_taken") + ": " + s.decks_taken.join(", ")) : null,
+    cardsOf);
+}
+
+// Custom format (R2.5): choose ten of the 32 cards; the button carries the build action's text.
+function buildPicker() {
+  const chosen = state.build || (state.build = new Set());
+  const ids = Object.keys(state.cards.cards).sort();
+  const action = chosen.size === 10 ? "build " + [...chosen].sort().join(" ") : null;
+  return h("div", { class: "build", "data-testid": "build" },
+    h("h3", {}, t("build_deck", { n: chosen.size })),
+    h("div", { class: "hand" }, ids.map((id) => {
+      const el = cardFace(id, { small: true });
+      el.classList.add("choosable");
+      if (chosen.has(id)) el.classList.add("selected");
+      el.tabIndex = 0;
+      el.setAttribute("data-build-card", id);
+      const toggle = () => { if (chosen.has(id)) chosen.delete(id); else if (chosen.size < 10) chosen.add(id); render(); };
+      el.addEventListener("click", toggle);
+      el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); } });
+      return el;
+    })),
+    h("button", { class: "primary", "data-action": action, disabled: !action,
+      onclick: () => { if (action) { state.build = null; act(action); } } }, t("build_go")));
+}

@@ -1,0 +1,91 @@
+// The lobby: new games, my games, games to watch, record import.
+"use strict";
+
+// ------------------------------------------------------------------ lobby
+
+function getCookie(name) {
+  const m = document.cookie.match(new RegExp("(?:^|; )" + name + "=([^;]*)"));
+  return m ? decodeURIComponent(m[1]) : "";
+}
+
+async function lobbyPage() {
+  closeSocket();
+  const lobby = await api("/api/lobby");
+  const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: getCookie("clash_name") || "", placeholder: t("your_name") });
+  const fmt = (id, formats) => h("select", { id }, (formats || ["draft", "precon", "custom"]).map((f) => h("option", { value: f }, t(f))));
+  const soloFormat = fmt("solo-format", ["draft", "precon"]);  // no custom decks in solo (R2.2)
+  const soloDeck = h("select", { id: "solo-deck" }, h("option", { value: "" }, t("choose_in_game")),
+    [1, 2, 3, 4].map((n) => h("option", { value: n }, t("deck") + " " + n)));
+  const level = h("select", { id: "solo-level", "data-testid": "level" }, lobby.levels.map((n) => h("option", { value: n }, t("level") + " " + n)));
+  // Custom threat options (R8.2) instead of a level: open the box to use them.
+  const threatBox = h("details", { "data-testid": "custom-threat" }, h("summary", {}, t("custom_threat")));
+  const threatInputs = {};
+  for (const [name, choices] of Object.entries(lobby.threat_choices)) {
+    threatInputs[name] = h("select", { "data-threat": name }, choices.map((c) => h("option", { value: String(c) }, String(c))));
+    threatBox.append(h("label", { class: "row" }, name.replace(/_/g, " ") + " ", threatInputs[name]));
+  }
+  const abilityBoxes = lobby.threat_abilities.map((a) => h("input", { type: "checkbox", value: a, "data-threat-ability": a }));
+  threatBox.append(h("div", { class: "row" }, t("abilities") + ":",
+    lobby.threat_abilities.map((a, i) => h("label", {}, abilityBoxes[i], " ", abilityName(a)))));
+  const threatValue = () => {
+    const out = {};
+    for (const [name, el] of Object.entries(threatInputs)) out[name] = /^\d+$/.test(el.value) ? Number(el.value) : el.value;
+    out.abilities = abilityBoxes.filter((b) => b.checked).map((b) => b.value);
+    return out;
+  };
+  const aiFormat = fmt("ai-format");
+  const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === lobby.ai_default }, t("ai_" + a))));
+  const friendFormat = fmt("friend-format");
+  const hotFormat = fmt("hot-format");
+  const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
+
+  async function start(body) {
+    body.name = name.value.trim();
+    try {
+      const res = await api("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      localStorage.setItem("clash.tokens." + res.id, res.tokens.join(","));
+      if (res.invite) localStorage.setItem("clash.invite." + res.id, res.invite);
+      history.pushState(null, "", "/g/" + res.id);
+      route();
+    } catch (e) { err.textContent = t("error") + ": " + e.message; }
+  }
+  const importInput = h("input", { type: "file", accept: ".json,application/json", "data-testid": "import-file",
+    onchange: async (e) => {
+      const file = e.target.files[0];
+      if (!file) return;
+      try {
+        const res = await api("/api/import", { method: "POST", headers: { "Content-Type": "application/json" }, body: await file.text() });
+        history.pushState(null, "", res.replay); route();
+      } catch (x) { err.textContent = t("error") + ": " + x.message; }
+    } });
+
+  const gameItem = (g) => {
+    const label = `${g.players.join(" – ")} · ${g.mode} · ${g.format}`;
+    const links = [];
+    if (g.status === "over") links.push(h("a", { href: "/r/" + g.id, "data-testid": "replay-link" }, t("replay")));
+    else if (localStorage.getItem("clash.tokens." + g.id)) links.push(h("a", { href: "/g/" + g.id }, t("resume")));
+    else links.push(h("a", { href: "/g/" + g.id }, t("watch")));
+    const result = g.result && g.result.reason ? " · " + g.result.reason : "";
+    return h("li", {}, label + result + " ", ...links);
+  };
+  const list = (items) => items.length ? h("ul", {}, items.map(gameItem)) : h("p", { class: "muted" }, t("none"));
+
+  mount(h("main", { class: "lobby" },
+    h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name),
+    h("section", { class: "panel" }, h("h2", {}, t("new_solo")),
+      h("div", { class: "row" }, soloFormat, soloDeck, level), threatBox,
+      h("button", { class: "primary", "data-testid": "new-solo", onclick: () => start(Object.assign({ kind: "solo", format: soloFormat.value,
+        deck: soloFormat.value === "precon" && soloDeck.value ? Number(soloDeck.value) : null },
+        threatBox.open ? { threat: threatValue() } : { level: Number(level.value) })) }, t("start"))),
+    h("section", { class: "panel" }, h("h2", {}, t("new_ai")), h("div", { class: "row" }, aiFormat, ai),
+      h("button", { class: "primary", "data-testid": "new-duel-ai", onclick: () => start({ kind: "ai", format: aiFormat.value, ai: ai.value }) }, t("start"))),
+    h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat),
+      h("button", { class: "primary", "data-testid": "new-duel-friend", onclick: () => start({ kind: "friend", format: friendFormat.value }) }, t("start"))),
+    h("section", { class: "panel" }, h("h2", {}, t("new_hotseat")), h("div", { class: "row" }, hotFormat),
+      h("button", { class: "primary", "data-testid": "new-hotseat", onclick: () => start({ kind: "hotseat", format: hotFormat.value }) }, t("start"))),
+    err,
+    h("section", { class: "panel wide" }, h("h2", {}, t("my_games")), list(lobby.mine)),
+    h("section", { class: "panel wide" }, h("h2", {}, t("open_games")), list(lobby.open)),
+    h("section", { class: "panel wide" }, h("label", {}, t("import_record"), " ", importInput)),
+  ));
+}
