@@ -330,10 +330,20 @@ def test_the_first_steps_in_every_language_and_axe_finds_nothing_serious(
     page.context.close()
 
 
-def test_switching_language_keeps_the_step(server: ServerProcess, browser: Any) -> None:
+def test_keyboard_and_switching_language_keeps_the_step(server: ServerProcess, browser: Any) -> None:
     page = open_tutorial(browser, server, "en")
     steps = tutorial_steps()
-    click_step(page, 0, steps[0].action)
+    # Step 1 by keyboard: Enter chooses the card, Esc drops it, Enter on the lane plays it.
+    page.focus("[data-select=ZOMBIE]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-drop=top]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("[data-drop]", state="detached")
+    assert page.evaluate("document.activeElement.dataset.select") == "ZOMBIE"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.dataset.drop") == "top"  # focus goes where the card goes
+    page.keyboard.press("Enter")
+    assert page.inner_text("[data-testid=tutorial-after]") == steps[0].text["en"]["after"]
     page.click("[data-testid=tutorial-continue]")
     page.wait_for_selector("[data-testid=tutorial-step][data-index='1']")
     page.select_option("[data-testid=lang]", "ja")

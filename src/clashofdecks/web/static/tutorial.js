@@ -119,7 +119,14 @@ function decorate(board, step) {
     el.setAttribute("aria-pressed", String(tutorial.selected === id));
     if (tutorial.selected === id) el.classList.add("selected");
     else if (!tutorial.selected && id === want.card) el.classList.add("tutorial-spot");
-    click(el, () => { tutorial.selected = tutorial.selected === id ? null : id; tutorial.wrong = null; renderTutorial(); });
+    click(el, () => {
+      tutorial.selected = tutorial.selected === id ? null : id; tutorial.wrong = null; renderTutorial();
+      // Keyboard users go on from where the card goes (the step's place first), or back to the card.
+      const next = tutorial.selected
+        ? document.querySelector("#tutorial [data-drop].tutorial-spot") || document.querySelector("#tutorial [data-drop]")
+        : document.querySelector(`#tutorial [data-select="${id}"]`);
+      if (next) next.focus();
+    });
   }
   if (!tutorial.selected) return;
   const places = byCard.get(tutorial.selected) || new Map();
@@ -175,3 +182,12 @@ function tutorialDone() {
       h("button", { "data-testid": "tutorial-again", onclick: () => { tutorial.index = 0; tutorial.answer = null; renderTutorial(); focusLesson(); } }, t("tutorial_again"))),
     err);
 }
+
+// Esc drops the chosen card (Tab to a card or place and Enter chooses, as in games).
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape" || location.pathname !== "/tutorial" || !tutorial.selected) return;
+  const id = tutorial.selected;
+  tutorial.selected = null;
+  renderTutorial();
+  document.querySelector(`#tutorial [data-select="${id}"]`)?.focus();
+});
