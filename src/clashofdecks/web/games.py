@@ -19,6 +19,7 @@ from ..events import Event
 from ..formats import setup_summary
 from ..options import Ruleset, Threat
 from ..record import GameRecord, result_of
+from ..rules import Game
 from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat
 from .store import GameRow, SeatRow, token_hash
 
@@ -368,7 +369,11 @@ def join_frame(own: dict[str, Any], common_json: str) -> str:
 def board_abilities(session: GameSession) -> dict[str, list[list[list[str]]]]:
     """Per player and lane, each creature's current abilities and which of them are granted (Aura,
     solo threat): public facts of the board."""
-    game = session.game
+    return game_abilities(session.game)
+
+
+def game_abilities(game: Game) -> dict[str, list[list[list[str]]]]:
+    """:func:`board_abilities` of a game without a session (the tutorial's positions)."""
     out: dict[str, list[list[list[str]]]] = {"have": [], "granted": []}
     for p in (0, 1):
         for ln in (0, 1):

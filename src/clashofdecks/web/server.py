@@ -38,6 +38,7 @@ from ..events import Event
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..session import AGENT, NotYourTurnError, SessionError, UndoError
+from ..ui.i18n import LANGUAGES
 from . import workers
 from .games import (
     AI_LEVELS,
@@ -71,6 +72,7 @@ from .protocol import (
     parse_message,
 )
 from .store import ActionWrite, GameRow, SeatRow, Store, Write, open_store
+from .tutorial import TutorialError, try_step, tutorial_json, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
 T = TypeVar("T")
@@ -648,6 +650,33 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         }
         return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
 
+    async def tutorial(request: Request) -> Response:
+        lang = request.query_params.get("lang", "en")
+        if lang not in LANGUAGES:
+            return JSONResponse({"error": f"lang must be one of {', '.join(LANGUAGES)}"}, status_code=400)
+        return JSONResponse(tutorial_json(lang), headers={"Cache-Control": "max-age=3600"})
+
+    async def tutorial_step(request: Request) -> Response:
+        """One click of the tutorial: stateless (the step's position is loaded afresh), nothing stored."""
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse(
+                {"error": "send the step as JSON (Content-Type: application/json)"}, status_code=415
+            )
+        raw = await _read_body(request, MAX_TUTORIAL_BYTES)
+        if raw is None:
+            return JSONResponse(
+                {"error": f"a tutorial step is at most {MAX_TUTORIAL_BYTES} bytes"}, status_code=413
+            )
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        try:
+            index, action, lang = _tutorial_request(data)
+            return JSONResponse(try_step(index, action, lang))
+        except ClashError as exc:  # a bad request, or action text that names no action
+            return JSONResponse({"error": str(exc)}, status_code=400)
+
     async def lobby(request: Request) -> Response:
         player, new = _player(request)
         open_rows = await server.run_db(lambda s: s.list_games(status="active", limit=30))
@@ -804,9 +833,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/g/{game_id}", page),
             Route("/r/{game_id}", page),
             Route("/rules", page),
+            Route("/tutorial", page),
             Route("/api/cards", cards),
             Route("/api/lobby", lobby),
             Route("/api/rules", rules),
+            Route("/api/tutorial", tutorial),
+            Route("/api/tutorial/step", tutorial_step, methods=["POST"]),
             Route("/api/games", new_game, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
@@ -828,6 +860,8 @@ _CSP = (
 
 MAX_OPTIONS_BYTES = 16 * 1024
 MAX_RECORD_BYTES = 1 << 20
+MAX_TUTORIAL_BYTES = 1024
+MAX_TUTORIAL_ACTION_CHARS = 100
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
@@ -872,3 +906,25 @@ def _new_game_request(data: Any) -> NewGame:
             raise GameSetupError("'threat' must be an object of threat options")
         req.threat = data["threat"]
     return req
+
+
+def _tutorial_request(data: Any) -> tuple[int, str, str]:
+    """``{"step": index, "action": text, "lang": "en"}`` checked: the step index, the action, the language."""
+    if not isinstance(data, dict):
+        raise TutorialError("the request must be a JSON object")
+    unknown = sorted(set(data) - {"step", "action", "lang"})
+    if unknown:
+        raise TutorialError(f"unknown field {unknown[0]!r} (step, action, lang)")
+    n = len(tutorial_steps())
+    step = data.get("step")
+    if type(step) is not int or not 0 <= step < n:
+        raise TutorialError(f"'step' must be a step number from 0 to {n - 1}")
+    action = data.get("action")
+    if not isinstance(action, str) or not action.strip() or len(action) > MAX_TUTORIAL_ACTION_CHARS:
+        raise TutorialError(
+            f"'action' must be an action in text notation (at most {MAX_TUTORIAL_ACTION_CHARS} characters)"
+        )
+    lang = data.get("lang", "en")
+    if lang not in LANGUAGES:
+        raise TutorialError(f"'lang' must be one of {', '.join(LANGUAGES)}")
+    return step, action, lang

@@ -1,5 +1,5 @@
 // Clash of Decks in the browser: shared state, words, DOM helpers, routing.  Plain JavaScript, no build
-// step; the page loads app.js, lobby.js, game.js, board.js, replay.js and rules.js in that order.
+// step; the page loads app.js, lobby.js, game.js, board.js, replay.js, tutorial.js and rules.js in that order.
 // The server is the only judge: this page shows the frames it receives and sends action text.
 "use strict";
 
@@ -107,5 +107,6 @@ async function route() {
   if ((m = path.match(/^\/g\/([A-Za-z0-9]+)$/))) return gamePage(m[1]);
   if ((m = path.match(/^\/r\/([A-Za-z0-9]+)$/))) return replayPage(m[1]);
   if (path === "/rules") return rulesPage();
+  if (path === "/tutorial") return tutorialPage();
   return lobbyPage();
 }

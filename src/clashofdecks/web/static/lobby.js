@@ -72,6 +72,8 @@ async function lobbyPage() {
 
   mount(h("main", { class: "lobby" },
     h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name),
+    h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
+      h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_solo")),
       h("div", { class: "row" }, soloFormat, soloDeck, level), threatBox,
       h("button", { class: "primary", "data-testid": "new-solo", onclick: () => start(Object.assign({ kind: "solo", format: soloFormat.value,

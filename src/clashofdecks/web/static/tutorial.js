@@ -1,0 +1,193 @@
+// The tutorial (/tutorial): a guided first game from prepared positions (the server's
+// data/tutorial.json).  Each step shows its lesson and a board drawn by board.js's boardView; the
+// element to click is highlighted, the click is sent to POST /api/tutorial/step, and the server
+// answers with what happened (or "not quite", with nothing changed).  Nothing is stored: no game, no id.
+// The board is drawn without legal actions (so board.js adds no game clicks) and this file adds the
+// tutorial's own hooks: data-select on the card to choose, data-drop on where it goes, and the phase
+// buttons data-testid="next" / "end".
+"use strict";
+
+const tutorial = { steps: null, lang: null, index: 0, selected: null, answer: null, wrong: null, busy: false };
+
+async function tutorialPage() {
+  closeSocket();
+  state.frame = null; state.selected = null;
+  if (tutorial.lang !== state.lang) {
+    const data = await api("/api/tutorial?lang=" + state.lang);
+    // A new language shows the same step again, in its words (the answer is redone).
+    tutorial.steps = data.steps; tutorial.lang = state.lang; tutorial.answer = null;
+    tutorial.index = Math.min(tutorial.index, data.steps.length - 1);
+  }
+  tutorial.selected = null; tutorial.wrong = null;
+  mount(h("main", { class: "tutorial", id: "tutorial" }));
+  renderTutorial();
+}
+
+// The step's board as a game frame would carry it, for boardView: the learner is seat 0.
+function tutorialFrame(b) {
+  return { seat: 0, seats: [0], legal: [], playable: b.playable, abilities: b.abilities, players: b.players };
+}
+
+function renderTutorial() {
+  const root = document.getElementById("tutorial");
+  if (!root) return;
+  const steps = tutorial.steps;
+  const step = steps[tutorial.index];
+  const answer = tutorial.answer;
+  const last = tutorial.index === steps.length - 1;
+  const board = answer || step;
+  const lesson = h("section", { class: "panel lesson", "data-testid": "tutorial-step", "data-step": step.id, "data-index": String(tutorial.index) },
+    h("p", { class: "muted" }, t("tutorial_step", { i: tutorial.index + 1, n: steps.length }),
+      " · ", h("span", { class: "rule" }, step.rules.join(", "))),
+    h("h1", {}, step.title),
+    h("p", { "data-testid": "tutorial-before" }, step.before));
+  if (tutorial.wrong) lesson.append(h("p", { class: "notice", role: "alert", "data-testid": "tutorial-wrong" }, tutorial.wrong));
+  if (answer) {
+    lesson.append(
+      h("h3", {}, t("tutorial_events")),
+      h("ol", { class: "tutorial-events", "data-testid": "tutorial-events" },
+        answer.events.map((e) => h("li", {}, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text))),
+      h("p", { class: "after", "data-testid": "tutorial-after", role: "status" }, answer.after));
+    if (!last) {
+      lesson.append(h("button", { class: "primary", "data-testid": "tutorial-continue",
+        onclick: () => { tutorial.index++; tutorial.answer = null; tutorial.wrong = null; tutorial.selected = null; renderTutorial(); focusLesson(); } },
+        t("tutorial_continue")));
+    }
+  } else {
+    lesson.append(phaseButtons(step));
+  }
+  const children = [lesson];
+  if (answer && last) children.push(tutorialDone());
+  const status = h("div", { class: "status" },
+    h("span", {}, t("turn") + " " + board.turn),
+    h("span", {}, t("phase") + ": " + t(board.phase)),
+    board.phase !== "over" ? h("span", { "data-testid": "mana" }, t("mana") + ": " + board.view.mana) : null);
+  const drawn = boardView(board.view, 0, tutorialFrame(board));
+  if (!answer) decorate(drawn, step);
+  children.push(h("section", { class: "board-wrap" }, status, drawn));
+  root.replaceChildren(...children);
+}
+
+function focusLesson() {
+  const title = document.querySelector("#tutorial .lesson h1");
+  if (title) { title.tabIndex = -1; title.focus(); }
+}
+
+// The step's action split into what to click: a hand card and a place, or a phase button.
+function stepParts(action) {
+  let m = action.match(/^play (\S+) (top|bottom)$/);
+  if (m) return { card: m[1], drop: m[2] };
+  m = action.match(/^cast (\S+) (\S+)$/);
+  if (m) return { card: m[1], drop: m[2] };
+  return { button: action };
+}
+
+function phaseButtons(step) {
+  const want = stepParts(step.action).button;
+  const row = h("div", { class: "row" });
+  for (const [verb, label] of [["next", t("next_action")], ["end", t("end")]]) {
+    if (!step.legal.includes(verb)) continue;
+    row.append(h("button", { "data-testid": verb, class: verb === want ? "primary tutorial-spot" : null,
+      onclick: () => tutorialAct(verb) }, label));
+  }
+  return row;
+}
+
+// Hooks on the drawn board: every hand card with a legal play or cast is selectable, every place a
+// selected card may go is a drop target; the step's own card and place are highlighted.  Any legal
+// choice is sent, so a wrong one gets the server's "not quite".
+function decorate(board, step) {
+  const want = stepParts(step.action);
+  const byCard = new Map();  // card -> Map(place -> action)
+  for (const a of step.legal) {
+    const m = a.match(/^(?:play|cast) (\S+) (\S+)$/);
+    if (!m) continue;
+    if (!byCard.has(m[1])) byCard.set(m[1], new Map());
+    byCard.get(m[1]).set(m[2], a);
+  }
+  const click = (el, fn) => {
+    el.tabIndex = 0;
+    el.addEventListener("click", (e) => { e.stopPropagation(); fn(); });
+    el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); fn(); } });
+  };
+  for (const el of board.querySelectorAll('[data-testid="my-hand"] [data-card]')) {
+    const id = el.getAttribute("data-card");
+    if (!byCard.has(id)) continue;
+    el.setAttribute("data-select", id);
+    el.classList.add("choosable");
+    el.setAttribute("role", "button");
+    el.setAttribute("aria-pressed", String(tutorial.selected === id));
+    if (tutorial.selected === id) el.classList.add("selected");
+    else if (!tutorial.selected && id === want.card) el.classList.add("tutorial-spot");
+    click(el, () => {
+      tutorial.selected = tutorial.selected === id ? null : id; tutorial.wrong = null; renderTutorial();
+      // Keyboard users go on from where the card goes (the step's place first), or back to the card.
+      const next = tutorial.selected
+        ? document.querySelector("#tutorial [data-drop].tutorial-spot") || document.querySelector("#tutorial [data-drop]")
+        : document.querySelector(`#tutorial [data-select="${id}"]`);
+      if (next) next.focus();
+    });
+  }
+  if (!tutorial.selected) return;
+  const places = byCard.get(tutorial.selected) || new Map();
+  for (const [place, action] of places) {
+    const el = /^(top|bottom)$/.test(place)
+      ? board.querySelector(`[data-lane-column="${place}"]`)
+      : board.querySelector(`[data-target="${place}"]`);
+    if (!el) continue;
+    el.setAttribute("data-drop", place);
+    el.setAttribute("role", "button");
+    el.setAttribute("aria-label", action);
+    el.classList.add("target");
+    if (tutorial.selected === want.card && place === want.drop) el.classList.add("tutorial-spot");
+    click(el, () => tutorialAct(action));
+  }
+  board.prepend(h("p", { class: "choose" }, t("choose_target", { card: cardName(tutorial.selected) })));
+}
+
+async function tutorialAct(action) {
+  if (tutorial.busy) return;
+  tutorial.busy = true;
+  try {
+    const res = await api("/api/tutorial/step", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ step: tutorial.index, action, lang: state.lang }) });
+    tutorial.selected = null;
+    if (res.ok) { tutorial.answer = res; tutorial.wrong = null; } else tutorial.wrong = res.message;
+  } catch (e) {
+    tutorial.wrong = t("error") + ": " + e.message;
+  } finally {
+    tutorial.busy = false;
+  }
+  renderTutorial();
+}
+
+// The end: what was learnt, and a real game one click away (a solo game with the lobby's defaults).
+function tutorialDone() {
+  const err = h("p", { class: "error", role: "alert" });
+  const start = async () => {
+    try {
+      const res = await api("/api/games", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ kind: "solo" }) });
+      localStorage.setItem("clash.tokens." + res.id, res.tokens.join(","));
+      history.pushState(null, "", "/g/" + res.id);
+      route();
+    } catch (e) { err.textContent = t("error") + ": " + e.message; }
+  };
+  return h("section", { class: "panel tutorial-done", "data-testid": "tutorial-done" },
+    h("h2", {}, t("tutorial_done")),
+    h("p", {}, t("tutorial_done_text")),
+    h("div", { class: "row" },
+      h("button", { class: "primary", "data-testid": "tutorial-start-game", onclick: start }, t("tutorial_start_game")),
+      h("a", { class: "button", href: "/" }, t("back_lobby")),
+      h("button", { "data-testid": "tutorial-again", onclick: () => { tutorial.index = 0; tutorial.answer = null; renderTutorial(); focusLesson(); } }, t("tutorial_again"))),
+    err);
+}
+
+// Esc drops the chosen card (Tab to a card or place and Enter chooses, as in games).
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape" || location.pathname !== "/tutorial" || !tutorial.selected) return;
+  const id = tutorial.selected;
+  tutorial.selected = null;
+  renderTutorial();
+  document.querySelector(`#tutorial [data-select="${id}"]`)?.focus();
+});

@@ -1,0 +1,254 @@
+"""The tutorial (``/tutorial``): a guided first game from prepared positions.
+
+The steps are ``data/tutorial.json``: each is a position (docs/formats.md), the one action the
+player must take there (text notation), the rules it teaches and its texts in every language.  The
+server is stateless for the tutorial: a step's position is loaded into a fresh :class:`Game` for
+every request, the action is checked against the step's action and applied there, and the answer
+carries the events and the resulting view.  Nothing is stored; a tutorial is no game of the store.
+
+Nothing here does I/O but reading the package's data file once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+from ..cards import card
+from ..errors import ClashError
+from ..position import load_position, view
+from ..rules import Game
+from ..ui.i18n import LANGUAGES, t
+from .games import event_json, game_abilities
+
+TUTORIAL_FILE: Final = "data/tutorial.json"
+#: The seat the learner plays in every step (the starting player; in solo, the player).
+LEARNER: Final = 0
+STEP_KEYS: Final = frozenset({"id", "rules", "position", "action", "text"})
+TEXT_KEYS: Final = frozenset({"title", "before", "after"})
+
+#: The other seat's name in event sentences (the learner is ``t(lang, "player")``).
+_OPPONENT: Final = {"en": "Opponent", "de": "Gegner", "fr": "Adversaire", "ja": "相手"}
+
+#: "Not quite": what the page says when a click asks for another action than the step's.
+_NOT_QUITE: Final = {
+    "en": "Not quite: {what}. Nothing has changed; try again.",
+    "de": "Nicht ganz: {what}. Nichts hat sich geändert; versuch es noch einmal.",
+    "fr": "Pas tout à fait : {what}. Rien n'a changé ; réessayez.",
+    "ja": "惜しい：{what}。何も変わっていません。もう一度どうぞ。",
+}
+_WHAT: Final = {
+    "play": {
+        "en": "this step plays {card} into the {lane} lane",
+        "de": "in diesem Schritt kommt {card} in die Bahn {lane}",
+        "fr": "cette étape joue {card} dans la voie du {lane}",
+        "ja": "この手順では{card}を{lane}レーンに出します",
+    },
+    "cast": {
+        "en": "this step casts {card} at {target}",
+        "de": "in diesem Schritt wird {card} auf {target} gewirkt",
+        "fr": "cette étape lance {card} sur {target}",
+        "ja": "この手順では{card}を{target}に唱えます",
+    },
+    "next": {
+        "en": "this step asks for the next attack (the “Next attack” button)",
+        "de": "in diesem Schritt ist der nächste Angriff dran (die Taste „Nächster Angriff“)",
+        "fr": "cette étape demande l'attaque suivante (le bouton « Attaque suivante »)",
+        "ja": "この手順では次の攻撃です（「次の攻撃」ボタン）",
+    },
+    "end": {
+        "en": "this step ends the phase (the “End” button)",
+        "de": "in diesem Schritt endet die Phase (die Taste „Ende“)",
+        "fr": "cette étape termine la phase (le bouton « Fin »)",
+        "ja": "この手順ではフェイズを終えます（「終了」ボタン）",
+    },
+}
+_LANE_WORD: Final = {
+    "en": {"top": "top", "bottom": "bottom"},
+    "de": {"top": "oben", "bottom": "unten"},
+    "fr": {"top": "haut", "bottom": "bas"},
+    "ja": {"top": "上", "bottom": "下"},
+}
+
+
+class TutorialError(ClashError):
+    """A malformed tutorial data file, or a request naming no step; the message says what."""
+
+
+@dataclass(frozen=True)
+class TutorialStep:
+    id: str
+    rules: tuple[str, ...]
+    position: dict[str, Any]
+    #: The step's action in canonical text notation (as ``Game.action_text`` writes it).
+    action: str
+    #: language -> {"title", "before", "after"}
+    text: dict[str, dict[str, str]]
+
+    def game(self) -> Game:
+        """A fresh game at this step's position (the position is validated by the loader)."""
+        return load_position(self.position)
+
+
+def parse_steps(data: Any) -> tuple[TutorialStep, ...]:
+    """The steps of a tutorial document, each checked: known keys, texts in every language, a
+    position the loader accepts with the learner to act, and an action legal there.  Raises
+    :class:`TutorialError` naming the step and the problem."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
+        raise TutorialError("a tutorial is an object with a non-empty list 'steps'")
+    steps: list[TutorialStep] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(data["steps"]):
+        where = f"steps[{i}]"
+        if not isinstance(raw, dict) or set(raw) != STEP_KEYS:
+            raise TutorialError(f"{where}: a step has exactly the keys {sorted(STEP_KEYS)}")
+        step_id = raw["id"]
+        if not isinstance(step_id, str) or not step_id or step_id in seen:
+            raise TutorialError(f"{where}: 'id' must be a new non-empty text")
+        seen.add(step_id)
+        where = f"step {step_id!r}"
+        rules = raw["rules"]
+        if not isinstance(rules, list) or not all(isinstance(r, str) and r.startswith("R") for r in rules):
+            raise TutorialError(f"{where}: 'rules' lists rule numbers such as 'R3.1'")
+        text = raw["text"]
+        if not isinstance(text, dict) or set(text) != set(LANGUAGES):
+            raise TutorialError(f"{where}: 'text' has one entry per language {list(LANGUAGES)}")
+        for lang, words in text.items():
+            if (
+                not isinstance(words, dict)
+                or set(words) != TEXT_KEYS
+                or not all(isinstance(v, str) and v.strip() for v in words.values())
+            ):
+                raise TutorialError(f"{where}: text.{lang} has a non-empty {sorted(TEXT_KEYS)}")
+        try:
+            game = load_position(raw["position"])
+        except ClashError as exc:
+            raise TutorialError(f"{where}: position: {exc}") from None
+        if game.outcome is not None or game.current_player != LEARNER:
+            raise TutorialError(f"{where}: the position must be a game in play with player {LEARNER} to act")
+        if not isinstance(raw["action"], str):
+            raise TutorialError(f"{where}: 'action' is a text action")
+        try:
+            code = game.parse_action(raw["action"])
+        except ClashError as exc:
+            raise TutorialError(f"{where}: action: {exc}") from None
+        if not game.is_legal(code):
+            raise TutorialError(
+                f"{where}: {raw['action']!r} is not legal there: {game.explain_illegal(code)}"
+            )
+        steps.append(
+            TutorialStep(
+                step_id,
+                tuple(rules),
+                raw["position"],
+                game.action_text(code),
+                {k: dict(v) for k, v in text.items()},
+            )
+        )
+    return tuple(steps)
+
+
+@functools.cache
+def tutorial_steps() -> tuple[TutorialStep, ...]:
+    """The shipped tutorial, loaded and checked once."""
+    text = resources.files("clashofdecks").joinpath(TUTORIAL_FILE).read_text(encoding="utf-8")
+    return parse_steps(json.loads(text))
+
+
+def _names(game: Game, lang: str) -> tuple[str, str]:
+    other = t(lang, "automaton_name") if game.is_solo else _OPPONENT[lang]
+    return t(lang, "player"), other
+
+
+def _board(game: Game, lang: str) -> dict[str, Any]:
+    """What the page draws a board from: the learner's view (R9), as a game frame carries it."""
+    over = game.outcome is not None
+    learner, other = _names(game, lang)
+    return {
+        "mode": "solo" if game.is_solo else "duel",
+        "turn": game.turn,
+        "phase": "over" if over else game.phase,
+        "view": view(game, LEARNER),
+        "playable": [] if over else game.playable_cards(LEARNER),
+        "legal": [] if over or game.current_player != LEARNER else game.legal_action_texts(),
+        "abilities": game_abilities(game),
+        "players": [
+            {"name": learner, "kind": "remote"},
+            {"name": other, "kind": "automaton" if game.is_solo else "remote"},
+        ],
+    }
+
+
+def step_json(index: int, lang: str) -> dict[str, Any]:
+    """Step ``index`` before the learner acts: its texts in ``lang``, its board and its action."""
+    step = tutorial_steps()[index]
+    words = step.text[lang]
+    return {
+        "index": index,
+        "id": step.id,
+        "rules": list(step.rules),
+        "title": words["title"],
+        "before": words["before"],
+        "action": step.action,
+        **_board(step.game(), lang),
+    }
+
+
+def tutorial_json(lang: str) -> dict[str, Any]:
+    """``GET /api/tutorial``: every step in ``lang``."""
+    steps = tutorial_steps()
+    return {"lang": lang, "steps": [step_json(i, lang) for i in range(len(steps))]}
+
+
+def not_quite(step: TutorialStep, lang: str) -> str:
+    """The friendly refusal of another action than the step's, saying which one the step wants."""
+    verb, *rest = step.action.split()
+    values: dict[str, str] = {}
+    if verb == "play":
+        values = {"card": card(rest[0]).name, "lane": _LANE_WORD[lang][rest[1]]}
+    elif verb == "cast":
+        player, lane, pos = rest[1].split(".")
+        target = step.game().lane(int(player), lane)[int(pos)]["card"]
+        values = {"card": card(rest[0]).name, "target": card(str(target)).name}
+    what = _WHAT[verb][lang].format(**values)
+    return _NOT_QUITE[lang].format(what=what)
+
+
+def try_step(index: int, action: str, lang: str) -> dict[str, Any]:
+    """``POST /api/tutorial/step``: the learner's action at step ``index``.
+
+    Not the step's action: ``{"ok": false, "message"}`` (nothing changes: the step is a position,
+    not a state).  The step's action: ``{"ok": true, "after", "events", ...board}``, the events as
+    game frames carry them (sentences in ``lang``).  Raises ``ActionSyntaxError`` for text that
+    names no action."""
+    step = tutorial_steps()[index]
+    game = step.game()
+    code = game.parse_action(action)
+    if game.action_text(code) != step.action:
+        return {"ok": False, "index": index, "message": not_quite(step, lang)}
+    events = game.apply(code)
+    names = _names(game, lang)
+    body: dict[str, Any] = {
+        "ok": True,
+        "index": index,
+        "after": step.text[lang]["after"],
+        "events": [event_json(e, lang, names) for e in events],
+        **_board(game, lang),
+    }
+    outcome = game.outcome
+    body["result"] = None if outcome is None else {"winner": outcome.winner, "reason": outcome.reason}
+    return body
+
+
+__all__ = [
+    "TutorialError",
+    "TutorialStep",
+    "parse_steps",
+    "step_json",
+    "try_step",
+    "tutorial_json",
+    "tutorial_steps",
+]
