@@ -195,6 +195,33 @@ class PendingTrigger:
     ability: TriggeredAbility
 
 
+@dataclass(frozen=True)
+class TriggerHit:
+    """An ability that triggered at an event (603.2), with what it needs from the game state of that moment:
+    its source's last known information (608.2h) and, for 603.10a look-back abilities, the state just before
+    the event. It is put on the stack the next time a player would receive priority (603.3), whether or not
+    its source is still there (113.7a)."""
+
+    rank: (
+        int  # 0 unlock / fully unlock, 1 enters, 2 leaves-the-graveyard and combat damage (collection order)
+    )
+    seq: int  # when it triggered
+    position: int  # the source's place on the battlefield at that moment (ordering within rank 2)
+    source: str
+    instance: int  # the source's battlefield instance (400.7): with ``door`` and ``index`` the ability's key
+    door: str  # "left"/"right" for a Room door's ability, "" otherwise
+    index: int  # the ability's position in its own face's (door's) list, which unlocking never shifts
+    controller: str
+    source_name: str
+    ability: TriggeredAbility
+    batch_key: str = ""  # abilities that trigger once per batch of events ("one or more ...") share a key
+
+    @property
+    def ability_key(self) -> tuple[str, int, str, int]:
+        """The object (id and battlefield instance) and the ability: what "once each turn" belongs to."""
+        return (self.source, self.instance, self.door, self.index)
+
+
 @dataclass
 class DamagePlan:
     sources: list[DamageSource]
@@ -249,12 +276,12 @@ class Game:
         self.game_over = False
         self._decision: Decision | None = None
         self._priority_next: str | None = None
-        self._trigger_events: list[Event] = []
+        self._hits: list[TriggerHit] = []  # abilities that triggered, not yet put on the stack
         self._waiting: list[PendingTrigger] = []
         self._choosing: PendingTrigger | None = None
         self._resolving: StackItem | None = None
         self._plan: DamagePlan | None = None
-        self._once_per_turn: set[tuple[str, int, int]] = set()
+        self._once_per_turn: set[tuple[str, int, str, int]] = set()  # TriggerHit.ability_key
         self._instances = 0
         self._counters: Counter[str] = Counter()
         self._ordered: list[str] = []  # ids of waiting triggers whose order was chosen (603.3b)
@@ -513,7 +540,7 @@ class Game:
             "game_over": self.game_over,
             "decision": None if self._decision is None else self._decision.to_json(),
             "priority_next": self._priority_next,
-            "trigger_events": len(self._trigger_events),
+            "trigger_hits": len(self._hits),
             "waiting": [(t.controller, t.source, t.ability.text) for t in self._waiting],
             "choosing": None
             if self._choosing is None
@@ -586,7 +613,7 @@ class Game:
     def _log(self, type_: str, **data: Any) -> Event:
         event = Event(type_, data)
         self.events.append(event)
-        self._trigger_events.append(event)
+        self._detect_triggers(event)
         return event
 
     def _new_id(self, prefix: str) -> str:
@@ -862,6 +889,8 @@ class Game:
             # state-based actions make it cease to exist (704.5d)
             self._log("token_stays", token=obj_id, zone=here.value, rule="111.8")
             return
+        if here is Zone.GRAVEYARD:
+            self._leaving_graveyard(obj.owner)
         origin = self._remove_from_zone(obj_id)
         self.zcc[obj_id] += 1
         owner = self.players[obj.owner]
@@ -1005,6 +1034,8 @@ class Game:
         spend = p.pool.plan_payment(chars.mana_cost, a.payment)
         # --- all checks passed: cast it
         origin = Zone.GRAVEYARD if from_graveyard else Zone.HAND
+        if from_graveyard:
+            self._leaving_graveyard(a.player)
         (p.graveyard if from_graveyard else p.hand).remove(a.card)  # 601.2a: the card moves to the stack
         self.zcc[a.card] += 1
         self.stack.append(
@@ -1189,85 +1220,116 @@ class Game:
 
     # ------------------------------------------------------------------ triggered abilities
 
-    def _collect_triggers(self) -> None:
-        events, self._trigger_events = self._trigger_events, []
-        if not events:
-            return
-        for e in events:
-            if e.type == "unlock":
-                pid = e["permanent"]
-                perm = self.permanents.get(pid)
-                if perm is None or perm.instance != e["instance"]:
-                    continue
-                for door, ab in self.characteristics(pid).triggered:
-                    if (
-                        ab.trigger is Trigger.UNLOCK_THIS_DOOR
-                        and door is not None
-                        and door.value == e["door"]
-                    ):
-                        self._trigger(pid, ab, perm.controller)
-            elif e.type == "fully_unlock":
-                for pid in list(self.battlefield):
-                    perm = self.permanents[pid]
-                    if perm.controller != e["controller"]:
-                        continue
-                    for _, ab in self.characteristics(pid).triggered:
+    def _abilities(self, pid: str) -> list[tuple[str, int, TriggeredAbility]]:
+        """The triggered abilities ``pid`` has now, each with its door ("" outside a Room) and its position in
+        that door's (or card's) own list: a key that stays the same when the other door unlocks."""
+        out: list[tuple[str, int, TriggeredAbility]] = []
+        counts: Counter[str] = Counter()
+        for door, ab in self.characteristics(pid).triggered:  # each face's abilities in that face's order
+            label = "" if door is None else door.value
+            out.append((label, counts[label], ab))
+            counts[label] += 1
+        return out
+
+    def _hit(
+        self, rank: int, pid: str, door: str, index: int, ab: TriggeredAbility, batch_key: str = ""
+    ) -> None:
+        perm = self.permanents[pid]
+        self._hits.append(
+            TriggerHit(
+                rank,
+                len(self._hits),
+                self.battlefield.index(pid),
+                pid,
+                perm.instance,
+                door,
+                index,
+                perm.controller,
+                self.name_of(pid),
+                ab,
+                batch_key,
+            )
+        )
+
+    def _detect_triggers(self, e: Event) -> None:
+        """603.2: abilities trigger at the event, from the game state just after it (603.10: except
+        leaves-the-zone abilities, which :meth:`_leaving_graveyard` detects from the state just before)."""
+        if e.type == "unlock":
+            pid = e["permanent"]
+            for door, index, ab in self._abilities(pid):
+                if ab.trigger is Trigger.UNLOCK_THIS_DOOR and door == e["door"]:
+                    self._hit(0, pid, door, index, ab)
+        elif e.type == "fully_unlock":
+            for pid in self.battlefield:
+                if self.permanents[pid].controller == e["controller"]:
+                    for door, index, ab in self._abilities(pid):
                         if ab.trigger is Trigger.FULLY_UNLOCK_ROOM:
-                            self._trigger(pid, ab, perm.controller)
-        for e in events:
-            entered = e["card"] if e.type == "zone_change" and e["to"] == "battlefield" else None
-            if e.type == "token_created":
-                entered = e["token"]
-            if entered is None:
-                continue
-            perm = self.permanents.get(entered)
-            if perm is None or perm.instance != e["instance"]:
-                continue
+                            self._hit(0, pid, door, index, ab)
+        elif (e.type == "zone_change" and e["to"] == "battlefield") or e.type == "token_created":
+            entered = e["card"] if e.type == "zone_change" else e["token"]
+            controller = self.permanents[entered].controller
             # an enters trigger; each "triggers an additional time" static of its controller adds one
             extra = sum(
                 1
                 for pid in self.battlefield
-                if self.permanents[pid].controller == perm.controller
+                if self.permanents[pid].controller == controller
                 for st in self.characteristics(pid).static
                 if st.kind is StaticKind.ENTERS_TRIGGERS_TWICE
             )
-            for _, ab in self.characteristics(entered).triggered:
+            for door, index, ab in self._abilities(entered):
                 if ab.trigger is Trigger.ENTERS:
                     for _ in range(1 + extra):
-                        self._trigger(entered, ab, perm.controller)
-        left_graveyard = {
-            e["owner"] for e in events if e.type == "zone_change" and e["origin"] == "graveyard"
-        } | {e["player"] for e in events if e.type == "cast" and e["origin"] == "graveyard"}
-        combat_damagers = {
-            e["source_controller"]
-            for e in events
-            if e.type == "damage" and e.get("combat") and e["to_player"]
-        }
-        for pid in list(self.battlefield):
-            perm = self.permanents[pid]
-            for idx, (_, ab) in enumerate(self.characteristics(pid).triggered):
-                if ab.trigger is Trigger.CARDS_LEAVE_YOUR_GRAVEYARD and perm.controller in left_graveyard:
-                    key = (pid, perm.instance, idx)
-                    if ab.once_each_turn:
-                        if key in self._once_per_turn:
-                            self.events.append(
-                                Event(
-                                    "trigger_suppressed",
-                                    {"source": pid, "reason": "triggers only once each turn"},
-                                )
-                            )
-                            continue
-                        self._once_per_turn.add(key)
-                    self._trigger(pid, ab, perm.controller)
-                elif ab.trigger is Trigger.COMBAT_DAMAGE_TO_PLAYER and perm.controller in combat_damagers:
-                    self._trigger(pid, ab, perm.controller)
+                        self._hit(1, entered, door, index, ab)
+        elif e.type == "damage" and e.get("combat") and e["to_player"]:
+            for pid in self.battlefield:
+                if self.permanents[pid].controller == e["source_controller"]:
+                    for door, index, ab in self._abilities(pid):
+                        if ab.trigger is Trigger.COMBAT_DAMAGE_TO_PLAYER:
+                            self._hit(2, pid, door, index, ab, batch_key="combat damage")
 
-    def _trigger(self, source: str, ability: TriggeredAbility, controller: str) -> None:
-        name = self.name_of(source)
+    def _leaving_graveyard(self, owner: str) -> None:
+        """603.10a: "whenever one or more cards leave your graveyard" looks back in time: the permanents
+        that had the ability just before the card left, not the card leaving (it was no permanent then)."""
+        for pid in self.battlefield:
+            if self.permanents[pid].controller == owner:
+                for door, index, ab in self._abilities(pid):
+                    if ab.trigger is Trigger.CARDS_LEAVE_YOUR_GRAVEYARD:
+                        self._hit(2, pid, door, index, ab, batch_key="leave graveyard")
+
+    def _collect_triggers(self) -> None:
+        """Turn the abilities that triggered since the last time into waiting triggers (603.3), in a fixed
+        order: unlock-related first, then enters, then the "one or more" abilities by their source's place on
+        the battlefield. A "one or more ..." ability triggers once for all the events since the last time."""
+        hits, self._hits = self._hits, []
+        if not hits:
+            return
+        first = sorted((h for h in hits if h.rank < 2), key=lambda h: (h.rank, h.seq))
+        batched: dict[tuple[tuple[str, int, str, int], str], TriggerHit] = {}
+        for h in hits:
+            if h.rank == 2:
+                batched.setdefault((h.ability_key, h.batch_key), h)
+        rest = sorted(batched.values(), key=lambda h: (h.position, h.index, h.seq))
+        for h in first + rest:
+            if h.ability.once_each_turn:
+                if h.ability_key in self._once_per_turn:
+                    self.events.append(
+                        Event(
+                            "trigger_suppressed",
+                            {"source": h.source, "reason": "triggers only once each turn"},
+                        )
+                    )
+                    continue
+                self._once_per_turn.add(h.ability_key)
+            self._trigger(h)
+
+    def _trigger(self, hit: TriggerHit) -> None:
         tid = self._new_id("trigger")
-        self._waiting.append(PendingTrigger(tid, controller, source, name, ability))
+        self._waiting.append(PendingTrigger(tid, hit.controller, hit.source, hit.source_name, hit.ability))
         self.events.append(
-            Event("trigger", {"id": tid, "source": source, "name": name, "ability": ability.text})
+            Event(
+                "trigger",
+                {"id": tid, "source": hit.source, "name": hit.source_name, "ability": hit.ability.text},
+            )
         )
 
     def _put_next_trigger(self) -> None:
