@@ -28,10 +28,14 @@ PERMANENT_TYPES = frozenset({CardType.ARTIFACT, CardType.CREATURE, CardType.ENCH
 
 class Keyword(StrEnum):
     BANDING = "banding"
+    DEATHTOUCH = "deathtouch"
+    DOUBLE_STRIKE = "double strike"
     FIRST_STRIKE = "first strike"
     FLYING = "flying"
+    LIFELINK = "lifelink"
     REACH = "reach"
     TRAMPLE = "trample"
+    VIGILANCE = "vigilance"
     SWAMPWALK = "swampwalk"
     ISLANDWALK = "islandwalk"
     FORESTWALK = "forestwalk"
@@ -201,6 +205,11 @@ class Characteristics:
     @property
     def mana_value(self) -> int:
         return 0 if self.mana_cost is None else self.mana_cost.mana_value
+
+    @property
+    def strikes_first(self) -> bool:
+        """First strike or double strike: deals damage in the first-strike damage step (510.4, 702.4b)."""
+        return bool({Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE} & self.keywords)
 
     @property
     def has_banding(self) -> bool:

@@ -132,6 +132,7 @@ class Permanent:
     sick: bool = False  # not continuously controlled since its controller's most recent turn began
     unlocked: set[Door] = field(default_factory=set)
     loses_banding: bool = False  # "loses banding until end of turn" (702.22b)
+    deathtouched: bool = False  # dealt damage by a deathtouch source since the last SBA check (704.5h)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -142,6 +143,7 @@ class Permanent:
             "sick": self.sick,
             "unlocked": sorted(d.value for d in self.unlocked),
             "loses_banding": self.loses_banding,
+            "deathtouched": self.deathtouched,
         }
 
 
@@ -708,7 +710,7 @@ class Game:
         if self.combat is None:
             return False
         in_combat = list(self.combat.attackers) + list(self.combat.blocks)
-        return any(Keyword.FIRST_STRIKE in self.characteristics(c).keywords for c in in_combat)
+        return any(self.characteristics(c).strikes_first for c in in_combat)
 
     def _pass(self, player: str) -> None:
         self._log("pass", player=player)
@@ -777,6 +779,8 @@ class Game:
                 dying.append((pid, "toughness 0 or less (704.5f)"))
             elif self.permanents[pid].damage >= ch.toughness:
                 dying.append((pid, "lethal damage (704.5g)"))
+            elif self.permanents[pid].deathtouched and self.permanents[pid].damage > 0:
+                dying.append((pid, "damage from a source with deathtouch (704.5h, 702.2b)"))
         legend: list[tuple[str, str, str, str]] = []
         if not losers:  # a player losing ends the game: nobody is asked to choose
             found = self._legend_rule()
@@ -804,6 +808,8 @@ class Game:
             alive = [p.name for p in self.players.values() if not p.lost]
             self.game_over = True
             self._log("game_over", winner=alive[0] if len(alive) == 1 else None)
+        for perm in self.permanents.values():
+            perm.deathtouched = False  # 704.5h looks at damage since the last check only
         return bool(losers or dying or legend or gone_tokens)
 
     def legend_groups(self) -> list[tuple[str, str, list[str]]]:
@@ -1663,7 +1669,8 @@ class Game:
         # --- legal: declare
         assert self.combat is not None
         for cid in targets:
-            self.permanents[cid].tapped = True
+            if Keyword.VIGILANCE not in self.characteristics(cid).keywords:  # 702.20b
+                self.permanents[cid].tapped = True
         self.combat.attackers = targets
         self.combat.bands = bands
         self.combat.attackers_declared = True
@@ -1741,13 +1748,17 @@ class Game:
         assert combat is not None
         in_combat = list(combat.attackers) + [b for b in combat.blocks if b not in combat.attackers]
         if self.step is Step.FIRST_STRIKE_DAMAGE:
-            combat.first_strikers = {
-                c for c in in_combat if Keyword.FIRST_STRIKE in self.characteristics(c).keywords
-            }
+            combat.first_strikers = {c for c in in_combat if self.characteristics(c).strikes_first}
             dealing = [c for c in in_combat if c in combat.first_strikers]
-        else:  # 510.4: creatures that had first strike as the first-strike step began don't deal damage again
+        else:
+            # 510.4: creatures that had first strike or double strike as the first-strike step began don't
+            # deal damage again, except those that have double strike now (702.4b)
             done = combat.first_strikers or set()
-            dealing = [c for c in in_combat if c not in done]
+            dealing = [
+                c
+                for c in in_combat
+                if c not in done or Keyword.DOUBLE_STRIKE in self.characteristics(c).keywords
+            ]
         sources = [s for c in dealing if (s := self._damage_source(c)) is not None]
         order = [self.active, self.opponent(self.active)]  # 510.1: the active player announces first
         assigners = [p for p in order if any(s.assigner == p and s.needs_choice for s in sources)]
@@ -1812,6 +1823,19 @@ class Game:
         tough = self.characteristics(creature).toughness or 0
         return max(0, tough - self.permanents[creature].damage)
 
+    def _has(self, obj_id: str, keyword: Keyword) -> bool:
+        return keyword in self.characteristics(obj_id).keywords
+
+    def _lethal_still_needed(self, src: str, blocker: str, assigned: Mapping[str, Mapping[str, int]]) -> int:
+        """How much ``src`` must assign to ``blocker`` for lethal damage (702.19b), counting damage already
+        marked and the other creatures' assignments in this step. Any nonzero damage from a source with
+        deathtouch counts as lethal (702.2c), whether from ``src`` or from another creature."""
+        others = {o: d.get(blocker, 0) for o, d in assigned.items() if o != src}
+        if any(n > 0 and self._has(o, Keyword.DEATHTOUCH) for o, n in others.items()):
+            return 0
+        need = max(0, self._lethal_needed(blocker) - sum(others.values()))
+        return min(need, 1) if self._has(src, Keyword.DEATHTOUCH) else need
+
     def _assign_damage(self, a: AssignCombatDamage) -> None:
         self._expect(DecisionKind.ASSIGN_COMBAT_DAMAGE, a.player)
         plan = self._plan
@@ -1863,13 +1887,12 @@ class Game:
             if s.player is None or not division.get(s.player) or s.rule != "702.19b":
                 continue
             for b in s.creatures:
-                from_others = sum(d.get(b, 0) for other, d in fixed.items() if other != src)
-                need = self._lethal_needed(b) - from_others
+                need = self._lethal_still_needed(src, b, fixed)
                 if division.get(b, 0) < need:
                     raise IllegalDamageAssignmentError(
                         f"{src} has trample but assigns {division.get(b, 0)} to {b}, which needs {need} "
                         f"from it for lethal damage; damage can go to {s.player} only once every blocker is "
-                        "assigned lethal damage (702.19b)"
+                        "assigned lethal damage (702.19b; with deathtouch 1 is lethal, 702.2c)"
                     )
         # --- legal
         plan.assigned.update(normalized)
@@ -1895,12 +1918,15 @@ class Game:
             for rcp, amount in division.items():
                 dealt.append((s.source, rcp, amount))
         # 510.2: all combat damage is dealt simultaneously
+        lifelink: dict[str, int] = {}
         for src, rcp, amount in dealt:
             controller = self.permanents[src].controller
             if rcp in self.players:
                 self.players[rcp].life -= amount
             else:
                 self.permanents[rcp].damage += amount
+                if amount and self._has(src, Keyword.DEATHTOUCH):
+                    self.permanents[rcp].deathtouched = True  # 702.2b, destroyed by 704.5h
             self._log(
                 "damage",
                 source=src,
@@ -1912,5 +1938,11 @@ class Game:
                 step=self.step.value,
             )
             combat.dealt_damage.add(src)
+            if amount and self._has(src, Keyword.LIFELINK):
+                lifelink[src] = lifelink.get(src, 0) + amount
+        for src, amount in lifelink.items():  # 702.15b: part of the damage event, not a trigger
+            controller = self.permanents[src].controller
+            self.players[controller].life += amount
+            self._log("life_gain", player=controller, amount=amount, source=src, rule="702.15b")
         self._plan = None
         self._give_priority(self.active)
