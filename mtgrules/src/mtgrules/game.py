@@ -17,9 +17,11 @@ from typing import Any
 
 from mtgrules.actions import (
     Action,
+    ActivateAbility,
     AssignCombatDamage,
     CastSpell,
     ChooseCard,
+    ChooseCopy,
     ChooseDoor,
     ChooseLegend,
     ChooseName,
@@ -36,6 +38,7 @@ from mtgrules.actions import (
 from mtgrules.carddb import CARDS, HORROR_TOKEN
 from mtgrules.cards import (
     LANDWALK,
+    ActivatedAbility,
     CardDef,
     CardType,
     Characteristics,
@@ -49,10 +52,12 @@ from mtgrules.cards import (
     Trigger,
     TriggeredAbility,
     characteristics,
+    with_exception,
 )
 from mtgrules.combat import CombatState, DamageSource, check_bands, group_triggers_banding_rule
 from mtgrules.errors import (
     GameOverError,
+    IllegalActivationError,
     IllegalAttackError,
     IllegalBlockError,
     IllegalCastError,
@@ -133,6 +138,14 @@ class Permanent:
     unlocked: set[Door] = field(default_factory=set)
     loses_banding: bool = False  # "loses banding until end of turn" (702.22b)
     deathtouched: bool = False  # dealt damage by a deathtouch source since the last SBA check (704.5h)
+    # copy effects, oldest first: (copiable values, ends in the cleanup step); the newest applies (707.2,
+    # 613.2a layer 1). The unlocked designations above are not copiable values and stay (709.5c).
+    copies: list[tuple[CardDef, bool]] = field(default_factory=list)
+    chosen_name: str | None = None  # a name chosen as it entered (stop_activated_abilities)
+
+    @property
+    def copied(self) -> CardDef | None:
+        return self.copies[-1][0] if self.copies else None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -144,6 +157,9 @@ class Permanent:
             "unlocked": sorted(d.value for d in self.unlocked),
             "loses_banding": self.loses_banding,
             "deathtouched": self.deathtouched,
+            "copy_of": None if self.copied is None else self.copied.name,
+            "copies": len(self.copies),
+            "chosen_name": self.chosen_name,
         }
 
 
@@ -161,6 +177,7 @@ class StackItem:
     targets: tuple[tuple[str, int], ...] = ()  # (object id, zone-change count when targeted)
     source: str | None = None  # an ability's source
     text: str = ""
+    source_zcc: int | None = None  # an activated ability's source as it was activated (400.7)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -289,6 +306,10 @@ class Game:
         self._ordered: list[str] = []  # ids of waiting triggers whose order was chosen (603.3b)
         self._legend_keep: dict[tuple[str, str], str] = {}  # (player, name) -> permanent kept (704.5j)
         self._legend_question: tuple[str, str] | None = None  # the (player, name) being asked about
+        # a resolving permanent spell waiting for an "as it enters" choice (707.9b copy, chosen name)
+        self._entering: StackItem | None = None
+        self._entering_copy: CardDef | None = None
+        self._copy_chosen = False  # the CHOOSE_COPY decision of the entering permanent was made
 
     def _add_to_pool(self, card: CardDef) -> None:
         taken = {f.name for c in self.card_pool.values() for f in c.faces} | set(self.card_pool)
@@ -337,7 +358,7 @@ class Game:
         if copy_of is not None:
             if copy_of not in self.permanents:
                 raise ValueError(f"copy_of: {copy_of!r} is not a permanent set up earlier on the battlefield")
-            card = self.objects[copy_of].card
+            card = self.card_of(copy_of)
             token = True
         else:
             try:
@@ -466,7 +487,7 @@ class Game:
         """Characteristics of a card, token, permanent or spell in its current zone (709.3b, 709.4, 709.5)."""
         if obj_id in self.permanents:
             perm = self.permanents[obj_id]
-            card = self.objects[obj_id].card
+            card = self.card_of(obj_id)
             doors = tuple(d for d in (Door.LEFT, Door.RIGHT) if d in perm.unlocked) if card.is_room else None
             return characteristics(card, doors, loses_banding=perm.loses_banding)
         item = self.stack_item(obj_id)
@@ -477,6 +498,17 @@ class Game:
         if obj_id in self.objects:
             return characteristics(self.objects[obj_id].card, None)
         raise UnknownObjectError(f"unknown object {obj_id!r}")
+
+    def card_of(self, obj_id: str) -> CardDef:
+        """An object's copiable values: a permanent's newest copy effect (707.2), else its own card."""
+        perm = self.permanents.get(obj_id)
+        if perm is not None and perm.copied is not None:
+            return perm.copied
+        return self.objects[obj_id].card
+
+    def activated_abilities(self, obj_id: str) -> tuple[ActivatedAbility, ...]:
+        """A permanent's activated abilities now, in the order :class:`ActivateAbility` numbers them."""
+        return self.characteristics(obj_id).activated
 
     def name_of(self, obj_id: str) -> str:
         if obj_id in self.order:
@@ -561,6 +593,9 @@ class Game:
             "legend_keep": sorted(self._legend_keep.items()),
             "legend_question": self._legend_question,
             "waiting_ids": [t.id for t in self._waiting],
+            "entering": None if self._entering is None else self._entering.id,
+            "entering_copy": None if self._entering_copy is None else self._entering_copy.name,
+            "copy_chosen": self._copy_chosen,
         }
 
     # ------------------------------------------------------------------ applying actions
@@ -583,6 +618,10 @@ class Game:
                 self._cast(action)
             case Unlock():
                 self._unlock(action)
+            case ActivateAbility():
+                self._activate(action)
+            case ChooseCopy():
+                self._choose_copy(action)
             case DeclareAttackers():
                 self._declare_attackers(action)
             case DeclareBlockers():
@@ -684,6 +723,10 @@ class Game:
                 perm = self.permanents[pid]
                 perm.damage = 0
                 perm.loses_banding = False
+                ended = [c for c, until_eot in perm.copies if until_eot]
+                if ended:  # 514.2: "until end of turn" effects end; an earlier copy effect applies again
+                    perm.copies = [(c, u) for c, u in perm.copies if not u]
+                    self._log("copy_effect_ends", permanent=pid, copy_of=[c.name for c in ended])
             self._log("cleanup")
             self._next_step()
             return
@@ -884,10 +927,14 @@ class Game:
         *,
         controller: str | None = None,
         unlocked: Iterable[Door] = (),
+        copy_values: CardDef | None = None,
+        chosen_name: str | None = None,
     ) -> None:
         """Move an object to a zone (a new object, 400.7). Cards go to their owner's zones. An object
         entering the battlefield other than from a resolving Room spell enters with both doors locked
-        (709.5d); ``unlocked`` is only passed by a resolving Room spell."""
+        (709.5d); ``unlocked`` is only passed by a resolving Room spell. ``copy_values`` makes it enter as
+        a copy (707.9b) and ``chosen_name`` is a name chosen as it enters: both are in place as it enters,
+        so its enters abilities are the copied ones (603.6a)."""
         obj = self.objects[obj_id]
         here = self.zone_of(obj_id)
         if obj.is_token and here is not Zone.BATTLEFIELD and here is not None:
@@ -904,6 +951,9 @@ class Game:
         if to is Zone.BATTLEFIELD:
             self._instances += 1
             perm = Permanent(obj_id, controller or obj.owner, self._instances, sick=True, unlocked=doors)
+            if copy_values is not None:
+                perm.copies.append((copy_values, False))
+            perm.chosen_name = chosen_name
             self.permanents[obj_id] = perm
             self.battlefield.append(obj_id)
         elif to is Zone.HAND:
@@ -940,7 +990,7 @@ class Game:
 
     def _set_door(self, obj_id: str, door: Door, unlocked: bool, *, how: str) -> None:
         perm = self.permanents[obj_id]
-        card = self.objects[obj_id].card
+        card = self.card_of(obj_id)
         if unlocked:
             had = len(perm.unlocked)
             perm.unlocked.add(door)
@@ -1095,7 +1145,7 @@ class Game:
     def _unlock(self, a: Unlock) -> None:
         self._expect(DecisionKind.PRIORITY, a.player)
         perm = self.permanent(a.permanent)
-        card = self.objects[a.permanent].card
+        card = self.card_of(a.permanent)  # a permanent that is a copy of a Room has its doors (707.2)
         if perm.controller != a.player:
             raise IllegalUnlockError(
                 f"{a.permanent} is controlled by {perm.controller}, not {a.player} (116.2m)"
@@ -1132,6 +1182,121 @@ class Game:
         self._log("special_action", player=a.player, action="unlock", permanent=a.permanent, cost=str(cost))
         self._set_door(a.permanent, door, True, how="special action")
         self._give_priority(a.player)  # 116.3
+
+    # ------------------------------------------------------------------ activated abilities
+
+    def activation_stopped_by(self, obj_id: str) -> tuple[str, str] | None:
+        """The permanent and chosen name that stop ``obj_id``'s activated abilities other than mana abilities
+        ("Activated abilities of sources with the chosen name can't be activated"), if any."""
+        for pid in self.battlefield:
+            for st in self.characteristics(pid).static:
+                if st.kind is StaticKind.STOP_ACTIVATED_ABILITIES:
+                    name = st.name if st.name is not None else self.permanents[pid].chosen_name
+                    if name is not None and self.has_name(obj_id, name):  # 709.4a, 201.2a
+                        return pid, name
+        return None
+
+    def _activate(self, a: ActivateAbility) -> None:
+        """602.2: announce, choose targets, pay the total cost; then the ability is on the stack and its
+        controller receives priority (117.3c). A mana ability resolves at once, without the stack (605.3b)."""
+        self._expect(DecisionKind.PRIORITY, a.player)
+        perm = self.permanent(a.permanent)
+        if perm.controller != a.player:
+            raise IllegalActivationError(
+                f"{a.permanent} is controlled by {perm.controller}; only its controller may activate its "
+                "abilities (602.2)"
+            )
+        abilities = self.activated_abilities(a.permanent)
+        if (
+            not isinstance(a.ability, int)
+            or isinstance(a.ability, bool)
+            or not 0 <= a.ability < len(abilities)
+        ):
+            listing = "; ".join(f"{i}: {ab.text}" for i, ab in enumerate(abilities)) or "none"
+            raise IllegalActivationError(
+                f"{a.permanent} has no activated ability number {a.ability!r}; its activated abilities now: "
+                f"{listing}"
+            )
+        ab = abilities[a.ability]
+        if not ab.is_mana_ability:
+            stopped = self.activation_stopped_by(a.permanent)
+            if stopped is not None:
+                raise IllegalActivationError(
+                    f"{self.name_of(a.permanent)}'s activated abilities can't be activated: {stopped[0]} "
+                    f"chose the name {stopped[1]} (602.5; mana abilities are exempt)"
+                )
+        if ab.sorcery_speed and not (a.player == self.active and self.step in MAIN_PHASES and not self.stack):
+            raise TimingError(
+                f"{ab.text!r} can be activated only as a sorcery: in a main phase of your own turn with an "
+                "empty stack (602.5d)"
+            )
+        if ab.cost.tap:
+            if perm.tapped:
+                raise IllegalActivationError(
+                    f"{a.permanent} is tapped; its {{T}} cost can't be paid (601.2h)"
+                )
+            if perm.sick and self.is_creature(a.permanent):
+                raise IllegalActivationError(
+                    f"{a.permanent} is a creature that has not been under {a.player}'s control since the "
+                    "turn began; it can't pay {T} (302.6)"
+                )
+        targets = self._check_targets(ab.effect.target, a.targets, a.player, a.permanent)
+        pool = self.players[a.player].pool
+        spend = pool.plan_payment(ab.cost.mana, a.payment) if ab.cost.mana is not None else {}
+        # --- all checks passed: pay the costs (601.2h)
+        pool.spend(spend)
+        if ab.cost.tap:
+            perm.tapped = True
+        self._log(
+            "activated",
+            player=a.player,
+            permanent=a.permanent,
+            ability=ab.text,
+            cost=str(ab.cost),
+            mana_ability=ab.is_mana_ability,
+            targets=[t for t, _ in targets],
+        )
+        source_zcc = self.zcc[a.permanent]
+        if ab.cost.sacrifice:
+            self._log("sacrificed", permanent=a.permanent, as_cost=True)
+            self._move(a.permanent, Zone.GRAVEYARD)
+        if ab.is_mana_ability:  # 605.3b: resolves immediately, without the stack
+            self._add_mana(a.player, ab.effect.mana, a.permanent)
+        else:
+            aid = self._new_id("ability")
+            self.stack.append(
+                StackItem(
+                    aid,
+                    a.player,
+                    False,
+                    None,
+                    effect=ab.effect,
+                    targets=targets,
+                    source=a.permanent,
+                    text=ab.text,
+                    source_zcc=source_zcc,
+                )
+            )
+            self._log(
+                "ability_on_stack",
+                id=aid,
+                source=a.permanent,
+                controller=a.player,
+                ability=ab.text,
+                targets=[t for t, _ in targets],
+                activated=True,
+            )
+        self._give_priority(a.player)
+
+    def _add_mana(self, player: str, mana: str, source: str) -> None:
+        for sym, n in parse_mana(mana).items():
+            self.players[player].pool.add(sym, n)
+        self._log("mana_ability", player=player, permanent=source, mana=mana)
+
+    def _source_unchanged(self, item: StackItem) -> bool:
+        """Whether an activated ability's source is still the same permanent (no zone change, 400.7)."""
+        src = item.source
+        return src is not None and src in self.permanents and self.zcc.get(src) == item.source_zcc
 
     # ------------------------------------------------------------------ targets
 
@@ -1467,14 +1632,95 @@ class Game:
                 if item.is_copy:  # 707.10, 608.3f: the copy becomes a token; 709.5b: a Room keeps both halves
                     self.stack.pop()
                     self._create_token(item.card, item.controller, unlocked=doors)
-                else:  # 709.5d: the cast door is unlocked as the Room enters
-                    self._move(item.id, Zone.BATTLEFIELD, controller=item.controller, unlocked=doors)
+                else:
+                    self._entering, self._entering_copy = item, None
+                    self._enter_with_choices()
+                    return
                 self._log("resolved", id=item.id)
                 self._give_priority(self.active)
                 return
         if item.effect is not None and not self._do_effect(item):
             return  # waiting for a choice made while resolving
         self._finish_resolution(item)
+
+    def _name_to_choose(self, card: CardDef) -> bool:
+        """Whether a card entering the battlefield has "as this enters, choose a card name" (Pithing Needle):
+        a stop_activated_abilities static without a name fixed by the card."""
+        chars = characteristics(card, None if not card.is_room else ())
+        return any(st.kind is StaticKind.STOP_ACTIVATED_ABILITIES and st.name is None for st in chars.static)
+
+    def copy_candidates(self, controller: str, kind: TargetKind) -> list[str]:
+        """What "enter as a copy of a [kind] on the battlefield" may copy (707.9b; not a target)."""
+        return [pid for pid in self.battlefield if kind is TargetKind.PERMANENT or self.is_creature(pid)]
+
+    def _enter_with_choices(self) -> None:
+        """A resolving permanent spell enters; "as it enters" choices are made first (614.12, 707.9b): whether
+        and what it copies, then a card name it needs. 709.5d: a cast Room door is unlocked as it enters."""
+        item = self._entering
+        assert item is not None and item.card is not None
+        card = item.card
+        copying = card.enters_as_copy
+        if copying is not None and not self._copy_chosen:
+            options = self.copy_candidates(item.controller, copying.of)
+            if options:
+                self._decision = Decision(
+                    DecisionKind.CHOOSE_COPY,
+                    item.controller,
+                    f"{copying.text or 'enter as a copy'}: choose a {copying.of.value} to copy, or none "
+                    "(707.9b)",
+                    tuple(options),
+                )
+                return
+        values = self._entering_copy
+        entering_card = values if values is not None else card
+        if self._name_to_choose(entering_card):
+            self._decision = Decision(
+                DecisionKind.CHOOSE_NAME,
+                item.controller,
+                f"as {self.name_of(item.id)} enters, choose a card name (709.4a: one name of a split card)",
+                (),
+            )
+            return
+        self._enter_now()
+
+    def _choose_copy(self, a: ChooseCopy) -> None:
+        decision = self._expect(DecisionKind.CHOOSE_COPY, a.player)
+        item = self._entering
+        assert item is not None and item.card is not None and item.card.enters_as_copy is not None
+        if a.copy_of is not None and a.copy_of not in decision.options:
+            raise IllegalChoiceError(
+                f"{a.copy_of!r} cannot be copied: choose one of {', '.join(decision.options)}, or none "
+                f"(a {item.card.enters_as_copy.of.value} on the battlefield, 707.9b)"
+            )
+        self._decision = None
+        self._copy_chosen = True
+        if a.copy_of is not None:
+            # 707.9b: the exception becomes part of the copiable values, on top of the copied ones (707.2:
+            # a copy of a copy copies the copy effect's values, its exceptions included)
+            self._entering_copy = with_exception(self.card_of(a.copy_of), item.card.enters_as_copy.exception)
+        self._enter_with_choices()
+
+    def _enter_now(self, chosen_name: str | None = None) -> None:
+        item = self._entering
+        assert item is not None
+        doors = () if item.door is None else (item.door,)
+        values = self._entering_copy
+        self._entering, self._entering_copy, self._decision = None, None, None
+        self._copy_chosen = False
+        self._move(
+            item.id,
+            Zone.BATTLEFIELD,
+            controller=item.controller,
+            unlocked=doors,
+            copy_values=values,
+            chosen_name=chosen_name,
+        )
+        if values is not None:
+            self._log("enters_as_copy", permanent=item.id, copy_of=values.name, rule="707.9b")
+        if chosen_name is not None:
+            self._log("name_chosen", player=item.controller, name=chosen_name, permanent=item.id)
+        self._log("resolved", id=item.id)
+        self._give_priority(self.active)
 
     def _finish_resolution(self, item: StackItem) -> None:
         self._resolving = None
@@ -1496,6 +1742,15 @@ class Game:
         k = eff.kind
         if k is EffectKind.CREATE_HORROR:
             self._create_token(HORROR_TOKEN, you)
+        elif k is EffectKind.ADD_MANA:
+            self._add_mana(you, eff.mana, item.source or item.id)
+        elif k is EffectKind.RETURN_SELF_TO_HAND:
+            if item.source is not None and self._source_unchanged(item):
+                self._move(item.source, Zone.HAND)
+            else:
+                self._log(
+                    "no_effect", id=item.id, reason="its source is no longer on the battlefield (400.7)"
+                )
         elif k is EffectKind.DRAW:
             self._draw(you)
         elif k is EffectKind.GAIN_LIFE:
@@ -1549,10 +1804,29 @@ class Game:
             self._log(
                 "spell_copied", copy=cid, original=t, controller=you, door=orig.door and orig.door.value
             )
+        elif k is EffectKind.BECOME_COPY:
+            src = item.source
+            if src is None or not self._source_unchanged(item):
+                self._log(
+                    "no_effect", id=item.id, reason="its source is no longer on the battlefield (400.7)"
+                )
+            else:
+                # 707.2: the copiable values of the target (a copy's are its copy effect's values); the
+                # source keeps its status and its unlocked designations (709.5c)
+                values = self.card_of(t)
+                self.permanents[src].copies.append((values, eff.until_end_of_turn))
+                self._log(
+                    "becomes_copy",
+                    permanent=src,
+                    copy_of=t,
+                    name=values.name,
+                    until="end of turn" if eff.until_end_of_turn else None,
+                    rule="707.2",
+                )
         elif k is EffectKind.COPY_PERMANENT:
             # 707.2: the copy gets the copiable values, i.e. the card (a Room: both halves, 709.5), not its
             # status or designations; it enters with both doors locked (709.5d: no half was cast)
-            tid = self._create_token(self.objects[t].card, you)
+            tid = self._create_token(self.card_of(t), you)  # a copy of a copy: the copied values
             self._log("permanent_copied", token=tid, original=t, controller=you, rule="707.2")
         elif k in (EffectKind.UNLOCK_DOOR, EffectKind.LOCK_DOOR):
             return self._effect_with_choice(item, t)
@@ -1602,6 +1876,17 @@ class Game:
         self._log("discard", player=player, card=card)
         self._move(card, Zone.GRAVEYARD)
 
+    def _valid_name(self, name: str) -> str:
+        valid = {f.name for c in self.card_pool.values() for f in c.faces}
+        if name not in valid:
+            if " // " in name:
+                raise IllegalChoiceError(
+                    f"{name!r} is not a card name: a split card has two names; choose one of them, not "
+                    "both (709.4a)"
+                )
+            raise IllegalChoiceError(f"{name!r} is not the name of a card")
+        return name
+
     def _resolution_choice(self, a: ChooseDoor | ChooseCard | ChooseName) -> None:
         kind = {
             ChooseDoor: DecisionKind.CHOOSE_DOOR,
@@ -1609,6 +1894,9 @@ class Game:
             ChooseName: DecisionKind.CHOOSE_NAME,
         }[type(a)]
         decision = self._expect(kind, a.player)
+        if isinstance(a, ChooseName) and self._entering is not None:
+            self._enter_now(self._valid_name(a.name))
+            return
         item = self._resolving
         assert item is not None and item.effect is not None
         if isinstance(a, ChooseDoor):
@@ -1623,14 +1911,7 @@ class Game:
             self._decision = None
             self._discard(a.player, a.card)
         else:
-            valid = {f.name for c in self.card_pool.values() for f in c.faces}
-            if a.name not in valid:
-                if " // " in a.name:
-                    raise IllegalChoiceError(
-                        f"{a.name!r} is not a card name: a split card has two names; choose one of them, not "
-                        "both (709.4a)"
-                    )
-                raise IllegalChoiceError(f"{a.name!r} is not the name of a card")
+            self._valid_name(a.name)
             self._decision = None
             hand = self.players[a.player].hand
             n = sum(1 for c in hand if self.has_name(c, a.name))
