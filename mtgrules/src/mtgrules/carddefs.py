@@ -305,7 +305,8 @@ def card_from_json(value: Any, where: str = "card") -> CardDef:
     default_text = [k.value.capitalize() for k in keywords]
     default_text += [f"Bands with other {q} creatures" for q in bands_with_other]
     default_text += [a.text for a in activated] + [a.text for a in triggered] + [a.text for a in static]
-    default_text = ([copying.text] if copying is not None else []) + default_text
+    if copying is not None:
+        default_text.insert(0, ", ".join(t for t in (copying.text, copying.exception.text) if t))
     face = Face(
         name=_str(d["name"], f"{where}.name"),
         mana_cost=_cost(d["mana_cost"], f"{where}.mana_cost") if "mana_cost" in d else None,
