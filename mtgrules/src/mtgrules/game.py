@@ -221,9 +221,8 @@ class TriggerHit:
     the event. It is put on the stack the next time a player would receive priority (603.3), whether or not
     its source is still there (113.7a)."""
 
-    rank: (
-        int  # 0 unlock / fully unlock, 1 enters, 2 leaves-the-graveyard and combat damage (collection order)
-    )
+    # collection order: 0 unlock and fully unlock, 1 enters, 2 leaves-the-graveyard and combat damage
+    rank: int
     seq: int  # when it triggered
     position: int  # the source's place on the battlefield at that moment (ordering within rank 2)
     source: str
@@ -1649,7 +1648,7 @@ class Game:
         chars = characteristics(card, None if not card.is_room else ())
         return any(st.kind is StaticKind.STOP_ACTIVATED_ABILITIES and st.name is None for st in chars.static)
 
-    def copy_candidates(self, controller: str, kind: TargetKind) -> list[str]:
+    def copy_candidates(self, kind: TargetKind) -> list[str]:
         """What "enter as a copy of a [kind] on the battlefield" may copy (707.9b; not a target)."""
         return [pid for pid in self.battlefield if kind is TargetKind.PERMANENT or self.is_creature(pid)]
 
@@ -1661,7 +1660,7 @@ class Game:
         card = item.card
         copying = card.enters_as_copy
         if copying is not None and not self._copy_chosen:
-            options = self.copy_candidates(item.controller, copying.of)
+            options = self.copy_candidates(copying.of)
             if options:
                 self._decision = Decision(
                     DecisionKind.CHOOSE_COPY,
