@@ -156,11 +156,11 @@ def test_event_groups_match_simultaneous_events_in_any_order() -> None:
                         "types": ["creature"],
                         "power": 1,
                         "toughness": 1,
-                        "keywords": ["deathtouch"],
+                        "keywords": ["menace"],
                     }
                 ]
             ),
-            "unknown value 'deathtouch'",
+            "unknown value 'menace'",
         ),
         (
             lambda d: d.update(

@@ -5,9 +5,11 @@ Independent of ``clashofdecks``. See ``docs/mtgrules.md``.
 
 from mtgrules.actions import (
     Action,
+    ActivateAbility,
     AssignCombatDamage,
     CastSpell,
     ChooseCard,
+    ChooseCopy,
     ChooseDoor,
     ChooseLegend,
     ChooseName,
@@ -25,9 +27,11 @@ from mtgrules.game import Game, Step, TriggerOrder, Zone
 
 __all__ = [
     "Action",
+    "ActivateAbility",
     "AssignCombatDamage",
     "CastSpell",
     "ChooseCard",
+    "ChooseCopy",
     "ChooseDoor",
     "ChooseLegend",
     "ChooseName",

@@ -25,6 +25,7 @@ class DecisionKind(StrEnum):
     CHOOSE_NAME = "choose_name"  # a card name (709.4a)
     ORDER_TRIGGERS = "order_triggers"  # the order of a player's simultaneous triggered abilities (603.3b)
     CHOOSE_LEGEND = "choose_legend"  # the legend rule: which same-named legend to keep (704.5j)
+    CHOOSE_COPY = "choose_copy"  # "you may have this enter as a copy of ..." (707.9b): which, or none
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,27 @@ class Unlock:
     permanent: str
     door: str
     payment: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class ActivateAbility:
+    """Activate an activated ability of a permanent (602.2). ``ability`` is its 0-based position among the
+    permanent's activated abilities now (:meth:`mtgrules.game.Game.activated_abilities`)."""
+
+    player: str
+    permanent: str
+    ability: int = 0
+    targets: tuple[str, ...] = ()
+    payment: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class ChooseCopy:
+    """As a permanent with "you may have this enter as a copy of ..." enters: the permanent to copy, or
+    None to have it enter as itself (707.9b)."""
+
+    player: str
+    copy_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +176,8 @@ Action = (
     | TapForMana
     | CastSpell
     | Unlock
+    | ActivateAbility
+    | ChooseCopy
     | DeclareAttackers
     | DeclareBlockers
     | AssignCombatDamage

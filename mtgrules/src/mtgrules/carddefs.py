@@ -11,10 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from mtgrules.cards import (
+    ActivatedAbility,
+    ActivationCost,
     CardDef,
     CardType,
+    CopyException,
     Effect,
     EffectKind,
+    EntersAsCopy,
     Face,
     Keyword,
     StaticAbility,
@@ -24,7 +28,7 @@ from mtgrules.cards import (
     Trigger,
     TriggeredAbility,
 )
-from mtgrules.mana import ManaCost
+from mtgrules.mana import ManaCost, parse_mana
 
 #: Supertypes a defined card may have. "World" (704.5k) and snow are not modelled, so they are refused.
 SUPERTYPES = ("Legendary", "Basic")
@@ -47,8 +51,10 @@ _CARD_KEYS = {
     "mana_ability",
     "text",
     "doors",
+    "activated",
+    "enters_as_copy",
 }
-_DOOR_KEYS = {"name", "mana_cost", "triggered", "static", "text"}
+_DOOR_KEYS = {"name", "mana_cost", "triggered", "static", "text", "activated"}
 _ROOM_SHARED = {"types", "subtypes", "supertypes", "doors"}
 
 
@@ -102,7 +108,7 @@ def _cost(value: Any, where: str) -> ManaCost:
 
 
 def effect_from_json(value: Any, where: str) -> Effect:
-    e = _obj(value, where, {"kind", "target", "amount"})
+    e = _obj(value, where, {"kind", "target", "amount", "mana", "until_end_of_turn"})
     if "kind" not in e:
         raise CardDefinitionError(f"{where}: needs 'kind'")
     kind = _enum(EffectKind, e["kind"], f"{where}.kind")
@@ -119,7 +125,26 @@ def effect_from_json(value: Any, where: str) -> Effect:
     amount = _int(e.get("amount", 0), f"{where}.amount", 0)
     if kind is EffectKind.GAIN_LIFE and amount == 0:
         raise CardDefinitionError(f"{where}: gain_life needs an 'amount' of at least 1")
-    return Effect(kind, target, amount)
+    mana = ""
+    if kind is EffectKind.ADD_MANA:
+        mana = _str(e.get("mana"), f"{where}.mana")
+        try:
+            if not parse_mana(mana):
+                raise ValueError("no mana")
+        except ValueError as exc:
+            raise CardDefinitionError(f'{where}.mana: {exc}; e.g. "{{G}}" or "{{C}}{{C}}"') from None
+        if target is not None:
+            raise CardDefinitionError(f"{where}: add_mana has no target (a mana ability has none, 605.1a)")
+    elif "mana" in e:
+        raise CardDefinitionError(f"{where}: 'mana' belongs to add_mana")
+    until_eot = e.get("until_end_of_turn", False)
+    if not isinstance(until_eot, bool):
+        raise CardDefinitionError(f"{where}.until_end_of_turn: expected true/false")
+    if until_eot and kind is not EffectKind.BECOME_COPY:
+        raise CardDefinitionError(f"{where}: 'until_end_of_turn' belongs to become_copy")
+    if kind is EffectKind.BECOME_COPY and (target is None or target.min_count < 1):
+        raise CardDefinitionError(f"{where}: become_copy needs a target permanent (min 1)")
+    return Effect(kind, target, amount, mana, until_eot)
 
 
 def _triggered(value: Any, where: str) -> tuple[TriggeredAbility, ...]:
@@ -146,13 +171,62 @@ def _triggered(value: Any, where: str) -> tuple[TriggeredAbility, ...]:
     return tuple(out)
 
 
+def _activated(value: Any, where: str) -> tuple[ActivatedAbility, ...]:
+    if not isinstance(value, list):
+        raise CardDefinitionError(f"{where}: expected a list of activated abilities")
+    out = []
+    for i, raw in enumerate(value):
+        w = f"{where}[{i}]"
+        a = _obj(raw, w, {"cost", "effect", "text", "sorcery_speed"})
+        for key in ("cost", "effect", "text"):
+            if key not in a:
+                raise CardDefinitionError(f"{w}: needs {key!r}")
+        c = _obj(a["cost"], f"{w}.cost", {"mana", "tap", "sacrifice"})
+        tap, sac = c.get("tap", False), c.get("sacrifice", False)
+        if not isinstance(tap, bool) or not isinstance(sac, bool):
+            raise CardDefinitionError(f"{w}.cost: 'tap' and 'sacrifice' are true/false")
+        mana = _cost(c["mana"], f"{w}.cost.mana") if "mana" in c else None
+        if mana is None and not tap and not sac:
+            raise CardDefinitionError(f"{w}.cost: give 'mana', 'tap' and/or 'sacrifice' (602.1a)")
+        sorcery = a.get("sorcery_speed", False)
+        if not isinstance(sorcery, bool):
+            raise CardDefinitionError(f"{w}.sorcery_speed: expected true/false")
+        effect = effect_from_json(a["effect"], f"{w}.effect")
+        if sorcery and effect.kind is EffectKind.ADD_MANA:
+            raise CardDefinitionError(f"{w}: a mana ability has no timing restriction here (605.3a)")
+        out.append(
+            ActivatedAbility(ActivationCost(mana, tap, sac), effect, _str(a["text"], f"{w}.text"), sorcery)
+        )
+    return tuple(out)
+
+
+def _enters_as_copy(value: Any, where: str) -> EntersAsCopy:
+    d = _obj(value, where, {"of", "except", "text"})
+    of = _enum(TargetKind, d.get("of"), f"{where}.of")
+    if of not in (TargetKind.PERMANENT, TargetKind.CREATURE):
+        raise CardDefinitionError(f"{where}.of: 'permanent' or 'creature'")
+    exc = _obj(d.get("except", {}), f"{where}.except", {"name", "supertypes", "activated", "text"})
+    supertypes = _strs(exc.get("supertypes", []), f"{where}.except.supertypes")
+    for s in supertypes:
+        if s not in SUPERTYPES:
+            raise CardDefinitionError(f"{where}.except.supertypes: {s!r} is not one of {list(SUPERTYPES)}")
+    exception = CopyException(
+        name=_str(exc["name"], f"{where}.except.name") if "name" in exc else None,
+        supertypes=supertypes,
+        activated=_activated(exc.get("activated", []), f"{where}.except.activated"),
+        text=_str(exc["text"], f"{where}.except.text") if "text" in exc else "",
+    )
+    text = _str(d["text"], f"{where}.text") if "text" in d else f"enter as a copy of a {of.value}"
+    return EntersAsCopy(of, exception, text)
+
+
 def _static(value: Any, where: str) -> tuple[StaticAbility, ...]:
     if not isinstance(value, list):
         raise CardDefinitionError(f"{where}: expected a list of static abilities")
     out = []
     for i, raw in enumerate(value):
         w = f"{where}[{i}]"
-        a = _obj(raw, w, {"kind", "max_mana_value", "text"})
+        a = _obj(raw, w, {"kind", "max_mana_value", "text", "name"})
         if "kind" not in a or "text" not in a:
             raise CardDefinitionError(f"{w}: needs 'kind' and 'text'")
         kind = _enum(StaticKind, a["kind"], f"{w}.kind")
@@ -165,7 +239,12 @@ def _static(value: Any, where: str) -> tuple[StaticAbility, ...]:
             raise CardDefinitionError(
                 f"{w}: 'max_mana_value' belongs to {StaticKind.CAST_PERMANENTS_FROM_GRAVEYARD}"
             )
-        out.append(StaticAbility(kind, mv, _str(a["text"], f"{w}.text")))
+        name = None
+        if "name" in a:
+            if kind is not StaticKind.STOP_ACTIVATED_ABILITIES:
+                raise CardDefinitionError(f"{w}: 'name' belongs to {StaticKind.STOP_ACTIVATED_ABILITIES}")
+            name = _str(a["name"], f"{w}.name")
+        out.append(StaticAbility(kind, mv, _str(a["text"], f"{w}.text"), name))
     return tuple(out)
 
 
@@ -216,10 +295,18 @@ def card_from_json(value: Any, where: str = "card") -> CardDef:
             raise CardDefinitionError(f"{where}.mana_ability: one mana symbol W, U, B, R, G or C")
     triggered = _triggered(d.get("triggered", []), f"{where}.triggered")
     static = _static(d.get("static", []), f"{where}.static")
+    activated = _activated(d.get("activated", []), f"{where}.activated")
+    copying = (
+        _enters_as_copy(d["enters_as_copy"], f"{where}.enters_as_copy") if "enters_as_copy" in d else None
+    )
+    if copying is not None and not types & {CardType.ARTIFACT, CardType.CREATURE, CardType.ENCHANTMENT}:
+        raise CardDefinitionError(f"{where}.enters_as_copy: only a permanent card enters the battlefield")
     bands_with_other = _strs(d.get("bands_with_other", []), f"{where}.bands_with_other")
     default_text = [k.value.capitalize() for k in keywords]
     default_text += [f"Bands with other {q} creatures" for q in bands_with_other]
-    default_text += [a.text for a in triggered] + [a.text for a in static]
+    default_text += [a.text for a in activated] + [a.text for a in triggered] + [a.text for a in static]
+    if copying is not None:
+        default_text.insert(0, ", ".join(t for t in (copying.text, copying.exception.text) if t))
     face = Face(
         name=_str(d["name"], f"{where}.name"),
         mana_cost=_cost(d["mana_cost"], f"{where}.mana_cost") if "mana_cost" in d else None,
@@ -231,12 +318,13 @@ def card_from_json(value: Any, where: str = "card") -> CardDef:
         keywords=keywords,
         bands_with_other=bands_with_other,
         triggered=triggered,
+        activated=activated,
         static=static,
         spell_effect=spell_effect,
         mana_ability=mana_ability,
         text=_str(d["text"], f"{where}.text") if "text" in d else "; ".join(default_text),
     )
-    return CardDef((face,), test_card=True)
+    return CardDef((face,), test_card=True, enters_as_copy=copying)
 
 
 def _room(
@@ -264,6 +352,7 @@ def _room(
             raise CardDefinitionError(f"{w}: a door needs 'name' and 'mana_cost'")
         triggered = _triggered(door.get("triggered", []), f"{w}.triggered")
         static = _static(door.get("static", []), f"{w}.static")
+        activated = _activated(door.get("activated", []), f"{w}.activated")
         faces.append(
             Face(
                 name=_str(door["name"], f"{w}.name"),
@@ -272,10 +361,13 @@ def _room(
                 subtypes=subtypes,
                 supertypes=supertypes,
                 triggered=triggered,
+                activated=activated,
                 static=static,
                 text=_str(door["text"], f"{w}.text")
                 if "text" in door
-                else " ".join([a.text for a in triggered] + [a.text for a in static]),
+                else " ".join(
+                    [a.text for a in activated] + [a.text for a in triggered] + [a.text for a in static]
+                ),
             )
         )
     if faces[0].name == faces[1].name:

@@ -8,7 +8,7 @@ the unlocked halves on the battlefield (709.5).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from mtgrules.mana import COLOR_ORDER, Color, ManaCost
@@ -28,10 +28,14 @@ PERMANENT_TYPES = frozenset({CardType.ARTIFACT, CardType.CREATURE, CardType.ENCH
 
 class Keyword(StrEnum):
     BANDING = "banding"
+    DEATHTOUCH = "deathtouch"
+    DOUBLE_STRIKE = "double strike"
     FIRST_STRIKE = "first strike"
     FLYING = "flying"
+    LIFELINK = "lifelink"
     REACH = "reach"
     TRAMPLE = "trample"
+    VIGILANCE = "vigilance"
     SWAMPWALK = "swampwalk"
     ISLANDWALK = "islandwalk"
     FORESTWALK = "forestwalk"
@@ -86,6 +90,9 @@ class EffectKind(StrEnum):
     DISCARD = "discard"  # discard a card
     NAME_AND_REVEAL = "name_and_reveal"  # choose a card name; gain 1 life per card in hand with it
     COPY_PERMANENT = "copy_permanent"  # create a token that's a copy of target permanent (707.2)
+    ADD_MANA = "add_mana"  # add ``mana`` to your pool: an ability with it is a mana ability (605.1a)
+    BECOME_COPY = "become_copy"  # this permanent becomes a copy of target permanent (707.2)
+    RETURN_SELF_TO_HAND = "return_self_to_hand"  # return this permanent to its owner's hand
 
 
 class StaticKind(StrEnum):
@@ -98,6 +105,9 @@ class StaticKind(StrEnum):
     # trigger, that ability triggers an additional time." (Room ruling: a door unlocking as the Room enters
     # is not such a cause)
     ENTERS_TRIGGERS_TWICE = "enters_triggers_twice"
+    # "As this enters, choose a card name. Activated abilities of sources with the chosen name can't be
+    # activated unless they're mana abilities." (like Pithing Needle; 602.5)
+    STOP_ACTIVATED_ABILITIES = "stop_activated_abilities"
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,7 @@ class StaticAbility:
     kind: StaticKind
     max_mana_value: int = 0
     text: str = ""
+    name: str | None = None  # stop_activated_abilities: a name fixed by the card; None = chosen as it enters
 
 
 class TargetKind(StrEnum):
@@ -129,6 +140,8 @@ class Effect:
     kind: EffectKind
     target: TargetSpec | None = None
     amount: int = 0
+    mana: str = ""  # add_mana: the mana added, e.g. "{G}"
+    until_end_of_turn: bool = False  # become_copy: the copy effect ends in the cleanup step (514.2)
 
 
 @dataclass(frozen=True)
@@ -137,6 +150,56 @@ class TriggeredAbility:
     effect: Effect
     text: str
     once_each_turn: bool = False
+
+
+@dataclass(frozen=True)
+class ActivationCost:
+    """The cost of an activated ability (602.1a): mana, and/or {T}, and/or "Sacrifice this permanent"."""
+
+    mana: ManaCost | None = None
+    tap: bool = False
+    sacrifice: bool = False
+
+    def __str__(self) -> str:
+        parts = [] if self.mana is None else [str(self.mana)]
+        parts += ["{T}"] if self.tap else []
+        parts += ["Sacrifice this permanent"] if self.sacrifice else []
+        return ", ".join(parts) or "{0}"
+
+
+@dataclass(frozen=True)
+class ActivatedAbility:
+    """ "[Cost]: [Effect.]" (602.1). ``sorcery_speed``: "Activate only as a sorcery" (602.5d)."""
+
+    cost: ActivationCost
+    effect: Effect
+    text: str
+    sorcery_speed: bool = False
+
+    @property
+    def is_mana_ability(self) -> bool:
+        """605.1a: no target, and it could add mana as it resolves (the kernel's add_mana effect)."""
+        return self.effect.kind is EffectKind.ADD_MANA and self.effect.target is None
+
+
+@dataclass(frozen=True)
+class CopyException:
+    """The "except ..." of "enters as a copy of ..., except ..." (707.9b): these values become part of the
+    copy's copiable values (707.9b), on top of what was copied."""
+
+    name: str | None = None  # "its name is ..."
+    supertypes: tuple[str, ...] = ()  # "it's legendary in addition to its other types"
+    activated: tuple[ActivatedAbility, ...] = ()  # "it has '...'"
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class EntersAsCopy:
+    """ "You may have this enter as a copy of a [kind] on the battlefield, except ..." (707.9b)."""
+
+    of: TargetKind  # permanent or creature
+    exception: CopyException = CopyException()
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,6 +216,7 @@ class Face:
     keywords: tuple[Keyword, ...] = ()  # may repeat: two instances of banding are redundant (702.22m)
     bands_with_other: tuple[str, ...] = ()  # qualities, e.g. "Legendary" (702.22b)
     triggered: tuple[TriggeredAbility, ...] = ()
+    activated: tuple[ActivatedAbility, ...] = ()
     spell_effect: Effect | None = None
     mana_ability: str | None = None  # "{T}: Add {X}." for basic lands
     static: tuple[StaticAbility, ...] = ()
@@ -162,8 +226,13 @@ class Face:
 
 @dataclass(frozen=True)
 class CardDef:
+    """A card's copiable values. A copy effect's values are a ``CardDef`` too: the copied object's card
+    with ``exception`` applied on top (707.9b)."""
+
     faces: tuple[Face, ...]
     test_card: bool = False  # a card defined for the scenarios, not a printed card
+    enters_as_copy: EntersAsCopy | None = None
+    exception: CopyException | None = None  # set on a copy's values by "enters as a copy, except ..."
 
     @property
     def is_room(self) -> bool:
@@ -197,10 +266,16 @@ class Characteristics:
     spell_effect: Effect | None
     mana_ability: str | None
     static: tuple[StaticAbility, ...] = ()
+    activated: tuple[ActivatedAbility, ...] = ()
 
     @property
     def mana_value(self) -> int:
         return 0 if self.mana_cost is None else self.mana_cost.mana_value
+
+    @property
+    def strikes_first(self) -> bool:
+        """First strike or double strike: deals damage in the first-strike damage step (510.4, 702.4b)."""
+        return bool({Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE} & self.keywords)
 
     @property
     def has_banding(self) -> bool:
@@ -233,7 +308,9 @@ class Characteristics:
             "toughness": self.toughness,
             "keywords": sorted(k.value for k in self.keywords),
             "bands_with_other": sorted(self.bands_with_other),
-            "abilities": [a.text for _, a in self.triggered] + [a.text for a in self.static],
+            "abilities": [a.text for a in self.activated]
+            + [a.text for _, a in self.triggered]
+            + [a.text for a in self.static],
         }
 
 
@@ -266,13 +343,21 @@ def characteristics(
         keywords = keywords - {Keyword.BANDING}
         bwo = frozenset()
     effect = faces[0][1].spell_effect if len(faces) == 1 else None
+    names = tuple(f.name for _, f in faces)
+    supertypes = shared.supertypes
+    activated = tuple(a for _, f in faces for a in f.activated)
+    exc = card.exception
+    if exc is not None:  # 707.9b: part of the copiable values, whichever halves exist
+        names = names if exc.name is None else (exc.name,)
+        supertypes += tuple(t for t in exc.supertypes if t not in supertypes)
+        activated += exc.activated
     return Characteristics(
-        names=tuple(f.name for _, f in faces),
+        names=names,
         mana_cost=cost,
         colors=colors,
         types=shared.types,
         subtypes=shared.subtypes,
-        supertypes=shared.supertypes,
+        supertypes=supertypes,
         power=shared.power,
         toughness=shared.toughness,
         keywords=keywords,
@@ -281,4 +366,19 @@ def characteristics(
         spell_effect=effect,
         mana_ability=shared.mana_ability if faces else None,
         static=tuple(a for _, f in faces for a in f.static),
+        activated=activated,
     )
+
+
+def with_exception(card: CardDef, exception: CopyException) -> CardDef:
+    """``card``'s values with the "except ..." of 707.9b on top; an exception the copied values already have
+    (a copy of a copy) stays, and the new one overrides its name."""
+    old = card.exception
+    if old is not None:
+        exception = CopyException(
+            name=exception.name if exception.name is not None else old.name,
+            supertypes=old.supertypes + tuple(t for t in exception.supertypes if t not in old.supertypes),
+            activated=old.activated + exception.activated,
+            text="; ".join(t for t in (old.text, exception.text) if t),
+        )
+    return replace(card, exception=exception, enters_as_copy=None)

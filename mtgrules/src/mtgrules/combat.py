@@ -111,7 +111,8 @@ class CombatState:
     blocks: dict[str, list[str]] = field(default_factory=dict)  # blocking creature -> creatures it blocks
     attackers_declared: bool = False
     blockers_declared: bool = False
-    first_strikers: set[str] | None = None  # creatures with first strike as the first-strike step began
+    # creatures with first strike or double strike as the first-strike damage step began (510.4)
+    first_strikers: set[str] | None = None
     dealt_damage: set[str] = field(default_factory=set)
 
     def blockers_of(self, attacker: str) -> list[str]:

@@ -65,3 +65,7 @@ class IllegalUnlockError(RulesError):
 
 class IllegalChoiceError(RulesError):
     """A choice made while a spell or ability resolves is not one of the allowed options."""
+
+
+class IllegalActivationError(RulesError):
+    """An activated ability cannot be activated now or this way (602.2, 602.5, 302.6)."""

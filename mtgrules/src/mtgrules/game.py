@@ -17,9 +17,11 @@ from typing import Any
 
 from mtgrules.actions import (
     Action,
+    ActivateAbility,
     AssignCombatDamage,
     CastSpell,
     ChooseCard,
+    ChooseCopy,
     ChooseDoor,
     ChooseLegend,
     ChooseName,
@@ -36,6 +38,7 @@ from mtgrules.actions import (
 from mtgrules.carddb import CARDS, HORROR_TOKEN
 from mtgrules.cards import (
     LANDWALK,
+    ActivatedAbility,
     CardDef,
     CardType,
     Characteristics,
@@ -49,10 +52,12 @@ from mtgrules.cards import (
     Trigger,
     TriggeredAbility,
     characteristics,
+    with_exception,
 )
 from mtgrules.combat import CombatState, DamageSource, check_bands, group_triggers_banding_rule
 from mtgrules.errors import (
     GameOverError,
+    IllegalActivationError,
     IllegalAttackError,
     IllegalBlockError,
     IllegalCastError,
@@ -132,6 +137,15 @@ class Permanent:
     sick: bool = False  # not continuously controlled since its controller's most recent turn began
     unlocked: set[Door] = field(default_factory=set)
     loses_banding: bool = False  # "loses banding until end of turn" (702.22b)
+    deathtouched: bool = False  # dealt damage by a deathtouch source since the last SBA check (704.5h)
+    # copy effects, oldest first: (copiable values, ends in the cleanup step); the newest applies (707.2,
+    # 613.2a layer 1). The unlocked designations above are not copiable values and stay (709.5c).
+    copies: list[tuple[CardDef, bool]] = field(default_factory=list)
+    chosen_name: str | None = None  # a name chosen as it entered (stop_activated_abilities)
+
+    @property
+    def copied(self) -> CardDef | None:
+        return self.copies[-1][0] if self.copies else None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -142,6 +156,10 @@ class Permanent:
             "sick": self.sick,
             "unlocked": sorted(d.value for d in self.unlocked),
             "loses_banding": self.loses_banding,
+            "deathtouched": self.deathtouched,
+            "copy_of": None if self.copied is None else self.copied.name,
+            "copies": len(self.copies),
+            "chosen_name": self.chosen_name,
         }
 
 
@@ -159,6 +177,7 @@ class StackItem:
     targets: tuple[tuple[str, int], ...] = ()  # (object id, zone-change count when targeted)
     source: str | None = None  # an ability's source
     text: str = ""
+    source_zcc: int | None = None  # an activated ability's source as it was activated (400.7)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -193,6 +212,32 @@ class PendingTrigger:
     source: str
     source_name: str
     ability: TriggeredAbility
+
+
+@dataclass(frozen=True)
+class TriggerHit:
+    """An ability that triggered at an event (603.2), with what it needs from the game state of that moment:
+    its source's last known information (608.2h) and, for 603.10a look-back abilities, the state just before
+    the event. It is put on the stack the next time a player would receive priority (603.3), whether or not
+    its source is still there (113.7a)."""
+
+    # collection order: 0 unlock and fully unlock, 1 enters, 2 leaves-the-graveyard and combat damage
+    rank: int
+    seq: int  # when it triggered
+    position: int  # the source's place on the battlefield at that moment (ordering within rank 2)
+    source: str
+    instance: int  # the source's battlefield instance (400.7): with ``door`` and ``index`` the ability's key
+    door: str  # "left"/"right" for a Room door's ability, "" otherwise
+    index: int  # the ability's position in its own face's (door's) list, which unlocking never shifts
+    controller: str
+    source_name: str
+    ability: TriggeredAbility
+    batch_key: str = ""  # abilities that trigger once per batch of events ("one or more ...") share a key
+
+    @property
+    def ability_key(self) -> tuple[str, int, str, int]:
+        """The object (id and battlefield instance) and the ability: what "once each turn" belongs to."""
+        return (self.source, self.instance, self.door, self.index)
 
 
 @dataclass
@@ -249,17 +294,21 @@ class Game:
         self.game_over = False
         self._decision: Decision | None = None
         self._priority_next: str | None = None
-        self._trigger_events: list[Event] = []
+        self._hits: list[TriggerHit] = []  # abilities that triggered, not yet put on the stack
         self._waiting: list[PendingTrigger] = []
         self._choosing: PendingTrigger | None = None
         self._resolving: StackItem | None = None
         self._plan: DamagePlan | None = None
-        self._once_per_turn: set[tuple[str, int, int]] = set()
+        self._once_per_turn: set[tuple[str, int, str, int]] = set()  # TriggerHit.ability_key
         self._instances = 0
         self._counters: Counter[str] = Counter()
         self._ordered: list[str] = []  # ids of waiting triggers whose order was chosen (603.3b)
         self._legend_keep: dict[tuple[str, str], str] = {}  # (player, name) -> permanent kept (704.5j)
         self._legend_question: tuple[str, str] | None = None  # the (player, name) being asked about
+        # a resolving permanent spell waiting for an "as it enters" choice (707.9b copy, chosen name)
+        self._entering: StackItem | None = None
+        self._entering_copy: CardDef | None = None
+        self._copy_chosen = False  # the CHOOSE_COPY decision of the entering permanent was made
 
     def _add_to_pool(self, card: CardDef) -> None:
         taken = {f.name for c in self.card_pool.values() for f in c.faces} | set(self.card_pool)
@@ -308,7 +357,7 @@ class Game:
         if copy_of is not None:
             if copy_of not in self.permanents:
                 raise ValueError(f"copy_of: {copy_of!r} is not a permanent set up earlier on the battlefield")
-            card = self.objects[copy_of].card
+            card = self.card_of(copy_of)
             token = True
         else:
             try:
@@ -437,7 +486,7 @@ class Game:
         """Characteristics of a card, token, permanent or spell in its current zone (709.3b, 709.4, 709.5)."""
         if obj_id in self.permanents:
             perm = self.permanents[obj_id]
-            card = self.objects[obj_id].card
+            card = self.card_of(obj_id)
             doors = tuple(d for d in (Door.LEFT, Door.RIGHT) if d in perm.unlocked) if card.is_room else None
             return characteristics(card, doors, loses_banding=perm.loses_banding)
         item = self.stack_item(obj_id)
@@ -448,6 +497,17 @@ class Game:
         if obj_id in self.objects:
             return characteristics(self.objects[obj_id].card, None)
         raise UnknownObjectError(f"unknown object {obj_id!r}")
+
+    def card_of(self, obj_id: str) -> CardDef:
+        """An object's copiable values: a permanent's newest copy effect (707.2), else its own card."""
+        perm = self.permanents.get(obj_id)
+        if perm is not None and perm.copied is not None:
+            return perm.copied
+        return self.objects[obj_id].card
+
+    def activated_abilities(self, obj_id: str) -> tuple[ActivatedAbility, ...]:
+        """A permanent's activated abilities now, in the order :class:`ActivateAbility` numbers them."""
+        return self.characteristics(obj_id).activated
 
     def name_of(self, obj_id: str) -> str:
         if obj_id in self.order:
@@ -513,7 +573,7 @@ class Game:
             "game_over": self.game_over,
             "decision": None if self._decision is None else self._decision.to_json(),
             "priority_next": self._priority_next,
-            "trigger_events": len(self._trigger_events),
+            "trigger_hits": len(self._hits),
             "waiting": [(t.controller, t.source, t.ability.text) for t in self._waiting],
             "choosing": None
             if self._choosing is None
@@ -532,6 +592,9 @@ class Game:
             "legend_keep": sorted(self._legend_keep.items()),
             "legend_question": self._legend_question,
             "waiting_ids": [t.id for t in self._waiting],
+            "entering": None if self._entering is None else self._entering.id,
+            "entering_copy": None if self._entering_copy is None else self._entering_copy.name,
+            "copy_chosen": self._copy_chosen,
         }
 
     # ------------------------------------------------------------------ applying actions
@@ -554,6 +617,10 @@ class Game:
                 self._cast(action)
             case Unlock():
                 self._unlock(action)
+            case ActivateAbility():
+                self._activate(action)
+            case ChooseCopy():
+                self._choose_copy(action)
             case DeclareAttackers():
                 self._declare_attackers(action)
             case DeclareBlockers():
@@ -586,7 +653,7 @@ class Game:
     def _log(self, type_: str, **data: Any) -> Event:
         event = Event(type_, data)
         self.events.append(event)
-        self._trigger_events.append(event)
+        self._detect_triggers(event)
         return event
 
     def _new_id(self, prefix: str) -> str:
@@ -655,6 +722,10 @@ class Game:
                 perm = self.permanents[pid]
                 perm.damage = 0
                 perm.loses_banding = False
+                ended = [c for c, until_eot in perm.copies if until_eot]
+                if ended:  # 514.2: "until end of turn" effects end; an earlier copy effect applies again
+                    perm.copies = [(c, u) for c, u in perm.copies if not u]
+                    self._log("copy_effect_ends", permanent=pid, copy_of=[c.name for c in ended])
             self._log("cleanup")
             self._next_step()
             return
@@ -681,7 +752,7 @@ class Game:
         if self.combat is None:
             return False
         in_combat = list(self.combat.attackers) + list(self.combat.blocks)
-        return any(Keyword.FIRST_STRIKE in self.characteristics(c).keywords for c in in_combat)
+        return any(self.characteristics(c).strikes_first for c in in_combat)
 
     def _pass(self, player: str) -> None:
         self._log("pass", player=player)
@@ -750,6 +821,8 @@ class Game:
                 dying.append((pid, "toughness 0 or less (704.5f)"))
             elif self.permanents[pid].damage >= ch.toughness:
                 dying.append((pid, "lethal damage (704.5g)"))
+            elif self.permanents[pid].deathtouched and self.permanents[pid].damage > 0:
+                dying.append((pid, "damage from a source with deathtouch (704.5h, 702.2b)"))
         legend: list[tuple[str, str, str, str]] = []
         if not losers:  # a player losing ends the game: nobody is asked to choose
             found = self._legend_rule()
@@ -777,6 +850,8 @@ class Game:
             alive = [p.name for p in self.players.values() if not p.lost]
             self.game_over = True
             self._log("game_over", winner=alive[0] if len(alive) == 1 else None)
+        for perm in self.permanents.values():
+            perm.deathtouched = False  # 704.5h looks at damage since the last check only
         return bool(losers or dying or legend or gone_tokens)
 
     def legend_groups(self) -> list[tuple[str, str, list[str]]]:
@@ -851,10 +926,14 @@ class Game:
         *,
         controller: str | None = None,
         unlocked: Iterable[Door] = (),
+        copy_values: CardDef | None = None,
+        chosen_name: str | None = None,
     ) -> None:
         """Move an object to a zone (a new object, 400.7). Cards go to their owner's zones. An object
         entering the battlefield other than from a resolving Room spell enters with both doors locked
-        (709.5d); ``unlocked`` is only passed by a resolving Room spell."""
+        (709.5d); ``unlocked`` is only passed by a resolving Room spell. ``copy_values`` makes it enter as
+        a copy (707.9b) and ``chosen_name`` is a name chosen as it enters: both are in place as it enters,
+        so its enters abilities are the copied ones (603.6a)."""
         obj = self.objects[obj_id]
         here = self.zone_of(obj_id)
         if obj.is_token and here is not Zone.BATTLEFIELD and here is not None:
@@ -862,6 +941,8 @@ class Game:
             # state-based actions make it cease to exist (704.5d)
             self._log("token_stays", token=obj_id, zone=here.value, rule="111.8")
             return
+        if here is Zone.GRAVEYARD:
+            self._leaving_graveyard(obj.owner)
         origin = self._remove_from_zone(obj_id)
         self.zcc[obj_id] += 1
         owner = self.players[obj.owner]
@@ -869,6 +950,9 @@ class Game:
         if to is Zone.BATTLEFIELD:
             self._instances += 1
             perm = Permanent(obj_id, controller or obj.owner, self._instances, sick=True, unlocked=doors)
+            if copy_values is not None:
+                perm.copies.append((copy_values, False))
+            perm.chosen_name = chosen_name
             self.permanents[obj_id] = perm
             self.battlefield.append(obj_id)
         elif to is Zone.HAND:
@@ -905,7 +989,7 @@ class Game:
 
     def _set_door(self, obj_id: str, door: Door, unlocked: bool, *, how: str) -> None:
         perm = self.permanents[obj_id]
-        card = self.objects[obj_id].card
+        card = self.card_of(obj_id)
         if unlocked:
             had = len(perm.unlocked)
             perm.unlocked.add(door)
@@ -1005,6 +1089,8 @@ class Game:
         spend = p.pool.plan_payment(chars.mana_cost, a.payment)
         # --- all checks passed: cast it
         origin = Zone.GRAVEYARD if from_graveyard else Zone.HAND
+        if from_graveyard:
+            self._leaving_graveyard(a.player)
         (p.graveyard if from_graveyard else p.hand).remove(a.card)  # 601.2a: the card moves to the stack
         self.zcc[a.card] += 1
         self.stack.append(
@@ -1058,7 +1144,7 @@ class Game:
     def _unlock(self, a: Unlock) -> None:
         self._expect(DecisionKind.PRIORITY, a.player)
         perm = self.permanent(a.permanent)
-        card = self.objects[a.permanent].card
+        card = self.card_of(a.permanent)  # a permanent that is a copy of a Room has its doors (707.2)
         if perm.controller != a.player:
             raise IllegalUnlockError(
                 f"{a.permanent} is controlled by {perm.controller}, not {a.player} (116.2m)"
@@ -1095,6 +1181,121 @@ class Game:
         self._log("special_action", player=a.player, action="unlock", permanent=a.permanent, cost=str(cost))
         self._set_door(a.permanent, door, True, how="special action")
         self._give_priority(a.player)  # 116.3
+
+    # ------------------------------------------------------------------ activated abilities
+
+    def activation_stopped_by(self, obj_id: str) -> tuple[str, str] | None:
+        """The permanent and chosen name that stop ``obj_id``'s activated abilities other than mana abilities
+        ("Activated abilities of sources with the chosen name can't be activated"), if any."""
+        for pid in self.battlefield:
+            for st in self.characteristics(pid).static:
+                if st.kind is StaticKind.STOP_ACTIVATED_ABILITIES:
+                    name = st.name if st.name is not None else self.permanents[pid].chosen_name
+                    if name is not None and self.has_name(obj_id, name):  # 709.4a, 201.2a
+                        return pid, name
+        return None
+
+    def _activate(self, a: ActivateAbility) -> None:
+        """602.2: announce, choose targets, pay the total cost; then the ability is on the stack and its
+        controller receives priority (117.3c). A mana ability resolves at once, without the stack (605.3b)."""
+        self._expect(DecisionKind.PRIORITY, a.player)
+        perm = self.permanent(a.permanent)
+        if perm.controller != a.player:
+            raise IllegalActivationError(
+                f"{a.permanent} is controlled by {perm.controller}; only its controller may activate its "
+                "abilities (602.2)"
+            )
+        abilities = self.activated_abilities(a.permanent)
+        if (
+            not isinstance(a.ability, int)
+            or isinstance(a.ability, bool)
+            or not 0 <= a.ability < len(abilities)
+        ):
+            listing = "; ".join(f"{i}: {ab.text}" for i, ab in enumerate(abilities)) or "none"
+            raise IllegalActivationError(
+                f"{a.permanent} has no activated ability number {a.ability!r}; its activated abilities now: "
+                f"{listing}"
+            )
+        ab = abilities[a.ability]
+        if not ab.is_mana_ability:
+            stopped = self.activation_stopped_by(a.permanent)
+            if stopped is not None:
+                raise IllegalActivationError(
+                    f"{self.name_of(a.permanent)}'s activated abilities can't be activated: {stopped[0]} "
+                    f"chose the name {stopped[1]} (602.5; mana abilities are exempt)"
+                )
+        if ab.sorcery_speed and not (a.player == self.active and self.step in MAIN_PHASES and not self.stack):
+            raise TimingError(
+                f"{ab.text!r} can be activated only as a sorcery: in a main phase of your own turn with an "
+                "empty stack (602.5d)"
+            )
+        if ab.cost.tap:
+            if perm.tapped:
+                raise IllegalActivationError(
+                    f"{a.permanent} is tapped; its {{T}} cost can't be paid (601.2h)"
+                )
+            if perm.sick and self.is_creature(a.permanent):
+                raise IllegalActivationError(
+                    f"{a.permanent} is a creature that has not been under {a.player}'s control since the "
+                    "turn began; it can't pay {T} (302.6)"
+                )
+        targets = self._check_targets(ab.effect.target, a.targets, a.player, a.permanent)
+        pool = self.players[a.player].pool
+        spend = pool.plan_payment(ab.cost.mana, a.payment) if ab.cost.mana is not None else {}
+        # --- all checks passed: pay the costs (601.2h)
+        pool.spend(spend)
+        if ab.cost.tap:
+            perm.tapped = True
+        self._log(
+            "activated",
+            player=a.player,
+            permanent=a.permanent,
+            ability=ab.text,
+            cost=str(ab.cost),
+            mana_ability=ab.is_mana_ability,
+            targets=[t for t, _ in targets],
+        )
+        source_zcc = self.zcc[a.permanent]
+        if ab.cost.sacrifice:
+            self._log("sacrificed", permanent=a.permanent, as_cost=True)
+            self._move(a.permanent, Zone.GRAVEYARD)
+        if ab.is_mana_ability:  # 605.3b: resolves immediately, without the stack
+            self._add_mana(a.player, ab.effect.mana, a.permanent)
+        else:
+            aid = self._new_id("ability")
+            self.stack.append(
+                StackItem(
+                    aid,
+                    a.player,
+                    False,
+                    None,
+                    effect=ab.effect,
+                    targets=targets,
+                    source=a.permanent,
+                    text=ab.text,
+                    source_zcc=source_zcc,
+                )
+            )
+            self._log(
+                "ability_on_stack",
+                id=aid,
+                source=a.permanent,
+                controller=a.player,
+                ability=ab.text,
+                targets=[t for t, _ in targets],
+                activated=True,
+            )
+        self._give_priority(a.player)
+
+    def _add_mana(self, player: str, mana: str, source: str) -> None:
+        for sym, n in parse_mana(mana).items():
+            self.players[player].pool.add(sym, n)
+        self._log("mana_ability", player=player, permanent=source, mana=mana)
+
+    def _source_unchanged(self, item: StackItem) -> bool:
+        """Whether an activated ability's source is still the same permanent (no zone change, 400.7)."""
+        src = item.source
+        return src is not None and src in self.permanents and self.zcc.get(src) == item.source_zcc
 
     # ------------------------------------------------------------------ targets
 
@@ -1189,85 +1390,116 @@ class Game:
 
     # ------------------------------------------------------------------ triggered abilities
 
-    def _collect_triggers(self) -> None:
-        events, self._trigger_events = self._trigger_events, []
-        if not events:
-            return
-        for e in events:
-            if e.type == "unlock":
-                pid = e["permanent"]
-                perm = self.permanents.get(pid)
-                if perm is None or perm.instance != e["instance"]:
-                    continue
-                for door, ab in self.characteristics(pid).triggered:
-                    if (
-                        ab.trigger is Trigger.UNLOCK_THIS_DOOR
-                        and door is not None
-                        and door.value == e["door"]
-                    ):
-                        self._trigger(pid, ab, perm.controller)
-            elif e.type == "fully_unlock":
-                for pid in list(self.battlefield):
-                    perm = self.permanents[pid]
-                    if perm.controller != e["controller"]:
-                        continue
-                    for _, ab in self.characteristics(pid).triggered:
+    def _abilities(self, pid: str) -> list[tuple[str, int, TriggeredAbility]]:
+        """The triggered abilities ``pid`` has now, each with its door ("" outside a Room) and its position in
+        that door's (or card's) own list: a key that stays the same when the other door unlocks."""
+        out: list[tuple[str, int, TriggeredAbility]] = []
+        counts: Counter[str] = Counter()
+        for door, ab in self.characteristics(pid).triggered:  # each face's abilities in that face's order
+            label = "" if door is None else door.value
+            out.append((label, counts[label], ab))
+            counts[label] += 1
+        return out
+
+    def _hit(
+        self, rank: int, pid: str, door: str, index: int, ab: TriggeredAbility, batch_key: str = ""
+    ) -> None:
+        perm = self.permanents[pid]
+        self._hits.append(
+            TriggerHit(
+                rank,
+                len(self._hits),
+                self.battlefield.index(pid),
+                pid,
+                perm.instance,
+                door,
+                index,
+                perm.controller,
+                self.name_of(pid),
+                ab,
+                batch_key,
+            )
+        )
+
+    def _detect_triggers(self, e: Event) -> None:
+        """603.2: abilities trigger at the event, from the game state just after it (603.10: except
+        leaves-the-zone abilities, which :meth:`_leaving_graveyard` detects from the state just before)."""
+        if e.type == "unlock":
+            pid = e["permanent"]
+            for door, index, ab in self._abilities(pid):
+                if ab.trigger is Trigger.UNLOCK_THIS_DOOR and door == e["door"]:
+                    self._hit(0, pid, door, index, ab)
+        elif e.type == "fully_unlock":
+            for pid in self.battlefield:
+                if self.permanents[pid].controller == e["controller"]:
+                    for door, index, ab in self._abilities(pid):
                         if ab.trigger is Trigger.FULLY_UNLOCK_ROOM:
-                            self._trigger(pid, ab, perm.controller)
-        for e in events:
-            entered = e["card"] if e.type == "zone_change" and e["to"] == "battlefield" else None
-            if e.type == "token_created":
-                entered = e["token"]
-            if entered is None:
-                continue
-            perm = self.permanents.get(entered)
-            if perm is None or perm.instance != e["instance"]:
-                continue
+                            self._hit(0, pid, door, index, ab)
+        elif (e.type == "zone_change" and e["to"] == "battlefield") or e.type == "token_created":
+            entered = e["card"] if e.type == "zone_change" else e["token"]
+            controller = self.permanents[entered].controller
             # an enters trigger; each "triggers an additional time" static of its controller adds one
             extra = sum(
                 1
                 for pid in self.battlefield
-                if self.permanents[pid].controller == perm.controller
+                if self.permanents[pid].controller == controller
                 for st in self.characteristics(pid).static
                 if st.kind is StaticKind.ENTERS_TRIGGERS_TWICE
             )
-            for _, ab in self.characteristics(entered).triggered:
+            for door, index, ab in self._abilities(entered):
                 if ab.trigger is Trigger.ENTERS:
                     for _ in range(1 + extra):
-                        self._trigger(entered, ab, perm.controller)
-        left_graveyard = {
-            e["owner"] for e in events if e.type == "zone_change" and e["origin"] == "graveyard"
-        } | {e["player"] for e in events if e.type == "cast" and e["origin"] == "graveyard"}
-        combat_damagers = {
-            e["source_controller"]
-            for e in events
-            if e.type == "damage" and e.get("combat") and e["to_player"]
-        }
-        for pid in list(self.battlefield):
-            perm = self.permanents[pid]
-            for idx, (_, ab) in enumerate(self.characteristics(pid).triggered):
-                if ab.trigger is Trigger.CARDS_LEAVE_YOUR_GRAVEYARD and perm.controller in left_graveyard:
-                    key = (pid, perm.instance, idx)
-                    if ab.once_each_turn:
-                        if key in self._once_per_turn:
-                            self.events.append(
-                                Event(
-                                    "trigger_suppressed",
-                                    {"source": pid, "reason": "triggers only once each turn"},
-                                )
-                            )
-                            continue
-                        self._once_per_turn.add(key)
-                    self._trigger(pid, ab, perm.controller)
-                elif ab.trigger is Trigger.COMBAT_DAMAGE_TO_PLAYER and perm.controller in combat_damagers:
-                    self._trigger(pid, ab, perm.controller)
+                        self._hit(1, entered, door, index, ab)
+        elif e.type == "damage" and e.get("combat") and e["to_player"]:
+            for pid in self.battlefield:
+                if self.permanents[pid].controller == e["source_controller"]:
+                    for door, index, ab in self._abilities(pid):
+                        if ab.trigger is Trigger.COMBAT_DAMAGE_TO_PLAYER:
+                            self._hit(2, pid, door, index, ab, batch_key="combat damage")
 
-    def _trigger(self, source: str, ability: TriggeredAbility, controller: str) -> None:
-        name = self.name_of(source)
+    def _leaving_graveyard(self, owner: str) -> None:
+        """603.10a: "whenever one or more cards leave your graveyard" looks back in time: the permanents
+        that had the ability just before the card left, not the card leaving (it was no permanent then)."""
+        for pid in self.battlefield:
+            if self.permanents[pid].controller == owner:
+                for door, index, ab in self._abilities(pid):
+                    if ab.trigger is Trigger.CARDS_LEAVE_YOUR_GRAVEYARD:
+                        self._hit(2, pid, door, index, ab, batch_key="leave graveyard")
+
+    def _collect_triggers(self) -> None:
+        """Turn the abilities that triggered since the last time into waiting triggers (603.3), in a fixed
+        order: unlock-related first, then enters, then the "one or more" abilities by their source's place on
+        the battlefield. A "one or more ..." ability triggers once for all the events since the last time."""
+        hits, self._hits = self._hits, []
+        if not hits:
+            return
+        first = sorted((h for h in hits if h.rank < 2), key=lambda h: (h.rank, h.seq))
+        batched: dict[tuple[tuple[str, int, str, int], str], TriggerHit] = {}
+        for h in hits:
+            if h.rank == 2:
+                batched.setdefault((h.ability_key, h.batch_key), h)
+        rest = sorted(batched.values(), key=lambda h: (h.position, h.index, h.seq))
+        for h in first + rest:
+            if h.ability.once_each_turn:
+                if h.ability_key in self._once_per_turn:
+                    self.events.append(
+                        Event(
+                            "trigger_suppressed",
+                            {"source": h.source, "reason": "triggers only once each turn"},
+                        )
+                    )
+                    continue
+                self._once_per_turn.add(h.ability_key)
+            self._trigger(h)
+
+    def _trigger(self, hit: TriggerHit) -> None:
         tid = self._new_id("trigger")
-        self._waiting.append(PendingTrigger(tid, controller, source, name, ability))
+        self._waiting.append(PendingTrigger(tid, hit.controller, hit.source, hit.source_name, hit.ability))
         self.events.append(
-            Event("trigger", {"id": tid, "source": source, "name": name, "ability": ability.text})
+            Event(
+                "trigger",
+                {"id": tid, "source": hit.source, "name": hit.source_name, "ability": hit.ability.text},
+            )
         )
 
     def _put_next_trigger(self) -> None:
@@ -1399,14 +1631,95 @@ class Game:
                 if item.is_copy:  # 707.10, 608.3f: the copy becomes a token; 709.5b: a Room keeps both halves
                     self.stack.pop()
                     self._create_token(item.card, item.controller, unlocked=doors)
-                else:  # 709.5d: the cast door is unlocked as the Room enters
-                    self._move(item.id, Zone.BATTLEFIELD, controller=item.controller, unlocked=doors)
+                else:
+                    self._entering, self._entering_copy = item, None
+                    self._enter_with_choices()
+                    return
                 self._log("resolved", id=item.id)
                 self._give_priority(self.active)
                 return
         if item.effect is not None and not self._do_effect(item):
             return  # waiting for a choice made while resolving
         self._finish_resolution(item)
+
+    def _name_to_choose(self, card: CardDef) -> bool:
+        """Whether a card entering the battlefield has "as this enters, choose a card name" (Pithing Needle):
+        a stop_activated_abilities static without a name fixed by the card."""
+        chars = characteristics(card, None if not card.is_room else ())
+        return any(st.kind is StaticKind.STOP_ACTIVATED_ABILITIES and st.name is None for st in chars.static)
+
+    def copy_candidates(self, kind: TargetKind) -> list[str]:
+        """What "enter as a copy of a [kind] on the battlefield" may copy (707.9b; not a target)."""
+        return [pid for pid in self.battlefield if kind is TargetKind.PERMANENT or self.is_creature(pid)]
+
+    def _enter_with_choices(self) -> None:
+        """A resolving permanent spell enters; "as it enters" choices are made first (614.12, 707.9b): whether
+        and what it copies, then a card name it needs. 709.5d: a cast Room door is unlocked as it enters."""
+        item = self._entering
+        assert item is not None and item.card is not None
+        card = item.card
+        copying = card.enters_as_copy
+        if copying is not None and not self._copy_chosen:
+            options = self.copy_candidates(copying.of)
+            if options:
+                self._decision = Decision(
+                    DecisionKind.CHOOSE_COPY,
+                    item.controller,
+                    f"{copying.text or 'enter as a copy'}: choose a {copying.of.value} to copy, or none "
+                    "(707.9b)",
+                    tuple(options),
+                )
+                return
+        values = self._entering_copy
+        entering_card = values if values is not None else card
+        if self._name_to_choose(entering_card):
+            self._decision = Decision(
+                DecisionKind.CHOOSE_NAME,
+                item.controller,
+                f"as {self.name_of(item.id)} enters, choose a card name (709.4a: one name of a split card)",
+                (),
+            )
+            return
+        self._enter_now()
+
+    def _choose_copy(self, a: ChooseCopy) -> None:
+        decision = self._expect(DecisionKind.CHOOSE_COPY, a.player)
+        item = self._entering
+        assert item is not None and item.card is not None and item.card.enters_as_copy is not None
+        if a.copy_of is not None and a.copy_of not in decision.options:
+            raise IllegalChoiceError(
+                f"{a.copy_of!r} cannot be copied: choose one of {', '.join(decision.options)}, or none "
+                f"(a {item.card.enters_as_copy.of.value} on the battlefield, 707.9b)"
+            )
+        self._decision = None
+        self._copy_chosen = True
+        if a.copy_of is not None:
+            # 707.9b: the exception becomes part of the copiable values, on top of the copied ones (707.2:
+            # a copy of a copy copies the copy effect's values, its exceptions included)
+            self._entering_copy = with_exception(self.card_of(a.copy_of), item.card.enters_as_copy.exception)
+        self._enter_with_choices()
+
+    def _enter_now(self, chosen_name: str | None = None) -> None:
+        item = self._entering
+        assert item is not None
+        doors = () if item.door is None else (item.door,)
+        values = self._entering_copy
+        self._entering, self._entering_copy, self._decision = None, None, None
+        self._copy_chosen = False
+        self._move(
+            item.id,
+            Zone.BATTLEFIELD,
+            controller=item.controller,
+            unlocked=doors,
+            copy_values=values,
+            chosen_name=chosen_name,
+        )
+        if values is not None:
+            self._log("enters_as_copy", permanent=item.id, copy_of=values.name, rule="707.9b")
+        if chosen_name is not None:
+            self._log("name_chosen", player=item.controller, name=chosen_name, permanent=item.id)
+        self._log("resolved", id=item.id)
+        self._give_priority(self.active)
 
     def _finish_resolution(self, item: StackItem) -> None:
         self._resolving = None
@@ -1428,6 +1741,15 @@ class Game:
         k = eff.kind
         if k is EffectKind.CREATE_HORROR:
             self._create_token(HORROR_TOKEN, you)
+        elif k is EffectKind.ADD_MANA:
+            self._add_mana(you, eff.mana, item.source or item.id)
+        elif k is EffectKind.RETURN_SELF_TO_HAND:
+            if item.source is not None and self._source_unchanged(item):
+                self._move(item.source, Zone.HAND)
+            else:
+                self._log(
+                    "no_effect", id=item.id, reason="its source is no longer on the battlefield (400.7)"
+                )
         elif k is EffectKind.DRAW:
             self._draw(you)
         elif k is EffectKind.GAIN_LIFE:
@@ -1481,10 +1803,29 @@ class Game:
             self._log(
                 "spell_copied", copy=cid, original=t, controller=you, door=orig.door and orig.door.value
             )
+        elif k is EffectKind.BECOME_COPY:
+            src = item.source
+            if src is None or not self._source_unchanged(item):
+                self._log(
+                    "no_effect", id=item.id, reason="its source is no longer on the battlefield (400.7)"
+                )
+            else:
+                # 707.2: the copiable values of the target (a copy's are its copy effect's values); the
+                # source keeps its status and its unlocked designations (709.5c)
+                values = self.card_of(t)
+                self.permanents[src].copies.append((values, eff.until_end_of_turn))
+                self._log(
+                    "becomes_copy",
+                    permanent=src,
+                    copy_of=t,
+                    name=values.name,
+                    until="end of turn" if eff.until_end_of_turn else None,
+                    rule="707.2",
+                )
         elif k is EffectKind.COPY_PERMANENT:
             # 707.2: the copy gets the copiable values, i.e. the card (a Room: both halves, 709.5), not its
             # status or designations; it enters with both doors locked (709.5d: no half was cast)
-            tid = self._create_token(self.objects[t].card, you)
+            tid = self._create_token(self.card_of(t), you)  # a copy of a copy: the copied values
             self._log("permanent_copied", token=tid, original=t, controller=you, rule="707.2")
         elif k in (EffectKind.UNLOCK_DOOR, EffectKind.LOCK_DOOR):
             return self._effect_with_choice(item, t)
@@ -1534,6 +1875,17 @@ class Game:
         self._log("discard", player=player, card=card)
         self._move(card, Zone.GRAVEYARD)
 
+    def _valid_name(self, name: str) -> str:
+        valid = {f.name for c in self.card_pool.values() for f in c.faces}
+        if name not in valid:
+            if " // " in name:
+                raise IllegalChoiceError(
+                    f"{name!r} is not a card name: a split card has two names; choose one of them, not "
+                    "both (709.4a)"
+                )
+            raise IllegalChoiceError(f"{name!r} is not the name of a card")
+        return name
+
     def _resolution_choice(self, a: ChooseDoor | ChooseCard | ChooseName) -> None:
         kind = {
             ChooseDoor: DecisionKind.CHOOSE_DOOR,
@@ -1541,6 +1893,9 @@ class Game:
             ChooseName: DecisionKind.CHOOSE_NAME,
         }[type(a)]
         decision = self._expect(kind, a.player)
+        if isinstance(a, ChooseName) and self._entering is not None:
+            self._enter_now(self._valid_name(a.name))
+            return
         item = self._resolving
         assert item is not None and item.effect is not None
         if isinstance(a, ChooseDoor):
@@ -1555,14 +1910,7 @@ class Game:
             self._decision = None
             self._discard(a.player, a.card)
         else:
-            valid = {f.name for c in self.card_pool.values() for f in c.faces}
-            if a.name not in valid:
-                if " // " in a.name:
-                    raise IllegalChoiceError(
-                        f"{a.name!r} is not a card name: a split card has two names; choose one of them, not "
-                        "both (709.4a)"
-                    )
-                raise IllegalChoiceError(f"{a.name!r} is not the name of a card")
+            self._valid_name(a.name)
             self._decision = None
             hand = self.players[a.player].hand
             n = sum(1 for c in hand if self.has_name(c, a.name))
@@ -1601,7 +1949,8 @@ class Game:
         # --- legal: declare
         assert self.combat is not None
         for cid in targets:
-            self.permanents[cid].tapped = True
+            if Keyword.VIGILANCE not in self.characteristics(cid).keywords:  # 702.20b
+                self.permanents[cid].tapped = True
         self.combat.attackers = targets
         self.combat.bands = bands
         self.combat.attackers_declared = True
@@ -1679,13 +2028,17 @@ class Game:
         assert combat is not None
         in_combat = list(combat.attackers) + [b for b in combat.blocks if b not in combat.attackers]
         if self.step is Step.FIRST_STRIKE_DAMAGE:
-            combat.first_strikers = {
-                c for c in in_combat if Keyword.FIRST_STRIKE in self.characteristics(c).keywords
-            }
+            combat.first_strikers = {c for c in in_combat if self.characteristics(c).strikes_first}
             dealing = [c for c in in_combat if c in combat.first_strikers]
-        else:  # 510.4: creatures that had first strike as the first-strike step began don't deal damage again
+        else:
+            # 510.4: creatures that had first strike or double strike as the first-strike step began don't
+            # deal damage again, except those that have double strike now (702.4b)
             done = combat.first_strikers or set()
-            dealing = [c for c in in_combat if c not in done]
+            dealing = [
+                c
+                for c in in_combat
+                if c not in done or Keyword.DOUBLE_STRIKE in self.characteristics(c).keywords
+            ]
         sources = [s for c in dealing if (s := self._damage_source(c)) is not None]
         order = [self.active, self.opponent(self.active)]  # 510.1: the active player announces first
         assigners = [p for p in order if any(s.assigner == p and s.needs_choice for s in sources)]
@@ -1750,6 +2103,19 @@ class Game:
         tough = self.characteristics(creature).toughness or 0
         return max(0, tough - self.permanents[creature].damage)
 
+    def _has(self, obj_id: str, keyword: Keyword) -> bool:
+        return keyword in self.characteristics(obj_id).keywords
+
+    def _lethal_still_needed(self, src: str, blocker: str, assigned: Mapping[str, Mapping[str, int]]) -> int:
+        """How much ``src`` must assign to ``blocker`` for lethal damage (702.19b), counting damage already
+        marked and the other creatures' assignments in this step. Any nonzero damage from a source with
+        deathtouch counts as lethal (702.2c), whether from ``src`` or from another creature."""
+        others = {o: d.get(blocker, 0) for o, d in assigned.items() if o != src}
+        if any(n > 0 and self._has(o, Keyword.DEATHTOUCH) for o, n in others.items()):
+            return 0
+        need = max(0, self._lethal_needed(blocker) - sum(others.values()))
+        return min(need, 1) if self._has(src, Keyword.DEATHTOUCH) else need
+
     def _assign_damage(self, a: AssignCombatDamage) -> None:
         self._expect(DecisionKind.ASSIGN_COMBAT_DAMAGE, a.player)
         plan = self._plan
@@ -1801,13 +2167,12 @@ class Game:
             if s.player is None or not division.get(s.player) or s.rule != "702.19b":
                 continue
             for b in s.creatures:
-                from_others = sum(d.get(b, 0) for other, d in fixed.items() if other != src)
-                need = self._lethal_needed(b) - from_others
+                need = self._lethal_still_needed(src, b, fixed)
                 if division.get(b, 0) < need:
                     raise IllegalDamageAssignmentError(
                         f"{src} has trample but assigns {division.get(b, 0)} to {b}, which needs {need} "
                         f"from it for lethal damage; damage can go to {s.player} only once every blocker is "
-                        "assigned lethal damage (702.19b)"
+                        "assigned lethal damage (702.19b; with deathtouch 1 is lethal, 702.2c)"
                     )
         # --- legal
         plan.assigned.update(normalized)
@@ -1833,12 +2198,15 @@ class Game:
             for rcp, amount in division.items():
                 dealt.append((s.source, rcp, amount))
         # 510.2: all combat damage is dealt simultaneously
+        lifelink: dict[str, int] = {}
         for src, rcp, amount in dealt:
             controller = self.permanents[src].controller
             if rcp in self.players:
                 self.players[rcp].life -= amount
             else:
                 self.permanents[rcp].damage += amount
+                if amount and self._has(src, Keyword.DEATHTOUCH):
+                    self.permanents[rcp].deathtouched = True  # 702.2b, destroyed by 704.5h
             self._log(
                 "damage",
                 source=src,
@@ -1850,5 +2218,11 @@ class Game:
                 step=self.step.value,
             )
             combat.dealt_damage.add(src)
+            if amount and self._has(src, Keyword.LIFELINK):
+                lifelink[src] = lifelink.get(src, 0) + amount
+        for src, amount in lifelink.items():  # 702.15b: part of the damage event, not a trigger
+            controller = self.permanents[src].controller
+            self.players[controller].life += amount
+            self._log("life_gain", player=controller, amount=amount, source=src, rule="702.15b")
         self._plan = None
         self._give_priority(self.active)

@@ -16,9 +16,11 @@ from typing import Any
 from mtgrules import errors
 from mtgrules.actions import (
     Action,
+    ActivateAbility,
     AssignCombatDamage,
     CastSpell,
     ChooseCard,
+    ChooseCopy,
     ChooseDoor,
     ChooseLegend,
     ChooseName,
@@ -225,6 +227,8 @@ _ACTION_KEYS: dict[str, set[str]] = {
     "choose_name": {"player", "name"},
     "order_triggers": {"player", "order"},
     "choose_legend": {"player", "keep"},
+    "activate": {"player", "permanent", "ability", "targets", "payment"},
+    "choose_copy": {"player", "copy_of"},
 }
 _MACROS = {"pass_until": {"step"}, "resolve": set()}
 _STEP_META = {"do", "error", "error_contains", "note"}
@@ -305,6 +309,17 @@ def parse_action(step: Mapping[str, JSON], where: str) -> Action:
             return OrderTriggers(player, tuple(_strs(need("order"), f"{where}.order")))
         case "choose_legend":
             return ChooseLegend(player, _str(need("keep"), f"{where}.keep"))
+        case "activate":
+            return ActivateAbility(
+                player,
+                _str(need("permanent"), f"{where}.permanent"),
+                _int(params.get("ability", 0), f"{where}.ability"),
+                tuple(_strs(params.get("targets", []), f"{where}.targets")),
+                _payment(params.get("payment"), f"{where}.payment"),
+            )
+        case "choose_copy":
+            copy_of = params.get("copy_of")
+            return ChooseCopy(player, None if copy_of is None else _str(copy_of, f"{where}.copy_of"))
     raise ScenarioFormatError(f"{where}: unknown action {do!r}")  # pragma: no cover
 
 
