@@ -60,14 +60,18 @@ def _row(game_id: str = "g1", owner: str = "p1") -> GameRow:
     )
 
 
+#: The newest migration (the analyses table).
+HEAD_REVISION = "0003_analyses"
+
+
 def test_migrations_create_the_schema(db_url: str) -> None:
     store = open_store(db_url)
-    assert current_revision(store.engine) == "0001"
+    assert current_revision(store.engine) == HEAD_REVISION
     tables = set(sa.inspect(store.engine).get_table_names())
-    assert {"games", "seats", "actions", "alembic_version"} <= tables
+    assert {"games", "seats", "actions", "analyses", "alembic_version"} <= tables
     store.close()
     again = open_store(db_url)  # a second start migrates nothing and keeps the data
-    assert current_revision(again.engine) == "0001"
+    assert current_revision(again.engine) == HEAD_REVISION
     again.close()
 
 
