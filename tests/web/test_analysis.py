@@ -213,6 +213,30 @@ def test_a_record_that_does_not_replay_is_kept_as_failed_and_not_tried_again(
     asyncio.run(run())
 
 
+def test_a_record_longer_than_the_limit_is_not_analysed_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jobs = CountingAnalyses()
+    monkeypatch.setattr(workers, "analysis", jobs)
+
+    async def run() -> None:
+        server = GameServer(_config(tmp_path, analysis_max_actions=51))
+        await server.start()
+        try:
+            live = await server.import_record(named_record(), "p" * 32)  # 52 actions
+            body = await _until_kept(server, live.id)
+            assert (
+                body["status"] == "failed"
+                and "52 actions" in body["error"]
+                and "clash analyze" in body["error"]
+            )
+            assert jobs.calls == [] and server.analysis_jobs == 0
+        finally:
+            await server.stop()
+
+    asyncio.run(run())
+
+
 # ---------------------------------------------------------------------------- over HTTP
 
 

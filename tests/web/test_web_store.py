@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from clashofdecks.web.store import (
+    AnalysisRow,
     GameRow,
     SeatRow,
     Store,
@@ -27,7 +28,7 @@ from conftest import pg_url
 def _reset_pg(url: str) -> None:
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
-        for table in ("actions", "seats", "games", "alembic_version"):
+        for table in ("analyses", "actions", "seats", "games", "alembic_version"):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table} CASCADE"))
     engine.dispose()
 
@@ -95,6 +96,27 @@ def test_store_round_trip(db_url: str) -> None:
     assert [g.id for g in store.list_games(owner="p1")] == ["g1"]
     assert [g.id for g in store.list_games(status="active")] == ["g2"]
     assert store.load_game("nope") is None
+    store.close()
+
+
+def test_a_games_analysis_is_kept_once(db_url: str) -> None:
+    store = open_store(db_url)
+    store.create_game(_row())
+    assert store.load_analysis("g1") is None
+    first = AnalysisRow("g1", "done", {"turns": [], "label": "win chance"}, 1000, 2.5)
+    assert store.save_analysis(first) is True
+    assert (
+        store.save_analysis(AnalysisRow("g1", "failed", {"error": "x"}, 10, 0.0)) is False
+    )  # the first stays
+    kept = store.load_analysis("g1")
+    assert kept is not None and (kept.status, kept.body, kept.iterations, kept.seconds) == (
+        "done",
+        {"turns": [], "label": "win chance"},
+        1000,
+        2.5,
+    )
+    with pytest.raises(sa.exc.IntegrityError):  # only games have analyses
+        store.save_analysis(AnalysisRow("no-such-game", "done", {}, 1, 0.0))
     store.close()
 
 

@@ -109,6 +109,10 @@ class ServerConfig:
     #: beyond both is answered "busy" and queues nothing, so a flood of imports cannot queue CPU work.
     analysis_running: int = 1
     analysis_waiting: int = 8
+    #: Longer records are not analysed here (kept as "failed", pointing to ``clash analyze``): the
+    #: cost grows with the actions, and an imported record may hold thousands (about 20 CPU-seconds
+    #: at 400 actions and the default iterations).
+    analysis_max_actions: int = 400
 
 
 @dataclass(eq=False)
@@ -498,6 +502,14 @@ class GameServer:
                 row = await self.run_db(lambda s: s.load_game(game_id))
                 if row is None or row.status != "over":
                     return
+                if len(row.actions) > self.config.analysis_max_actions:
+                    error = (
+                        f"this game has {len(row.actions)} actions; the server analyses games of at most "
+                        f"{self.config.analysis_max_actions} (clash analyze RECORD analyses any)"
+                    )
+                    too_long = AnalysisRow(game_id, "failed", {"error": error}, iterations, 0.0)
+                    await self.write(lambda s, c: _keep_analysis(s, c, too_long))
+                    return
                 record = record_of_row(row).to_dict()
                 self.analysis_jobs += 1
                 log.info("analysing game %s (%d actions)", game_id, len(row.actions))
@@ -506,11 +518,7 @@ class GameServer:
                     kept = AnalysisRow(game_id, "done", body, iterations, seconds)
                 except ClashError as exc:  # the record does not replay: kept too, never tried again
                     kept = AnalysisRow(game_id, "failed", {"error": str(exc)}, iterations, 0.0)
-
-                def keep(store: Store, conn: DbConnection) -> None:
-                    store.save_analysis(kept, conn=conn)  # False: kept already, the first one stays
-
-                await self.write(keep)
+                await self.write(lambda s, c: _keep_analysis(s, c, kept))
         except asyncio.CancelledError:
             raise
         except Exception:  # not kept: the next request for this game tries again
@@ -929,6 +937,10 @@ _GAME_ID = re.compile(r"[0-9a-f]{1,32}")
 #: Seconds the replay page waits before asking again for an analysis under way, or refused as busy.
 ANALYSIS_PENDING_RETRY = 2
 ANALYSIS_BUSY_RETRY = 10
+
+
+def _keep_analysis(store: Store, conn: DbConnection, row: AnalysisRow) -> None:
+    store.save_analysis(row, conn=conn)  # False when one is kept already: the first one stays
 
 
 def _analysis_body(kept: AnalysisRow) -> dict[str, Any]:
