@@ -35,6 +35,21 @@ def named_record(
     return GameRecord.from_dict(data)
 
 
+def solo_record(level: int, name: str = "Ada") -> GameRecord:
+    """A solo game at R8.3 ``level`` played to its end by the greedy agent."""
+    from clashofdecks.agents.registry import make_agent
+    from clashofdecks.formats import new_game
+    from clashofdecks.options import Threat
+    from clashofdecks.record import record_game
+
+    game = new_game(mode="solo", format="precon", seed=level, threat=Threat.level(level), record_events=False)
+    agent = make_agent("greedy", 0)
+    agent.reset(0)
+    while not game.is_over():
+        game.apply(agent.act(game))
+    return record_game(game, [name, "automaton"])
+
+
 def _config(tmp_path: Path, **options: Any) -> ServerConfig:
     # agent_workers=0: the worker "pool" is a thread of this process, so the tests can count its jobs.
     return ServerConfig(
@@ -235,6 +250,18 @@ def test_a_record_longer_than_the_limit_is_not_analysed_here(
             await server.stop()
 
     asyncio.run(run())
+
+
+def test_the_analysis_labels_its_chances_as_calibrated_only_where_they_are() -> None:
+    """docs/ai.md: the evaluation is calibrated for duels and solo levels 0-3, not for levels 4-5."""
+    duel, _ = workers.analysis(named_record().to_dict(), 5)
+    level1, _ = workers.analysis(solo_record(1).to_dict(), 5)
+    level5, _ = workers.analysis(solo_record(5).to_dict(), 5)
+    assert (duel["label"], level1["label"], level5["label"]) == (
+        "win chance",
+        "win chance",
+        "estimated win chance",
+    )
 
 
 # ---------------------------------------------------------------------------- over HTTP

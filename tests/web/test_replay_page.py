@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_analysis import named_record
+from test_analysis import named_record, solo_record
 from test_browser import fast_context, shots_dir
 
 from conftest import ServerProcess
@@ -91,6 +91,29 @@ def test_the_replay_page_shows_the_curve_the_mistakes_and_the_players_names(
     page.wait_for_selector("[data-testid=analysis][data-status=done] >> text=Größte Fehler")
     assert "Gewinnchance von Ada" in page.inner_text("[data-testid=analysis]")
     assert page.inner_text("[data-testid=replay-step]").startswith("Schritt ")
+    page.screenshot(path=str(shots / "replay-analysis-phone-de.png"), full_page=True)
+    assert not errors, errors
+    context.close()
+
+
+def test_a_solo_replay_names_the_automaton_and_says_estimated_where_uncalibrated(
+    replay_server: ServerProcess, browser: Any, tmp_path: Path
+) -> None:
+    """Level 5 is not calibrated (docs/ai.md): the curve and mistakes say "estimated win chance"."""
+    shots = shots_dir(tmp_path)
+    status, body = replay_server.post("/api/import", solo_record(5, "Ada").to_dict())
+    assert status == 200, body
+    context = fast_context(browser, viewport=WIDE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(replay_server.url + f"/r/{body['id']}")
+    page.wait_for_selector("[data-testid=analysis][data-status=done]", timeout=120_000)
+    panel = page.inner_text("[data-testid=analysis]")
+    assert "Ada's estimated win chance after each turn (not yet calibrated)" in panel
+    assert "Automaton" in panel and "Ada" in panel
+    assert "Ada – Automaton" in page.inner_text("main h2")
+    page.screenshot(path=str(shots / "replay-analysis-solo-wide.png"), full_page=True)
     assert not errors, errors
     context.close()
 

@@ -47,7 +47,7 @@ window.CLASH_I18N = {
     an_setup_short: "S", an_setup: "Setup", an_label_calibrated: "win chance", an_label_estimated: "estimated win chance",
     an_mistake_where: "Step {step} · turn {turn}", an_mistake: "{name} played {action}", an_better: "better: {action}", an_change: "{label} ({name}): {before}% → {after}%",
     an_mistakes: "Biggest mistakes", an_no_mistakes: "No move gave away 5 points or more.",
-    an_table: "The curve as a table", an_turn: "Turn", an_player: "Active player", an_chance_of: "{name}'s chance",
+    an_table: "The curve as a table", an_wins: "{name} wins", an_turn: "Turn", an_player: "Active player", an_chance_of: "{name}'s chance",
   },
   de: {
     custom: "Eigenes Deck", build_deck: "Baue dein Deck: {n} von 10 Karten gewählt", build_go: "Dieses Deck bauen",
@@ -96,7 +96,7 @@ window.CLASH_I18N = {
     an_setup_short: "A", an_setup: "Aufbau", an_label_calibrated: "Gewinnchance", an_label_estimated: "geschätzte Gewinnchance",
     an_mistake_where: "Schritt {step} · Zug {turn}", an_mistake: "{name} spielte {action}", an_better: "besser: {action}", an_change: "{label} ({name}): {before}% → {after}%",
     an_mistakes: "Größte Fehler", an_no_mistakes: "Kein Zug hat 5 Punkte oder mehr verschenkt.",
-    an_table: "Die Kurve als Tabelle", an_turn: "Zug", an_player: "Aktiver Spieler", an_chance_of: "Chance von {name}",
+    an_table: "Die Kurve als Tabelle", an_wins: "{name} gewinnt", an_turn: "Zug", an_player: "Aktiver Spieler", an_chance_of: "Chance von {name}",
   },
   fr: {
     custom: "Personnalisé", build_deck: "Construisez votre deck : {n} cartes sur 10", build_go: "Construire ce deck",
@@ -144,7 +144,7 @@ window.CLASH_I18N = {
     an_setup_short: "P", an_setup: "Préparation", an_label_calibrated: "chance de victoire", an_label_estimated: "chance de victoire estimée",
     an_mistake_where: "Étape {step} · tour {turn}", an_mistake: "{name} a joué {action}", an_better: "mieux : {action}", an_change: "{label} ({name}) : {before} % → {after} %",
     an_mistakes: "Plus grosses erreurs", an_no_mistakes: "Aucun coup n'a perdu 5 points ou plus.",
-    an_table: "La courbe en tableau", an_turn: "Tour", an_player: "Joueur actif", an_chance_of: "Chance de {name}",
+    an_table: "La courbe en tableau", an_wins: "{name} gagne", an_turn: "Tour", an_player: "Joueur actif", an_chance_of: "Chance de {name}",
   },
   ja: {
     custom: "カスタム", build_deck: "デッキを組む：10枚中{n}枚を選択", build_go: "このデッキにする",
@@ -190,6 +190,6 @@ window.CLASH_I18N = {
     an_setup_short: "準", an_setup: "準備", an_label_calibrated: "勝率", an_label_estimated: "推定勝率",
     an_mistake_where: "ステップ {step}・ターン {turn}", an_mistake: "{name}が {action} を選択", an_better: "より良い手：{action}", an_change: "{label}（{name}）：{before}% → {after}%",
     an_mistakes: "大きなミス", an_no_mistakes: "5ポイント以上を失った手はありません。",
-    an_table: "グラフを表で見る", an_turn: "ターン", an_player: "手番のプレイヤー", an_chance_of: "{name}の勝率",
+    an_table: "グラフを表で見る", an_wins: "{name}の勝ち", an_turn: "ターン", an_player: "手番のプレイヤー", an_chance_of: "{name}の勝率",
   },
 };

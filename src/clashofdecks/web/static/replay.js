@@ -115,7 +115,8 @@ function analysisPanel(analysis, f, i, go) {
 // below says the same in text.
 function curveSvg(a, title, turnNow, f, go) {
   // A narrower drawing on a phone keeps its words readable (the SVG scales to the panel's width).
-  const W = window.innerWidth < 600 ? 360 : 600, H = 200, L = 40, R = 10, T = 12, B = 26;
+  // The players' names sit outside the plot (above 100 %, below the turns): the line never hides them.
+  const W = window.innerWidth < 600 ? 360 : 600, H = 220, L = 40, R = 10, T = 22, B = 40;
   const turns = a.turns;
   const last = Math.max(1, turns[turns.length - 1].turn);
   const x = (turn) => L + (W - L - R) * (turn / last);
@@ -133,8 +134,8 @@ function curveSvg(a, title, turnNow, f, go) {
       "stroke-dasharray": p === 0.5 ? "4 4" : "none", "stroke-width": 1, "vector-effect": "non-scaling-stroke" }));
     svg.append(el("text", { x: L - 6, y: y(p) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b6b6b" }, pct(p) + "%"));
   }
-  svg.append(el("text", { x: L + 4, y: T + 10, "font-size": 11, fill: "#1f6f43" }, "▲ " + playerName(f, 0)));
-  svg.append(el("text", { x: L + 4, y: H - B - 4, "font-size": 11, fill: "#9b2d20" }, "▼ " + playerName(f, 1)));
+  svg.append(el("text", { x: L, y: T - 8, "font-size": 11, fill: "#1f6f43" }, "▲ " + t("an_wins", { name: playerName(f, 0) })));
+  svg.append(el("text", { x: L, y: H - 4, "font-size": 11, fill: "#9b2d20" }, "▼ " + t("an_wins", { name: playerName(f, 1) })));
   svg.append(el("line", { x1: x(turnNow), x2: x(turnNow), y1: T, y2: H - B, stroke: "#f5a623", "stroke-width": 3,
     "vector-effect": "non-scaling-stroke", "data-testid": "curve-now" }));
   const points = turns.map((tn) => `${x(tn.turn).toFixed(1)},${y(tn.p0_win_chance).toFixed(1)}`).join(" ");
@@ -149,7 +150,7 @@ function curveSvg(a, title, turnNow, f, go) {
   }
   const step = Math.max(1, Math.ceil(last / 10));
   for (let turn = 0; turn <= last; turn += step) {
-    svg.append(el("text", { x: x(turn), y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#6b6b6b" },
+    svg.append(el("text", { x: x(turn), y: H - B + 14, "text-anchor": "middle", "font-size": 11, fill: "#6b6b6b" },
       turn === 0 ? t("an_setup_short") : String(turn)));
   }
   return svg;
