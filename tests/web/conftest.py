@@ -67,6 +67,8 @@ class ServerProcess:
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(self.port), *self.args]
         if "--create-rate" not in self.args:  # tests create many games from one address
             cmd += ["--create-rate", "100000"]
+        if "--analysis-iterations" not in self.args:  # every finished game is analysed: cheaply here
+            cmd += ["--analysis-iterations", "30"]
         if self.database:
             cmd += ["--database", self.database]
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from clashofdecks.web.store import (
+    AnalysisRow,
     GameRow,
     SeatRow,
     Store,
@@ -27,7 +28,7 @@ from conftest import pg_url
 def _reset_pg(url: str) -> None:
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
-        for table in ("actions", "seats", "games", "alembic_version"):
+        for table in ("analyses", "actions", "seats", "games", "alembic_version"):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table} CASCADE"))
     engine.dispose()
 
@@ -60,14 +61,18 @@ def _row(game_id: str = "g1", owner: str = "p1") -> GameRow:
     )
 
 
+#: The newest migration (the analyses table).
+HEAD_REVISION = "0003_analyses"
+
+
 def test_migrations_create_the_schema(db_url: str) -> None:
     store = open_store(db_url)
-    assert current_revision(store.engine) == "0001"
+    assert current_revision(store.engine) == HEAD_REVISION
     tables = set(sa.inspect(store.engine).get_table_names())
-    assert {"games", "seats", "actions", "alembic_version"} <= tables
+    assert {"games", "seats", "actions", "analyses", "alembic_version"} <= tables
     store.close()
     again = open_store(db_url)  # a second start migrates nothing and keeps the data
-    assert current_revision(again.engine) == "0001"
+    assert current_revision(again.engine) == HEAD_REVISION
     again.close()
 
 
@@ -91,6 +96,27 @@ def test_store_round_trip(db_url: str) -> None:
     assert [g.id for g in store.list_games(owner="p1")] == ["g1"]
     assert [g.id for g in store.list_games(status="active")] == ["g2"]
     assert store.load_game("nope") is None
+    store.close()
+
+
+def test_a_games_analysis_is_kept_once(db_url: str) -> None:
+    store = open_store(db_url)
+    store.create_game(_row())
+    assert store.load_analysis("g1") is None
+    first = AnalysisRow("g1", "done", {"turns": [], "label": "win chance"}, 1000, 2.5)
+    assert store.save_analysis(first) is True
+    assert (
+        store.save_analysis(AnalysisRow("g1", "failed", {"error": "x"}, 10, 0.0)) is False
+    )  # the first stays
+    kept = store.load_analysis("g1")
+    assert kept is not None and (kept.status, kept.body, kept.iterations, kept.seconds) == (
+        "done",
+        {"turns": [], "label": "win chance"},
+        1000,
+        2.5,
+    )
+    with pytest.raises(sa.exc.IntegrityError):  # only games have analyses
+        store.save_analysis(AnalysisRow("no-such-game", "done", {}, 1, 0.0))
     store.close()
 
 

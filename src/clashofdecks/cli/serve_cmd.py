@@ -61,6 +61,28 @@ def _missing_web_modules() -> list[str]:
     type=click.FloatRange(0, min_open=True),
     help="Games a client address may create (or import) per minute; more get HTTP 429.",
 )
+@click.option(
+    "--analysis-iterations",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Search iterations per decision when the server analyses a finished game (clash analyze).",
+)
+@click.option(
+    "--analyses",
+    "analysis_running",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Game analyses run at once in the worker pool.",
+)
+@click.option(
+    "--analysis-queue",
+    default=8,
+    show_default=True,
+    type=click.IntRange(0, 10_000),
+    help="Game analyses that may wait for a free slot; further requests are told to ask again later.",
+)
 def serve(
     host: str,
     port: int,
@@ -70,6 +92,9 @@ def serve(
     agent_workers: int,
     rate: float,
     create_rate: float,
+    analysis_iterations: int,
+    analysis_running: int,
+    analysis_queue: int,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     missing = _missing_web_modules()
@@ -95,6 +120,9 @@ def serve(
         burst=rate * 2,
         create_rate=create_rate,
         create_burst=max(1.0, create_rate),
+        analysis_iterations=analysis_iterations,
+        analysis_running=analysis_running,
+        analysis_waiting=analysis_queue,
     )
     everywhere = host in ("0.0.0.0", "::")
     shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"

@@ -240,11 +240,16 @@ FIELDS_ALL: Final = (*EVENT_FIELDS, "role", "value")
 
 def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
     """The players' names for event sentences (the automaton in the page's language)."""
+    return names_of_seats(live.seats, lang)
+
+
+def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
+    """The players' names as the game shows them (the automaton in ``lang``), by seat."""
     from ..ui.i18n import t
 
     word = t(lang, "automaton")
     automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
-    out = [automaton if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in live.seats]
+    out = [automaton if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in seats]
     return out[0], out[1]
 
 
@@ -403,9 +408,12 @@ def card_catalogue() -> dict[str, Any]:
     }
 
 
-def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
+def replay_frames(
+    record: GameRecord, names: tuple[str, str] = ("Player 0", "Player 1"), lang: str = "en"
+) -> list[dict[str, Any]]:
     """A finished game step by step for the replay page: the full position after each action (every
-    card may be shown once the game is over) with the action and its events."""
+    card may be shown once the game is over) with the action and its events, told in ``lang`` with
+    the players' ``names`` (as the game named them: :func:`names_of_seats`)."""
     from ..position import dump_position
     from ..record import initial_game
 
@@ -421,7 +429,7 @@ def replay_frames(record: GameRecord) -> list[dict[str, Any]]:
             "phase": game.phase,
             "setup": {k: v for k, v in setup_summary(game).items()} if setup else None,
             "view": None if setup else dump_position(game),
-            "events": [event_json(e, "en", ("Player 0", "Player 1")) for e in events],
+            "events": [event_json(e, lang, names) for e in events],
         }
 
     frames.append(snapshot(None, None, game.take_events()))
@@ -442,6 +450,7 @@ __all__ = [
     "card_catalogue",
     "create_session",
     "frame_for",
+    "names_of_seats",
     "replay_frames",
     "session_of_row",
 ]

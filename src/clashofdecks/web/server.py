@@ -3,8 +3,8 @@ per page for game traffic).  ``clash serve`` runs it on uvicorn; ``docs/web.md``
 
 The server is the only judge: pages send action text, the session checks it, and each connection
 gets the view of the seats its tokens open (R9), spectators the public view.  Every action is
-committed to the store before anyone is told about it; agent decisions and hints run in a process
-pool, off the event loop.
+committed to the store before anyone is told about it; agent decisions, hints and game analyses run
+in a process pool, off the event loop.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import multiprocessing
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -57,6 +58,7 @@ from .games import (
     frame_for,
     game_row,
     join_frame,
+    names_of_seats,
     record_of_row,
     replay_frames,
     seat_part,
@@ -71,7 +73,7 @@ from .protocol import (
     error_frame,
     parse_message,
 )
-from .store import ActionWrite, GameRow, SeatRow, Store, Write, open_store
+from .store import ActionWrite, AnalysisRow, GameRow, SeatRow, Store, Write, open_store
 from .tutorial import TutorialError, try_step, tutorial_json, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
@@ -102,6 +104,17 @@ class ServerConfig:
     #: Further Origins allowed to open game sockets (besides the page's own host and the public URL).
     extra_origins: tuple[str, ...] = ()
     watch_interval: float = 1.0
+    #: Search iterations per decision of a game's analysis (``clash analyze --iterations``): about
+    #: 2-3 CPU-seconds for a game of 50-70 actions (docs/web.md, "Analyses").
+    analysis_iterations: int = 1000
+    #: Analyses that run in the worker pool at once, and analyses that may wait for a slot.  A request
+    #: beyond both is answered "busy" and queues nothing, so a flood of imports cannot queue CPU work.
+    analysis_running: int = 1
+    analysis_waiting: int = 8
+    #: Longer records are not analysed here (kept as "failed", pointing to ``clash analyze``): the
+    #: cost grows with the actions, and an imported record may hold thousands (about 20 CPU-seconds
+    #: at 400 actions and the default iterations).
+    analysis_max_actions: int = 400
 
 
 @dataclass(eq=False)
@@ -142,6 +155,11 @@ class GameServer:
         ] = []
         self.flusher: asyncio.Task[None] | None = None
         self.inline_db = False
+        #: Analyses queued or running, by game (a second request for the same game shares its job).
+        self.analyses: dict[str, asyncio.Task[None]] = {}
+        self.analysis_slots = asyncio.Semaphore(max(1, config.analysis_running))
+        #: Analyses this process has started in the worker pool (what the tests count).
+        self.analysis_jobs = 0
 
     # ------------------------------------------------------------------ life cycle
 
@@ -165,7 +183,7 @@ class GameServer:
             self.watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.watcher
-        for task in list(self.agent_tasks):
+        for task in [*self.agent_tasks, *self.analyses.values()]:
             task.cancel()
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
@@ -389,11 +407,15 @@ class GameServer:
         step = session.act(seat, code)
         if session.is_over:
             result = final_result(session)
-            await self.write(lambda s, c: s.finish(live.id, result, conn=c))
+            await self._finish(live, result)
         return list(step.events)
 
-    async def _finish(self, game_id: str, result: dict[str, Any]) -> None:
-        await self.write(lambda s, c: s.finish(game_id, result, conn=c))
+    async def _finish(self, live: LiveGame, result: dict[str, Any]) -> None:
+        """Store the end of a game played here, and start its analysis (an imported game's waits
+        for its replay to be opened)."""
+        await self.write(lambda s, c: s.finish(live.id, result, conn=c))
+        if live.kind != "imported":
+            self.request_analysis(live.id)  # when "busy", the replay page asks again later
 
     async def _watch(self) -> None:
         """The abandonment clock of duels between people (see ``docs/web.md``)."""
@@ -428,10 +450,81 @@ class GameServer:
                             continue
                         result = abandoned_result(session, seat)
                         live.result_override = result
-                        await self._finish(live.id, result)
+                        await self._finish(live, result)
                     for conn in list(live.connections):
                         await conn.send({"type": "notice", "code": "abandoned", "seat": seat})
                     await self.broadcast(live, [])
+
+    # ------------------------------------------------------------------ analyses
+
+    async def analysis(self, game_id: str) -> tuple[int, dict[str, Any]]:
+        """The answer of ``GET /api/games/{id}/analysis`` (HTTP status, body): the kept analysis, or
+        "pending" (queued or running: ask again after ``retry_after`` seconds) or "busy" (every slot
+        taken: nothing queued, ask again later).  The first request for a finished game that has
+        none starts its analysis; each game is analysed at most once (docs/web.md, "Analyses")."""
+        if not _GAME_ID.fullmatch(game_id):
+            return 404, {"error": "no such game"}
+        kept = await self.run_db(lambda s: s.load_analysis(game_id))
+        if kept is not None:
+            return 200, _analysis_body(kept)
+        if game_id in self.analyses:
+            return self._pending()
+        row = await self.run_db(lambda s: s.load_game(game_id))
+        if row is None:
+            return 404, {"error": "no such game"}
+        if row.status != "over":
+            # The analysis replays the record, hidden cards and all: finished games only.
+            return 403, {"error": "analyses are made of finished games only"}
+        return self.request_analysis(game_id)
+
+    def request_analysis(self, game_id: str) -> tuple[int, dict[str, Any]]:
+        """Queue the analysis of a finished game unless it is queued already or every place is
+        taken (then "busy", and nothing is queued)."""
+        if game_id not in self.analyses:
+            if len(self.analyses) >= self.config.analysis_running + self.config.analysis_waiting:
+                return 503, {
+                    "status": "busy",
+                    "error": "the server is analysing other games; ask again later",
+                    "retry_after": ANALYSIS_BUSY_RETRY,
+                }
+            task = asyncio.create_task(self._analyse(game_id))
+            self.analyses[game_id] = task
+            task.add_done_callback(lambda _t: self.analyses.pop(game_id, None))
+        return self._pending()
+
+    def _pending(self) -> tuple[int, dict[str, Any]]:
+        return 202, {"status": "pending", "retry_after": ANALYSIS_PENDING_RETRY}
+
+    async def _analyse(self, game_id: str) -> None:
+        iterations = self.config.analysis_iterations
+        try:
+            async with self.analysis_slots:
+                if await self.run_db(lambda s: s.load_analysis(game_id)) is not None:
+                    return  # kept meanwhile (a server sharing this database)
+                row = await self.run_db(lambda s: s.load_game(game_id))
+                if row is None or row.status != "over":
+                    return
+                if len(row.actions) > self.config.analysis_max_actions:
+                    error = (
+                        f"this game has {len(row.actions)} actions; the server analyses games of at most "
+                        f"{self.config.analysis_max_actions} (clash analyze RECORD analyses any)"
+                    )
+                    too_long = AnalysisRow(game_id, "failed", {"error": error}, iterations, 0.0)
+                    await self.write(lambda s, c: _keep_analysis(s, c, too_long))
+                    return
+                record = record_of_row(row).to_dict()
+                self.analysis_jobs += 1
+                log.info("analysing game %s (%d actions)", game_id, len(row.actions))
+                try:
+                    body, seconds = await self._in_worker(workers.analysis, record, iterations)
+                    kept = AnalysisRow(game_id, "done", body, iterations, seconds)
+                except ClashError as exc:  # the record does not replay: kept too, never tried again
+                    kept = AnalysisRow(game_id, "failed", {"error": str(exc)}, iterations, 0.0)
+                await self.write(lambda s, c: _keep_analysis(s, c, kept))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # not kept: the next request for this game tries again
+            log.exception("analysis of game %s failed", game_id)
 
     # ------------------------------------------------------------------ socket messages
 
@@ -486,7 +579,7 @@ class GameServer:
             else:  # resign
                 outcome = session.resign(seat)
                 result = final_result(session)
-                await self.write(lambda s, c: s.finish(live.id, result, conn=c))
+                await self._finish(live, result)
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
         await self.broadcast(live, events)
         self.schedule_agents(live)
@@ -749,20 +842,31 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         )
 
     async def replay(request: Request) -> Response:
+        from ..ui.i18n import LANGUAGES
+
         row = await finished_row(request.path_params["game_id"])
         if isinstance(row, Response):
             return row
+        lang = request.query_params.get("lang", "en")
+        if lang not in LANGUAGES:
+            lang = "en"
         rec = record_of_row(row)
-        frames = replay_frames(rec)
+        names = names_of_seats(row.seats, lang)
+        frames = replay_frames(rec, names, lang)
         return JSONResponse(
             {
                 "id": row.id,
-                "players": [s.name for s in row.seats],
+                "players": list(names),
                 "mode": row.mode,
                 "result": row.result,
                 "frames": frames,
             }
         )
+
+    async def analysis(request: Request) -> Response:
+        status, body = await server.analysis(request.path_params["game_id"])
+        headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else None
+        return JSONResponse(body, status_code=status, headers=headers)
 
     async def import_record(request: Request) -> Response:
         refused = creation_refused(request)
@@ -842,6 +946,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/api/games", new_game, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
+            Route("/api/games/{game_id}/analysis", analysis),
             Route("/api/import", import_record, methods=["POST"]),
             WebSocketRoute("/ws", socket),
             Mount("/static", app=static, name="static"),
@@ -859,6 +964,29 @@ _CSP = (
 
 
 MAX_OPTIONS_BYTES = 16 * 1024
+#: Game ids are 24 hex digits (``secrets.token_hex(12)``); anything else is no game, unasked.
+_GAME_ID = re.compile(r"[0-9a-f]{1,32}")
+#: Seconds the replay page waits before asking again for an analysis under way, or refused as busy.
+ANALYSIS_PENDING_RETRY = 2
+ANALYSIS_BUSY_RETRY = 10
+
+
+def _keep_analysis(store: Store, conn: DbConnection, row: AnalysisRow) -> None:
+    store.save_analysis(row, conn=conn)  # False when one is kept already: the first one stays
+
+
+def _analysis_body(kept: AnalysisRow) -> dict[str, Any]:
+    if kept.status != "done":
+        return {"status": "failed", "error": kept.body.get("error", "the analysis failed")}
+    return {
+        "status": "done",
+        "analysis": kept.body,
+        "iterations": kept.iterations,
+        "seconds": round(kept.seconds, 3),
+        "created_at": kept.created_at,
+    }
+
+
 MAX_RECORD_BYTES = 1 << 20
 MAX_TUTORIAL_BYTES = 1024
 MAX_TUTORIAL_ACTION_CHARS = 100

@@ -64,6 +64,20 @@ actions = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+#: One row per analysed game (``clash analyze``, run by the server at most once per game): "done"
+#: with the analysis as JSON, or "failed" with the reason (a record that does not replay is not tried
+#: again either).  Migration 0003_analyses.
+analyses = sa.Table(
+    "analyses",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("status", sa.String(8), nullable=False),  # "done" or "failed"
+    sa.Column("body", sa.Text, nullable=False),  # JSON: the analysis, or {"error": ...}
+    sa.Column("iterations", sa.Integer, nullable=False),
+    sa.Column("seconds", sa.Float, nullable=False),  # CPU seconds the analysis took in its worker
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
 sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
 sa.Index("ix_seats_owner", seats.c.owner)
 
@@ -124,6 +138,16 @@ class GameRow:
     updated_at: float = 0.0
     seats: list[SeatRow] = field(default_factory=list)
     actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, action text) in order
+
+
+@dataclass
+class AnalysisRow:
+    game_id: str
+    status: str  # "done" or "failed"
+    body: dict[str, Any]
+    iterations: int
+    seconds: float
+    created_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -279,7 +303,35 @@ class Store:
                 .values(status="over", result=json.dumps(result), updated_at=time.time())
             )
 
+    def save_analysis(self, row: AnalysisRow, conn: Connection | None = None) -> bool:
+        """Keep a game's analysis; False (and nothing written) if the game already has one: the
+        first analysis stays, so a game's analysis never changes once shown."""
+        with self._begin(conn) as conn:
+            exists = conn.execute(
+                sa.select(analyses.c.game_id).where(analyses.c.game_id == row.game_id)
+            ).first()
+            if exists is not None:
+                return False
+            conn.execute(
+                analyses.insert().values(
+                    game_id=row.game_id,
+                    status=row.status,
+                    body=json.dumps(row.body),
+                    iterations=row.iterations,
+                    seconds=row.seconds,
+                    created_at=row.created_at or time.time(),
+                )
+            )
+            return True
+
     # ------------------------------------------------------------------ reads
+
+    def load_analysis(self, game_id: str) -> AnalysisRow | None:
+        with self.engine.connect() as conn:
+            a = conn.execute(analyses.select().where(analyses.c.game_id == game_id)).first()
+            if a is None:
+                return None
+            return AnalysisRow(a.game_id, a.status, json.loads(a.body), a.iterations, a.seconds, a.created_at)
 
     def load_game(self, game_id: str) -> GameRow | None:
         with self.engine.connect() as conn:

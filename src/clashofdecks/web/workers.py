@@ -1,4 +1,4 @@
-"""Work that must not run on the server's event loop: agent decisions and hints.
+"""Work that must not run on the server's event loop: agent decisions, hints and game analyses.
 
 Each job gets the game's record (plain JSON) and rebuilds the game in the worker process, so a
 search that thinks for seconds stalls no other game; the result is action text that the server then
@@ -7,6 +7,7 @@ applies and stores like any other action.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ..agents.registry import make_agent
@@ -33,6 +34,30 @@ def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float,
     session = GameSession.from_record(rec, seats=seats)
     result = session.hint(seat, seconds=seconds)
     return result.action, result.score, result.label
+
+
+#: How many mistakes an analysis names (the replay page lists them).
+ANALYSIS_TOP = 3
+
+
+def analysis(record: dict[str, Any], iterations: int) -> tuple[dict[str, Any], float]:
+    """``clash analyze`` of a finished game (:func:`clashofdecks.analyze.analyze_record`, seed 0:
+    the same record gives the same analysis) and the CPU seconds it took.  The analysis carries
+    ``label``: how the page must name its chances ("win chance" only where the learned evaluation is
+    calibrated for the game's mode and level, docs/ai.md).  Raises RecordError for a record that
+    does not replay."""
+    from ..agents.evaluation import shipped_model, threat_level
+    from ..analyze import analyze_record
+    from ..options import Threat
+
+    started = time.process_time()
+    rec = GameRecord.from_dict(record)
+    result = analyze_record(rec, iterations=iterations)
+    body = result.to_dict(ANALYSIS_TOP)
+    del body["players"]  # the record's names; the page names players as their seats do
+    level = threat_level(rec.threat or Threat()) if rec.mode == "solo" else None
+    body["label"] = shipped_model().chance_label("solo" if rec.mode == "solo" else "duel", level)
+    return body, time.process_time() - started
 
 
 def warm_up() -> bool:

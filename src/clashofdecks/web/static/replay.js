@@ -1,17 +1,25 @@
-// Replays of finished games, step by step.
+// Replays of finished games, step by step, with the game's analysis (clash analyze, made once by the
+// server): the win-chance curve and the biggest mistakes, each a link to its step.
 "use strict";
 
 // ------------------------------------------------------------------ replays
 
+// Bumped by each replay page: a retry timer of a page left behind does nothing.
+let replayGeneration = 0;
+
 async function replayPage(id) {
   closeSocket();
+  const generation = ++replayGeneration;
   let data;
-  try { data = await api("/api/games/" + id + "/replay"); }
+  try { data = await api("/api/games/" + id + "/replay?lang=" + state.lang); }
   catch (e) { mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
   const n = data.frames.length - 1;
   let i = Math.max(0, Math.min(n, Number(new URLSearchParams(location.hash.slice(1)).get("s") || n)));
+  // The names the game showed (the server sends them in this page's language, the automaton's too).
   const players = data.players.map((name, seat) => ({ name: data.mode === "solo" && seat === 1 ? t("automaton") : name,
     kind: data.mode === "solo" && seat === 1 ? "automaton" : "human" }));
+  const analysis = { status: "loading" };
+  const go = (step) => { i = Math.max(0, Math.min(n, step)); show(); };
   const show = () => {
     history.replaceState(null, "", "#s=" + i);
     const fr = data.frames[i];
@@ -25,19 +33,158 @@ async function replayPage(id) {
     mount(h("main", { class: "replay" },
       h("h2", {}, t("replay_title"), " · ", players.map((p) => p.name).join(" – ")),
       h("div", { class: "controls" },
-        h("button", { "data-testid": "replay-first", onclick: () => { i = 0; show(); } }, t("first")),
-        h("button", { "data-testid": "replay-prev", disabled: i === 0, onclick: () => { i = Math.max(0, i - 1); show(); } }, t("prev")),
+        h("button", { "data-testid": "replay-first", onclick: () => go(0) }, t("first")),
+        h("button", { "data-testid": "replay-prev", disabled: i === 0, onclick: () => go(i - 1) }, t("prev")),
         h("span", { "data-testid": "replay-step" }, t("step", { i, n })),
-        h("button", { "data-testid": "replay-next", disabled: i === n, onclick: () => { i = Math.min(n, i + 1); show(); } }, t("next")),
-        h("button", { "data-testid": "replay-last", onclick: () => { i = n; show(); } }, t("last")),
+        h("button", { "data-testid": "replay-next", disabled: i === n, onclick: () => go(i + 1) }, t("next")),
+        h("button", { "data-testid": "replay-last", onclick: () => go(n) }, t("last")),
         h("a", { class: "button", href: location.pathname + "#s=" + i, "data-testid": "share" }, t("share")),
         h("a", { class: "button", href: "/api/games/" + id + "/record", download: "clash-" + id + ".json" }, t("export"))),
       h("p", { class: "action", "data-testid": "replay-action" }, fr.action ? `${playerName(f, fr.seat)}: ${fr.action}` : "—"),
       result,
+      analysisPanel(analysis, f, i, go),
       h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board),
         h("aside", { class: "side" }, logPanel()))));
     const log = document.getElementById("log");
     if (log) log.scrollTop = log.scrollHeight;
   };
+  // Only the analysis panel is redrawn when the analysis arrives: the reader's place stays.
+  const redrawAnalysis = () => {
+    const old = document.getElementById("analysis");
+    if (!old) return;
+    const f = { players, index: i };
+    old.replaceWith(analysisPanel(analysis, f, i, go));
+  };
   show();
+  loadAnalysis(id, analysis, generation, redrawAnalysis);
+}
+
+// Ask for the game's analysis; while it is being made ("pending") or the server is busy with others
+// ("busy", HTTP 503), say so and ask again after the server's retry_after.  Never an error page.
+async function loadAnalysis(id, analysis, generation, redraw) {
+  if (generation !== replayGeneration) return;
+  let body;
+  try {
+    const res = await fetch("/api/games/" + id + "/analysis", { credentials: "same-origin" });
+    body = await res.json();
+  } catch (e) {
+    body = { status: "busy", retry_after: 10 };  // the network or the server stumbled: try again
+  }
+  if (generation !== replayGeneration) return;
+  Object.keys(analysis).forEach((k) => delete analysis[k]);
+  Object.assign(analysis, body.status ? body : { status: "failed", error: body.error });
+  redraw();
+  if (analysis.status === "pending" || analysis.status === "busy") {
+    const wait = Math.max(1, Math.min(60, Number(analysis.retry_after) || 5));
+    setTimeout(() => loadAnalysis(id, analysis, generation, redraw), wait * 1000);
+  }
+}
+
+function pct(p) { return Math.round(100 * p); }
+
+// The step after each action: frame index + 1 is the position the action led to.
+function stepOfDecision(d) { return d.index + 1; }
+
+// The turn the replay shows at step i (0: the setup), as the analysis counts turns.
+function turnAtStep(decisions, i) { return i === 0 ? 0 : decisions[i - 1].turn; }
+
+function analysisPanel(analysis, f, i, go) {
+  const box = (...children) => h("section", { id: "analysis", class: "analysis panel", "data-testid": "analysis",
+    "data-status": analysis.status, "aria-labelledby": "analysis-title" },
+    h("h3", { id: "analysis-title" }, t("an_title")), ...children);
+  if (analysis.status === "loading") return box(h("p", { class: "muted" }, "…"));
+  if (analysis.status === "pending") return box(h("p", { class: "notice", role: "status" }, t("an_pending")));
+  if (analysis.status === "busy") return box(h("p", { class: "notice", role: "status" }, t("an_busy")));
+  if (analysis.status !== "done") return box(h("p", { class: "muted" }, t("an_failed", { error: analysis.error || "" })));
+  const a = analysis.analysis;
+  const calibrated = a.label === "win chance";
+  const p0 = playerName(f, 0);
+  const title = t(calibrated ? "an_curve_calibrated" : "an_curve_estimated", { name: p0 });
+  const turnNow = turnAtStep(a.decisions, i);
+  return box(
+    h("div", { class: "analysis-body" },
+      h("figure", { class: "curve" },
+        curveSvg(a, title, turnNow, f, go),
+        h("figcaption", {}, title, h("br"), h("span", { class: "muted" }, t("an_method", { iterations: analysis.iterations })))),
+      mistakesList(a, calibrated, f, i, go)),
+    curveTable(a, title, turnNow, f, go));
+}
+
+// The curve as inline SVG: player 0's chance (top: 100 %) after each turn, the 50 % line, the turn
+// the replay shows, and the turns with a mistake ringed.  Hidden from screen readers: the table
+// below says the same in text.
+function curveSvg(a, title, turnNow, f, go) {
+  // A narrower drawing on a phone keeps its words readable (the SVG scales to the panel's width).
+  // The players' names sit outside the plot (above 100 %, below the turns): the line never hides them.
+  const W = window.innerWidth < 600 ? 360 : 600, H = 220, L = 40, R = 10, T = 22, B = 40;
+  const turns = a.turns;
+  const last = Math.max(1, turns[turns.length - 1].turn);
+  const x = (turn) => L + (W - L - R) * (turn / last);
+  const y = (p) => T + (H - T - B) * (1 - p);
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) if (v !== null) e.setAttribute(k, String(v));
+    for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+    return e;
+  };
+  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "curve-svg", "data-testid": "analysis-curve",
+    "aria-hidden": "true", focusable: "false" });
+  for (const p of [0, 0.5, 1]) {
+    svg.append(el("line", { x1: L, x2: W - R, y1: y(p), y2: y(p), stroke: p === 0.5 ? "#9b8f78" : "#d8cfbd",
+      "stroke-dasharray": p === 0.5 ? "4 4" : "none", "stroke-width": 1, "vector-effect": "non-scaling-stroke" }));
+    svg.append(el("text", { x: L - 6, y: y(p) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b6b6b" }, pct(p) + "%"));
+  }
+  svg.append(el("text", { x: L, y: T - 8, "font-size": 11, fill: "#1f6f43" }, "▲ " + t("an_wins", { name: playerName(f, 0) })));
+  svg.append(el("text", { x: L, y: H - 4, "font-size": 11, fill: "#9b2d20" }, "▼ " + t("an_wins", { name: playerName(f, 1) })));
+  svg.append(el("line", { x1: x(turnNow), x2: x(turnNow), y1: T, y2: H - B, stroke: "#f5a623", "stroke-width": 3,
+    "vector-effect": "non-scaling-stroke", "data-testid": "curve-now" }));
+  const points = turns.map((tn) => `${x(tn.turn).toFixed(1)},${y(tn.p0_win_chance).toFixed(1)}`).join(" ");
+  svg.append(el("polyline", { points, fill: "none", stroke: "#8a2be2", "stroke-width": 2.5,
+    "vector-effect": "non-scaling-stroke", "stroke-linejoin": "round" }));
+  const mistakeTurns = new Set(a.mistakes.map((m) => m.turn));
+  for (const tn of turns) {
+    const ringed = mistakeTurns.has(tn.turn);
+    svg.append(el("circle", { cx: x(tn.turn), cy: y(tn.p0_win_chance), r: ringed ? 6 : 3,
+      fill: ringed ? "#fff" : "#8a2be2", stroke: ringed ? "#c0392b" : "none", "stroke-width": 2.5,
+      "vector-effect": "non-scaling-stroke", class: ringed ? "mistake-dot" : null }));
+  }
+  const step = Math.max(1, Math.ceil(last / 10));
+  for (let turn = 0; turn <= last; turn += step) {
+    svg.append(el("text", { x: x(turn), y: H - B + 14, "text-anchor": "middle", "font-size": 11, fill: "#6b6b6b" },
+      turn === 0 ? t("an_setup_short") : String(turn)));
+  }
+  return svg;
+}
+
+function mistakesList(a, calibrated, f, i, go) {
+  const label = t(calibrated ? "an_label_calibrated" : "an_label_estimated");
+  const items = a.mistakes.map((m, rank) => {
+    const step = stepOfDecision(m);
+    return h("li", {},
+      h("button", { class: "mistake" + (step === i ? " current" : ""), "data-testid": "mistake", "data-step": step,
+        "aria-current": step === i ? "step" : null, onclick: () => go(step) },
+        h("span", { class: "where" }, t("an_mistake_where", { step, turn: m.turn })), " ",
+        t("an_mistake", { name: playerName(f, m.player), action: m.action }),
+        h("span", { class: "chance" }, t("an_change", { label, name: playerName(f, m.player), before: pct(m.best), after: pct(m.after) })),
+        h("span", { class: "muted" }, t("an_better", { action: m.best_action }))));
+  });
+  return h("div", { class: "mistakes" }, h("h4", {}, t("an_mistakes")),
+    items.length ? h("ol", { "data-testid": "mistakes" }, items) : h("p", { class: "muted" }, t("an_no_mistakes")));
+}
+
+// The text alternative of the curve: every turn's chance, a table (each row jumps to the turn's end).
+function curveTable(a, title, turnNow, f, go) {
+  const lastStep = new Map();
+  for (const d of a.decisions) lastStep.set(d.turn, stepOfDecision(d));
+  return h("details", { class: "curve-table" },
+    h("summary", {}, t("an_table")),
+    h("table", { "data-testid": "analysis-table" },
+      h("caption", {}, title),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("an_turn")), h("th", { scope: "col" }, t("an_player")),
+        h("th", { scope: "col" }, t("an_chance_of", { name: playerName(f, 0) })))),
+      h("tbody", {}, a.turns.map((tn) => h("tr", { class: tn.turn === turnNow ? "current" : null },
+        h("th", { scope: "row" }, h("button", { class: "link", onclick: () => go(lastStep.get(tn.turn) || 0) },
+          tn.turn === 0 ? t("an_setup") : String(tn.turn))),
+        h("td", {}, tn.turn === 0 || tn.active < 0 ? "—" : playerName(f, tn.active)),
+        h("td", {}, pct(tn.p0_win_chance) + "%"))))));
 }
