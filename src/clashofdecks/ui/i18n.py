@@ -73,6 +73,12 @@ def t(lang: str, key: str, **values: object) -> str:
     return _finish(_message("ui", lang, key, values), lang, values)
 
 
+def phrase(lang: str, key: str, **values: object) -> str:
+    """Any message by its full key (``action.play_top``, ``prompt.summon``) filled in like :func:`t`."""
+    section, _, rest = key.partition(".")
+    return _finish(_message(section, lang, rest, values), lang, values)
+
+
 def event_text(lang: str, key: str, **values: object) -> str:
     """An event sentence (``event.<key>``: placeholders ``{who}`` the actor, ``{card}``, ``{lane}``,
     ``{n}`` an amount, ``{tgt}`` the target player's name, ``{tcard}`` the target card, ``{detail}``;
@@ -146,6 +152,7 @@ __all__ = [
     "has_key",
     "language_name",
     "languages",
+    "phrase",
     "rules_summary",
     "t",
     "translation_tables",
