@@ -125,7 +125,7 @@ def test_solo_game_by_clicking_then_replay(server: ServerProcess, browser: Any, 
     assert first != last
     assert page.inner_text("[data-testid=replay-action]") == "—"
     page.click("[data-testid=replay-next]")
-    assert page.inner_text("[data-testid=replay-action]").split(": ")[1].startswith("pick ")
+    assert page.inner_text("[data-testid=replay-action]").split(": ")[1].startswith("Take ")  # a draft pick
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")

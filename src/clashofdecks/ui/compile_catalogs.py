@@ -66,7 +66,9 @@ def compile_all(directory: Path | None = None) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("directory", nargs="?", type=Path, help="folder of catalogs (default: the package's)")
-    parser.add_argument("--check", action="store_true", help="only report compiled files that are out of date")
+    parser.add_argument(
+        "--check", action="store_true", help="only report compiled files that are out of date"
+    )
     args = parser.parse_args(argv)
     if args.check:
         old = stale(args.directory)

@@ -6,7 +6,7 @@
 async function replayPage(id) {
   closeSocket();
   let data;
-  try { data = await api("/api/games/" + id + "/replay"); }
+  try { data = await api("/api/games/" + id + "/replay?lang=" + encodeURIComponent(state.lang)); }
   catch (e) { mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
   const n = data.frames.length - 1;
   let i = Math.max(0, Math.min(n, Number(new URLSearchParams(location.hash.slice(1)).get("s") || n)));
@@ -32,7 +32,7 @@ async function replayPage(id) {
         h("button", { "data-testid": "replay-last", onclick: () => { i = n; show(); } }, t("last")),
         h("a", { class: "button", href: location.pathname + "#s=" + i, "data-testid": "share" }, t("share")),
         h("a", { class: "button", href: "/api/games/" + id + "/record", download: "clash-" + id + ".json" }, t("export"))),
-      h("p", { class: "action", "data-testid": "replay-action" }, fr.action ? `${playerName(f, fr.seat)}: ${fr.action}` : "—"),
+      h("p", { class: "action", "data-testid": "replay-action" }, fr.action ? `${playerName(f, fr.seat)}: ${fr.label || fr.action}` : "—"),
       result,
       h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board),
         h("aside", { class: "side" }, logPanel()))));
