@@ -260,6 +260,8 @@ SAME_AS_ENGLISH = {
     ("handover_prompt", "de"),
     ("handover_prompt", "ja"),
     *((key, lang) for key in ("prompt", "choices_hint", "setup") for lang in ("de", "fr", "ja")),
+    ("list_separator", "de"),
+    ("list_separator", "fr"),
 }
 
 #: The same for the web page's words (the ``web`` section of the catalogs).

@@ -116,7 +116,7 @@ def has_key(key: str) -> bool:
 def translation_tables() -> dict[str, dict[str, tuple[str, ...]]]:
     """Every section of the catalogs by name: key -> its text in each of :func:`languages` (an empty
     string where a language lacks it), for the completeness tests.  Sections: ``ui``, ``events``,
-    ``abilities``, ``web``, ``language``."""
+    ``abilities``, ``actions``, ``prompts``, ``web``, ``language``."""
     cats = catalog.catalogs()
     langs = tuple(cats)
     out: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -124,6 +124,8 @@ def translation_tables() -> dict[str, dict[str, tuple[str, ...]]]:
         ("ui", "ui."),
         ("events", "event."),
         ("abilities", "ability."),
+        ("actions", "action."),
+        ("prompts", "prompt."),
         ("web", "web."),
         ("language", "language."),
     ):
