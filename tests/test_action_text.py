@@ -7,6 +7,8 @@ import random
 import re
 from pathlib import Path
 
+from collections.abc import Iterator
+
 import pytest
 
 from clashofdecks.cards import CARDS
@@ -199,3 +201,46 @@ def test_plural_rules_come_from_each_catalog() -> None:
     assert catalog.singular("fr", 0) and catalog.singular("fr", 1) and not catalog.singular("fr", 2)
     assert catalog.singular("ja", 7)
     assert not catalog.singular("de", 2) and catalog.singular("de", 1)
+
+
+# ---------------------------------------------------------------------------- a new language is new files
+
+
+@pytest.fixture
+def dummy_locale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    from dummy_language import make_dummy_locale
+
+    root = make_dummy_locale(tmp_path)
+    monkeypatch.setenv(catalog.ENV_VAR, str(root))
+    yield root
+    monkeypatch.delenv(catalog.ENV_VAR)
+    catalog.clear_cache()
+
+
+def test_a_dummy_language_reaches_the_terminal_and_the_env_board_text(dummy_locale: Path) -> None:
+    from dummy_language import MARK
+
+    from test_render import text_of
+
+    from clashofdecks.ui.render import Context, render_game
+
+    assert i18n.languages() == ("en", "de", "fr", "ja", "xx")
+    assert i18n.check_language("xx") == "xx"
+    assert i18n.language_name("xx") == "Dummy"
+    assert i18n.t("xx", "places_left", n=1) == MARK + "1 place left"  # English plural rule
+    game = _duel_in_combat()
+    screen = text_of(render_game(game, Context(lang="xx", names=NAMES, viewer=0)))
+    assert MARK + "Bastion" in screen and MARK + "Summoning" in screen and "Ben's hand" in screen
+    assert describe_action(game, "play ZOMBIE top", "xx") == MARK + "Play Zombie on the top lane (1 mana)"
+    assert prompt_line(game, "xx", 0, names=NAMES).startswith(MARK + "Summoning")
+    assert i18n.web_words("xx")["undo"] == MARK + "Undo"
+    pytest.importorskip("gymnasium", reason="the rl extra is not installed")
+    from clashofdecks.envs.gym_env import board_text
+    from clashofdecks.envs.match import Match
+
+    from clashofdecks.options import Ruleset
+
+    match = Match(mode="duel", format="random", seed=3, ruleset=Ruleset())
+    board = board_text(match, 0, "xx")
+    assert MARK.strip() in board
+    assert MARK.strip() not in board_text(match, 0, "en")
