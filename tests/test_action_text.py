@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
-
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -218,11 +217,9 @@ def dummy_locale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 
 
 def test_a_dummy_language_reaches_the_terminal_and_the_env_board_text(dummy_locale: Path) -> None:
-    from dummy_language import MARK
-
-    from test_render import text_of
-
     from clashofdecks.ui.render import Context, render_game
+    from dummy_language import MARK
+    from test_render import text_of
 
     assert i18n.languages() == ("en", "de", "fr", "ja", "xx")
     assert i18n.check_language("xx") == "xx"
@@ -237,7 +234,6 @@ def test_a_dummy_language_reaches_the_terminal_and_the_env_board_text(dummy_loca
     pytest.importorskip("gymnasium", reason="the rl extra is not installed")
     from clashofdecks.envs.gym_env import board_text
     from clashofdecks.envs.match import Match
-
     from clashofdecks.options import Ruleset
 
     match = Match(mode="duel", format="random", seed=3, ruleset=Ruleset())

@@ -5,7 +5,6 @@ of files reaching the page, in a real server (and Chromium for what a player see
 from __future__ import annotations
 
 import random
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -14,10 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import Client, ServerProcess
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the shared test helpers
-
-from notation_grammar import is_notation  # noqa: E402
+from notation_grammar import is_notation  # tests/notation_grammar.py (tests/ is on the path)
 
 DESKTOP = {"width": 1280, "height": 800}
 
@@ -115,7 +111,10 @@ def _visible_texts(page: Any) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize(("lang", "fmt"), [("en", "draft"), ("de", "precon"), ("fr", "draft"), ("ja", "precon")])
+SHORT_PATHS = [("en", "draft"), ("de", "precon"), ("fr", "draft"), ("ja", "precon")]
+
+
+@pytest.mark.parametrize(("lang", "fmt"), SHORT_PATHS)
 def test_no_notation_in_front_of_a_player(server: ServerProcess, browser: Any, lang: str, fmt: str) -> None:
     from test_browser import fast_context, index_of, wait_change
 
