@@ -96,10 +96,12 @@ _CACHE: dict[Path, dict[str, Catalog]] = {}
 
 def catalogs(directory: Path | None = None) -> dict[str, Catalog]:
     """Every language's catalog in ``directory`` (default :func:`locale_dir`), English first, then
-    by language code; read once per folder."""
-    root = (directory or locale_dir()).resolve()
-    found = _CACHE.get(root)
+    by language code; read once per folder (every word of every screen comes through here, so the
+    cache is keyed by the path as given, without resolving it)."""
+    key = directory or locale_dir()
+    found = _CACHE.get(key)
     if found is None:
+        root = key.resolve()
         found = {}
         paths = sorted(root.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))
         paths.sort(key=lambda p: p.parent.parent.name != FALLBACK)  # stable: English, then the rest
@@ -110,7 +112,7 @@ def catalogs(directory: Path | None = None) -> dict[str, Catalog]:
             found[lang] = Catalog(lang, messages, _plural_rule(header))
         if FALLBACK not in found:
             raise CatalogError(f"no English catalog in {root} (the fallback of every language)")
-        _CACHE[root] = found
+        _CACHE[key] = found
     return found
 
 
