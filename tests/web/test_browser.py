@@ -125,7 +125,7 @@ def test_solo_game_by_clicking_then_replay(server: ServerProcess, browser: Any, 
     assert first != last
     assert page.inner_text("[data-testid=replay-action]") == "—"
     page.click("[data-testid=replay-next]")
-    assert page.inner_text("[data-testid=replay-action]").split(": ")[1].startswith("pick ")
+    assert page.inner_text("[data-testid=replay-action]").split(": ")[1].startswith("Take ")  # a draft pick
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
@@ -328,7 +328,8 @@ def test_the_ai_strengths_in_every_language_and_one_click_starts_casual(
     status, lobby = server.get("/api/lobby")
     assert status == 200
     started = next(g for g in lobby["open"] if g["id"] == game_id)
-    assert started["kind"] == "ai" and "AI (casual)" in started["players"]
+    # The page was last in Japanese: the unnamed seats are named in it (docs/web.md, default names).
+    assert started["kind"] == "ai" and started["players"] == ["プレイヤー1", "AI（カジュアル）"]
     context.close()
 
 
@@ -387,7 +388,7 @@ def test_every_card_name_is_readable_on_the_board(
 
 
 HINT_WORDS = {
-    # (waiting line, calibrated chance, estimated chance) as the page words them (i18n.js).
+    # (waiting line, calibrated chance, estimated chance) as the page words them (the web. catalog).
     "en": ("Thinking about a hint…", "win chance", "estimated win chance"),
     "de": ("Suche einen Tipp…", "Gewinnchance", "geschätzte Gewinnchance"),
 }

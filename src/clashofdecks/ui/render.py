@@ -562,19 +562,33 @@ def _short_gloss(game: Game, text: str, ctx: Context) -> str:
     return ""
 
 
+def _card_facts(card_id: str, lang: str) -> str:
+    """``3/5 Rage`` for a creature, ``damage 1`` for an incantation: what the cost does not say."""
+    c = CARDS[CARD_INDEX[card_id]]
+    value = f"{c.attack}/{c.health}" if c.is_creature else t(lang, "damage_value", n=c.attack)
+    return f"{value} {card_abilities(card_id, lang)}".rstrip()
+
+
 def render_actions(
     game: Game, texts: Sequence[str], ctx: Context, *, compact: int = 0, commands: str = ""
 ) -> RenderableType:
     """The legal actions with the numbers to type (see :func:`numbered_choices`) and their notation.
 
     ``compact`` 1 keeps only the glosses the notation cannot say, 2 drops all but ``next``'s;
-    ``commands`` (the other commands) goes on the header line."""
+    ``commands`` (the other commands) goes on the header line.  The full layout says each choice as
+    a sentence (:mod:`clashofdecks.ui.action_text`, as the web page does), with the card's facts for
+    a play or a draft pick; the notation stays in front of it, as it is what the player types."""
+    from .action_text import describe_action as sentence_of
+
     items: list[Text] = []
     for n, text in numbered_choices(game, texts):
         item = Text(f"{n:>2}. ", style="bold")
         item.append(text, style="bold green" if text in ("end", "next") else "bold")
         if not compact:
-            gloss = describe_action(game, text, ctx.lang, ctx)
+            gloss = sentence_of(game, text, ctx.lang, names=ctx.names)
+            words = text.split()
+            if words[0] in ("play", "pick", "ban") and len(words) > 1 and words[1].upper() in CARD_INDEX:
+                gloss += " · " + _card_facts(words[1].upper(), ctx.lang)
         elif compact == 1 or text == "next":
             gloss = _short_gloss(game, text, ctx)
         else:

@@ -54,6 +54,8 @@ class NewGame:
     name: str = ""
     name2: str = ""
     seed: int | None = None
+    #: The lobby's language: the default names of unnamed seats are given in it ("Spieler 1").
+    lang: str = "en"
 
 
 @dataclass
@@ -99,7 +101,10 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         raise GameSetupError(f"format {req.format!r} is not offered here (precon, draft or custom)")
     if req.deck is not None and (req.format != "precon" or req.deck not in (1, 2, 3, 4)):
         raise GameSetupError("a deck (1-4) is chosen only in the precon format")
-    name = req.name.strip()[:40] or "Player"
+    from ..ui.i18n import t, web_words
+
+    name = req.name.strip()[:40] or t(req.lang, "default_player", n=1)
+    second = t(req.lang, "default_player", n=2)
     if req.kind == "solo":
         session = GameSession.new(
             mode="solo",
@@ -113,11 +118,10 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         if req.kind == "ai":
             if req.ai not in AI_LEVELS:
                 raise GameSetupError(f"unknown AI strength {req.ai!r} ({', '.join(AI_LEVELS)})")
-            other = Seat.agent_seat(req.ai, f"AI ({req.ai})")
-        elif req.kind == "friend":
-            other = Seat.remote(req.name2.strip()[:40] or "Friend")
-        else:
-            other = Seat.remote(req.name2.strip()[:40] or "Player 2")
+            strength = web_words(req.lang).get(f"ai_{req.ai}") or web_words("en").get(f"ai_{req.ai}", req.ai)
+            other = Seat.agent_seat(req.ai, t(req.lang, "default_ai", strength=strength))
+        else:  # a friend or the second player at this device
+            other = Seat.remote(req.name2.strip()[:40] or second)
         session = GameSession.new(
             mode="duel",
             format=req.format,
@@ -249,17 +253,46 @@ def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
 
     word = t(lang, "automaton")
     automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
-    out = [automaton if s.kind == AUTOMATON else (s.name or f"Player {s.seat}") for s in seats]
+    out = [
+        automaton if s.kind == AUTOMATON else (s.name or t(lang, "default_player", n=s.seat + 1))
+        for s in seats
+    ]
     return out[0], out[1]
 
 
 def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
+    """Events for the client in ``lang``: engine events as sentences; the server's own events (undo,
+    resignation) as they are, an undo's sentences (``labels_by_lang``) as ``labels`` in ``lang``."""
     from ..ui.render import Context, event_sentence
 
     if not events:
         return []
     ctx = Context(lang=lang, names=seat_names(live, lang), viewer=None)
-    return [_event_json(e, ctx, event_sentence) if isinstance(e, Event) else e for e in events]
+    out = []
+    for e in events:
+        if isinstance(e, Event):
+            out.append(_event_json(e, ctx, event_sentence))
+        elif "labels_by_lang" in e:
+            by_lang = e["labels_by_lang"]
+            labels = by_lang.get(lang) or by_lang.get("en") or []
+            out.append({**{k: v for k, v in e.items() if k != "labels_by_lang"}, "labels": labels})
+        else:
+            out.append(e)
+    return out
+
+
+def undo_event(live: LiveGame, taken: list[str]) -> dict[str, Any]:
+    """The log's entry for an undo (called right after it, when the game is where the taken-back
+    actions started): the actions in notation and as sentences in every language."""
+    from ..ui.action_text import describe_sequence
+    from ..ui.i18n import languages
+
+    by_lang = {
+        lang: describe_sequence(live.session.game, taken, lang, names=seat_names(live, lang))
+        for lang in languages()
+    }
+    text = "taken back: " + "; ".join(by_lang.get("en", taken))
+    return {"kind": "undo", "rule": "", "actions": taken, "labels_by_lang": by_lang, "text": text}
 
 
 def setup_view(session: GameSession, seat: int | None) -> dict[str, Any]:
@@ -284,6 +317,7 @@ def frame_for(
     seats: set[int],
     events: list[dict[str, Any]] | None = None,
     abilities: dict[str, list[list[list[str]]]] | None = None,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """The ``state`` frame for a connection holding ``seats`` (empty: a spectator).
 
@@ -291,14 +325,18 @@ def frame_for(
 
     A connection that holds both seats (hot-seat on one device) sees the view of the seat to move.
     """
-    own = seat_part(live, seats)
+    own = seat_part(live, seats, lang)
     common = common_part(live, events, abilities)
     return {**own, **common}
 
 
-def seat_part(live: LiveGame, seats: set[int]) -> dict[str, Any]:
+def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, Any]:
     """The fields of a ``state`` frame that depend on who looks: the seat, its view (R9), its legal
-    actions and playable cards, whether it may undo."""
+    actions (notation, for the client to send back) with their sentences in ``lang`` (``labels``),
+    the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
+    it may undo."""
+    from ..ui.action_text import describe_actions, prompt_line
+
     session = live.session
     game = session.game
     to_move = session.to_move
@@ -309,14 +347,27 @@ def seat_part(live: LiveGame, seats: set[int]) -> dict[str, Any]:
     else:
         seat = to_move if to_move in seats else min(seats)
     in_setup = game.phase == "setup"  # also a game resigned during its setup
+    legal = session.legal_actions(seat) if seat is not None and seat == to_move else []
+    build = seat is not None and seat == to_move and session.is_build_stage()
+    names = seat_names(live, lang)
     own: dict[str, Any] = {
         "type": "state",
         "seat": seat,
         "seats": sorted(seats),
         "setup": setup_view(session, seat) if in_setup else None,
-        "build": seat is not None and seat == to_move and session.is_build_stage(),
+        "build": build,
         "view": None if in_setup else session.view(seat),
-        "legal": session.legal_actions(seat) if seat is not None and seat == to_move else [],
+        "legal": legal,
+        "labels": describe_actions(game, legal, lang, names=names),
+        "prompt": prompt_line(
+            game,
+            lang,
+            seat,
+            names=names,
+            to_move=-1 if session.is_over else to_move,
+            thinking=live.agent_busy,
+            build=build,
+        ),
         "can_undo": seat is not None and not session.is_over and session.can_undo(seat),
     }
     if not in_setup and seat is not None:
@@ -409,21 +460,26 @@ def card_catalogue() -> dict[str, Any]:
 
 
 def replay_frames(
-    record: GameRecord, names: tuple[str, str] = ("Player 0", "Player 1"), lang: str = "en"
+    record: GameRecord, lang: str = "en", names: tuple[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """A finished game step by step for the replay page: the full position after each action (every
-    card may be shown once the game is over) with the action and its events, told in ``lang`` with
-    the players' ``names`` (as the game named them: :func:`names_of_seats`)."""
+    card may be shown once the game is over) with the action (notation, and as a sentence in
+    ``lang``: ``label``) and its events, in ``lang`` with the players' ``names``."""
     from ..position import dump_position
     from ..record import initial_game
+    from ..ui.action_text import default_names, describe_action
 
     game = initial_game(record)
+    names = names or default_names(game, lang)
     frames: list[dict[str, Any]] = []
 
-    def snapshot(action: str | None, seat: int | None, events: tuple[Event, ...]) -> dict[str, Any]:
+    def snapshot(
+        action: str | None, label: str | None, seat: int | None, events: tuple[Event, ...]
+    ) -> dict[str, Any]:
         setup = game.phase == "setup"
         return {
             "action": action,
+            "label": label,
             "seat": seat,
             "turn": game.turn,
             "phase": game.phase,
@@ -432,11 +488,12 @@ def replay_frames(
             "events": [event_json(e, lang, names) for e in events],
         }
 
-    frames.append(snapshot(None, None, game.take_events()))
+    frames.append(snapshot(None, None, None, game.take_events()))
     for text in record.actions:
         seat = game.current_player
+        label = describe_action(game, text, lang, names=names, addressee=None)
         events = game.apply_text(text)
-        frames.append(snapshot(text, seat, events))
+        frames.append(snapshot(text, label, seat, events))
     return frames
 
 
@@ -453,4 +510,5 @@ __all__ = [
     "names_of_seats",
     "replay_frames",
     "session_of_row",
+    "undo_event",
 ]

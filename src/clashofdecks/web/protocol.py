@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..ui.i18n import languages
+
 #: Largest client message the app reads (bytes of UTF-8 text).  The transport closes the connection
 #: for anything above ``TRANSPORT_MAX_BYTES`` without reading it.
 MAX_MESSAGE_BYTES: Final = 4096
@@ -19,7 +21,6 @@ TRANSPORT_MAX_BYTES: Final = 1 << 16
 MAX_TOKEN_CHARS: Final = 64
 MAX_ACTION_CHARS: Final = 160
 MAX_NAME_CHARS: Final = 40
-LANGUAGES: Final = ("en", "de", "fr", "ja")
 
 #: Error codes of ``{"type": "error", "code": ..., "message": ...}`` replies.
 ERROR_CODES: Final = (
@@ -118,8 +119,8 @@ def parse_message(text: str | bytes) -> Message:
         if len(name) > MAX_NAME_CHARS:
             raise ProtocolError("bad_field", f"'name' is longer than {MAX_NAME_CHARS} characters")
         lang = fields.get("lang", "en")
-        if lang not in LANGUAGES:
-            raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(LANGUAGES)}")
+        if lang not in languages():  # the languages with a catalog (ui/catalog.py)
+            raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(languages())}")
         fields = {"game": fields["game"], "tokens": tokens, "name": name, "lang": lang}
     if kind == "act" and not 0 < len(fields["action"]) <= MAX_ACTION_CHARS:
         raise ProtocolError("bad_field", f"'action' must be 1-{MAX_ACTION_CHARS} characters")

@@ -39,6 +39,7 @@ from ..events import Event
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..session import AGENT, NotYourTurnError, SessionError, UndoError
+from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from . import workers
 from .games import (
@@ -61,8 +62,10 @@ from .games import (
     names_of_seats,
     record_of_row,
     replay_frames,
+    seat_names,
     seat_part,
     session_of_row,
+    undo_event,
 )
 from .protocol import (
     MAX_NAME_CHARS,
@@ -317,7 +320,7 @@ class GameServer:
         session = live.session
         abilities = None if session.game.phase == "setup" else board_abilities(session)
         common_by_lang: dict[str, str] = {}
-        own_by_seats: dict[frozenset[int], dict[str, Any]] = {}
+        own_by_seats: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
         texts: dict[tuple[frozenset[int], str], str] = {}
         for conn in list(live.connections):
             seats = frozenset(conn.seats)
@@ -328,9 +331,9 @@ class GameServer:
                 if common is None:
                     events_text = events_json(live, events, conn.lang)
                     common = common_by_lang[conn.lang] = dumps(common_part(live, events_text, abilities))
-                own = own_by_seats.get(seats)
+                own = own_by_seats.get(key)
                 if own is None:
-                    own = own_by_seats[seats] = seat_part(live, set(seats))
+                    own = own_by_seats[key] = seat_part(live, set(seats), conn.lang)
                 text = texts[key] = join_frame(own, common)
             await conn.send_text(text)
 
@@ -573,9 +576,7 @@ class GameServer:
                     raise ProtocolError("undo_refused", str(exc)) from None
                 keep = len(session.steps)
                 await self.write(lambda s, c: s.truncate_actions(live.id, keep, conn=c))
-                events = [
-                    {"kind": "undo", "rule": "", "actions": taken, "text": "taken back: " + ", ".join(taken)}
-                ]
+                events = [undo_event(live, taken)]
             else:  # resign
                 outcome = session.resign(seat)
                 result = final_result(session)
@@ -608,7 +609,7 @@ class GameServer:
         live.connections.add(conn)
         for s in seats:
             live.present[s] = live.present.get(s, 0) + 1
-        frame = frame_for(live, seats)
+        frame = frame_for(live, seats, lang=conn.lang)
         history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
         frame["log"] = events_json(live, history, conn.lang)
         await conn.send(frame)
@@ -628,7 +629,19 @@ class GameServer:
             record = session.record().to_dict()
             index = len(session.steps)
         action, score, label = await self._in_worker(workers.hint, record, seat, self.config.hint_seconds)
-        await conn.send({"type": "hint", "index": index, "action": action, "score": score, "label": label})
+        sentence = action
+        if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
+            sentence = describe_action(session.game, action, conn.lang, names=seat_names(live, conn.lang))
+        await conn.send(
+            {
+                "type": "hint",
+                "index": index,
+                "action": action,
+                "sentence": sentence,
+                "score": score,
+                "label": label,
+            }
+        )
 
     def disconnect(self, conn: Connection) -> None:
         live = conn.live
@@ -730,11 +743,27 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def cards(request: Request) -> Response:
         return JSONResponse(card_catalogue(), headers={"Cache-Control": "max-age=3600"})
 
-    async def rules(request: Request) -> Response:
-        from ..ui.i18n import LANGUAGES, ability_help, ability_keys, rules_summary
+    async def words(request: Request) -> Response:
+        """The page's words in one language (the catalog's ``web.`` messages), English under them for
+        any key the language lacks, and the languages to offer."""
+        from ..ui.i18n import language_name, languages, web_words
 
         lang = request.query_params.get("lang", "en")
-        if lang not in LANGUAGES:
+        if lang not in languages():
+            lang = "en"
+        body = {
+            "lang": lang,
+            "languages": [{"code": code, "name": language_name(code)} for code in languages()],
+            "words": web_words(lang),
+            "fallback": web_words("en") if lang != "en" else {},
+        }
+        return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
+
+    async def rules(request: Request) -> Response:
+        from ..ui.i18n import ability_help, ability_keys, languages, rules_summary
+
+        lang = request.query_params.get("lang", "en")
+        if lang not in languages():
             lang = "en"
         body = {
             "lang": lang,
@@ -842,17 +871,16 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         )
 
     async def replay(request: Request) -> Response:
-        from ..ui.i18n import LANGUAGES
-
         row = await finished_row(request.path_params["game_id"])
         if isinstance(row, Response):
             return row
-        lang = request.query_params.get("lang", "en")
-        if lang not in LANGUAGES:
-            lang = "en"
+        from ..ui.i18n import languages
+
         rec = record_of_row(row)
-        names = names_of_seats(row.seats, lang)
-        frames = replay_frames(rec, names, lang)
+        lang = request.query_params.get("lang", "en")
+        if lang not in languages():
+            lang = "en"
+        frames = replay_frames(rec, lang, names_of_seats(row.seats, lang))
         return JSONResponse(
             {
                 "id": row.id,
@@ -943,6 +971,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/api/rules", rules),
             Route("/api/tutorial", tutorial),
             Route("/api/tutorial/step", tutorial_step, methods=["POST"]),
+            Route("/api/i18n", words),
             Route("/api/games", new_game, methods=["POST"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/replay", replay),
@@ -1011,12 +1040,12 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 def _new_game_request(data: Any) -> NewGame:
     if not isinstance(data, dict):
         raise GameSetupError("the request must be a JSON object")
-    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2"}
+    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang"}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise GameSetupError(f"unknown option {unknown[0]!r}")
     req = NewGame()
-    for key in ("kind", "format", "ai", "name", "name2"):
+    for key in ("kind", "format", "ai", "name", "name2", "lang"):
         if key in data:
             if not isinstance(data[key], str) or len(data[key]) > MAX_NAME_CHARS:
                 raise GameSetupError(f"{key!r} must be a short text")
@@ -1033,6 +1062,10 @@ def _new_game_request(data: Any) -> NewGame:
         if not isinstance(data["threat"], dict):
             raise GameSetupError("'threat' must be an object of threat options")
         req.threat = data["threat"]
+    from ..ui.i18n import languages
+
+    if req.lang not in languages():
+        raise GameSetupError(f"'lang' must be one of {', '.join(languages())}")
     return req
 
 

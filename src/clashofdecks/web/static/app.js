@@ -3,23 +3,38 @@
 // The server is the only judge: this page shows the frames it receives and sends action text.
 "use strict";
 
-const I18N = window.CLASH_I18N;
-const LANGS = ["en", "de", "fr", "ja"];
-const state = { lang: pickLang(), cards: null, rules: null, ws: null, frame: null, selected: null,
+// The words come from the server's catalog of the page's language (GET /api/i18n?lang=xx: the
+// catalog's web.* messages, English under them); so do the languages the header offers.
+const state = { lang: null, languages: [], words: {}, fallback: {}, cards: null, rules: null, ws: null, frame: null, selected: null,
   log: [], gameId: null, tokens: [], retry: 0, hint: null, notice: null, frames: [], animating: false };
 
-function pickLang() {
+// The saved choice, else the browser's first language the server has a catalog for, else English.
+function pickLang(codes) {
   const saved = localStorage.getItem("clash.lang");
-  if (LANGS.includes(saved)) return saved;
+  if (codes.includes(saved)) return saved;
   for (const l of navigator.languages || [navigator.language || "en"]) {
     const short = (l || "").slice(0, 2).toLowerCase();
-    if (LANGS.includes(short)) return short;
+    if (codes.includes(short)) return short;
   }
   return "en";
 }
 
+async function loadWords() {
+  if (!state.lang) {
+    const en = await api("/api/i18n?lang=en");
+    state.lang = pickLang(en.languages.map((l) => l.code));
+  }
+  const cat = await api("/api/i18n?lang=" + encodeURIComponent(state.lang));
+  state.lang = cat.lang;
+  state.languages = cat.languages;
+  state.words = cat.words;
+  state.fallback = cat.fallback;
+}
+
+function hasWord(key) { return key in state.words || key in state.fallback; }
+
 function t(key, values) {
-  let s = (I18N[state.lang] && I18N[state.lang][key]) || I18N.en[key] || key;
+  let s = state.words[key] || state.fallback[key] || key;
   for (const [k, v] of Object.entries(values || {})) s = s.split("{" + k + "}").join(String(v));
   return s;
 }
@@ -70,6 +85,7 @@ async function api(path, options) {
 }
 
 async function loadCatalogue() {
+  await loadWords();
   if (!state.cards) state.cards = await api("/api/cards");
   state.rules = await api("/api/rules?lang=" + state.lang);
 }
@@ -88,7 +104,7 @@ function header() {
   const select = h("select", { "data-testid": "lang", "aria-label": t("language"),
     onchange: async (e) => { state.lang = e.target.value; localStorage.setItem("clash.lang", state.lang);
       document.documentElement.lang = state.lang; await loadCatalogue(); route(); } },
-    LANGS.map((l) => h("option", { value: l, selected: l === state.lang }, l.toUpperCase())));
+    state.languages.map((l) => h("option", { value: l.code, selected: l.code === state.lang, title: l.name }, l.code.toUpperCase())));
   return h("header", { class: "top" },
     h("a", { href: "/", class: "brand" }, t("title")),
     h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules"))),

@@ -155,7 +155,7 @@ function playerName(f, seat) {
   const p = f.players[seat];
   if (!p) return "?";
   if (p.kind === "automaton") return t("automaton");
-  return p.name || "Player " + seat;
+  return p.name || t("default_player", { n: seat + 1 });
 }
 
 function render() {
@@ -204,6 +204,8 @@ function statusBar(f, me) {
   items.push(h("strong", { "data-testid": "to-move" }, who));
   if (f.seat === null) items.push(h("em", {}, t("spectating")));
   else items.push(h("span", {}, t("you_are", { name: playerName(f, me) })));
+  // What the player can do now and what ending the phase or the turn means (the server's sentence).
+  if (f.prompt) items.push(h("p", { class: "prompt", "data-testid": "prompt" }, f.prompt));
   return h("div", { class: "status", role: "status" }, items);
 }
 
@@ -225,7 +227,7 @@ function controls(f) {
   }
   if (state.hint) {
     row.append(h("p", { class: "hint", "data-testid": "hint-result" },
-      t("hint_result", { action: state.hint.action, chance: chanceWords(state.hint) })));
+      t("hint_result", { action: state.hint.sentence || state.hint.action, chance: chanceWords(state.hint) })));
     // Only a calibrated chance ("win chance") is drawn as a bar; an estimate stays a labelled number.
     if (state.hint.label === "win chance") {
       row.append(h("meter", { min: "0", max: "1", value: String(state.hint.score), "data-testid": "win-chance",
@@ -235,16 +237,28 @@ function controls(f) {
   return row;
 }
 
+// The notation (play BRUTE top) is shown next to each choice only when the player asks for it.
+function showNotation() { return localStorage.getItem("clash.notation") === "on"; }
+
+// Each choice reads as the server's sentence in the page's language (f.labels, parallel to f.legal);
+// the notation stays in data-action, the text sent back.
 function moveList(f) {
   if (!f.legal.length) return h("div", { class: "empty" });
-  return h("div", { class: "moves", "data-testid": "moves" }, h("h3", {}, t("moves")),
+  const labels = f.labels || [];
+  const notation = showNotation();
+  const toggle = h("label", { class: "notation-toggle" },
+    h("input", { type: "checkbox", "data-testid": "notation-toggle", checked: notation,
+      onchange: (e) => { localStorage.setItem("clash.notation", e.target.checked ? "on" : "off"); render(); } }),
+    " ", t("notation"));
+  return h("div", { class: "moves", "data-testid": "moves" }, h("h3", {}, t("moves")), toggle,
     h("ol", {}, f.legal.map((a, i) => h("li", {}, h("button", { "data-action": a, title: i < 9 ? String(i + 1) : null,
-      class: state.hint && state.hint.action === a ? "hinted" : null, onclick: () => act(a) }, a)))));
+      class: state.hint && state.hint.action === a ? "hinted" : null, onclick: () => act(a) },
+      labels[i] || a, notation ? h("code", { class: "notation", "data-testid": "notation" }, a) : null)))));
 }
 
 // The server writes event sentences in the page's language; undo and resignation are said here.
 function eventText(e) {
-  if (e.kind === "undo") return t("undone", { actions: (e.actions || []).join(", ") });
+  if (e.kind === "undo") return t("undone", { actions: (e.labels || e.actions || []).join("; ") });
   if (e.kind === "resigned") return t("end_resigned", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
   return e.text;
 }
@@ -282,7 +296,7 @@ function reasonText(f) {
   const r = f.result;
   const loser = r.winner === null ? null : 1 - r.winner;
   const key = "end_" + r.termination;
-  if (!I18N.en[key]) return r.reason;
+  if (!hasWord(key)) return r.reason;
   return t(key, { winner: r.winner === null ? "" : playerName(f, r.winner), loser: loser === null ? "" : playerName(f, loser) });
 }
 

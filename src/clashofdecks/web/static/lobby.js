@@ -41,6 +41,7 @@ async function lobbyPage() {
 
   async function start(body) {
     body.name = name.value.trim();
+    body.lang = state.lang;  // unnamed seats get default names in this language
     try {
       const res = await api("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
       localStorage.setItem("clash.tokens." + res.id, res.tokens.join(","));

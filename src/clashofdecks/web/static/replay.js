@@ -11,7 +11,7 @@ async function replayPage(id) {
   closeSocket();
   const generation = ++replayGeneration;
   let data;
-  try { data = await api("/api/games/" + id + "/replay?lang=" + state.lang); }
+  try { data = await api("/api/games/" + id + "/replay?lang=" + encodeURIComponent(state.lang)); }
   catch (e) { mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
   const n = data.frames.length - 1;
   let i = Math.max(0, Math.min(n, Number(new URLSearchParams(location.hash.slice(1)).get("s") || n)));
@@ -40,7 +40,7 @@ async function replayPage(id) {
         h("button", { "data-testid": "replay-last", onclick: () => go(n) }, t("last")),
         h("a", { class: "button", href: location.pathname + "#s=" + i, "data-testid": "share" }, t("share")),
         h("a", { class: "button", href: "/api/games/" + id + "/record", download: "clash-" + id + ".json" }, t("export"))),
-      h("p", { class: "action", "data-testid": "replay-action" }, fr.action ? `${playerName(f, fr.seat)}: ${fr.action}` : "—"),
+      h("p", { class: "action", "data-testid": "replay-action" }, fr.action ? `${playerName(f, fr.seat)}: ${fr.label || fr.action}` : "—"),
       result,
       analysisPanel(analysis, f, i, go),
       h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board),

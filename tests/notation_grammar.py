@@ -1,0 +1,48 @@
+"""The action notation as a regular expression, built from the grammar table of docs/formats.md
+("Text actions"), for the tests that no player-facing text is notation (issue 22, item 1).
+
+Notation here is what the issue defines: a verb of the grammar followed by a card id in capitals
+(``play BRUTE top``, ``order OGRE TROLL``), ``chance coin N``, a target address (``1.top.0``), or a
+bare ``next``, ``end`` or ``deck N``.  Card names as printed ("Brute", "Boom!") are not card ids.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+FORMATS_MD = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
+
+
+def grammar_verbs() -> set[str]:
+    """The verbs of the "Text actions" table: the first word of each action cell."""
+    text = FORMATS_MD.read_text(encoding="utf-8")
+    section = text.split("## Text actions", 1)[1].split("\n## ", 1)[0]
+    verbs = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cell = line.split("|")[1]
+            verbs |= {code.split()[0] for code in re.findall(r"`([^`]+)`", cell)}
+    return verbs
+
+
+def notation_regex() -> re.Pattern[str]:
+    verbs = grammar_verbs()
+    bare = sorted(v for v in verbs if v in ("next", "end"))
+    with_args = sorted(verbs - set(bare))
+    assert {"play", "cast", "order", "deck", "pick", "build", "ban", "chance"} <= set(with_args), verbs
+    assert bare == ["end", "next"], verbs
+    card_id = r"[A-Z][A-Z0-9_]+\b"
+    return re.compile(
+        rf"(?i:\b(?:{'|'.join(with_args)})\b)\s+(?:{card_id}|(?i:coin)\s+\d)"  # verb + a card id in capitals
+        r"|\b[01]\.(?i:top|bottom)\.\d+\b"  # a target address
+        rf"|^\s*(?i:{'|'.join(bare)}|deck\s+\d+)\s*$",  # a bare next, end or deck N
+        re.MULTILINE,
+    )
+
+
+NOTATION = notation_regex()
+
+
+def is_notation(text: str) -> bool:
+    return NOTATION.search(text) is not None
