@@ -880,7 +880,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         lang = request.query_params.get("lang", "en")
         if lang not in languages():
             lang = "en"
-        frames = replay_frames(rec, lang, names_of_seats(row.seats, lang))
+        names = names_of_seats(row.seats, lang)
+        frames = replay_frames(rec, lang, names)
         return JSONResponse(
             {
                 "id": row.id,
