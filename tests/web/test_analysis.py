@@ -6,15 +6,16 @@ limit; the endpoint refuses what is not a finished game.  And the replay names t
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import random
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -25,6 +26,14 @@ from clashofdecks.web.server import GameServer, ServerConfig
 from conftest import ServerProcess
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"
+T = TypeVar("T")
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: once a Playwright (sync API) test has run in this
+    session, the test thread has a running event loop, and ``asyncio.run`` refuses to nest in it."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def named_record(
@@ -125,8 +134,8 @@ def test_an_imported_game_is_analysed_once_on_first_open_and_kept_across_a_resta
         finally:
             await server.stop()
 
-    game_id, first = asyncio.run(first_run())
-    kept = asyncio.run(second_run(game_id))
+    game_id, first = run_async(first_run())
+    kept = run_async(second_run(game_id))
     assert jobs.calls == [52]  # the restarted server answered from the store
     assert kept == first
 
@@ -162,7 +171,7 @@ def test_a_game_played_here_is_analysed_when_it_ends(tmp_path: Path, monkeypatch
         finally:
             await server.stop()
 
-    asyncio.run(play())
+    run_async(play())
 
 
 def test_many_imports_at_once_start_no_more_analyses_than_the_limit(
@@ -198,7 +207,7 @@ def test_many_imports_at_once_start_no_more_analyses_than_the_limit(
             jobs.released.set()
             await server.stop()
 
-    asyncio.run(flood())
+    run_async(flood())
 
 
 def test_a_record_that_does_not_replay_is_kept_as_failed_and_not_tried_again(
@@ -225,7 +234,7 @@ def test_a_record_that_does_not_replay_is_kept_as_failed_and_not_tried_again(
         finally:
             await server.stop()
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def test_a_record_longer_than_the_limit_is_not_analysed_here(
@@ -249,7 +258,7 @@ def test_a_record_longer_than_the_limit_is_not_analysed_here(
         finally:
             await server.stop()
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def test_the_analysis_labels_its_chances_as_calibrated_only_where_they_are() -> None:
