@@ -232,6 +232,11 @@ def pg_url() -> str | None:
     return url
 
 
+def sign_in(context: Any, server: ServerProcess, session: str) -> None:
+    """A browser context signed in as the identity of ``session`` (its HttpOnly session cookie)."""
+    context.add_cookies([{"name": "clash_session", "value": session, "url": server.url, "httpOnly": True}])
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if shutil.which(CHROMIUM) is None:

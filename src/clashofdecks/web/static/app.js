@@ -6,7 +6,7 @@
 const I18N = window.CLASH_I18N;
 const LANGS = ["en", "de", "fr", "ja"];
 const state = { lang: pickLang(), cards: null, rules: null, ws: null, frame: null, selected: null,
-  log: [], gameId: null, tokens: [], retry: 0, hint: null, notice: null, frames: [], animating: false };
+  log: [], gameId: null, tokens: [], me: null, retry: 0, hint: null, notice: null, frames: [], animating: false };
 
 function pickLang() {
   const saved = localStorage.getItem("clash.lang");
@@ -91,7 +91,8 @@ function header() {
     LANGS.map((l) => h("option", { value: l, selected: l === state.lang }, l.toUpperCase())));
   return h("header", { class: "top" },
     h("a", { href: "/", class: "brand" }, t("title")),
-    h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules"))),
+    h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules")), " ",
+      h("a", { href: "/account", "data-testid": "account-link" }, (state.me && state.me.identity && state.me.display_name) || t("account"))),
     select);
 }
 
@@ -107,5 +108,6 @@ async function route() {
   if ((m = path.match(/^\/g\/([A-Za-z0-9]+)$/))) return gamePage(m[1]);
   if ((m = path.match(/^\/r\/([A-Za-z0-9]+)$/))) return replayPage(m[1]);
   if (path === "/rules") return rulesPage();
+  if (path === "/account") return accountPage();
   return lobbyPage();
 }
