@@ -74,6 +74,8 @@ class ServerProcess:
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(self.port), *self.args]
         if "--create-rate" not in self.args:  # tests create many games from one address
             cmd += ["--create-rate", "100000"]
+        if "--login-rate" not in self.args:  # and sign in many times
+            cmd += ["--login-rate", "100000"]
         if self.database:
             cmd += ["--database", self.database]
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -172,7 +172,9 @@ def test_upgrade_maps_cookie_owned_seats_to_identities(db_url: str) -> None:
                 {"id": gid},
             )
             conn.execute(
-                sa.text("INSERT INTO actions (game_id, idx, seat, action, at) VALUES (:g, 0, 0, 'deck 1', 0)"),
+                sa.text(
+                    "INSERT INTO actions (game_id, idx, seat, action, at) VALUES (:g, 0, 0, 'deck 1', 0)"
+                ),
                 {"g": gid},
             )
         for gid, seat, kind, name, th, owner in old_seats:
@@ -225,7 +227,7 @@ def test_seat_claims_and_identity_deletion(db_url: str) -> None:
         store.claim_seat("g1", 2, "i1")
     loaded = store.load_game("g1")
     assert loaded is not None and loaded.seats[-1].owner == "i2"
-    with pytest.raises(Exception):  # a handle is unique
+    with pytest.raises(sa.exc.IntegrityError):  # a handle is unique
         store.create_identity(IdentityRow("i3", "guest-1", "Eve"), "h3")
     store.delete_identity("i1", "deleted player")
     assert store.identity_of_session("h1") is None

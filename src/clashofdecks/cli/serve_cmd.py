@@ -61,6 +61,14 @@ def _missing_web_modules() -> list[str]:
     type=click.FloatRange(0, min_open=True),
     help="Games a client address may create (or import) per minute; more get HTTP 429.",
 )
+@click.option(
+    "--login-rate",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Login attempts a client address may make per minute (an account: 5 failures per 15 minutes); "
+    "more get HTTP 429.",
+)
 def serve(
     host: str,
     port: int,
@@ -70,6 +78,7 @@ def serve(
     agent_workers: int,
     rate: float,
     create_rate: float,
+    login_rate: float,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     missing = _missing_web_modules()
@@ -95,6 +104,7 @@ def serve(
         burst=rate * 2,
         create_rate=create_rate,
         create_burst=max(1.0, create_rate),
+        login_rate_address=login_rate,
     )
     everywhere = host in ("0.0.0.0", "::")
     shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"

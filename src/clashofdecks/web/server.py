@@ -889,14 +889,16 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             pw = ident.password(data.get("password"))
         except InputError:
             return bad("wrong username or password", 401, "login_failed")
-        refused = too_many(logins_by_account, name, "too many login attempts for this account")
-        if refused is not None:
-            return refused
+        if not logins_by_account.would_allow(name):
+            return too_many(logins_by_account, name, "too many failed logins for this account") or bad("")
         account = await server.run_db(lambda s: s.identity_by_username(name))
         ok, rehash = await asyncio.to_thread(
             ident.verify_password, account.password_hash if account else None, pw
         )
         if account is None or not ok:
+            # For the operator: who was tried from where (never the password or a session id).
+            log.warning("failed login for %r from %s", name, _address(request))
+            logins_by_account.allow(name)  # failures count against the account, successes do not
             # One answer whether the username exists or not (no enumeration of accounts).
             return bad("wrong username or password", 401, "login_failed")
         if rehash is not None:
@@ -935,14 +937,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         except InputError as exc:
             return bad(str(exc))
         if row.is_account:
-            refused = too_many(logins_by_account, row.username or "", "too many password attempts")
-            if refused is not None:
-                return refused
+            account = row.username or ""
+            if not logins_by_account.would_allow(account):
+                return too_many(logins_by_account, account, "too many failed password attempts") or bad("")
             pw = data.get("password")
             ok, _rehash = await asyncio.to_thread(
                 ident.verify_password, row.password_hash, pw if isinstance(pw, str) else ""
             )
             if not ok:
+                logins_by_account.allow(account)
                 return bad("wrong password", 401, "login_failed")
         await server.run_db(lambda s: s.delete_identity(row.id, ANONYMOUS_NAME))
         for live in server.games.values():  # games in memory forget the owner too
