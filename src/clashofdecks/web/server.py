@@ -658,6 +658,11 @@ def _cross_site_refusal(request: Request, config: ServerConfig) -> Response | No
     grants), and their Origin, when present, must be this site's (403).  A request without an
     Origin is a non-browser client: browsers send Origin on every POST."""
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    origin = request.headers.get("origin")
+    if media != "application/json" or not _origin_allowed(origin, request.headers.get("host"), config):
+        log.warning(
+            "refused POST %s (content type %r, origin %r)", request.url.path, media[:60], (origin or "")[:100]
+        )
     if media != "application/json":
         return JSONResponse(
             {"error": "send the request as application/json", "code": "unsupported_media_type"},
