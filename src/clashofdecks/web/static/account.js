@@ -51,11 +51,18 @@ function accountPage(notice) {
     sections.push(h("section", { class: "panel" }, h("p", {}, t("no_identity")), err));
   } else {
     const nameInput = h("input", { "data-testid": "display-name", maxlength: "40", value: me.display_name, "aria-label": t("display_name") });
+    const signOut = me.account ? h("button", { "data-testid": "logout", onclick: run(async () => {
+      await postJson("/api/account/logout", {});
+      forgetInvites();
+      await ensureIdentity();  // a new guest: the account's games stay with the account
+      accountPage(t("logged_out"));
+    }) }, t("logout")) : null;
     sections.push(h("section", { class: "panel", "data-testid": "identity" },
       h("h2", {}, me.account ? t("signed_in_as", { name: me.username }) : t("guest_title")),
       h("p", {}, t("handle") + ": ", h("code", { "data-testid": "handle" }, me.identity)),
       h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); accountPage(t("saved")); }) },
-        h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save")))));
+        h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save"))),
+      signOut));
   }
 
   if (me.identity && !me.account) {
@@ -72,7 +79,7 @@ function accountPage(notice) {
 
   if (!me.account) {
     const [user, userRow] = field("login-username", "text", t("username"), "username");
-    const [pw, pwRow] = field("login-password", "password", t("password"), "current-password");
+    const [pw, pwRow] = field("login-password", "password", t("password_plain"), "current-password");
     sections.push(h("section", { class: "panel" }, h("h2", {}, t("sign_in")), h("p", { class: "muted" }, t("sign_in_note")),
       h("form", { onsubmit: run(async () => {
         state.me = await postJson("/api/account/login", { username: user.value, password: pw.value });
@@ -81,16 +88,7 @@ function accountPage(notice) {
   }
 
   if (me.identity) {
-    const [pw, pwRow] = field("delete-password", "password", t("password"), "current-password");
-    const leave = [];
-    if (me.account) {
-      leave.push(h("button", { "data-testid": "logout", onclick: run(async () => {
-        await postJson("/api/account/logout", {});
-        forgetInvites();
-        await ensureIdentity();  // a new guest: the account's games stay with the account
-        accountPage(t("logged_out"));
-      }) }, t("logout")));
-    }
+    const [pw, pwRow] = field("delete-password", "password", t("password_plain"), "current-password");
     sections.push(h("section", { class: "panel" }, h("h2", {}, t("delete_account")), h("p", { class: "muted" }, t("delete_note")),
       h("form", { onsubmit: run(async () => {
         if (!confirm(t("confirm_delete"))) return;
@@ -98,8 +96,7 @@ function accountPage(notice) {
         forgetInvites();
         state.me = { identity: null };
         history.pushState(null, "", "/"); await ensureIdentity(); route();
-      }) }, me.account ? pwRow : null, h("button", { type: "submit", class: "danger", "data-testid": "delete-account" }, t("delete_account"))),
-      ...leave));
+      }) }, me.account ? pwRow : null, h("button", { type: "submit", class: "danger", "data-testid": "delete-account" }, t("delete_account")))));
   }
   mount(h("main", { class: "lobby account", "data-testid": "account-page" }, ...sections, status, err));
 }
