@@ -556,7 +556,7 @@ class GameServer:
         to_claim: list[SeatRow] = []
         for row in presented:
             assert row is not None
-            if row.owner is not None and row.owner == me:
+            if (row.owner is not None and row.owner == me) or any(r.seat == row.seat for r in to_claim):
                 continue
             if me is None:
                 raise ProtocolError(
