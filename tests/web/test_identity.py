@@ -367,3 +367,51 @@ def test_passwords_tokens_and_session_ids_never_reach_the_log(tmp_path: Path) ->
     assert "failed login for 'logcheck'" in log  # the log is written (the check below is not vacuous)
     for secret in secrets:
         assert secret not in log
+
+
+# ---------------------------------------------------------------------------- upgrade
+
+
+def test_a_browser_of_the_former_release_gets_its_games_back(tmp_path: Path) -> None:
+    """A database of the former release (revision 0001) with a duel its creator's ``clash_player``
+    cookie owns and the friend's seat unowned: after the upgrade the browser with that cookie is
+    recognised once and gets a session that opens its seat; the friend's token takes the other seat
+    once; the creator cannot take it."""
+    import sqlalchemy as sa
+
+    from clashofdecks.web.games import LiveGame, NewGame, create_session, game_row
+    from clashofdecks.web.store import Store, migrate
+
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'web.sqlite3'}")
+    migrate(engine, "0001")
+    session, rows, tokens = create_session(NewGame(kind="friend", format="precon"), "legacy0000001")
+    creator = session.participant_seat(0)
+    cookie = "c" * 32
+    rows[creator].owner = cookie
+    Store(engine).create_game(game_row(LiveGame("legacy0000001", "friend", session, rows)))
+    engine.dispose()
+
+    proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
+    try:
+        me = urllib.request.Request(proc.url + "/api/me", headers={"Cookie": f"clash_player={cookie}"})
+        with urllib.request.urlopen(me, timeout=30) as r:
+            set_cookies = r.headers.get_all("Set-Cookie")
+            answer = json.loads(r.read())
+        assert answer["identity"].startswith("guest-") and not answer["account"]
+        new_session = next(c for c in set_cookies if c.startswith("clash_session="))
+        assert "HttpOnly" in new_session
+        assert any(c.startswith("clash_player=") and "Max-Age=0" in c for c in set_cookies)  # removed
+        sid = new_session.split(";")[0].split("=", 1)[1]
+        assert sid != cookie
+        # The cookie is exchanged once: presented again, it is nobody.
+        with urllib.request.urlopen(me, timeout=30) as r:
+            assert json.loads(r.read())["identity"] is None
+        assert _mine(proc, sid) == ["legacy0000001"]
+        assert _hello(proc, "legacy0000001", [], sid)["seat"] == creator
+        friend_token = tokens[1 - creator]
+        assert _hello(proc, "legacy0000001", [friend_token], sid)["code"] == "own_game"
+        friend = proc.guest()
+        assert _hello(proc, "legacy0000001", [friend_token], friend)["seat"] == 1 - creator
+        assert _hello(proc, "legacy0000001", [friend_token], proc.guest())["code"] == "seat_taken"
+    finally:
+        proc.stop()

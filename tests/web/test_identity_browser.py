@@ -243,3 +243,26 @@ def test_sign_out_and_delete_the_account(server: ServerProcess, browser: Any) ->
     _status, lobby = server.get("/api/lobby")
     assert [g["players"] for g in lobby["open"] if g["id"] == game] == [["deleted player", "deleted player"]]
     ctx.close()
+
+
+def test_a_token_kept_by_the_former_page_is_presented_once_then_forgotten(
+    server: ServerProcess, browser: Any
+) -> None:
+    """The former page kept seat tokens in ``localStorage["clash.tokens.<id>"]``: the new page
+    presents them once (taking a seat no identity holds yet: a friend back after the upgrade) and
+    deletes them."""
+    game = server.new_game(kind="friend", format="precon")
+    ctx = fast_context(browser, viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(server.url + "/rules")
+    page.wait_for_selector("[data-testid=rules]")
+    page.evaluate(
+        "([g, t]) => localStorage.setItem('clash.tokens.' + g, t)",
+        [game["id"], game["invite"].split("#t=")[1]],
+    )
+    page.goto(f"{server.url}/g/{game['id']}")
+    page.wait_for_selector("[data-testid=to-move]")
+    assert page.locator("[data-testid=spectator]").count() == 0
+    assert page.evaluate("(g) => localStorage.getItem('clash.tokens.' + g)", game["id"]) is None
+    assert page.evaluate(HELLO_JS, [game["id"], []])["seat"] == 1 - game["seat"]
+    ctx.close()
