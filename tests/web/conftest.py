@@ -43,6 +43,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The session of the identity that holds each seat, by data directory and the seat's token (a
+#: restarted server keeps its sessions): a :class:`Client` given a known token plays as that
+#: identity (seats belong to identities), one with new tokens as a new guest, which takes them.
+SESSIONS: dict[str, dict[str, str]] = {}
+
+
 class ServerProcess:
     """``clash serve`` in a subprocess; ``stop(kill=True)`` kills it like a crash."""
 
@@ -53,6 +59,7 @@ class ServerProcess:
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = data_dir / "server.log"
+        self.sessions = SESSIONS.setdefault(str(data_dir), {})
 
     @property
     def url(self) -> str:
@@ -69,6 +76,8 @@ class ServerProcess:
             cmd += ["--create-rate", "100000"]
         if "--analysis-iterations" not in self.args:  # every finished game is analysed: cheaply here
             cmd += ["--analysis-iterations", "30"]
+        if "--login-rate" not in self.args:  # and sign in many times
+            cmd += ["--login-rate", "100000"]
         if self.database:
             cmd += ["--database", self.database]
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -102,20 +111,48 @@ class ServerProcess:
 
     # HTTP helpers --------------------------------------------------------------
 
-    def post(self, path: str, body: Any, *, raw: bytes | None = None) -> tuple[int, Any]:
+    def post(
+        self,
+        path: str,
+        body: Any,
+        *,
+        raw: bytes | None = None,
+        session: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, Any]:
+        """A POST with the session of ``session`` (None: the default guest of this server)."""
         data = raw if raw is not None else json.dumps(body).encode()
-        req = urllib.request.Request(
-            self.url + path, data=data, method="POST", headers={"Content-Type": "application/json"}
-        )
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        if session is None and not path.startswith("/api/identities"):
+            session = self.default_session()
+        if session:
+            sent["Authorization"] = f"Bearer {session}"
+        req = urllib.request.Request(self.url + path, data=data, method="POST", headers=sent)
         return _open(req)
 
-    def get(self, path: str) -> tuple[int, Any]:
-        return _open(urllib.request.Request(self.url + path))
+    def get(self, path: str, *, session: str | None = None) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {session}"} if session else {}
+        return _open(urllib.request.Request(self.url + path, headers=headers))
 
-    def new_game(self, **options: Any) -> dict[str, Any]:
-        status, body = self.post("/api/games", options)
+    def guest(self) -> str:
+        """A new guest identity's session id (the documented call for non-browser clients)."""
+        status, body = self.post("/api/identities", {"bearer": True})
         assert status == 200, body
-        return dict(body)
+        return str(body["session"])
+
+    def default_session(self) -> str:
+        if not hasattr(self, "_default_session"):
+            self._default_session = self.guest()
+        return self._default_session
+
+    def new_game(self, *, session: str | None = None, **options: Any) -> dict[str, Any]:
+        """A new game created by ``session`` (None: a new guest); the answer gains ``session``."""
+        session = session or self.guest()
+        status, body = self.post("/api/games", options, session=session)
+        assert status == 200, body
+        for token in body["tokens"]:
+            self.sessions[token] = session
+        return {**body, "session": session}
 
 
 def _open(req: urllib.request.Request) -> tuple[int, Any]:
@@ -129,12 +166,28 @@ def _open(req: urllib.request.Request) -> tuple[int, Any]:
 class Client:
     """A WebSocket client that keeps every frame it receives."""
 
-    def __init__(self, server: ServerProcess, game: str, tokens: list[str], **headers: str) -> None:
+    def __init__(
+        self,
+        server: ServerProcess,
+        game: str,
+        tokens: list[str],
+        *,
+        session: str | None = None,
+        **headers: str,
+    ) -> None:
+        if session is None:
+            known = [server.sessions[t] for t in tokens if t in server.sessions]
+            session = known[0] if known else server.guest()
+        self.session = session
+        if session:
+            headers = {"Authorization": f"Bearer {session}", **headers}
         self._cm = connect(server.ws_url, additional_headers=headers or None, open_timeout=30)
         self.ws: ClientConnection = self._cm.__enter__()
         self.frames: list[dict[str, Any]] = []
         self.send({"type": "hello", "game": game, "tokens": tokens})
         self.state = self.wait_state()
+        for token in tokens:
+            server.sessions.setdefault(token, session)
 
     def send(self, msg: Any) -> None:
         self.ws.send(msg if isinstance(msg, str | bytes) else json.dumps(msg))
@@ -181,6 +234,11 @@ def pg_url() -> str | None:
     if not url and os.environ.get("CI"):
         pytest.fail("CLASH_TEST_PG_URL is not set: .ci/run must start PostgreSQL for the storage tests")
     return url
+
+
+def sign_in(context: Any, server: ServerProcess, session: str) -> None:
+    """A browser context signed in as the identity of ``session`` (its HttpOnly session cookie)."""
+    context.add_cookies([{"name": "clash_session", "value": session, "url": server.url, "httpOnly": True}])
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerProcess
+from conftest import ServerProcess, sign_in
 
 pytest.importorskip("playwright", reason="the web extra (with Playwright) is not installed")
 
@@ -374,8 +374,9 @@ def test_every_card_name_is_readable_on_the_board(
     game = server.new_game(kind="solo", format="precon", deck=2)  # a hand of long names
     for lang in ("en", "de", "fr", "ja"):
         context = fast_context(browser, viewport=viewport, locale=lang)
+        sign_in(context, server, game["session"])  # the seat is its creator's identity's
         page = context.new_page()
-        page.goto(f"{server.url}/g/{game['id']}#t={game['tokens'][0]}")
+        page.goto(f"{server.url}/g/{game['id']}")
         page.wait_for_selector("[data-testid=board] [data-card=MICROCTOPUS]")
         assert page.evaluate(CARD_FACE_PROBLEMS, False) == []
         assert page.evaluate(CARD_FACE_PROBLEMS, True) == []

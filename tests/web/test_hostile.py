@@ -240,7 +240,10 @@ def test_game_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
     JSON error and create nothing; another address is not held back; the games already made play on."""
     proc = ServerProcess(tmp_path, "--create-rate", "3", "--agent-workers", "0").start()
     try:
-        made = [proc.new_game(kind="solo", format="precon", deck=1) for _ in range(3)]  # the burst
+        me = proc.guest()
+        made = [
+            proc.new_game(session=me, kind="solo", format="precon", deck=1) for _ in range(3)
+        ]  # the burst
         count_before = len(proc.get("/api/lobby")[1]["open"])
         assert count_before == 3
         for _ in range(5):
@@ -257,7 +260,10 @@ def test_game_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
         status, _body, retry = _post_from("127.0.0.1", proc.port, "/api/games", {"kind": "solo"})
         assert status == 429 and retry is not None and int(retry) >= 1
         # Another client address has its own allowance.
-        status, body, _ = _post_from("127.0.0.2", proc.port, "/api/games", {"kind": "solo"})
+        status, body, _ = _post_from("127.0.0.2", proc.port, "/api/identities", {"bearer": True})
+        assert status == 200, body
+        bearer = {"Authorization": "Bearer " + body["session"]}
+        status, body, _ = _post_from("127.0.0.2", proc.port, "/api/games", {"kind": "solo"}, **bearer)
         assert status == 200, body
         # The limit is on creating, not on playing: the games made play on.
         c = Client(proc, made[0]["id"], made[0]["tokens"])

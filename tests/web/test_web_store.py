@@ -28,7 +28,7 @@ from conftest import pg_url
 def _reset_pg(url: str) -> None:
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
-        for table in ("analyses", "actions", "seats", "games", "alembic_version"):
+        for table in ("analyses", "sessions", "identities", "actions", "seats", "games", "alembic_version"):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table} CASCADE"))
     engine.dispose()
 
@@ -61,18 +61,25 @@ def _row(game_id: str = "g1", owner: str = "p1") -> GameRow:
     )
 
 
-#: The newest migration (the analyses table).
-HEAD_REVISION = "0003_analyses"
+def head_revision() -> str:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", "clashofdecks.web:migrations")
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
 
 
 def test_migrations_create_the_schema(db_url: str) -> None:
     store = open_store(db_url)
-    assert current_revision(store.engine) == HEAD_REVISION
+    assert current_revision(store.engine) == head_revision()
     tables = set(sa.inspect(store.engine).get_table_names())
-    assert {"games", "seats", "actions", "analyses", "alembic_version"} <= tables
+    assert {"games", "seats", "actions", "identities", "sessions", "analyses", "alembic_version"} <= tables
     store.close()
     again = open_store(db_url)  # a second start migrates nothing and keeps the data
-    assert current_revision(again.engine) == HEAD_REVISION
+    assert current_revision(again.engine) == head_revision()
     again.close()
 
 
@@ -149,4 +156,104 @@ def test_migrations_match_the_tables_the_code_uses(tmp_path: Path) -> None:
     with store.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diff == []
+    store.close()
+
+
+# ---------------------------------------------------------------------------- identities (0002)
+
+
+def test_upgrade_maps_cookie_owned_seats_to_identities(db_url: str) -> None:
+    """A database of the former release (revision 0001: seats owned by ``clash_player`` cookies, the
+    friend's seat with no owner) upgrades keeping every game, seat and action: each cookie becomes
+    one identity owning its seats, known by the SHA-256 of the cookie as a one-time legacy session;
+    an unowned seat stays unowned (its token takes it once)."""
+    import hashlib
+
+    from clashofdecks.web.store import IdentityRow, identities, migrate, normalize_url, seats, sessions
+
+    engine = sa.create_engine(normalize_url(db_url))
+    migrate(engine, "0001")
+    assert current_revision(engine) == "0001"
+    ada, bob = "a" * 32, "b" * 32
+    old_seats = [
+        ("solo1", 0, "remote", "Ada", token_hash("t-solo"), ada),
+        ("solo1", 1, "automaton", "Automaton", None, None),
+        ("duel1", 0, "remote", "Ada", token_hash("t-duel0"), ada),
+        ("duel1", 1, "remote", "Friend", token_hash("t-duel1"), None),
+        ("hot1", 0, "remote", "Bob", token_hash("t-hot0"), bob),
+        ("hot1", 1, "remote", "Player 2", token_hash("t-hot1"), bob),
+    ]
+    with engine.begin() as conn:
+        for gid in ("solo1", "duel1", "hot1"):
+            conn.execute(
+                sa.text(
+                    "INSERT INTO games (id, kind, mode, format, seed, setup, status, result, n_actions,"
+                    " created_at, updated_at) VALUES (:id, 'friend', 'duel', 'precon', 1, '{}', 'active',"
+                    " NULL, 1, 0, 0)"
+                ),
+                {"id": gid},
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO actions (game_id, idx, seat, action, at) VALUES (:g, 0, 0, 'deck 1', 0)"
+                ),
+                {"g": gid},
+            )
+        for gid, seat, kind, name, th, owner in old_seats:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO seats (game_id, seat, kind, name, agent, token_hash, owner)"
+                    " VALUES (:g, :s, :k, :n, NULL, :t, :o)"
+                ),
+                {"g": gid, "s": seat, "k": kind, "n": name, "t": th, "o": owner},
+            )
+    engine.dispose()
+
+    store = open_store(db_url)  # upgrades to the newest revision
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(identities)).scalar() == 2
+        owner_of = {(r.game_id, r.seat): r.owner for r in conn.execute(sa.select(seats))}
+        hashes = {r.token_hash for r in conn.execute(sa.select(seats))}
+        legacy = list(conn.execute(sa.select(sessions)))
+        n_actions = conn.execute(sa.text("SELECT count(*) FROM actions")).scalar()
+    assert len(owner_of) == len(old_seats) and n_actions == 3  # nothing lost
+    assert hashes == {th for *_rest, th, _o in old_seats}
+    ada_id = owner_of[("solo1", 0)]
+    assert ada_id is not None and ada_id not in (ada, bob)  # the cookie itself is not kept
+    assert owner_of[("duel1", 0)] == ada_id
+    assert owner_of[("duel1", 1)] is None and owner_of[("solo1", 1)] is None
+    assert owner_of[("hot1", 0)] == owner_of[("hot1", 1)] not in (None, ada_id)
+    assert all(s.legacy for s in legacy) and len(legacy) == 2
+    ada_row = store.identity_of_session(hashlib.sha256(ada.encode()).hexdigest(), legacy=True)
+    assert isinstance(ada_row, IdentityRow) and ada_row.id == ada_id and ada_row.display_name == "Ada"
+    assert ada_row.handle.startswith("guest-") and not ada_row.is_account
+    # The legacy session is not a session: only /api/me exchanges it (once).
+    assert store.identity_of_session(hashlib.sha256(ada.encode()).hexdigest()) is None
+    assert [g.id for g in store.list_games(owner=ada_id)] != []
+    store.close()
+
+
+def test_seat_claims_and_identity_deletion(db_url: str) -> None:
+    """A seat is claimed once (a second claim fails, changing nothing); deleting an identity keeps
+    its games with the seat anonymised (no owner, no token) and deletes its sessions."""
+    from clashofdecks.web.store import IdentityRow, SeatTakenError
+
+    store = open_store(db_url)
+    store.create_identity(IdentityRow("i1", "guest-1", "Ada"), "h1")
+    store.create_identity(IdentityRow("i2", "guest-2", "Bob"), "h2")
+    row = _row("g1", owner="i1")
+    row.seats.append(SeatRow(2, "remote", "Friend", None, token_hash("invite"), None))
+    store.create_game(row)
+    store.claim_seat("g1", 2, "i2")
+    with pytest.raises(SeatTakenError):
+        store.claim_seat("g1", 2, "i1")
+    loaded = store.load_game("g1")
+    assert loaded is not None and loaded.seats[-1].owner == "i2"
+    with pytest.raises(sa.exc.IntegrityError):  # a handle is unique
+        store.create_identity(IdentityRow("i3", "guest-1", "Eve"), "h3")
+    store.delete_identity("i1", "deleted player")
+    assert store.identity_of_session("h1") is None
+    loaded = store.load_game("g1")
+    assert loaded is not None and loaded.seats[0].owner is None and loaded.seats[0].token_hash is None
+    assert loaded.seats[0].name == "deleted player" and loaded.seats[-1].owner == "i2"
     store.close()

@@ -83,6 +83,14 @@ def _missing_web_modules() -> list[str]:
     type=click.IntRange(0, 10_000),
     help="Game analyses that may wait for a free slot; further requests are told to ask again later.",
 )
+@click.option(
+    "--login-rate",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Login attempts a client address may make per minute (an account: 5 failures per 15 minutes); "
+    "more get HTTP 429.",
+)
 def serve(
     host: str,
     port: int,
@@ -95,6 +103,7 @@ def serve(
     analysis_iterations: int,
     analysis_running: int,
     analysis_queue: int,
+    login_rate: float,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     missing = _missing_web_modules()
@@ -123,6 +132,7 @@ def serve(
         analysis_iterations=analysis_iterations,
         analysis_running=analysis_running,
         analysis_waiting=analysis_queue,
+        login_rate_address=login_rate,
     )
     everywhere = host in ("0.0.0.0", "::")
     shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"

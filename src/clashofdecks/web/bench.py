@@ -57,10 +57,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"}
-    )
+def _post(url: str, body: dict[str, Any], session: str | None = None) -> dict[str, Any]:
+    headers = {"Content-Type": "application/json"}
+    if session is not None:
+        headers["Authorization"] = f"Bearer {session}"
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(req, timeout=30) as r:
         data: dict[str, Any] = json.loads(r.read())
         return data
@@ -87,13 +88,14 @@ class BotProtocol(asyncio.Protocol):
         port: int,
         game: str,
         token: str,
+        session: str,
         rng: random.Random,
         latencies: list[float],
         errors: list[str],
         max_actions: int,
     ) -> None:
         self.host, self.port = host, port
-        self.game, self.token, self.rng = game, token, rng
+        self.game, self.token, self.session, self.rng = game, token, session, rng
         self.latencies, self.errors, self.max_actions = latencies, errors, max_actions
         self.done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.transport: asyncio.Transport | None = None
@@ -111,7 +113,8 @@ class BotProtocol(asyncio.Protocol):
         self.transport.write(
             (
                 f"GET /ws HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {self.key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {self.key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Authorization: Bearer {self.session}\r\n\r\n"
             ).encode()
         )
 
@@ -218,10 +221,18 @@ class BotProtocol(asyncio.Protocol):
 
 async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float) -> WebBenchResult:
     loop = asyncio.get_running_loop()
+    # Seats belong to identities: one identity creates (and plays the first seat of) every duel,
+    # another takes every second seat through its invite token (docs/web.md, "Identities").
+    hosts, guests = [
+        (await loop.run_in_executor(None, _post, url + "/api/identities", {"bearer": True}))["session"]
+        for _ in range(2)
+    ]
     games = []
     for _ in range(duels):
         games.append(
-            await loop.run_in_executor(None, _post, url + "/api/games", {"kind": "friend", "format": "draft"})
+            await loop.run_in_executor(
+                None, _post, url + "/api/games", {"kind": "friend", "format": "draft"}, hosts
+            )
         )
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
@@ -231,9 +242,17 @@ async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float
     bots: list[BotProtocol] = []
     start = time.perf_counter()
     for g in games:
-        for token in (g["tokens"][0], g["invite"].split("#t=")[1]):
+        for token, session in ((g["tokens"][0], hosts), (g["invite"].split("#t=")[1], guests)):
             bot = BotProtocol(
-                host, port, g["id"], token, random.Random(rng.getrandbits(32)), latencies, errors, max_actions
+                host,
+                port,
+                g["id"],
+                token,
+                session,
+                random.Random(rng.getrandbits(32)),
+                latencies,
+                errors,
+                max_actions,
             )
             try:
                 await loop.create_connection(lambda b=bot: b, host, port)  # type: ignore[misc]

@@ -172,6 +172,11 @@ class AddressRateLimiter:
             bucket = self.buckets[address] = RateLimiter(self.rate, self.burst)
         return bucket.allow()
 
+    def would_allow(self, address: str) -> bool:
+        """Whether :meth:`allow` would now, without drawing (a limit on failures only: check
+        before the attempt, draw when it failed)."""
+        return self.retry_after(address) <= 0.0
+
     def retry_after(self, address: str) -> float:
         """Seconds until ``address`` may try again (0 when it may now)."""
         bucket = self.buckets.get(address)

@@ -38,9 +38,10 @@ from ..errors import ActionSyntaxError, ClashError, IllegalActionError, RecordEr
 from ..events import Event
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
-from ..session import AGENT, NotYourTurnError, SessionError, UndoError
+from ..session import AGENT, REMOTE, NotYourTurnError, SessionError, UndoError
 from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
+from . import identity as ident
 from . import workers
 from .games import (
     AI_LEVELS,
@@ -67,6 +68,7 @@ from .games import (
     session_of_row,
     undo_event,
 )
+from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
 from .protocol import (
     MAX_NAME_CHARS,
     AddressRateLimiter,
@@ -76,13 +78,25 @@ from .protocol import (
     error_frame,
     parse_message,
 )
-from .store import ActionWrite, AnalysisRow, GameRow, SeatRow, Store, Write, open_store
+from .store import (
+    ActionWrite,
+    AnalysisRow,
+    GameRow,
+    IdentityRow,
+    SeatRow,
+    SeatTakenError,
+    Store,
+    StoreError,
+    Write,
+    open_store,
+    token_hash,
+)
 from .tutorial import TutorialError, try_step, tutorial_json, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
 T = TypeVar("T")
-PLAYER_COOKIE = "clash_player"
-NAME_COOKIE = "clash_name"
+#: How long the session cookie lives in the browser (the session itself lasts until logout).
+SESSION_MAX_AGE = 400 * 86400
 
 
 @dataclass
@@ -118,6 +132,10 @@ class ServerConfig:
     #: cost grows with the actions, and an imported record may hold thousands (about 20 CPU-seconds
     #: at 400 actions and the default iterations).
     analysis_max_actions: int = 400
+    #: Login attempts a client address may make per minute (bursts up to the same number), and
+    #: attempts on one account per 15 minutes (bursts up to the same number); more get 429.
+    login_rate_address: float = 10.0
+    login_rate_account: float = 5.0
 
 
 @dataclass(eq=False)
@@ -126,6 +144,8 @@ class Connection:
     limiter: RateLimiter
     live: LiveGame | None = None
     seats: set[int] = field(default_factory=set)
+    #: The identity whose session cookie (or bearer header) opened the socket; None: watch only.
+    identity: str | None = None
     lang: str = "en"
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -600,9 +620,8 @@ class GameServer:
         if live is None:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
-        seats = live.seats_for_tokens(tokens)
-        if tokens and len(seats) != len(tokens):
-            raise ProtocolError("bad_token", "that token opens no seat of this game")
+        async with self.lock(live.id):
+            seats = await self._seats_of(conn, live, tokens)
         conn.live = live
         conn.seats = seats
         conn.lang = msg.get("lang") or "en"
@@ -610,6 +629,8 @@ class GameServer:
         for s in seats:
             live.present[s] = live.present.get(s, 0) + 1
         frame = frame_for(live, seats, lang=conn.lang)
+        # Seats no identity holds yet: the creator's page shows the invite link until it is used.
+        frame["open_seats"] = [s.seat for s in live.seats if s.owner is None and s.token_hash is not None]
         history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
         frame["log"] = events_json(live, history, conn.lang)
         await conn.send(frame)
@@ -617,6 +638,46 @@ class GameServer:
         for other in list(live.connections):
             if other is not conn and seats:
                 await other.send({"type": "notice", "code": "joined", "seats": sorted(seats)})
+
+    async def _seats_of(self, conn: Connection, live: LiveGame, tokens: list[str]) -> set[int]:
+        """The seats this connection plays (the caller holds the game's lock): those its identity
+        owns, and those whose token it presents when no identity holds them yet, which it thereby
+        takes for good (an invite link is single-use).  Refused, with nothing changed: a token of
+        no seat, a seat another identity holds, the second seat of a friend duel for the identity
+        that holds the first (its creator), and any token without an identity."""
+        me = conn.identity
+        by_hash = {s.token_hash: s for s in live.seats if s.token_hash is not None}
+        presented = [by_hash.get(token_hash(t)) for t in tokens]
+        if any(row is None for row in presented):
+            raise ProtocolError("bad_token", "that token opens no seat of this game")
+        to_claim: list[SeatRow] = []
+        for row in presented:
+            assert row is not None
+            if (row.owner is not None and row.owner == me) or any(r.seat == row.seat for r in to_claim):
+                continue
+            if me is None:
+                raise ProtocolError(
+                    "no_identity", "seats belong to identities: sign in or POST /api/identities first"
+                )
+            if row.owner is not None:
+                raise ProtocolError(
+                    "seat_taken", "this seat belongs to another player; open the game without it to watch"
+                )
+            if live.kind == "friend" and any(s.owner == me for s in live.seats if s.seat != row.seat):
+                raise ProtocolError(
+                    "own_game", "you hold the other seat of this duel; the invite link is for your friend"
+                )
+            to_claim.append(row)
+        assert me is not None or not to_claim
+        for row in to_claim:
+            game_id, seat = live.id, row.seat
+            assert me is not None
+            try:
+                await self.write(functools.partial(_claim, game_id=game_id, seat=seat, owner=me))
+            except SeatTakenError:
+                raise ProtocolError("seat_taken", "this seat belongs to another player") from None
+            row.owner = me
+        return {s.seat for s in live.seats if me is not None and s.owner == me and s.kind == REMOTE}
 
     async def _hint(self, conn: Connection, live: LiveGame) -> None:
         session = live.session
@@ -657,6 +718,14 @@ class GameServer:
                 del self.locks[live.id]
 
 
+def _create_identity(store: Store, *, row: IdentityRow, sid: str) -> None:
+    store.create_identity(row, ident.session_hash(sid))
+
+
+def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str) -> None:
+    store.claim_seat(game_id, seat, owner, conn=conn)
+
+
 # ---------------------------------------------------------------------------- HTTP
 
 
@@ -679,17 +748,58 @@ def _origin_allowed(origin: str | None, host: str | None, config: ServerConfig) 
     return origin.rstrip("/") in {a.rstrip("/") for a in allowed}
 
 
-def _player(request: Request) -> tuple[str, bool]:
-    player = request.cookies.get(PLAYER_COOKIE, "")
-    if len(player) == 32 and all(c in "0123456789abcdef" for c in player):
-        return player, False
-    return secrets.token_hex(16), True
+def _session_id(headers: Any, cookies: dict[str, str]) -> str | None:
+    """The session id a request carries: ``Authorization: Bearer <id>`` (bots, scripts) or the
+    ``clash_session`` cookie (browsers)."""
+    auth = headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return cookies.get(SESSION_COOKIE) or None
 
 
-def _with_player(response: Response, player: str, new: bool) -> Response:
-    if new:
-        response.set_cookie(PLAYER_COOKIE, player, max_age=10 * 365 * 86400, httponly=True, samesite="lax")
-    return response
+def _address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _cross_site_refusal(request: Request, config: ServerConfig) -> Response | None:
+    """State-changing requests are JSON only (415 otherwise: an HTML form or a ``text/plain``
+    fetch of another site cannot send JSON without a CORS preflight, which this server never
+    grants), and their Origin, when present, must be this site's (403).  A request without an
+    Origin is a non-browser client: browsers send Origin on every POST."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    origin = request.headers.get("origin")
+    if media != "application/json" or not _origin_allowed(origin, request.headers.get("host"), config):
+        log.warning(
+            "refused POST %s (content type %r, origin %r)", request.url.path, media[:60], (origin or "")[:100]
+        )
+    if media != "application/json":
+        return JSONResponse(
+            {"error": "send the request as application/json", "code": "unsupported_media_type"},
+            status_code=415,
+        )
+    if not _origin_allowed(request.headers.get("origin"), request.headers.get("host"), config):
+        return JSONResponse(
+            {"error": "requests from other sites are refused", "code": "bad_origin"}, status_code=403
+        )
+    return None
+
+
+def _set_session(response: Response, session_id: str, request: Request, config: ServerConfig) -> None:
+    secure = request.url.scheme == "https" or (config.public_url or "").startswith("https:")
+    response.set_cookie(
+        SESSION_COOKIE, session_id, max_age=SESSION_MAX_AGE, httponly=True, samesite="lax", secure=secure
+    )
+
+
+def _me(row: IdentityRow | None) -> dict[str, Any]:
+    if row is None:
+        return {"identity": None}
+    return {
+        "identity": row.handle,
+        "display_name": row.display_name,
+        "username": row.username,
+        "account": row.is_account,
+    }
 
 
 def _base_url(request: Request, config: ServerConfig) -> str:
@@ -718,27 +828,247 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     config = config or ServerConfig()
     server = GameServer(config)
     creations = AddressRateLimiter(config.create_rate / 60.0, config.create_burst)
+    # Identities are limited like games (their own bucket, the same pace): a script making
+    # identities by the thousand is refused like one making games.
+    new_identities = AddressRateLimiter(config.create_rate / 60.0, config.create_burst)
+    logins_by_address = AddressRateLimiter(config.login_rate_address / 60.0, config.login_rate_address)
+    logins_by_account = AddressRateLimiter(config.login_rate_account / 900.0, config.login_rate_account)
 
-    def creation_refused(request: Request) -> Response | None:
-        """429 when this client address has created games faster than ``--create-rate`` allows.
-        Checked before the body is read: a refused request costs the server almost nothing."""
-        address = request.client.host if request.client is not None else "unknown"
-        if creations.allow(address):
+    def too_many(limiter: AddressRateLimiter, key: str, message: str) -> Response | None:
+        """429 when ``key`` has drawn from ``limiter`` faster than it allows.  Checked before the
+        body is read where it can be: a refused request costs the server almost nothing."""
+        if limiter.allow(key):
             return None
-        wait = max(1, math.ceil(creations.retry_after(address)))
-        body = {
-            "error": f"too many new games from this address; at most {config.create_rate:g} a minute",
-            "code": "rate_limited",
-            "retry_after": wait,
-        }
+        wait = max(1, math.ceil(limiter.retry_after(key)))
+        body = {"error": f"{message}; try again in {wait} s", "code": "rate_limited", "retry_after": wait}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
+    def creation_refused(request: Request) -> Response | None:
+        return too_many(
+            creations,
+            _address(request),
+            f"too many new games from this address; at most {config.create_rate:g} a minute",
+        )
+
+    async def who(request: Request) -> tuple[IdentityRow | None, str | None]:
+        """The identity of the request's session, and the session's hash."""
+        sid = _session_id(request.headers, request.cookies)
+        if sid is None:
+            return None, None
+        hashed = ident.session_hash(sid)
+        return await server.run_db(lambda s: s.identity_of_session(hashed)), hashed
+
+    async def json_body(request: Request) -> Any:
+        raw = await _read_body(request, MAX_OPTIONS_BYTES)
+        if raw is None:
+            raise InputError(f"a request is at most {MAX_OPTIONS_BYTES} bytes")
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            raise InputError("the request body is not JSON") from None
+
+    def fields(data: Any, allowed: set[str]) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise InputError("the request must be a JSON object")
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise InputError(f"unknown field {unknown[0][:40]!r}")
+        return data
+
+    def bad(message: str, status: int = 400, code: str = "bad_input") -> Response:
+        return JSONResponse({"error": message, "code": code}, status_code=status)
+
+    async def new_session(response: Response, request: Request, identity_id: str, old: str | None) -> str:
+        sid = ident.new_session_id()
+        new_hash = ident.session_hash(sid)
+        await server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
+        _set_session(response, sid, request, config)
+        return sid
+
     async def page(request: Request) -> Response:
-        player, new = _player(request)
-        html = HTMLResponse(
+        return HTMLResponse(
             _index_html(), headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-store"}
         )
-        return _with_player(html, player, new)
+
+    async def me(request: Request) -> Response:
+        """Who this browser is.  A browser that still has the former release's player cookie and no
+        session is recognised once (migration 0002_identities) and gets a session of its own."""
+        row, hashed = await who(request)
+        if row is not None or hashed is not None:
+            return JSONResponse(_me(row))
+        legacy = request.cookies.get(LEGACY_COOKIE)
+        if legacy:
+            legacy_hash = ident.session_hash(legacy)
+            row = await server.run_db(lambda s: s.identity_of_session(legacy_hash, legacy=True))
+            if row is not None:
+                response = JSONResponse(_me(row))
+                await new_session(response, request, row.id, legacy_hash)
+                response.delete_cookie(LEGACY_COOKIE)
+                return response
+        return JSONResponse(_me(None))
+
+    async def set_me(request: Request) -> Response:
+        refused = _cross_site_refusal(request, config)
+        if refused is not None:
+            return refused
+        row, _hashed = await who(request)
+        if row is None:
+            return bad("no identity: POST /api/identities first", 401, "no_identity")
+        try:
+            name = ident.display_name(fields(await json_body(request), {"display_name"}).get("display_name"))
+        except InputError as exc:
+            return bad(str(exc))
+        await server.run_db(lambda s: s.set_display_name(row.id, name))
+        row.display_name = name
+        return JSONResponse(_me(row))
+
+    async def new_identity(request: Request) -> Response:
+        """A guest identity (the page calls it on a first visit; bots with ``"bearer": true`` get the
+        session id in the answer, for an ``Authorization: Bearer`` header, and no cookie)."""
+        refused = _cross_site_refusal(request, config) or too_many(
+            new_identities,
+            _address(request),
+            f"too many new identities from this address; at most {config.create_rate:g} a minute",
+        )
+        if refused is not None:
+            return refused
+        try:
+            data = fields(await json_body(request), {"display_name", "bearer"})
+            name = ident.display_name(data["display_name"]) if "display_name" in data else "Guest"
+            bearer = data.get("bearer", False)
+            if type(bearer) is not bool:
+                raise InputError("'bearer' must be true or false")
+        except InputError as exc:
+            return bad(str(exc))
+        current, _hashed = await who(request)
+        if current is not None and not bearer:
+            return JSONResponse(_me(current))  # a second tab of a first visit: the same guest
+        sid = ident.new_session_id()
+        for _attempt in range(5):
+            row = IdentityRow(ident.new_identity_id(), ident.new_handle(), name)
+            try:
+                await server.run_db(functools.partial(_create_identity, row=row, sid=sid))
+                break
+            except Exception as exc:  # a handle taken (40 random bits: very rare): another one
+                error = exc
+        else:
+            raise error
+        body = _me(row)
+        if bearer:
+            body["session"] = sid
+            return JSONResponse(body)
+        response = JSONResponse(body)
+        _set_session(response, sid, request, config)
+        return response
+
+    async def register(request: Request) -> Response:
+        """The current guest becomes an account (same identity: its games stay its own)."""
+        refused = _cross_site_refusal(request, config) or too_many(
+            new_identities, _address(request), "too many new accounts from this address"
+        )
+        if refused is not None:
+            return refused
+        row, hashed = await who(request)
+        if row is None:
+            return bad("no identity: POST /api/identities first", 401, "no_identity")
+        if row.is_account:
+            return bad("you are signed in to an account already", 409, "has_account")
+        try:
+            data = fields(await json_body(request), {"username", "password"})
+            name = ident.username(data.get("username"))
+            pw = ident.password(data.get("password"))
+        except InputError as exc:
+            return bad(str(exc))
+        hashed_pw = await asyncio.to_thread(ident.hash_password, pw)
+        try:
+            await server.run_db(lambda s: s.make_account(row.id, name, hashed_pw))
+        except StoreError as exc:
+            return bad(str(exc), 409, "has_account")
+        except Exception:  # the unique index: the username is taken
+            return bad("that username is taken", 409, "username_taken")
+        row.username = name
+        response = JSONResponse(_me(row))
+        await new_session(response, request, row.id, hashed)
+        return response
+
+    async def login(request: Request) -> Response:
+        refused = _cross_site_refusal(request, config) or too_many(
+            logins_by_address, _address(request), "too many login attempts from this address"
+        )
+        if refused is not None:
+            return refused
+        try:
+            data = fields(await json_body(request), {"username", "password"})
+            name = ident.username(data.get("username"))
+            pw = ident.password(data.get("password"))
+        except InputError:
+            return bad("wrong username or password", 401, "login_failed")
+        if not logins_by_account.would_allow(name):
+            return too_many(logins_by_account, name, "too many failed logins for this account") or bad("")
+        account = await server.run_db(lambda s: s.identity_by_username(name))
+        ok, rehash = await asyncio.to_thread(
+            ident.verify_password, account.password_hash if account else None, pw
+        )
+        if account is None or not ok:
+            # For the operator: who was tried from where (never the password or a session id).
+            log.warning("failed login for %r from %s", name, _address(request))
+            logins_by_account.allow(name)  # failures count against the account, successes do not
+            # One answer whether the username exists or not (no enumeration of accounts).
+            return bad("wrong username or password", 401, "login_failed")
+        if rehash is not None:
+            await server.run_db(lambda s: s.set_password_hash(account.id, rehash))
+        current, hashed = await who(request)
+        if current is not None and current.id != account.id and not current.is_account:
+            guest_id = current.id
+            await server.run_db(lambda s: s.merge_guest(guest_id, account.id))
+        response = JSONResponse(_me(account))
+        # A new session id at login: a session id planted before it (fixation) signs nobody in.
+        await new_session(response, request, account.id, hashed)
+        return response
+
+    async def logout(request: Request) -> Response:
+        refused = _cross_site_refusal(request, config)
+        if refused is not None:
+            return refused
+        _row, hashed = await who(request)
+        if hashed is not None:
+            await server.run_db(lambda s: s.end_session(hashed))
+        response = JSONResponse(_me(None))
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    async def delete_account(request: Request) -> Response:
+        """Delete the identity and what is personal (names, username, password hash, sessions);
+        its games stay, their seats anonymised.  An account confirms with its password."""
+        refused = _cross_site_refusal(request, config)
+        if refused is not None:
+            return refused
+        row, _hashed = await who(request)
+        if row is None:
+            return bad("no identity: nothing to delete", 401, "no_identity")
+        try:
+            data = fields(await json_body(request), {"password"})
+        except InputError as exc:
+            return bad(str(exc))
+        if row.is_account:
+            account = row.username or ""
+            if not logins_by_account.would_allow(account):
+                return too_many(logins_by_account, account, "too many failed password attempts") or bad("")
+            pw = data.get("password")
+            ok, _rehash = await asyncio.to_thread(
+                ident.verify_password, row.password_hash, pw if isinstance(pw, str) else ""
+            )
+            if not ok:
+                logins_by_account.allow(account)
+                return bad("wrong password", 401, "login_failed")
+        await server.run_db(lambda s: s.delete_identity(row.id, ANONYMOUS_NAME))
+        for live in server.games.values():  # games in memory forget the owner too
+            for seat in live.seats:
+                if seat.owner == row.id:
+                    seat.owner, seat.token_hash, seat.name = None, None, ANONYMOUS_NAME
+        response = JSONResponse({"deleted": True})
+        response.delete_cookie(SESSION_COOKIE)
+        return response
 
     async def cards(request: Request) -> Response:
         return JSONResponse(card_catalogue(), headers={"Cache-Control": "max-age=3600"})
@@ -800,9 +1130,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return JSONResponse({"error": str(exc)}, status_code=400)
 
     async def lobby(request: Request) -> Response:
-        player, new = _player(request)
+        row, _hashed = await who(request)
+        player = row.id if row is not None else None
         open_rows = await server.run_db(lambda s: s.list_games(status="active", limit=30))
-        mine_rows = await server.run_db(lambda s: s.list_games(owner=player, limit=30))
+        mine_rows = (
+            await server.run_db(lambda s: s.list_games(owner=player, limit=30)) if player is not None else []
+        )
         body = {
             "ai_levels": list(AI_LEVELS),
             "ai_default": DEFAULT_AI,
@@ -813,13 +1146,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "open": [_summary(r, player) for r in open_rows if r.kind != "imported"],
             "mine": [_summary(r, player) for r in mine_rows],
         }
-        return _with_player(JSONResponse(body), player, new)
+        return JSONResponse(body)
 
     async def new_game(request: Request) -> Response:
-        refused = creation_refused(request)
+        refused = _cross_site_refusal(request, config) or creation_refused(request)
         if refused is not None:
             return refused
-        player, new = _player(request)
+        row, _hashed = await who(request)
+        if row is None:
+            return bad("no identity: POST /api/identities first", 401, "no_identity")
         raw = await _read_body(request, MAX_OPTIONS_BYTES)
         if raw is None:
             return JSONResponse({"error": f"options are at most {MAX_OPTIONS_BYTES} bytes"}, status_code=413)
@@ -829,7 +1164,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
             req = _new_game_request(data)
-            live, tokens = await server.create_game(req, player)
+            if not req.name.strip():
+                req.name = row.display_name
+            live, tokens = await server.create_game(req, row.id)
         except (GameSetupError, ThreatError, ClashError, ValueError, TypeError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         base = _base_url(request, config)
@@ -843,12 +1180,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         }
         if req.kind == "friend":
             body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}"
-        response = JSONResponse(body)
-        if req.name:
-            response.set_cookie(
-                NAME_COOKIE, req.name[:MAX_NAME_CHARS], max_age=10 * 365 * 86400, samesite="lax"
-            )
-        return _with_player(response, player, new)
+        return JSONResponse(body)
 
     async def finished_row(game_id: str) -> GameRow | Response:
         row = await server.run_db(lambda s: s.load_game(game_id))
@@ -898,28 +1230,35 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse(body, status_code=status, headers=headers)
 
     async def import_record(request: Request) -> Response:
-        refused = creation_refused(request)
+        refused = _cross_site_refusal(request, config) or creation_refused(request)
         if refused is not None:
             return refused
-        player, new = _player(request)
+        owner, _hashed = await who(request)
+        if owner is None:
+            return bad("no identity: POST /api/identities first", 401, "no_identity")
         body = await _read_body(request, MAX_RECORD_BYTES)
         if body is None:
             return JSONResponse({"error": "a record is at most 1 MiB"}, status_code=413)
         try:
             rec = GameRecord.from_dict(json.loads(body))
-            live = await server.import_record(rec, player)
+            live = await server.import_record(rec, owner.id)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the file is not JSON"}, status_code=400)
         except ClashError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        return _with_player(JSONResponse({"id": live.id, "replay": f"/r/{live.id}"}), player, new)
+        return JSONResponse({"id": live.id, "replay": f"/r/{live.id}"})
 
     async def socket(ws: WebSocket) -> None:
         if not _origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), config):
             await ws.close(code=4403)
             return
+        sid = _session_id(ws.headers, ws.cookies)
+        row = None
+        if sid is not None:
+            hashed = ident.session_hash(sid)
+            row = await server.run_db(lambda s: s.identity_of_session(hashed))
         await ws.accept()
-        conn = Connection(ws, RateLimiter(config.rate, config.burst))
+        conn = Connection(ws, RateLimiter(config.rate, config.burst), identity=row.id if row else None)
         try:
             while True:
                 message = await ws.receive()
@@ -967,6 +1306,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/r/{game_id}", page),
             Route("/rules", page),
             Route("/tutorial", page),
+            Route("/account", page),
+            Route("/api/me", me),
+            Route("/api/me", set_me, methods=["POST"]),
+            Route("/api/identities", new_identity, methods=["POST"]),
+            Route("/api/account/register", register, methods=["POST"]),
+            Route("/api/account/login", login, methods=["POST"]),
+            Route("/api/account/logout", logout, methods=["POST"]),
+            Route("/api/account/delete", delete_account, methods=["POST"]),
             Route("/api/cards", cards),
             Route("/api/lobby", lobby),
             Route("/api/rules", rules),
@@ -1017,6 +1364,8 @@ def _analysis_body(kept: AnalysisRow) -> dict[str, Any]:
     }
 
 
+#: The name a deleted person's seats show.
+ANONYMOUS_NAME = "deleted player"
 MAX_RECORD_BYTES = 1 << 20
 MAX_TUTORIAL_BYTES = 1024
 MAX_TUTORIAL_ACTION_CHARS = 100

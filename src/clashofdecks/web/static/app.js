@@ -6,7 +6,7 @@
 // The words come from the server's catalog of the page's language (GET /api/i18n?lang=xx: the
 // catalog's web.* messages, English under them); so do the languages the header offers.
 const state = { lang: null, languages: [], words: {}, fallback: {}, cards: null, rules: null, ws: null, frame: null, selected: null,
-  log: [], gameId: null, tokens: [], retry: 0, hint: null, notice: null, frames: [], animating: false };
+  log: [], gameId: null, tokens: [], me: null, retry: 0, hint: null, notice: null, frames: [], animating: false };
 
 // The saved choice, else the browser's first language the server has a catalog for, else English.
 function pickLang(codes) {
@@ -107,7 +107,8 @@ function header() {
     state.languages.map((l) => h("option", { value: l.code, selected: l.code === state.lang, title: l.name }, l.code.toUpperCase())));
   return h("header", { class: "top" },
     h("a", { href: "/", class: "brand" }, t("title")),
-    h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules"))),
+    h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules")), " ",
+      h("a", { href: "/account", "data-testid": "account-link" }, (state.me && state.me.identity && state.me.display_name) || t("account"))),
     select);
 }
 
@@ -124,5 +125,6 @@ async function route() {
   if ((m = path.match(/^\/r\/([A-Za-z0-9]+)$/))) return replayPage(m[1]);
   if (path === "/rules") return rulesPage();
   if (path === "/tutorial") return tutorialPage();
+  if (path === "/account") return accountPage();
   return lobbyPage();
 }

@@ -9,13 +9,15 @@ function closeSocket() {
 
 function gamePage(id) {
   closeSocket();
+  // Seats belong to identities: the page opens the game with its session cookie, and a token from
+  // an invite link is presented once, from memory, to take its seat (never stored).
   const frag = new URLSearchParams(location.hash.slice(1));
-  if (frag.get("t")) {
-    localStorage.setItem("clash.tokens." + id, frag.get("t"));
-    history.replaceState(null, "", location.pathname);  // a token never stays in the address bar
-  }
-  state.gameId = id;
-  state.tokens = (localStorage.getItem("clash.tokens." + id) || "").split(",").filter(Boolean);
+  state.tokens = (frag.get("t") || "").split(",").filter(Boolean);
+  if (frag.get("t")) history.replaceState(null, "", location.pathname);  // a token never stays in the address bar
+  // Tokens the former release kept in localStorage: presented once (a seat no one holds yet), then gone.
+  const legacy = localStorage.getItem("clash.tokens." + id);
+  if (legacy) { state.tokens = state.tokens.concat(legacy.split(",").filter(Boolean)); localStorage.removeItem("clash.tokens." + id); }
+  state.gameId = id; state.watchReason = null;
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
   state.shownSeat = undefined; state.build = null;
@@ -46,7 +48,26 @@ function act(action) {
   send({ type: "act", action, index: state.frame.index });
 }
 
+// A seat token that was refused (the invite was used by someone else, or it is this identity's
+// own invite): the page opens the game as a spectator and says why.
+const REFUSED_SEAT = { seat_taken: "invite_used", own_game: "own_invite", bad_token: "invite_used", no_identity: "invite_used" };
+
 function onFrame(f) {
+  if (f.type === "error" && state.tokens.length && !state.frame && REFUSED_SEAT[f.code]) {
+    state.tokens = []; state.watchReason = t(REFUSED_SEAT[f.code]);
+    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang });
+    return;
+  }
+  if (f.type === "state" && f.log) {
+    state.tokens = [];  // taken (or held already): from now on the identity opens the seat
+    const mine = f.seats || [];
+    if (f.kind === "friend" && Array.isArray(f.open_seats) && !f.open_seats.some((s) => !mine.includes(s))) {
+      localStorage.removeItem("clash.invite." + f.game);  // the friend has taken the seat: the link is spent
+    }
+  }
+  if (f.type === "notice" && f.code === "joined" && state.frame && !f.seats.some((s) => state.frame.seats.includes(s))) {
+    localStorage.removeItem("clash.invite." + state.frame.game);
+  }
   if (f.type === "state") {
     state.frames.push(f);
     if (!state.animating) nextFrame();
@@ -173,6 +194,7 @@ function render() {
       h("input", { readonly: true, value: invite, "data-testid": "invite-link", size: "50", onclick: (e) => e.target.select() }),
       h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(invite) }, t("copy"))));
   }
+  if (f.seat === null) children.push(h("p", { class: "notice", "data-testid": "spectator" }, state.watchReason || t("spectating")));
   if (state.notice) children.push(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice));
   // Hot-seat: the next player's hand stays covered until the device has changed hands.
   if (f.kind === "hotseat" && f.phase !== "over" && f.seats.length === 2 && f.seat !== state.shownSeat) {

@@ -3,15 +3,12 @@
 
 // ------------------------------------------------------------------ lobby
 
-function getCookie(name) {
-  const m = document.cookie.match(new RegExp("(?:^|; )" + name + "=([^;]*)"));
-  return m ? decodeURIComponent(m[1]) : "";
-}
-
 async function lobbyPage() {
   closeSocket();
   const lobby = await api("/api/lobby");
-  const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: getCookie("clash_name") || "", placeholder: t("your_name") });
+  // The name is the identity's display name: changing it here changes it for the next games too.
+  const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: (state.me && state.me.display_name) || "", placeholder: t("your_name"),
+    onchange: () => saveDisplayName(name.value).catch((e) => { err.textContent = t("error") + ": " + e.message; }) });
   const fmt = (id, formats) => h("select", { id }, (formats || ["draft", "precon", "custom"]).map((f) => h("option", { value: f }, t(f))));
   const soloFormat = fmt("solo-format", ["draft", "precon"]);  // no custom decks in solo (R2.2)
   const soloDeck = h("select", { id: "solo-deck" }, h("option", { value: "" }, t("choose_in_game")),
@@ -44,7 +41,8 @@ async function lobbyPage() {
     body.lang = state.lang;  // unnamed seats get default names in this language
     try {
       const res = await api("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-      localStorage.setItem("clash.tokens." + res.id, res.tokens.join(","));
+      // The creator's seats are its identity's: no token is kept.  The invite link is kept until the
+      // friend has used it (it is single-use, and refused to this identity: game.js drops it then).
       if (res.invite) localStorage.setItem("clash.invite." + res.id, res.invite);
       history.pushState(null, "", "/g/" + res.id);
       route();
@@ -64,7 +62,7 @@ async function lobbyPage() {
     const label = `${g.players.join(" – ")} · ${g.mode} · ${g.format}`;
     const links = [];
     if (g.status === "over") links.push(h("a", { href: "/r/" + g.id, "data-testid": "replay-link" }, t("replay")));
-    else if (localStorage.getItem("clash.tokens." + g.id)) links.push(h("a", { href: "/g/" + g.id }, t("resume")));
+    else if (g.mine) links.push(h("a", { href: "/g/" + g.id, "data-testid": "resume-link" }, t("resume")));
     else links.push(h("a", { href: "/g/" + g.id }, t("watch")));
     const result = g.result && g.result.reason ? " · " + g.result.reason : "";
     return h("li", {}, label + result + " ", ...links);
@@ -72,7 +70,9 @@ async function lobbyPage() {
   const list = (items) => items.length ? h("ul", {}, items.map(gameItem)) : h("p", { class: "muted" }, t("none"));
 
   mount(h("main", { class: "lobby" },
-    h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name),
+    h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name,
+      state.me && state.me.identity && !state.me.account ? h("p", { class: "muted", "data-testid": "guest-note" }, t("guest_note_short"), " ",
+        h("a", { href: "/account" }, t("make_account"))) : null),
     h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
       h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_solo")),

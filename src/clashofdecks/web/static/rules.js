@@ -22,6 +22,6 @@ document.addEventListener("click", (e) => {
   route();
 });
 
-loadCatalogue().then(route).catch((e) => {
+loadCatalogue().then(ensureIdentity).then(route).catch((e) => {
   document.getElementById("app").textContent = "Clash of Decks: " + e.message;
 });

@@ -1,7 +1,7 @@
 """Analyses of finished games (``clash analyze`` run once per game by the server, kept).
 
 Revision ID: 0003_analyses
-Revises: 0001
+Revises: 0002_identities
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0003_analyses"
-down_revision = "0001"
+down_revision = "0002_identities"
 
 
 def upgrade() -> None:

@@ -1,0 +1,102 @@
+// Identities: the guest a first visit gets, the optional account, and the account page (/account).
+// The session is an HttpOnly cookie: this page never sees it, it only asks the server who it is.
+"use strict";
+
+// ------------------------------------------------------------------ identity
+
+function postJson(path, body) {
+  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+}
+
+// A first visit gets a guest identity (no sign-up to play); a browser of the former release is
+// recognised by /api/me once.  If the server refuses (too many new identities from this address),
+// the page still opens: games can be watched without an identity.
+async function ensureIdentity() {
+  try {
+    state.me = await api("/api/me");
+    if (!state.me.identity) state.me = await postJson("/api/identities", {});
+  } catch (e) {
+    state.me = { identity: null, error: e.message };
+  }
+}
+
+async function saveDisplayName(value) {
+  state.me = await postJson("/api/me", { display_name: value.trim() });
+}
+
+// Invite links this browser kept for its duels: spent once the person who made them leaves.
+function forgetInvites() {
+  for (const key of Object.keys(localStorage)) if (key.startsWith("clash.invite.") || key.startsWith("clash.tokens.")) localStorage.removeItem(key);
+}
+
+// ------------------------------------------------------------------ account page
+
+function accountPage(notice) {
+  closeSocket();
+  const me = state.me || { identity: null };
+  const status = h("p", { class: "muted", role: "status", "data-testid": "account-status" }, notice || "");
+  const err = h("p", { class: "error", role: "alert", "data-testid": "account-error" });
+  const run = (fn) => async (e) => {
+    if (e) e.preventDefault();
+    err.textContent = ""; status.textContent = "";
+    try { await fn(); } catch (x) { err.textContent = t("error") + ": " + x.message; }
+  };
+  const field = (testid, type, label, autocomplete) => {
+    const input = h("input", { type, "data-testid": testid, autocomplete, required: true, maxlength: type === "password" ? "256" : "32" });
+    return [input, h("label", { class: "row" }, h("span", {}, label), input)];
+  };
+  const sections = [];
+
+  if (!me.identity) {
+    sections.push(h("section", { class: "panel" }, h("p", {}, t("no_identity")), err));
+  } else {
+    const nameInput = h("input", { "data-testid": "display-name", maxlength: "40", value: me.display_name, "aria-label": t("display_name") });
+    const signOut = me.account ? h("button", { "data-testid": "logout", onclick: run(async () => {
+      await postJson("/api/account/logout", {});
+      forgetInvites();
+      await ensureIdentity();  // a new guest: the account's games stay with the account
+      accountPage(t("logged_out"));
+    }) }, t("logout")) : null;
+    sections.push(h("section", { class: "panel", "data-testid": "identity" },
+      h("h2", {}, me.account ? t("signed_in_as", { name: me.username }) : t("guest_title")),
+      h("p", {}, t("handle") + ": ", h("code", { "data-testid": "handle" }, me.identity)),
+      h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); accountPage(t("saved")); }) },
+        h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save"))),
+      signOut));
+  }
+
+  if (me.identity && !me.account) {
+    const [user, userRow] = field("register-username", "text", t("username"), "username");
+    const [pw, pwRow] = field("register-password", "password", t("password"), "new-password");
+    pw.setAttribute("minlength", "8");
+    sections.push(h("section", { class: "panel" }, h("h2", {}, t("make_account")),
+      h("p", { "data-testid": "guest-warning" }, t("guest_note")),
+      h("form", { onsubmit: run(async () => {
+        state.me = await postJson("/api/account/register", { username: user.value, password: pw.value });
+        accountPage();
+      }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "register" }, t("register")))));
+  }
+
+  if (!me.account) {
+    const [user, userRow] = field("login-username", "text", t("username"), "username");
+    const [pw, pwRow] = field("login-password", "password", t("password_plain"), "current-password");
+    sections.push(h("section", { class: "panel" }, h("h2", {}, t("sign_in")), h("p", { class: "muted" }, t("sign_in_note")),
+      h("form", { onsubmit: run(async () => {
+        state.me = await postJson("/api/account/login", { username: user.value, password: pw.value });
+        accountPage();
+      }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "login" }, t("sign_in")))));
+  }
+
+  if (me.identity) {
+    const [pw, pwRow] = field("delete-password", "password", t("password_plain"), "current-password");
+    sections.push(h("section", { class: "panel" }, h("h2", {}, t("delete_account")), h("p", { class: "muted" }, t("delete_note")),
+      h("form", { onsubmit: run(async () => {
+        if (!confirm(t("confirm_delete"))) return;
+        await postJson("/api/account/delete", me.account ? { password: pw.value } : {});
+        forgetInvites();
+        state.me = { identity: null };
+        history.pushState(null, "", "/"); await ensureIdentity(); route();
+      }) }, me.account ? pwRow : null, h("button", { type: "submit", class: "danger", "data-testid": "delete-account" }, t("delete_account")))));
+  }
+  mount(h("main", { class: "lobby account", "data-testid": "account-page" }, ...sections, status, err));
+}
