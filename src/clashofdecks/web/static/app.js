@@ -102,6 +102,7 @@ function mount(...nodes) {
 
 async function route() {
   document.documentElement.lang = state.lang;
+  hideCardHelp();
   const path = location.pathname;
   let m;
   if ((m = path.match(/^\/g\/([A-Za-z0-9]+)$/))) return gamePage(m[1]);
