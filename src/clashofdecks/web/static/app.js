@@ -90,7 +90,7 @@ function header() {
       document.documentElement.lang = state.lang; await loadCatalogue(); route(); } },
     LANGS.map((l) => h("option", { value: l, selected: l === state.lang }, l.toUpperCase())));
   return h("header", { class: "top" },
-    h("a", { href: "/", class: "brand" }, t("title")),
+    h("h1", { class: "brand" }, h("a", { href: "/" }, t("title"))),
     h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules"))),
     select);
 }

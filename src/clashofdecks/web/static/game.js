@@ -171,7 +171,7 @@ function render() {
   const invite = localStorage.getItem("clash.invite." + f.game);
   if (invite && f.kind === "friend" && f.phase !== "over") {
     children.push(h("div", { class: "invite" }, t("invite"), " ",
-      h("input", { readonly: true, value: invite, "data-testid": "invite-link", size: "50", onclick: (e) => e.target.select() }),
+      h("input", { readonly: true, value: invite, "data-testid": "invite-link", "aria-label": t("invite"), size: "50", onclick: (e) => e.target.select() }),
       h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(invite) }, t("copy"))));
   }
   if (state.notice) children.push(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice));
@@ -192,6 +192,7 @@ function render() {
   const focusKey = focusKeyOf(document.activeElement, root);
   root.replaceChildren(...children);
   restoreFocus(root, focusKey);
+  focusableScrolling(root);
   const log = document.getElementById("log");
   if (log) log.scrollTop = log.scrollHeight;
 }
@@ -294,7 +295,7 @@ function logPanel() {
 function gameOver(f, me) {
   const w = f.result.winner;
   const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
-  return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog" },
+  return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog", "aria-label": t("game_over") },
     h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; render(); } }, state.overFolded ? "▴" : "▾"),
     h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
     h("div", { class: "row" },

@@ -93,6 +93,15 @@ function orderChoices(f, pending) {
   return h("div", { class: "pending", "data-testid": "order" }, h("p", { class: "notice" }, t("order_hint")), h("div", { class: "hand" }, cards));
 }
 
+// A scrolling list (the log) must be reachable with the keyboard to be read (axe: scrollable-region-focusable).
+function focusableScrolling(root) {
+  if (!root) return;
+  for (const el of root.querySelectorAll("#log")) {
+    el.tabIndex = 0;
+    el.setAttribute("aria-label", t("log"));
+  }
+}
+
 // ------------------------------------------------------------------ accessible names
 
 // "Carapace, 3 Mana, 0/4, Protection": what a screen reader says for a card face.

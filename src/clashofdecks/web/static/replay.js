@@ -36,6 +36,7 @@ async function replayPage(id) {
       result,
       h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board),
         h("aside", { class: "side" }, logPanel()))));
+    focusableScrolling(document.getElementById("app"));
     const log = document.getElementById("log");
     if (log) log.scrollTop = log.scrollHeight;
   };
