@@ -286,3 +286,70 @@ def test_the_phone_layout(server: ServerProcess, browser: Any) -> None:
     assert over is not None and board is not None
     assert over["y"] + over["height"] <= board["y"]  # above the board, in the page's flow
     context.close()
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_axe_finds_nothing_serious(server: ServerProcess, browser: Any, lang: str) -> None:
+    """The lobby, a solo game (draft, then the board with a card selected, then over), a duel seen
+    by both browsers (desktop and phone) and the replay, in the page's language."""
+    pytest.importorskip("axe_playwright_python", reason="axe-playwright-python (dev extra) is not installed")
+    found: dict[str, list[str]] = {}
+    context = new_context(browser, lang, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("[data-testid=new-solo]")
+    found["lobby"] = serious_violations(page)
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector(".revealed [data-select]")
+    found["solo draft"] = serious_violations(page)
+    rng = random.Random(1)
+    for _ in range(100):
+        if page.locator("[data-testid=my-hand] [data-select]").count():
+            break
+        if not direct_step(page, rng):
+            page.wait_for_timeout(50)
+    page.locator("[data-testid=my-hand] [data-select]").first.click()
+    page.wait_for_selector("[data-drop]")
+    found["solo board"] = serious_violations(page)
+    page.locator("[data-testid=my-hand] [data-card=BASTION]").click()  # the card help open
+    page.wait_for_selector("[data-testid=card-help]:not([hidden])")
+    found["solo card help"] = serious_violations(page)
+    page.on("dialog", lambda d: d.accept())
+    page.click("[data-testid=resign]")
+    page.wait_for_selector(GAME_OVER)
+    found["solo over"] = serious_violations(page)
+    page.click("[data-testid=open-replay]")
+    page.wait_for_selector("[data-testid=replay-step]")
+    found["replay"] = serious_violations(page)
+    # A duel: the host on a desktop, the guest on a phone.
+    page.goto(server.url + "/")
+    page.select_option("#friend-format", "precon")
+    page.click("[data-testid=new-duel-friend]")
+    invite = page.locator("[data-testid=invite-link]")
+    invite.wait_for()
+    guest_ctx = new_context(browser, lang, viewport=PHONE, has_touch=True)
+    guest = guest_ctx.new_page()
+    guest.goto(invite.input_value())
+    guest.wait_for_selector("[data-testid=to-move]")
+    for _ in range(100):  # both decks chosen, the first cards played
+        if min(index_of(p) for p in (page, guest)) >= 4:
+            break
+        if not any(direct_step(p, rng) for p in (page, guest)):
+            page.wait_for_timeout(50)
+    found["duel host"] = serious_violations(page)
+    found["duel guest (phone)"] = serious_violations(guest)
+    assert {k: v for k, v in found.items() if v} == {}
+    guest_ctx.close()
+    context.close()
