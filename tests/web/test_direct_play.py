@@ -25,7 +25,9 @@ PHASE = "[data-testid=next], [data-testid=end]"
 
 def new_context(browser: Any, lang: str = "en", **options: Any) -> Any:
     context = browser.new_context(locale=lang, **options)
-    context.add_init_script(f"localStorage.setItem('clash.speed', 'off'); localStorage.setItem('clash.lang', '{lang}')")
+    context.add_init_script(
+        f"localStorage.setItem('clash.speed', 'off'); localStorage.setItem('clash.lang', '{lang}')"
+    )
     return context
 
 
@@ -36,7 +38,11 @@ def index_of(page: Any) -> int:
 
 def wait_redrawn(page: Any, handle: Any) -> None:
     """The element clicked has been replaced: its choice was drawn or the server's answer came."""
-    page.wait_for_function("(e) => !e.isConnected || document.querySelector('[data-testid=game-over]')", arg=handle, timeout=30000)
+    page.wait_for_function(
+        "(e) => !e.isConnected || document.querySelector('[data-testid=game-over]')",
+        arg=handle,
+        timeout=30000,
+    )
 
 
 def direct_step(page: Any, rng: random.Random) -> str | None:
@@ -204,7 +210,9 @@ def test_direct_play_and_card_help_in_every_language(server: ServerProcess, brow
     assert "2" in text and "4" in text
     assert page.locator("[data-testid=my-hand] [aria-pressed=true]").count() == 0
     # The accessible name says what the card is.
-    assert page.get_attribute("[data-testid=my-hand] [data-card=MUTANT]", "aria-label").startswith("Mutant, 5 ")
+    assert page.get_attribute("[data-testid=my-hand] [data-card=MUTANT]", "aria-label").startswith(
+        "Mutant, 5 "
+    )
     page.keyboard.press("Escape")
     assert help_box.is_hidden()
     rng = random.Random(11)
@@ -250,7 +258,11 @@ def test_a_whole_game_with_the_keyboard_alone(server: ServerProcess, browser: An
             value = selects.nth(rng.randrange(selects.count())).get_attribute("data-select")
             target = f"[data-select='{value}']:not([aria-pressed=true])"
         elif phase.count():
-            target = "[data-testid=next]" if page.locator("[data-testid=next]").count() and rng.random() < 0.8 else "[data-testid=end]"
+            target = (
+                "[data-testid=next]"
+                if page.locator("[data-testid=next]").count() and rng.random() < 0.8
+                else "[data-testid=end]"
+            )
         else:
             page.wait_for_timeout(50)
             continue
