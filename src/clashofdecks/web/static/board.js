@@ -131,7 +131,7 @@ function realm(view, p, f, me) {
   return h("div", { class: "realm" + (mine ? " mine" : ""), "data-realm": p },
     h("h3", {}, name, " · ", t("hand")),
     fortressTrack(pl.hand, t("fortress"), p),
-    handRow(pl.hand, { mine, playable: mine ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
+    handRow(pl.hand, { mine, playable: mine && f.phase !== "over" ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
 }
 
 function boardView(view, me, f) {
@@ -158,7 +158,7 @@ function boardView(view, me, f) {
         if (targets.has(key)) {
           el.classList.add("target");
           el.setAttribute("data-drop", key);
-          el.setAttribute("aria-label", t("cast_at", { card: cardName(sel), target: el.getAttribute("aria-label") }));
+          el.setAttribute("aria-label", actionLabel(f, targets.get(key)) || t("cast_at", { card: cardName(sel), target: el.getAttribute("aria-label") }));
           const go = (e) => { e.stopPropagation(); act(targets.get(key)); };
           el.addEventListener("click", go);
           el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(e); } });
@@ -176,7 +176,7 @@ function boardView(view, me, f) {
       col.tabIndex = 0;
       col.setAttribute("data-drop", name);
       col.setAttribute("role", "group");
-      col.setAttribute("aria-label", t("play_into", { card: cardName(sel), lane: t(name) }));
+      col.setAttribute("aria-label", actionLabel(f, targets.get(name)) || t("play_into", { card: cardName(sel), lane: t(name) }));
       col.addEventListener("click", () => act(targets.get(name)));
       col.addEventListener("keydown", (e) => { if (e.target === col && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); act(targets.get(name)); } });
     }

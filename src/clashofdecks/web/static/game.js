@@ -208,8 +208,9 @@ function focusKeyOf(el, root) {
 function restoreFocus(root, key) {
   if (!key) return;
   let el = key[0] ? [...root.querySelectorAll(`[${key[0]}]`)].find((e) => e.getAttribute(key[0]) === key[1]) : null;
-  if (!el) el = root.querySelector("[data-drop], [data-select], [data-testid=next], [data-testid=end]");
-  if (el) el.focus({ preventScroll: false });
+  // Moving the focus elsewhere (and scrolling to it) helps a keyboard player, not a mouse or a finger.
+  if (!el && state.keyboardUser) el = root.querySelector("[data-drop], [data-select], [data-testid=next], [data-testid=end]");
+  if (el) el.focus({ preventScroll: !state.keyboardUser });
 }
 
 function statusBar(f, me) {

@@ -50,6 +50,12 @@ function phaseButtons(f) {
   return out;
 }
 
+// The server's sentence for a legal action when the frame has them (`labels`, parallel to `legal`).
+function actionLabel(f, action) {
+  const i = f.legal ? f.legal.indexOf(action) : -1;
+  return f.labels && i >= 0 && f.labels[i] ? f.labels[i] : null;
+}
+
 // Makes a card face one click on it applies `action` (a pick, a ban): data-select is the card id.
 function choosable(el, value, onChoose, pressed) {
   el.classList.add("choosable");
@@ -185,7 +191,9 @@ const LONG_PRESS_MS = 450;
 let pressTimer = null, pressStart = null, pressedCard = null, swallowClick = false;
 function cardAt(target) { return target && target.closest ? target.closest("[data-card]") : null; }
 
+document.addEventListener("keydown", (e) => { if (e.key === "Tab" || e.key === "Enter" || e.key === " ") state.keyboardUser = true; }, true);
 document.addEventListener("pointerdown", (e) => {
+  state.keyboardUser = false;
   const el = cardAt(e.target);
   if (!el || !el.cardHelp) return;
   pressStart = [e.clientX, e.clientY]; pressedCard = el;
