@@ -21,6 +21,7 @@ LANGS = ("en", "de", "fr", "ja")
 GAME_OVER = "[data-testid=game-over]"
 # Everything direct play may touch; a click outside these is not direct play.
 PHASE = "[data-testid=next], [data-testid=end]"
+HELP_COST = {"en": "Cost", "de": "Kosten", "fr": "Coût", "ja": "コスト"}
 
 
 def new_context(browser: Any, lang: str = "en", **options: Any) -> Any:
@@ -213,8 +214,23 @@ def test_direct_play_and_card_help_in_every_language(server: ServerProcess, brow
     assert page.get_attribute("[data-testid=my-hand] [data-card=MUTANT]", "aria-label").startswith(
         "Mutant, 5 "
     )
+    assert HELP_COST[lang] in help_box.inner_text()  # in the page's language
     page.keyboard.press("Escape")
     assert help_box.is_hidden()
+    # A second click on the selected card, or Esc, cancels the selection.
+    hand_card = page.locator("[data-testid=my-hand] [data-select]").first
+    value = hand_card.get_attribute("data-select")
+    selected = f"[data-testid=my-hand] [data-select='{value}']"
+    for cancel in ("click", "Escape"):
+        page.click(selected)
+        page.wait_for_selector("[data-drop]")
+        assert page.get_attribute(selected, "aria-pressed") == "true"
+        if cancel == "click":
+            page.click(selected)
+        else:
+            page.keyboard.press("Escape")
+        page.wait_for_selector("[data-drop]", state="detached")
+        assert page.get_attribute(selected, "aria-pressed") == "false"
     rng = random.Random(11)
     for _ in range(60):
         if index_of(page) >= 6 or page.locator(GAME_OVER).count():
