@@ -83,6 +83,8 @@ function nextFrame() {
     if (f.log) state.log = f.log.slice(-400);
     state.frame = f;
     state.notice = null;
+    // A selection stays only while the selected card still has a legal play.
+    if (state.selected && !(f.legal || []).some((a) => a.split(" ")[1] === state.selected)) state.selected = null;
     if (f.index !== (state.hint && state.hint.index)) state.hint = null;
     render();
     nextFrame();
