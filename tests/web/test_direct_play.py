@@ -381,3 +381,37 @@ def test_axe_finds_nothing_serious(server: ServerProcess, browser: Any, lang: st
     assert {k: v for k, v in found.items() if v} == {}
     guest_ctx.close()
     context.close()
+
+
+ORDER_FRAME = """() => {
+  window.sent = [];
+  window.send = (message) => window.sent.push(message);
+  const f = JSON.parse(JSON.stringify(state.frame));
+  f.view.pending = { player: 0, decision: "order", cards: ["BRUTE", "TROLL", "BARON"] };
+  f.legal = ["order BRUTE TROLL BARON", "order BRUTE BARON TROLL", "order TROLL BRUTE BARON",
+             "order TROLL BARON BRUTE", "order BARON BRUTE TROLL", "order BARON TROLL BRUTE"];
+  state.frame = f;
+  render();
+}"""
+
+
+def test_a_return_order_is_clicked_card_by_card(server: ServerProcess, browser: Any) -> None:
+    """R3.9's order decision (rare in random games, so drawn here from a frame of a real game
+    given a pending order, with the socket's send recorded): the destroyed cards are clicked in
+    order and the action goes as soon as the clicks fit one legal order."""
+    context = new_context(browser, "en", viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.select_option("#solo-format", "precon")
+    page.select_option("#solo-deck", "1")
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-testid=my-hand] [data-select]")
+    page.evaluate(ORDER_FRAME)
+    assert page.locator("[data-testid=order] [data-select]").count() == 3
+    assert page.locator("[data-testid=my-hand] [data-select]").count() == 0  # only the order now
+    page.click("[data-testid=order] [data-select=TROLL]")
+    assert page.evaluate("window.sent") == []
+    assert page.locator("[data-testid=order] [data-select]").count() == 2
+    page.click("[data-testid=order] [data-select=BARON]")
+    assert page.evaluate("window.sent.map((m) => m.action)") == ["order TROLL BARON BRUTE"]
+    context.close()
