@@ -234,7 +234,7 @@ function statusBar(f, me) {
   return h("div", { class: "status" },
     h("div", { class: "status-facts", role: "status" }, items),
     prompt || f.legal.length ? h("div", { class: "status-do" },
-      h("span", { class: "prompt", "data-testid": "prompt" }, prompt), phaseButtons(f)) : null);
+      h("span", { class: "prompt", "data-testid": "prompt" }, prompt), gamePhaseButtons(f)) : null);
 }
 
 // The hint's number in the player's language: a chance as a percentage, calibrated or not (the

@@ -37,7 +37,7 @@ function promptText(f) {
 
 // The phase buttons: present only when their action is legal; they carry no data-action (the move
 // list's buttons keep that hook, so its locators stay unique).
-function phaseButtons(f) {
+function gamePhaseButtons(f) {
   if (state.playing || !f.legal) return [];
   const out = [];
   if (f.legal.includes("next")) {
