@@ -254,10 +254,9 @@ def test_a_whole_game_with_the_keyboard_alone(server: ServerProcess, browser: An
     context = new_context(browser, "en", viewport=DESKTOP)
     page = context.new_page()
     page.goto(server.url + "/")
-    page.select_option("#solo-format", "precon")
-    press_tab_to(page, "[data-testid=new-solo]")
+    press_tab_to(page, "[data-testid=new-solo]")  # the lobby's defaults: a draft against the automaton
     page.keyboard.press("Enter")
-    page.wait_for_selector("[data-deck]")
+    page.wait_for_selector(".revealed [data-select]")
     rng = random.Random(7)
     # Keyboard focus on a card opens its help.
     press_tab_to(page, "[data-card]")
