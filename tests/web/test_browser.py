@@ -56,7 +56,8 @@ def click_one_action(page: Any, rng: random.Random) -> bool:
     if n == 0:
         return False
     before = index_of(page)
-    selectable = page.locator("[data-select]")
+    # Hand cards only: a revealed card, a deck or a card to ban (also data-select) acts at once.
+    selectable = page.locator("[data-testid=my-hand] [data-select]")
     if selectable.count() and rng.random() < 0.5:
         selectable.nth(rng.randrange(selectable.count())).click()
         targets = page.locator(".lane.target, .card.target")

@@ -106,7 +106,7 @@ function header() {
       document.documentElement.lang = state.lang; await loadCatalogue(); route(); } },
     state.languages.map((l) => h("option", { value: l.code, selected: l.code === state.lang, title: l.name }, l.code.toUpperCase())));
   return h("header", { class: "top" },
-    h("a", { href: "/", class: "brand" }, t("title")),
+    h("h1", { class: "brand" }, h("a", { href: "/" }, t("title"))),
     h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules")), " ",
       h("a", { href: "/account", "data-testid": "account-link" }, (state.me && state.me.identity && state.me.display_name) || t("account"))),
     select);
@@ -119,6 +119,7 @@ function mount(...nodes) {
 
 async function route() {
   document.documentElement.lang = state.lang;
+  hideCardHelp();
   const path = location.pathname;
   let m;
   if ((m = path.match(/^\/g\/([A-Za-z0-9]+)$/))) return gamePage(m[1]);

@@ -37,6 +37,24 @@ function nameLabel(name) {
 }
 
 function cardFace(id, opts) {
+  return explained(cardFaceOnly(id, opts), id, opts || {});
+}
+
+// Every face is a focusable button named like "Carapace, 3 Mana, 0/4, Protection" that opens its help.
+function explained(el, id, opts) {
+  el.setAttribute("role", "button");
+  el.tabIndex = 0;
+  el.setAttribute("aria-label", cardLabel(id, opts));
+  el.cardHelp = { id, creature: opts.creature, abilities: opts.abilities, granted: opts.granted };
+  el.addEventListener("keydown", (e) => {
+    if ((e.key === "Enter" || e.key === " ") && !el.hasAttribute("data-select") && !el.hasAttribute("data-drop") && !el.hasAttribute("data-build-card")) {
+      e.preventDefault(); showCardHelp(el.cardHelp);
+    }
+  });
+  return el;
+}
+
+function cardFaceOnly(id, opts) {
   opts = opts || {};
   if (id === "?") return h("div", { class: "card back" + (opts.small ? " small" : ""), "data-card": "?", title: "R9.2" }, "?");
   if (id === "BASTION" || id === "FORT") {
@@ -78,6 +96,7 @@ function handRow(hand, opts) {
       el.classList.add("choosable");
       el.tabIndex = 0;
       el.setAttribute("data-select", id);
+      el.setAttribute("aria-pressed", state.selected === id ? "true" : "false");
       if (state.selected === id) el.classList.add("selected");
       const choose = () => { state.selected = state.selected === id ? null : id; render(); };
       el.addEventListener("click", choose);
@@ -112,7 +131,7 @@ function realm(view, p, f, me) {
   return h("div", { class: "realm" + (mine ? " mine" : ""), "data-realm": p },
     h("h3", {}, name, " · ", t("hand")),
     fortressTrack(pl.hand, t("fortress"), p),
-    handRow(pl.hand, { mine, playable: mine ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
+    handRow(pl.hand, { mine, playable: mine && f.phase !== "over" ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
 }
 
 function boardView(view, me, f) {
@@ -137,10 +156,12 @@ function boardView(view, me, f) {
         el.setAttribute("data-target", key);
         el.setAttribute("data-owner", String(p));
         if (targets.has(key)) {
-          el.classList.add("target"); el.tabIndex = 0;
-          const go = () => act(targets.get(key));
+          el.classList.add("target");
+          el.setAttribute("data-drop", key);
+          el.setAttribute("aria-label", actionLabel(f, targets.get(key)) || t("cast_at", { card: cardName(sel), target: el.getAttribute("aria-label") }));
+          const go = (e) => { e.stopPropagation(); act(targets.get(key)); };
           el.addEventListener("click", go);
-          el.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+          el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(e); } });
         }
         return el;
       });
@@ -151,18 +172,22 @@ function boardView(view, me, f) {
     const col = h("div", { class: "lane" + (targets.has(name) ? " target" : ""), "data-lane-column": name },
       h("div", { class: "lane-name" }, t(name)), side(opp, true), h("div", bridgeAttrs, t("bridge")), side(me, false));
     if (targets.has(name)) {
+      // The lane is where the card goes: a click anywhere on it, or Enter when it has the focus.
       col.tabIndex = 0;
+      col.setAttribute("data-drop", name);
+      col.setAttribute("role", "group");
+      col.setAttribute("aria-label", actionLabel(f, targets.get(name)) || t("play_into", { card: cardName(sel), lane: t(name) }));
       col.addEventListener("click", () => act(targets.get(name)));
-      col.addEventListener("keydown", (e) => { if (e.key === "Enter") act(targets.get(name)); });
+      col.addEventListener("keydown", (e) => { if (e.target === col && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); act(targets.get(name)); } });
     }
     return col;
   };
-  const pending = view.pending ? h("p", { class: "notice" }, t("order_hint") + ": " + view.pending.cards.join(", ")) : null;
+  const pending = view.pending ? orderChoices(f, view.pending) : null;
   return h("div", { class: "board", "data-testid": "board" },
     realm(view, opp, f, me),
     // Both lanes reserve the same height for the opponent's side, so the two bridges line up.
     h("div", { class: "lanes rows-" + Math.max(1, ...["top", "bottom"].map((ln) => view.players[opp].lanes[ln].length)) }, lane(0), lane(1)),
-    sel ? h("p", { class: "choose" }, t("choose_target", { card: cardName(sel) }), " ",
+    sel ? h("p", { class: "choose" }, t("choose_target", { card: cardName(sel) }), " ", h("span", { class: "muted" }, cardLabel(sel)), " ",
       h("button", { onclick: () => { state.selected = null; render(); } }, t("cancel"))) : null,
     pending,
     realm(view, me, f, me));
@@ -184,5 +209,5 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "n" && f.legal.includes("next")) act("next");
   else if (e.key === "u" && f.can_undo) send({ type: "undo", index: f.index });
   else if (e.key === "h") send({ type: "hint" });
-  else if (e.key === "Escape") { state.selected = null; render(); }
+  else if (e.key === "Escape") { hideCardHelp(); state.selected = null; state.order = null; render(); }
 });

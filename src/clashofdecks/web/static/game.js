@@ -20,7 +20,7 @@ function gamePage(id) {
   state.gameId = id; state.watchReason = null;
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
-  state.shownSeat = undefined; state.build = null;
+  state.shownSeat = undefined; state.build = null; state.order = null;
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -44,7 +44,7 @@ function send(msg) {
 
 function act(action) {
   if (state.playing) return;  // the board on screen is older than the game: no choices from it
-  state.selected = null;
+  state.selected = null; state.order = null;
   send({ type: "act", action, index: state.frame.index });
 }
 
@@ -104,6 +104,8 @@ function nextFrame() {
     if (f.log) state.log = f.log.slice(-400);
     state.frame = f;
     state.notice = null;
+    // A selection stays only while the selected card still has a legal play.
+    if (state.selected && !(f.legal || []).some((a) => a.split(" ")[1] === state.selected)) state.selected = null;
     if (f.index !== (state.hint && state.hint.index)) state.hint = null;
     render();
     nextFrame();
@@ -121,7 +123,8 @@ function nextFrame() {
   document.querySelectorAll("#game [data-select]").forEach((el) => el.removeAttribute("data-select"));
   const moves = document.querySelector("#game [data-testid=moves]");
   if (moves) moves.replaceChildren(h("p", { class: "muted" }, "…"));
-  document.querySelectorAll("#game [data-action]").forEach((el) => el.remove());
+  document.querySelectorAll("#game [data-action], #game .phase").forEach((el) => el.remove());
+  document.querySelectorAll("#game [data-drop]").forEach((el) => el.removeAttribute("data-drop"));
   const queue = events.slice();
   const step = () => {
     const e = queue.shift();
@@ -191,7 +194,7 @@ function render() {
   const invite = localStorage.getItem("clash.invite." + f.game);
   if (invite && f.kind === "friend" && f.phase !== "over") {
     children.push(h("div", { class: "invite" }, t("invite"), " ",
-      h("input", { readonly: true, value: invite, "data-testid": "invite-link", size: "50", onclick: (e) => e.target.select() }),
+      h("input", { readonly: true, value: invite, "data-testid": "invite-link", "aria-label": t("invite"), size: "50", onclick: (e) => e.target.select() }),
       h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(invite) }, t("copy"))));
   }
   if (f.seat === null) children.push(h("p", { class: "notice", "data-testid": "spectator" }, state.watchReason || t("spectating")));
@@ -206,11 +209,32 @@ function render() {
   }
   const board = f.setup ? setupBoard(f, me) : boardView(f.view, me, f);
   const side = h("aside", { class: "side" }, controls(f), moveList(f), h("div", { class: "ticker", id: "ticker" }), logPanel());
-  children.push(h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board), side));
+  // The game-over box comes before the board: on a phone it sits in the page's flow (it never
+  // covers the board), on a desktop it floats in a corner and folds.
   if (f.result) children.push(gameOver(f, me));
+  children.push(h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board), side));
+  const focusKey = focusKeyOf(document.activeElement, root);
   root.replaceChildren(...children);
+  restoreFocus(root, focusKey);
+  focusableScrolling(root);
   const log = document.getElementById("log");
   if (log) log.scrollTop = log.scrollHeight;
+}
+
+// A redraw replaces the board; a keyboard player keeps their place: the same element again, or the
+// first thing to act on when that one is gone.
+const FOCUS_ATTRS = ["data-drop", "data-select", "data-testid", "data-target", "data-action"];
+function focusKeyOf(el, root) {
+  if (!el || el === document.body || !root.contains(el)) return null;
+  for (const a of FOCUS_ATTRS) if (el.hasAttribute(a)) return [a, el.getAttribute(a)];
+  return ["", ""];
+}
+function restoreFocus(root, key) {
+  if (!key) return;
+  let el = key[0] ? [...root.querySelectorAll(`[${key[0]}]`)].find((e) => e.getAttribute(key[0]) === key[1]) : null;
+  // Moving the focus elsewhere (and scrolling to it) helps a keyboard player, not a mouse or a finger.
+  if (!el && state.keyboardUser) el = root.querySelector("[data-drop], [data-select], [data-testid=next], [data-testid=end]");
+  if (el) el.focus({ preventScroll: !state.keyboardUser });
 }
 
 function statusBar(f, me) {
@@ -226,9 +250,13 @@ function statusBar(f, me) {
   items.push(h("strong", { "data-testid": "to-move" }, who));
   if (f.seat === null) items.push(h("em", {}, t("spectating")));
   else items.push(h("span", {}, t("you_are", { name: playerName(f, me) })));
-  // What the player can do now and what ending the phase or the turn means (the server's sentence).
-  if (f.prompt) items.push(h("p", { class: "prompt", "data-testid": "prompt" }, f.prompt));
-  return h("div", { class: "status", role: "status" }, items);
+  // The status stays on screen while the page scrolls (phones): whose turn, mana, the prompt and
+  // the phase buttons.
+  const prompt = promptText(f);
+  return h("div", { class: "status" },
+    h("div", { class: "status-facts", role: "status" }, items),
+    prompt || f.legal.length ? h("div", { class: "status-do" },
+      h("span", { class: "prompt", "data-testid": "prompt" }, prompt), gamePhaseButtons(f)) : null);
 }
 
 // The hint's number in the player's language: a chance as a percentage, calibrated or not (the
@@ -304,7 +332,7 @@ function logPanel() {
 function gameOver(f, me) {
   const w = f.result.winner;
   const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
-  return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog" },
+  return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog", "aria-label": t("game_over") },
     h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; render(); } }, state.overFolded ? "▴" : "▾"),
     h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
     h("div", { class: "row" },
@@ -326,18 +354,25 @@ function reasonText(f) {
 
 function setupBoard(f, me) {
   const s = f.setup;
-  const picks = new Map(f.legal.filter((a) => a.startsWith("pick ")).map((a) => [a.slice(5), a]));
+  const picks = legalByVerb(f, "pick");
+  const bans = legalByVerb(f, "ban");
   const revealed = h("div", { class: "hand revealed" }, s.revealed.map((id) => {
     const el = cardFace(id, {});
-    if (picks.has(id)) { el.classList.add("choosable"); el.tabIndex = 0; el.addEventListener("click", () => act(picks.get(id)));
-      el.addEventListener("keydown", (e) => { if (e.key === "Enter") act(picks.get(id)); }); }
+    if (picks.has(id)) choosable(el, id, () => act(picks.get(id)[0]));
     return el;
   }));
+  // A ban (R2.5) removes a card of the other player's deck: a click on it there.
+  const banSeat = 1 - f.to_move;
   const cardsOf = s.cards.map((ids, seat) => h("div", { class: "setup-cards" },
     h("h3", {}, t("cards_of", { name: playerName(f, seat) })),
-    h("div", { class: "hand small" }, ids.map((id) => cardFace(id, { small: true })))));
+    h("div", { class: "hand small" }, ids.map((id) => {
+      const el = cardFace(id, { small: true });
+      if (seat === banSeat && bans.has(id)) { choosable(el, id, () => act(bans.get(id)[0])); el.classList.add("bannable"); }
+      return el;
+    }))));
   return h("div", { class: "board setup" },
     f.build ? buildPicker() : null,
+    deckChoices(f),
     s.revealed.length ? h("h3", {}, t("revealed")) : null, revealed,
     s.face_down ? h("p", { class: "muted" }, t("face_down", { n: s.face_down })) : null,
     s.decks_taken.length ? h("p", {}, t("decks_taken") + ": " + s.decks_taken.join(", ")) : null,
@@ -355,13 +390,14 @@ function buildPicker() {
       const el = cardFace(id, { small: true });
       el.classList.add("choosable");
       if (chosen.has(id)) el.classList.add("selected");
-      el.tabIndex = 0;
       el.setAttribute("data-build-card", id);
+      el.setAttribute("data-select", id);
+      el.setAttribute("aria-pressed", chosen.has(id) ? "true" : "false");
       const toggle = () => { if (chosen.has(id)) chosen.delete(id); else if (chosen.size < 10) chosen.add(id); render(); };
       el.addEventListener("click", toggle);
       el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); } });
       return el;
     })),
-    h("button", { class: "primary", "data-action": action, disabled: !action,
+    h("button", { class: "primary", "data-action": action, "data-drop": action ? "build" : null, disabled: !action,
       onclick: () => { if (action) { state.build = null; act(action); } } }, t("build_go")));
 }

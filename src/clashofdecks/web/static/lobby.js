@@ -9,11 +9,11 @@ async function lobbyPage() {
   // The name is the identity's display name: changing it here changes it for the next games too.
   const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: (state.me && state.me.display_name) || "", placeholder: t("your_name"),
     onchange: () => saveDisplayName(name.value).catch((e) => { err.textContent = t("error") + ": " + e.message; }) });
-  const fmt = (id, formats) => h("select", { id }, (formats || ["draft", "precon", "custom"]).map((f) => h("option", { value: f }, t(f))));
+  const fmt = (id, formats) => h("select", { id, "aria-label": t("format") }, (formats || ["draft", "precon", "custom"]).map((f) => h("option", { value: f }, t(f))));
   const soloFormat = fmt("solo-format", ["draft", "precon"]);  // no custom decks in solo (R2.2)
-  const soloDeck = h("select", { id: "solo-deck" }, h("option", { value: "" }, t("choose_in_game")),
+  const soloDeck = h("select", { id: "solo-deck", "aria-label": t("deck") }, h("option", { value: "" }, t("choose_in_game")),
     [1, 2, 3, 4].map((n) => h("option", { value: n }, t("deck") + " " + n)));
-  const level = h("select", { id: "solo-level", "data-testid": "level" }, lobby.levels.map((n) => h("option", { value: n }, t("level") + " " + n)));
+  const level = h("select", { id: "solo-level", "data-testid": "level", "aria-label": t("level") }, lobby.levels.map((n) => h("option", { value: n }, t("level") + " " + n)));
   // Custom threat options (R8.2) instead of a level: open the box to use them.
   const threatBox = h("details", { "data-testid": "custom-threat" }, h("summary", {}, t("custom_threat")));
   const threatInputs = {};
@@ -31,7 +31,7 @@ async function lobbyPage() {
     return out;
   };
   const aiFormat = fmt("ai-format");
-  const ai = h("select", { id: "ai-level", "data-testid": "ai-level" }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === lobby.ai_default }, t("ai_" + a))));
+  const ai = h("select", { id: "ai-level", "data-testid": "ai-level", "aria-label": t("ai") }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === lobby.ai_default }, t("ai_" + a))));
   const friendFormat = fmt("friend-format");
   const hotFormat = fmt("hot-format");
   const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });

@@ -45,6 +45,7 @@ async function replayPage(id) {
       analysisPanel(analysis, f, i, go),
       h("div", { class: "layout" }, h("section", { class: "board-wrap" }, board),
         h("aside", { class: "side" }, logPanel()))));
+    focusableScrolling(document.getElementById("app"));
     const log = document.getElementById("log");
     if (log) log.scrollTop = log.scrollHeight;
   };

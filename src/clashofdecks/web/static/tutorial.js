@@ -136,7 +136,7 @@ function decorate(board, step) {
       : board.querySelector(`[data-target="${place}"]`);
     if (!el) continue;
     el.setAttribute("data-drop", place);
-    el.setAttribute("role", "button");
+    el.setAttribute("role", /^(top|bottom)$/.test(place) ? "group" : "button");
     el.setAttribute("aria-label", action);
     el.classList.add("target");
     if (tutorial.selected === want.card && place === want.drop) el.classList.add("tutorial-spot");
