@@ -934,7 +934,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return refused
         try:
             data = fields(await json_body(request), {"display_name", "bearer"})
-            name = ident.display_name(data["display_name"]) if "display_name" in data else "Guest"
+            # An unnamed guest has no display name: its seats get the default names of the game's
+            # language ("Spieler 1"), never an English word.
+            name = ident.display_name(data["display_name"]) if "display_name" in data else ""
             bearer = data.get("bearer", False)
             if type(bearer) is not bool:
                 raise InputError("'bearer' must be true or false")
@@ -1164,7 +1166,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
             req = _new_game_request(data)
-            if not req.name.strip():
+            if not req.name.strip() and row.display_name:
                 req.name = row.display_name
             live, tokens = await server.create_game(req, row.id)
         except (GameSetupError, ThreatError, ClashError, ValueError, TypeError) as exc:
