@@ -173,6 +173,7 @@ class Client:
         tokens: list[str],
         *,
         session: str | None = None,
+        lang: str | None = None,
         **headers: str,
     ) -> None:
         if session is None:
@@ -184,7 +185,10 @@ class Client:
         self._cm = connect(server.ws_url, additional_headers=headers or None, open_timeout=30)
         self.ws: ClientConnection = self._cm.__enter__()
         self.frames: list[dict[str, Any]] = []
-        self.send({"type": "hello", "game": game, "tokens": tokens})
+        hello: dict[str, Any] = {"type": "hello", "game": game, "tokens": tokens}
+        if lang is not None:
+            hello["lang"] = lang
+        self.send(hello)
         self.state = self.wait_state()
         for token in tokens:
             server.sessions.setdefault(token, session)

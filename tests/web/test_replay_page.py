@@ -76,7 +76,7 @@ def test_the_replay_page_shows_the_curve_the_mistakes_and_the_players_names(
     assert page.locator("[data-testid=mistake][aria-current=step]").count() >= 1
     who, played = page.inner_text("[data-testid=replay-action]").split(": ", 1)
     first = page.locator("[data-testid=mistake]").first.inner_text()
-    assert who in ("Ada", "Grace") and f"{who} played {played}" in first
+    assert who in ("Ada", "Grace") and f"{who}: {played}" in first  # a sentence, never notation
     # The table says what the curve draws, one row per turn.
     page.click("[data-testid=analysis] details summary")
     rows = page.locator("[data-testid=analysis-table] tbody tr")
@@ -138,7 +138,7 @@ def test_a_busy_server_shows_the_analysis_as_pending_not_an_error(
         else:
             route.continue_()
 
-    page.route(f"**/api/games/{game_id}/analysis", busy_once)
+    page.route(f"**/api/games/{game_id}/analysis?*", busy_once)
     page.goto(replay_server.url + f"/r/{game_id}")
     page.wait_for_selector("[data-testid=analysis][data-status=busy]")
     assert "busy" in page.inner_text("[data-testid=analysis] .notice")

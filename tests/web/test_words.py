@@ -64,16 +64,8 @@ def test_state_frames_carry_sentences_and_a_prompt(server: ServerProcess) -> Non
 
 
 def _client(server: ServerProcess, game: str, tokens: list[str], lang: str) -> Client:
-    """A WebSocket client whose hello names ``lang``."""
-    client = Client.__new__(Client)
-    from websockets.sync.client import connect
-
-    client._cm = connect(server.ws_url, open_timeout=30)
-    client.ws = client._cm.__enter__()
-    client.frames = []
-    client.send({"type": "hello", "game": game, "tokens": tokens, "lang": lang})
-    client.state = client.wait_state()
-    return client
+    """A WebSocket client whose hello names ``lang`` (with the identity that holds ``tokens``)."""
+    return Client(server, game, tokens, lang=lang)
 
 
 def test_a_dummy_language_made_of_files_is_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -497,6 +497,35 @@ def replay_frames(
     return frames
 
 
+def mistake_labels(
+    record: GameRecord, mistakes: list[dict[str, Any]], lang: str, names: tuple[str, str]
+) -> list[dict[str, Any]]:
+    """The analysis's ``mistakes`` with their played and better actions as sentences in ``lang``
+    (``label``, ``best_label``): a replay page never shows notation."""
+    from ..record import initial_game
+    from ..ui.action_text import describe_action
+
+    wanted = {m["index"] for m in mistakes if isinstance(m.get("index"), int)}
+    labels: dict[int, tuple[str, str | None]] = {}
+    game = initial_game(record)
+    for index, text in enumerate(record.actions):
+        if index > max(wanted, default=-1):
+            break
+        if index in wanted:
+            mistake = next(m for m in mistakes if m.get("index") == index)
+            best = mistake.get("best_action")
+            labels[index] = (
+                describe_action(game, text, lang, names=names, addressee=None),
+                describe_action(game, best, lang, names=names, addressee=None) if best else None,
+            )
+        game.apply_text(text)
+    out = []
+    for m in mistakes:
+        label, best_label = labels.get(m.get("index", -1), (m.get("action"), m.get("best_action")))
+        out.append({**m, "label": label, "best_label": best_label})
+    return out
+
+
 __all__ = [
     "AI_LEVELS",
     "KINDS",
@@ -507,6 +536,7 @@ __all__ = [
     "card_catalogue",
     "create_session",
     "frame_for",
+    "mistake_labels",
     "names_of_seats",
     "replay_frames",
     "session_of_row",

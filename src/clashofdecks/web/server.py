@@ -60,6 +60,7 @@ from .games import (
     frame_for,
     game_row,
     join_frame,
+    mistake_labels,
     names_of_seats,
     record_of_row,
     replay_frames,
@@ -1228,6 +1229,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def analysis(request: Request) -> Response:
         status, body = await server.analysis(request.path_params["game_id"])
+        if status == 200 and body.get("status") == "done" and body["analysis"].get("mistakes"):
+            # The played and the better actions as sentences in the page's language (?lang=).
+            lang = request.query_params.get("lang", "en")
+            row = await finished_row(request.path_params["game_id"])
+            if lang in LANGUAGES and not isinstance(row, Response):
+                rec, names = record_of_row(row), names_of_seats(row.seats, lang)
+                analysis = dict(body["analysis"])
+                analysis["mistakes"] = mistake_labels(rec, analysis["mistakes"], lang, names)
+                body = {**body, "analysis": analysis}
         headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else None
         return JSONResponse(body, status_code=status, headers=headers)
 

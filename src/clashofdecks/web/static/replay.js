@@ -66,7 +66,7 @@ async function loadAnalysis(id, analysis, generation, redraw) {
   if (generation !== replayGeneration) return;
   let body;
   try {
-    const res = await fetch("/api/games/" + id + "/analysis", { credentials: "same-origin" });
+    const res = await fetch("/api/games/" + id + "/analysis?lang=" + encodeURIComponent(state.lang), { credentials: "same-origin" });
     body = await res.json();
   } catch (e) {
     body = { status: "busy", retry_after: 10 };  // the network or the server stumbled: try again
@@ -165,9 +165,9 @@ function mistakesList(a, calibrated, f, i, go) {
       h("button", { class: "mistake" + (step === i ? " current" : ""), "data-testid": "mistake", "data-step": step,
         "aria-current": step === i ? "step" : null, onclick: () => go(step) },
         h("span", { class: "where" }, t("an_mistake_where", { step, turn: m.turn })), " ",
-        t("an_mistake", { name: playerName(f, m.player), action: m.action }),
+        t("an_mistake", { name: playerName(f, m.player), action: m.label || m.action }),
         h("span", { class: "chance" }, t("an_change", { label, name: playerName(f, m.player), before: pct(m.best), after: pct(m.after) })),
-        h("span", { class: "muted" }, t("an_better", { action: m.best_action }))));
+        h("span", { class: "muted" }, t("an_better", { action: m.best_label || m.best_action }))));
   });
   return h("div", { class: "mistakes" }, h("h4", {}, t("an_mistakes")),
     items.length ? h("ol", { "data-testid": "mistakes" }, items) : h("p", { class: "muted" }, t("an_no_mistakes")));
