@@ -648,6 +648,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         }
         return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
 
+    async def favicon(request: Request) -> Response:
+        # Browsers ask /favicon.ico of every site; without it each page logs a 404 in the console.
+        icon = resources.files("clashofdecks.web").joinpath("static/favicon.ico").read_bytes()
+        return Response(icon, media_type="image/x-icon", headers={"Cache-Control": "max-age=86400"})
+
     async def lobby(request: Request) -> Response:
         player, new = _player(request)
         open_rows = await server.run_db(lambda s: s.list_games(status="active", limit=30))
@@ -804,6 +809,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/g/{game_id}", page),
             Route("/r/{game_id}", page),
             Route("/rules", page),
+            Route("/favicon.ico", favicon),
             Route("/api/cards", cards),
             Route("/api/lobby", lobby),
             Route("/api/rules", rules),

@@ -1,0 +1,138 @@
+"""The Japanese web font: a subset of Noto Sans CJK JP with exactly the characters the app shows.
+
+A machine without a Japanese font shows Japanese as empty boxes, so the app ships its own: the
+characters of every Japanese word the pages can show (plus printable ASCII, so that a Latin name or
+a rule number inside Japanese text keeps one face), cut from Noto Sans CJK JP (SIL Open Font
+License 1.1, the licence file is beside the font) and stored as WOFF2.  ``style.css`` uses it only
+for ``:lang(ja)``.
+
+Rebuild it after the Japanese words change (``tests/web/test_japanese_font.py`` fails until then)::
+
+    make font                                   # or:
+    python -m clashofdecks.web.fontsubset --source /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
+
+The source font comes from Debian's ``fonts-noto-cjk`` package; building needs fontTools and brotli
+(the ``dev`` extra).  Serving needs neither: the WOFF2 file is a static file of the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+STATIC = Path(__file__).resolve().parent / "static"
+FONT_PATH = STATIC / "fonts" / "NotoSansJP-clash.woff2"
+DEFAULT_SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+#: The face of the collection to cut from (the collection also holds the KR, SC, TC and HK faces,
+#: whose kanji shapes differ from Japanese ones).
+SOURCE_FAMILY = "Noto Sans CJK JP"
+#: Printable ASCII (U+0020-U+007E): numbers, rule numbers, Latin names inside Japanese sentences.
+ASCII = "".join(chr(c) for c in range(0x20, 0x7F))
+
+
+def japanese_text() -> list[str]:
+    """Every Japanese string the app can show, from where the words are kept today.
+
+    The one place that knows where the Japanese words live: when the words move to catalog files,
+    only this function changes.  Today they are: the web page's words (``web/static/i18n.js``, the
+    ``ja`` object), the terminal/server tables of ``ui/i18n.py`` (UI words, event sentences that the
+    server sends to pages, ability help, the rules summary of ``/api/rules``) and the Japanese
+    ability names of the card data (``/api/cards``)."""
+    from ..cards import ABILITY_NAMES
+    from ..ui.i18n import LANGUAGES, ability_help, ability_keys, rules_summary, translation_tables
+
+    ja = LANGUAGES.index("ja")
+    texts = _js_catalog_strings((STATIC / "i18n.js").read_text(encoding="utf-8"), "ja")
+    for table in translation_tables().values():
+        texts.extend(row[ja] for row in table.values())
+    texts.extend(rules_summary("ja"))
+    texts.extend(ability_help("ja", ability) for ability in ability_keys())
+    texts.extend(names["ja"] for names in ABILITY_NAMES.values() if "ja" in names)
+    return texts
+
+
+_JS_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _js_catalog_strings(source: str, lang: str) -> list[str]:
+    """The string values of the ``lang: { ... }`` object of ``i18n.js`` (keys are bare words there)."""
+    start = re.search(rf"^\s*{lang}: \{{$", source, re.MULTILINE)
+    if start is None:
+        raise ValueError(f"i18n.js has no {lang!r} object")
+    end = re.search(r"^\s*\},?$", source[start.end() :], re.MULTILINE)
+    if end is None:
+        raise ValueError(f"the {lang!r} object of i18n.js does not end")
+    block = source[start.end() : start.end() + end.start()]
+    return [json.loads(f'"{m}"') for m in _JS_STRING.findall(block)]
+
+
+def characters(texts: Iterable[str]) -> str:
+    """The characters the font must hold: those of ``texts`` (but line breaks) and printable ASCII."""
+    chars = set(ASCII)
+    for text in texts:
+        chars.update(c for c in text if c.isprintable())
+    return "".join(sorted(chars))
+
+
+def _japanese_face(source: Path) -> int:
+    """The index of the Japanese face in a font collection (0 for a single font)."""
+    from fontTools.ttLib import TTCollection
+
+    if source.suffix.lower() not in (".ttc", ".otc"):
+        return 0
+    collection: Any = TTCollection(str(source), lazy=True)
+    for index, font in enumerate(collection.fonts):
+        if font["name"].getDebugName(1) == SOURCE_FAMILY:
+            return index
+    raise ValueError(f"{source} holds no {SOURCE_FAMILY!r} face")
+
+
+def build(source: Path, out: Path = FONT_PATH) -> int:
+    """Cut the subset from ``source`` into ``out`` (WOFF2); returns its size in bytes."""
+    from fontTools import subset
+
+    chars = characters(japanese_text())
+    options: Any = subset.Options()
+    options.flavor = "woff2"
+    options.font_number = _japanese_face(source)
+    options.hinting = False  # browsers rasterise CJK outlines well without hints; a third smaller
+    options.desubroutinize = True  # WOFF2's compression does better on plain outlines
+    options.layout_features = ["ccmp", "locl", "kern"]  # no vertical or proportional forms: unused
+    font: Any = subset.load_font(str(source), options)
+    subsetter: Any = subset.Subsetter(options)
+    subsetter.populate(unicodes=[ord(c) for c in chars])
+    subsetter.subset(font)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    subset.save_font(font, str(out), options)
+    return out.stat().st_size
+
+
+def missing_characters(font_path: Path = FONT_PATH) -> str:
+    """The characters of :func:`japanese_text` that the shipped font lacks (empty when in step)."""
+    from fontTools.ttLib import TTFont
+
+    cmap = TTFont(str(font_path))["cmap"].getBestCmap()
+    return "".join(c for c in characters(japanese_text()) if ord(c) not in cmap)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="Noto Sans CJK (.ttc or .otf)")
+    parser.add_argument("--out", type=Path, default=FONT_PATH)
+    args = parser.parse_args(argv)
+    if not args.source.exists():
+        print(f"{args.source} not found: apt-get install fonts-noto-cjk, or pass --source", file=sys.stderr)
+        return 2
+    size = build(args.source, args.out)
+    count = len(characters(japanese_text()))
+    print(f"{args.out}: {count} characters, {size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
