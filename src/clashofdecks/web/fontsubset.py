@@ -1,10 +1,12 @@
 """The Japanese web font: a subset of Noto Sans CJK JP with exactly the characters the app shows.
 
 A machine without a Japanese font shows Japanese as empty boxes, so the app ships its own: the
-characters of every Japanese word the pages can show (plus printable ASCII, so that a Latin name or
-a rule number inside Japanese text keeps one face), cut from Noto Sans CJK JP (SIL Open Font
+characters of every Japanese word the pages can show, cut from Noto Sans CJK JP (SIL Open Font
 License 1.1, the licence file is beside the font) and stored as WOFF2.  ``style.css`` uses it only
-for ``:lang(ja)``.
+for ``:lang(ja)`` and only for characters outside ASCII (``unicode-range``): ASCII (card names,
+numbers, rule numbers, the action notation) is drawn by the system font as in every other
+language, which every machine has, and the line metrics stay the system font's, so card faces keep
+the layout the browser tests check.
 
 Rebuild it after the Japanese words change (``tests/web/test_japanese_font.py`` fails until then)::
 
@@ -31,8 +33,9 @@ DEFAULT_SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 #: The face of the collection to cut from (the collection also holds the KR, SC, TC and HK faces,
 #: whose kanji shapes differ from Japanese ones).
 SOURCE_FAMILY = "Noto Sans CJK JP"
-#: Printable ASCII (U+0020-U+007E): numbers, rule numbers, Latin names inside Japanese sentences.
-ASCII = "".join(chr(c) for c in range(0x20, 0x7F))
+#: The face covers only characters from here on (``unicode-range`` in style.css): ASCII stays the
+#: system font's.
+FIRST_CHARACTER = 0x80
 
 
 def japanese_text() -> list[str]:
@@ -72,10 +75,8 @@ def _js_catalog_strings(source: str, lang: str) -> list[str]:
 
 
 def characters(texts: Iterable[str]) -> str:
-    """The characters the font must hold: those of ``texts`` (but line breaks) and printable ASCII."""
-    chars = set(ASCII)
-    for text in texts:
-        chars.update(c for c in text if c.isprintable())
+    """The characters the font must hold: those of ``texts`` outside ASCII (see FIRST_CHARACTER)."""
+    chars = {c for text in texts for c in text if ord(c) >= FIRST_CHARACTER and c.isprintable()}
     return "".join(sorted(chars))
 
 
@@ -113,7 +114,7 @@ def build(source: Path, out: Path = FONT_PATH) -> int:
 
 
 def missing_characters(font_path: Path = FONT_PATH) -> str:
-    """The characters of :func:`japanese_text` that the shipped font lacks (empty when in step)."""
+    """The characters of :func:`characters` that the shipped font lacks (empty when in step)."""
     from fontTools.ttLib import TTFont
 
     cmap = TTFont(str(font_path))["cmap"].getBestCmap()
