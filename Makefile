@@ -1,32 +1,53 @@
 # `make serve` (set up and start the web app), `make play` (set up and play in the terminal) and
 # `make check` (set up and run every CI check).
+#
+# Two installs into one .venv, each with its own stamp: `serve` and `play` need only the lean one
+# (the core, the web extra and the compiled core: about 110 MB), the checks need every extra (Ray,
+# torch, OpenSpiel, …: about 2.2 GB).  A lean .venv is never taken as ready for the checks.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+SERVE_STAMP := $(VENV)/.serve-installed
+CHECK_STAMP := $(VENV)/.check-installed
+NATIVE_STAMP := build/native.stamp
 
-.PHONY: serve play check setup test lint types bench clean
+.PHONY: serve play check setup setup-serve test lint types bench font clean
 
-$(BIN)/clash: pyproject.toml mtgrules/pyproject.toml
+# No `pip install --upgrade pip`: the venv's own pip installs everything here, and upgrading it only
+# added time to the first start.
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+
+# An editable install also compiles the core (setup.py), from the C source as it is now: so the
+# native stamp is set too, and the core is not compiled a second time.  The old .so is removed first
+# (a new file: a running process keeps the old one).
+$(SERVE_STAMP): pyproject.toml | $(BIN)/python
+	rm -f src/clashofdecks/_native*.so
+	$(BIN)/pip install -q -e '.[web]'
+	mkdir -p build && touch $(NATIVE_STAMP) $@
+
+# Every extra includes the web one (through dev), so the full install also makes the lean one ready.
+$(CHECK_STAMP): pyproject.toml mtgrules/pyproject.toml | $(BIN)/python
+	rm -f src/clashofdecks/_native*.so
 	$(BIN)/pip install -q -e '.[dev,cluster,analysis,rl,train,envbench]'
 	$(BIN)/pip install -q -e './mtgrules[cli,dev]'
-	touch $(BIN)/clash
+	mkdir -p build && touch $(NATIVE_STAMP) $(SERVE_STAMP) $@
 
-# The compiled core (docs/native.md): rebuilt in place whenever its C source changes (an editable
-# install builds it only once); without a C compiler the build is skipped and Python runs.
-NATIVE_STAMP := build/native.stamp
-$(NATIVE_STAMP): src/clashofdecks/_native.c setup.py | $(BIN)/clash
+# The compiled core (docs/native.md): rebuilt in place whenever its C source changes after the
+# install; without a C compiler the build is skipped and Python runs.
+$(NATIVE_STAMP): src/clashofdecks/_native.c setup.py | $(SERVE_STAMP)
 	rm -f src/clashofdecks/_native*.so  # a new file: a running process keeps the old one
 	$(BIN)/pip install -q --no-deps -e .
 	mkdir -p build && touch $@
 
-setup: $(BIN)/clash $(NATIVE_STAMP)
+setup-serve: $(SERVE_STAMP) $(NATIVE_STAMP)
 
-serve: setup
+setup: $(CHECK_STAMP) $(NATIVE_STAMP)
+
+serve: setup-serve
 	$(BIN)/clash serve $(ARGS)
 
-play: setup
+play: setup-serve
 	$(BIN)/clash play $(ARGS)
 
 test: setup
@@ -43,6 +64,11 @@ check: lint types test
 
 bench: setup
 	$(BIN)/clash bench
+
+# The Japanese web font subset (docs/web.md, "Japanese"): rebuild it after the Japanese words change.
+# FONT_SOURCE: the Noto Sans CJK collection (default: that of Debian's fonts-noto-cjk package).
+font: setup
+	$(BIN)/python -m clashofdecks.web.fontsubset $(if $(FONT_SOURCE),--source $(FONT_SOURCE))
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info mtgrules/src/*.egg-info src/clashofdecks/_native*.so

@@ -1,8 +1,14 @@
-"""``clash serve`` without the web extra says what to install and exits, instead of a traceback."""
+"""``clash serve``: without the web extra it says what to install and exits, instead of a traceback; a
+busy port fails with one line before anything claims the server runs; serving imports no heavy stack."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -29,3 +35,43 @@ def test_serve_help_lists_the_options() -> None:
     options = ("--host", "--port", "--database", "--public-url", "--abandon-after", "--rate", "--create-rate")
     for option in options:
         assert option in result.output
+
+
+def test_a_busy_port_gives_one_clear_line_and_a_failure(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        env = {**os.environ, "CLASH_DATA_DIR": str(tmp_path)}
+        cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(port)]
+        # The timeout only guards against a server that starts anyway (the failure this test catches).
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "running" not in done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"port {port}" in lines[0] and "already in use" in lines[0] and "--port" in lines[0]
+    assert not (tmp_path / "web.sqlite3").exists()  # nothing was set up before the port was checked
+
+
+def test_serving_imports_no_heavy_stack(tmp_path: Path) -> None:
+    """The lean install (`make serve`: the web extra and the compiled core) must be enough to serve,
+    and the server and its AI workers must not pull numpy, torch, Ray or the RL stacks."""
+    probe = """
+import sys
+from clashofdecks.cli import main
+from clashofdecks.cli import serve_cmd
+from clashofdecks.agents.registry import make_agent
+from clashofdecks.web import workers
+from clashofdecks.web.games import AI_LEVELS
+from clashofdecks.web.server import ServerConfig, create_app
+create_app(ServerConfig())
+workers.warm_up()
+for strength in AI_LEVELS:
+    make_agent(strength, 0)
+heavy = ("numpy", "torch", "ray", "pyspiel", "gymnasium", "pettingzoo", "pyarrow", "duckdb", "matplotlib")
+print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
+"""
+    env = {**os.environ, "CLASH_DATA_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""

@@ -6,7 +6,9 @@ says so and exits, instead of failing with an import error.
 
 from __future__ import annotations
 
+import errno
 import importlib.util
+import socket
 import sys
 
 import click
@@ -16,6 +18,37 @@ _WEB_MODULES = ("starlette", "uvicorn", "sqlalchemy", "alembic")
 
 def _missing_web_modules() -> list[str]:
     return [m for m in _WEB_MODULES if importlib.util.find_spec(m) is None]
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` and listening, made before anything says the server runs.
+
+    Binding here (not inside uvicorn) lets a busy port fail with one clear line and no "running at";
+    uvicorn then serves on this very socket, so no other process can take the port in between.
+    Raises :class:`click.ClickException` (exit 1) when the port is taken or the address unusable."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise click.ClickException(f"cannot listen on {host}: {exc.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    # As uvicorn does: a port held only by connections of a stopped server (TIME_WAIT) is reused at
+    # once; a port another process listens on still fails below.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise click.ClickException(
+                f"port {port} on {host} is already in use (another clash serve?); "
+                "stop that server or choose another port with --port"
+            ) from None
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 @click.command()
@@ -134,13 +167,15 @@ def serve(
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,
     )
+    sock = _listening_socket(host, port)
+    port = sock.getsockname()[1]  # the port the system chose for --port 0
     everywhere = host in ("0.0.0.0", "::")
     shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"
     click.echo(f"Clash of Decks is running at {shown}  (Ctrl-C stops it)")
     if everywhere and not public_url:
         click.echo("Listening on every interface: pass --public-url http://THIS-MACHINE:PORT so that")
         click.echo("invite links work on other devices (docs/web.md, 'On a LAN').")
-    uvicorn.run(
+    uvicorn_config = uvicorn.Config(
         create_app(config),
         host=host,
         port=port,
@@ -150,3 +185,4 @@ def serve(
         proxy_headers=True,
         log_level="warning",
     )
+    uvicorn.Server(uvicorn_config).run(sockets=[sock])

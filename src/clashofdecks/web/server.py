@@ -1132,6 +1132,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         except ClashError as exc:  # a bad request, or action text that names no action
             return JSONResponse({"error": str(exc)}, status_code=400)
 
+    async def favicon(request: Request) -> Response:
+        # Browsers ask /favicon.ico of every site; without it each page logs a 404 in the console.
+        icon = resources.files("clashofdecks.web").joinpath("static/favicon.ico").read_bytes()
+        return Response(icon, media_type="image/x-icon", headers={"Cache-Control": "max-age=86400"})
+
     async def lobby(request: Request) -> Response:
         row, _hashed = await who(request)
         player = row.id if row is not None else None
@@ -1326,6 +1331,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/api/account/login", login, methods=["POST"]),
             Route("/api/account/logout", logout, methods=["POST"]),
             Route("/api/account/delete", delete_account, methods=["POST"]),
+            Route("/favicon.ico", favicon),
             Route("/api/cards", cards),
             Route("/api/lobby", lobby),
             Route("/api/rules", rules),

@@ -81,6 +81,9 @@ function onFrame(f) {
     const names = state.frame ? state.frame.players.map((p) => p.name) : [];
     if (f.code === "opponent_away") state.notice = t("opponent_away", { name: names[f.seat] || "?", s: Math.round(f.seconds) });
     if (f.code === "abandoned") state.notice = t("abandoned", { name: names[f.seat] || "?" });
+    // The friend opened the invite: the link has done its job, so the invite bar goes (for good).
+    const mine = state.frame ? state.frame.seats : [];
+    if (f.code === "joined" && state.gameId && f.seats.some((s) => !mine.includes(s))) localStorage.removeItem("clash.invite." + state.gameId);
     render();
   }
 }

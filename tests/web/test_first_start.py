@@ -1,0 +1,97 @@
+"""A clean first visit: a favicon, no console error or failed request on any page, the Japanese web
+font loaded on Japanese pages only, and the invite bar gone once the friend has joined."""
+
+from __future__ import annotations
+
+import urllib.request
+from typing import Any
+
+import pytest
+
+from conftest import Client, ServerProcess
+
+pytest.importorskip("playwright", reason="the web extra (with Playwright) is not installed")
+
+FONT_FAMILY = "Clash Noto Sans JP"
+FONT_STATUS = (
+    "(family) => { const f = [...document.fonts].find((x) => x.family.replace(/\"/g, '') === family);"
+    " return f ? f.status : 'absent'; }"
+)
+
+
+def watch_problems(page: Any) -> list[str]:
+    """Console errors, uncaught exceptions and failed or 4xx/5xx requests of ``page``."""
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"exception: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
+    return problems
+
+
+def finished_game(server: ServerProcess) -> str:
+    game = server.new_game(kind="solo")
+    client = Client(server, game["id"], game["tokens"])
+    client.send({"type": "resign"})
+    while client.state["result"] is None:
+        client.wait_state()
+    client.close()
+    return str(game["id"])
+
+
+def test_favicon_is_served_and_linked(server: ServerProcess) -> None:
+    with urllib.request.urlopen(server.url + "/favicon.ico", timeout=30) as r:
+        assert r.status == 200 and r.headers["Content-Type"] == "image/x-icon"
+        assert r.read(4) == b"\x00\x00\x01\x00"  # an ICO header
+    with urllib.request.urlopen(server.url + "/static/favicon.svg", timeout=30) as r:
+        assert r.status == 200 and b"<svg" in r.read()
+    with urllib.request.urlopen(server.url + "/", timeout=30) as r:
+        html = r.read().decode()
+    assert 'rel="icon" href="/favicon.ico"' in html and 'rel="icon" href="/static/favicon.svg"' in html
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_no_console_error_on_any_page(server: ServerProcess, browser: Any, lang: str) -> None:
+    replay_id = finished_game(server)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script(
+        f"localStorage.setItem('clash.lang', '{lang}'); localStorage.setItem('clash.speed', 'off')"
+    )
+    page = context.new_page()
+    problems = watch_problems(page)
+    page.goto(server.url + "/")
+    page.wait_for_selector("[data-testid=new-solo]")
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action]")
+    page.goto(server.url + f"/r/{replay_id}")
+    page.wait_for_selector("[data-testid=replay-step]")
+    page.goto(server.url + "/rules")
+    page.wait_for_selector(".rules dt")
+    page.evaluate("document.fonts.ready")
+    # The Japanese font is downloaded and used on Japanese pages, and never on the others.
+    status = page.evaluate(FONT_STATUS, FONT_FAMILY)
+    assert status == ("loaded" if lang == "ja" else "unloaded"), status
+    assert not problems, problems
+    context.close()
+
+
+def test_invite_bar_goes_once_the_friend_joined(server: ServerProcess, browser: Any) -> None:
+    host_ctx = browser.new_context()
+    guest_ctx = browser.new_context()
+    host = host_ctx.new_page()
+    host.goto(server.url + "/")
+    host.click("[data-testid=new-duel-friend]")
+    invite = host.locator("[data-testid=invite-link]")
+    invite.wait_for()
+    link = invite.input_value()
+    host.wait_for_timeout(300)  # the bar stays while nobody has opened the link
+    assert invite.count() == 1
+    guest = guest_ctx.new_page()
+    guest.goto(link)
+    guest.wait_for_selector("[data-testid=to-move]")
+    invite.wait_for(state="detached")
+    host.reload()  # and it does not come back with the page
+    host.wait_for_selector("[data-testid=to-move]")
+    assert host.locator("[data-testid=invite-link]").count() == 0
+    host_ctx.close()
+    guest_ctx.close()

@@ -1,0 +1,165 @@
+"""Screenshots of every page of the web app, for docs/images/ (and for a person to look at).
+
+Starts ``clash serve`` on a free loopback port with a throw-away data directory, plays through the
+pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for Python, both of the
+``dev`` extra's set-up) and writes, for each language and size::
+
+    docs/images/web-<page>-<lang>-<phone|desktop>.png
+
+pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
+duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules.
+sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
+
+    python tools/screenshots.py                    # English and Japanese into docs/images/
+    python tools/screenshots.py --langs en,de,fr,ja --out /tmp/shots
+
+The PNGs are reduced to 256 colours when Pillow is installed, to keep the repository small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1400, "height": 900}}
+
+
+def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
+    """``clash serve --port 0`` and the address it prints once it listens."""
+    env = {**os.environ, "CLASH_DATA_DIR": str(data_dir)}
+    cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", "0", "--create-rate", "1000"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if "running at " not in line:
+        proc.kill()
+        raise SystemExit(f"clash serve did not start: {line!r}")
+    return proc, line.split("running at ", 1)[1].split()[0].rstrip("/")
+
+
+def index_of(page: Any) -> int:
+    value = page.get_attribute("#game", "data-index")
+    return int(value) if value is not None else -1
+
+
+def play(page: Any, rng: random.Random, *, until_cards: int | None, limit: int = 2000) -> None:
+    """Click random legal actions until the board shows ``until_cards`` creatures, or to the end."""
+    for _ in range(limit):
+        if page.locator("[data-testid=game-over]").count():
+            return
+        if until_cards is not None and page.locator(".lane .card").count() >= until_cards:
+            return
+        buttons = page.locator("[data-action]")
+        if buttons.count() == 0:  # the AI or the automaton is thinking
+            page.wait_for_timeout(100)
+            continue
+        before = index_of(page)
+        buttons.nth(rng.randrange(buttons.count())).click()
+        page.wait_for_function(
+            "(b) => document.querySelector('[data-testid=game-over]') || "
+            "Number(document.querySelector('#game')?.dataset.index) !== b",
+            arg=before,
+            timeout=60000,
+        )
+    raise SystemExit("the game did not get where the screenshot needs it")
+
+
+def shoot(page: Any, out: Path, name: str, lang: str) -> None:
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.wait_for_timeout(150)  # layout after the resize
+        path = out / f"web-{name}-{lang}-{size}.png"
+        page.screenshot(path=str(path))
+        shrink(path)
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    page.set_viewport_size(SIZES["desktop"])
+
+
+def shrink(path: Path) -> None:
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    small.save(path, optimize=True)
+
+
+def shoot_language(browser: Any, url: str, lang: str, out: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    context = browser.new_context(viewport=SIZES["desktop"])
+    context.add_init_script(
+        f"localStorage.setItem('clash.lang', '{lang}'); localStorage.setItem('clash.speed', 'off')"
+    )
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(url + "/")
+    page.wait_for_selector("[data-testid=new-solo]")
+    page.evaluate("document.fonts.ready")
+    shoot(page, out, "lobby", lang)
+
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action]")
+    play(page, rng, until_cards=3)
+    shoot(page, out, "solo", lang)
+    play(page, rng, until_cards=None)  # to the end: its replay is the replay page
+    page.click("[data-testid=open-replay]")
+    page.wait_for_selector("[data-testid=replay-step]")
+    page.click("[data-testid=replay-first]")  # it opens at the end; midway shows more
+    forward = page.locator("[data-testid=replay-next]")
+    for _ in range(40):
+        if forward.is_disabled():
+            break
+        forward.click()
+    shoot(page, out, "replay", lang)
+
+    page.goto(url + "/")
+    page.click("[data-testid=new-duel-ai]")
+    page.wait_for_selector("[data-testid=to-move]")
+    play(page, rng, until_cards=3)
+    shoot(page, out, "ai", lang)
+
+    page.goto(url + "/")
+    page.click("[data-testid=new-duel-friend]")
+    page.wait_for_selector("[data-testid=invite-link]")
+    shoot(page, out, "friend", lang)
+
+    page.goto(url + "/rules")
+    page.wait_for_selector("[data-testid=rules] dt")
+    shoot(page, out, "rules", lang)
+    context.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--langs", default="en,ja", help="comma-separated: en, de, fr, ja")
+    parser.add_argument("--seed", type=int, default=1, help="the random clicks' seed")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="clash-shots-") as data:
+        proc, url = start_server(Path(data))
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+                for lang in args.langs.split(","):
+                    shoot_language(browser, url, lang.strip(), args.out, args.seed)
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
