@@ -27,7 +27,7 @@ from typing import Any
 from .errors import ClashError, RecordError
 from .formats import start_game as start_from_format
 from .options import Ruleset, Threat
-from .position import load_position
+from .position import dump_position, load_position
 from .rules import Game, Outcome
 
 RECORD_VERSION = 1
@@ -208,25 +208,37 @@ def replay(record: GameRecord, *, record_events: bool = False, check_result: boo
     return game
 
 
-def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
-    """The record of ``game`` so far (its undo history), for a game started by :func:`new_game`,
-    :meth:`Game.random_duel`, :meth:`Game.from_hands` or :func:`load_position`."""
-    meta = game.meta
-    fmt = str(meta.get("format", "position"))
-    seed = meta.get("seed")
-    position = meta.get("start_position")
-    if fmt == "position" and not isinstance(position, dict):
-        raise RecordError("this game has no known start (create it with new_game, random_duel or a position)")
-    record = GameRecord(
+def start_of(game: Game, players: list[str] | None = None) -> GameRecord:
+    """The record of ``game``'s start (:attr:`Game.origin`), without actions or result: what
+    :func:`initial_game` starts again.  Every way a game can start has one (a game built from a state
+    is stored as the position of that state)."""
+    origin = game.origin
+    position: dict[str, Any] | None = None
+    if origin.format == "position":
+        if origin.start_position is not None:
+            position = dict(origin.start_position)
+        else:
+            assert origin.start_state is not None  # GameOrigin checks that a position origin has one
+            position = dump_position(Game(origin.start_state, record_events=False))
+    return GameRecord(
         mode="solo" if game.is_solo else "duel",
-        format=fmt,
-        seed=seed if isinstance(seed, int) else None,
+        format=origin.format,
+        seed=origin.seed,
         ruleset=game.ruleset,
         threat=game.threat if game.is_solo else None,
-        position=position if fmt == "position" else None,  # type: ignore[arg-type]
+        position=position,
         players=list(players) if players else ["player 0", "player 1"],
-        external_chance=meta.get("external_chance") is True,
+        external_chance=origin.external_chance,
     )
+
+
+def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
+    """The record of ``game`` so far (every action since its start), for a game started in any way:
+    :func:`new_game`, :meth:`Game.random_duel`, :meth:`Game.from_hands`, ``Game(state)`` or
+    :func:`load_position`.  It replays the game's actions once to write them as text (linear in the
+    game's length); a session keeps its record's texts as it goes instead
+    (:meth:`clashofdecks.session.GameSession.record`)."""
+    record = start_of(game, players)
     start = initial_game(record, record_events=False)
     texts: list[str] = []
     for action in game.history:

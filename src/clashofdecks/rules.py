@@ -14,7 +14,7 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from hashlib import blake2b
@@ -231,6 +231,46 @@ class GameState:
 
 _EMPTY_DUEL: Final = GameState()
 
+#: The ways a game can start (:class:`GameOrigin`): the rulebook's formats, the benchmark deal, a position.
+ORIGIN_FORMATS: Final = (*setup_stage.FORMATS, "random", "position")
+
+
+@dataclass(frozen=True, slots=True)
+class GameOrigin:
+    """How a game started: what a game record needs to start it again (:attr:`Game.origin`).
+
+    ``format`` is ``precon``, ``draft`` or ``custom`` (:meth:`Game.new` from ``seed``), ``random``
+    (:meth:`Game.random_duel` from ``seed``) or ``position``: a game built from a state, kept as the
+    JSON position it was loaded from (``start_position``, :func:`clashofdecks.position.load_position`)
+    or as the state itself (``start_state``: :meth:`Game.from_hands`, ``Game(state)``).  It is not part
+    of the position: two games in the same state may have started differently.
+    """
+
+    mode: str = "duel"
+    format: str = "position"
+    seed: int | None = None
+    #: The setup's chance comes from outside as actions (:meth:`Game.new` with ``external_chance``).
+    external_chance: bool = False
+    start_position: Mapping[str, object] | None = None
+    start_state: GameState | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in ORIGIN_FORMATS:
+            raise FormatError(f"unknown game origin format {self.format!r}")
+        if self.format == "position":
+            if self.start_position is None and self.start_state is None:
+                raise FormatError("a game started from a position needs its start_position or start_state")
+        elif self.seed is None:
+            raise FormatError(f"a game of format {self.format!r} needs its seed")
+
+    @classmethod
+    def of_state(cls, state: GameState) -> GameOrigin:
+        """The origin of a game built directly from ``state``."""
+        return cls(mode="solo" if state.solo else "duel", format="position", start_state=state)
+
+
+_BLANK_ORIGIN: Final = GameOrigin(start_state=_EMPTY_DUEL)
+
 
 class GameFields(NamedTuple):
     """A game's fields as read-only references, without copies (:meth:`Game.fields`): for code that
@@ -284,6 +324,7 @@ class Game:
         "_discard",
         "_ending",
         "_events",
+        "_first_participant",
         "_fort",
         "_hands",
         "_hidden_ids",
@@ -313,7 +354,7 @@ class Game:
         "_turn",
         "_winner",
         "_winner_reason",
-        "meta",
+        "origin",
     )
 
     def __init__(self, state: GameState, *, record_events: bool = True) -> None:
@@ -325,6 +366,7 @@ class Game:
         """
         self._configure(state.solo, state.ruleset, state.threat, record_events)
         self._set_state(state)
+        self.origin = GameOrigin.of_state(state)
 
     @classmethod
     def _blank(cls, solo: bool, ruleset: Ruleset | None, threat: Threat | None, record_events: bool) -> Game:
@@ -332,6 +374,7 @@ class Game:
         game = cls.__new__(cls)
         game._configure(solo, ruleset or _DEFAULT_RULESET, threat or _DEFAULT_THREAT, record_events)
         game._set_state(_EMPTY_DUEL if not solo else GameState(solo=True))
+        game.origin = _BLANK_ORIGIN  # each constructor sets the game's own
         return game
 
     def _configure(self, solo: bool, ruleset: Ruleset, threat: Threat, record_events: bool) -> None:
@@ -351,8 +394,7 @@ class Game:
         self._actions: list[int] = []
         self._keep_undo = True
         self._legal: Sequence[int] | None = None
-        #: Free-form metadata (format, seed, names) kept with records; not part of the position.
-        self.meta: dict[str, object] = {}
+        self._first_participant = 0
 
     def _set_state(self, st: GameState) -> None:
         self._stage = st.stage
@@ -466,7 +508,7 @@ class Game:
         for p in (0, 1):
             game._hands[p] = [BASTION, *(card_index(c) for c in hands[p])]
         game._mana = first_turn_mana
-        game.meta.update({"mode": "duel", "format": "position", "start_state": game.state()})
+        game.origin = GameOrigin.of_state(game.state())
         return game
 
     @classmethod
@@ -480,7 +522,7 @@ class Game:
         game._shuffle(cards)
         game._hands = [[BASTION, *cards[:8]], [BASTION, *cards[8:16]]]
         game._mana = 6
-        game.meta.update({"mode": "duel", "format": "random", "seed": seed})
+        game.origin = GameOrigin(mode="duel", format="random", seed=seed)
         return game
 
     @classmethod
@@ -504,7 +546,7 @@ class Game:
 
         Every setup choice is an ordinary action (``deck N``, ``pick CARD``, ``build CARD×10``,
         ``ban CARD``); chance (the coin toss, the draft pile, the shuffles) comes from the seeded RNG.
-        Seats: seat 0 is the starting player; ``meta["first_participant"]`` says which participant
+        Seats: seat 0 is the starting player; :attr:`first_participant` says which participant
         (0 or 1 in the caller's order) the coin toss (R2.3a) put there.
 
         >>> game = Game.new(mode="solo", format="precon", seed=1)
@@ -524,9 +566,7 @@ class Game:
         game = cls._blank(solo, ruleset, threat if solo else None, record_events)
         game._rng = seed_rng(seed)
         game._stage = SETUP
-        game.meta.update({"mode": mode, "format": format, "seed": seed})
-        if external_chance:
-            game.meta["external_chance"] = True
+        game.origin = GameOrigin(mode=mode, format=format, seed=seed, external_chance=external_chance)
         # Seat of the rulebook's player A.  The coin toss (R2.3a) happens first; its winner is player A
         # and starts, unless the last draft pick decides (R2.6a): then B (who gets the last card) starts.
         a_seat = 0
@@ -546,7 +586,13 @@ class Game:
 
     def _coin_toss(self, toss: int, a_seat: int) -> None:
         # Participant `toss` is player A (R2.3a), so the participant in seat 0 is:
-        self.meta["first_participant"] = toss if a_seat == 0 else 1 - toss
+        self._first_participant = toss if a_seat == 0 else 1 - toss
+
+    @property
+    def first_participant(self) -> int:
+        """Which participant (0 or 1 in the caller's order) the coin toss (R2.3a) put in seat 0; 0
+        before the toss and in games without one (solo, the benchmark deal, positions)."""
+        return self._first_participant
 
     def is_chance_node(self) -> bool:
         """Whether chance is to act (external chance only): see :meth:`chance_outcomes`."""
@@ -1241,7 +1287,8 @@ class Game:
         g._actions = self._actions.copy()
         g._keep_undo = self._keep_undo
         g._legal = self._legal
-        g.meta = dict(self.meta)
+        g.origin = self.origin
+        g._first_participant = self._first_participant
         g._restore(self._snapshot())
         g._legal = self._legal
         return g

@@ -40,7 +40,7 @@ from ..options import THREAT_ABILITIES, Ruleset, Threat
 from ..record import GameRecord
 from ..rules import Game
 from ..session import HUMAN, FileStore, GameSession, Seat, SessionError, UndoError
-from ..ui.i18n import LANGUAGES, t
+from ..ui.i18n import LANGUAGES, has_key, t
 from ..ui.render import (
     Context,
     numbered_choices,
@@ -680,9 +680,9 @@ def screen_height(console: Console) -> int | None:
 
 def _title(session: GameSession, names: tuple[str, str], lang: str) -> str:
     game = session.game
-    mode = str(game.meta.get("mode", "solo" if game.is_solo else "duel"))
-    fmt = str(game.meta.get("format", "draft"))
-    text = t(lang, "title", mode=t(lang, f"mode_{mode}"), format=t(lang, f"format_{fmt}"), seed=session.seed)
+    mode, fmt = game.origin.mode, game.origin.format
+    format_word = t(lang, f"format_{fmt}") if has_key(f"format_{fmt}") else fmt
+    text = t(lang, "title", mode=t(lang, f"mode_{mode}"), format=format_word, seed=session.seed)
     threat = game.threat if game.is_solo else None
     if threat is not None:
         text += " · " + t(lang, "title_threat", n=threat.threat_points())
