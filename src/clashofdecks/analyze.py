@@ -27,7 +27,7 @@ from .agents.evaluation import chance_after, shipped_model
 from .agents.mcts import Search
 from .errors import ClashError, RecordError
 from .record import GameRecord, initial_game
-from .rules import Game
+from .rules import DecisionKind, Game
 
 
 @dataclass
@@ -145,7 +145,7 @@ def analyze_record(
             played = game.parse_action(text)
         except ClashError as exc:
             raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
-        if isinstance(legal, range) or len(legal) > 1:
+        if game.decision_kind is DecisionKind.BUILD or len(legal) > 1:
             res = search.run(game, random.Random(rng.getrandbits(64)), iterations=iterations)
             d.best_action = game.action_text(res.action)
             d.best = chance_after(game, player, res.action, seed=seed)

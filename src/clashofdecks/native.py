@@ -25,7 +25,18 @@ from . import actions as A
 from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, COST, HEALTH, IS_INCANTATION
 from .errors import ClashError, IllegalActionError
 from .options import Ruleset, Threat
-from .rules import DRAW, OVER, SETUP, UNDO_LIMIT, Game, GameState, Outcome, Termination, termination_reason
+from .rules import (
+    DRAW,
+    OVER,
+    SETUP,
+    UNDO_LIMIT,
+    DecisionKind,
+    Game,
+    GameState,
+    Outcome,
+    Termination,
+    termination_reason,
+)
 
 try:
     from ._native import SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
@@ -325,6 +336,12 @@ class NativeGame:
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self._core.stage == OVER
+
+    @property
+    def decision_kind(self) -> DecisionKind:
+        """As :attr:`clashofdecks.rules.Game.decision_kind` (the core has no setup stage: never
+        ``BUILD`` or ``CHANCE``)."""
+        return DecisionKind.OVER if self._core.stage == OVER else DecisionKind.CHOOSE
 
     @property
     def outcome(self) -> Outcome | None:

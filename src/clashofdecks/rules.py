@@ -167,6 +167,22 @@ def termination_reason(termination: Termination, winner: int | None, max_turns: 
     return f"player {loser} resigned"
 
 
+class DecisionKind(Enum):
+    """What kind of decision a game waits for (:attr:`Game.decision_kind`): an explicit value, so no
+    caller tells the stage by the type of :meth:`Game.legal_actions`."""
+
+    #: The game is over: nobody decides.
+    OVER = "over"
+    #: :attr:`Game.current_player` chooses one of :meth:`Game.legal_actions` (a play, a setup choice,
+    #: a return order).
+    CHOOSE = "choose"
+    #: The custom format's deck build (R2.5): every one of the C(32, 10) decks is legal, too many to
+    #: list; choose ten cards and check the action with :meth:`Game.is_legal`.
+    BUILD = "build"
+    #: Chance acts (external chance only): :meth:`Game.chance_outcomes`.
+    CHANCE = "chance"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap); ``termination`` says
@@ -763,6 +779,23 @@ class Game:
         return ("setup", "summon", "combat", "over")[self._stage]
 
     @property
+    def decision_kind(self) -> DecisionKind:
+        """What kind of decision the game waits for (see :class:`DecisionKind`).
+
+        >>> Game.random_duel(seed=1).decision_kind
+        <DecisionKind.CHOOSE: 'choose'>
+        """
+        stage = self._stage
+        if stage == OVER:
+            return DecisionKind.OVER
+        if stage != SETUP or self._pending is not None:
+            return DecisionKind.CHOOSE
+        verb = self._setup.steps[0][0]  # type: ignore[union-attr]
+        if verb == "build":
+            return DecisionKind.BUILD
+        return DecisionKind.CHANCE if verb in setup_stage.CHANCE_STEPS else DecisionKind.CHOOSE
+
+    @property
     def current_player(self) -> int:
         """Whose decision it is now (the active player, or the owner choosing a return order);
         -1 once the game is over."""
@@ -884,8 +917,9 @@ class Game:
     def legal_actions(self) -> Sequence[int]:
         """The legal actions of :attr:`current_player`, as sorted integers (empty when over).
 
-        Immutable (a tuple; in the custom format's build stage a ``range`` over every 10-card deck,
-        R2.5: C(32, 10) integers, never materialised), so a caller cannot disturb the game by changing it.
+        Immutable (a tuple; in the custom format's build stage, :attr:`decision_kind`
+        :attr:`DecisionKind.BUILD`, a lazy sequence over every 10-card deck, R2.5: C(32, 10) integers,
+        never materialised), so a caller cannot disturb the game by changing it.
 
         >>> game = Game.random_duel(seed=1)
         >>> legal = game.legal_actions()
@@ -953,9 +987,9 @@ class Game:
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
-        legal = self.legal_actions()
-        if isinstance(legal, range):
+        if self.decision_kind is DecisionKind.BUILD:
             raise ClashError("the custom build stage's decisions are outside the fixed action space")
+        legal = self.legal_actions()
         mask = [False] * A.ACTION_SPACE
         for a in legal:
             if a < A.ACTION_SPACE:
@@ -985,7 +1019,7 @@ class Game:
         """The legal actions as text.  Refused in the custom build stage, where every one of the
         C(32, 10) decks is legal (write ``build`` with ten card ids instead)."""
         legal = self.legal_actions()
-        if isinstance(legal, range):
+        if self.decision_kind is DecisionKind.BUILD:
             raise ClashError(f"{len(legal):,} builds are legal now: write 'build' and ten card ids")
         return [self.action_text(a) for a in legal]
 

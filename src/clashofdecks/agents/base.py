@@ -23,10 +23,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar, Protocol, cast
 
-from ..actions import BUILD_BASE
 from ..errors import ClashError
 from ..native import NativeGame
-from ..rules import Game
+from ..rules import DecisionKind, Game
 
 
 class Agent(ABC):
@@ -85,9 +84,4 @@ def is_build_stage(game: Game | NativeGame) -> bool:
     ``game.is_legal`` rather than scanning ``legal_actions()``.  Never on the compiled core (it
     plays from the first turn on).
     """
-    return (
-        isinstance(game, Game)
-        and game.phase == "setup"
-        and game.pending is None
-        and game.is_legal(BUILD_BASE)
-    )
+    return game.decision_kind is DecisionKind.BUILD

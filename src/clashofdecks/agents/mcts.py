@@ -53,7 +53,7 @@ from ..cards import N_CARDS
 from ..native import AVAILABLE as NATIVE_AVAILABLE
 from ..native import NativeGame, PackedEvaluation
 from ..position import sample_determinization
-from ..rules import Game
+from ..rules import DecisionKind, Game
 from .base import Agent, no_decision_error
 from .deck_evaluation import shipped_deck_model
 from .evaluation import chance_after, shipped_model
@@ -195,10 +195,6 @@ def _result(children: Iterable[tuple[int, int, float]], iterations: int, elapsed
     )
     best = stats[0]
     return SearchResult(best[0], best[2], iterations, elapsed, tuple(stats))
-
-
-def _is_build(legal: Sequence[int]) -> bool:
-    return isinstance(legal, range)
 
 
 class Search:
@@ -387,7 +383,7 @@ class Search:
             if at_setup_end is not None and d.phase != "setup":
                 break
             legal = d.legal_actions()
-            if _is_build(legal):
+            if d.decision_kind is DecisionKind.BUILD:
                 if node.builds is None:
                     node.builds = candidate_builds(rng)
                 legal = node.builds
@@ -464,7 +460,7 @@ class Search:
             if d.turn > limit and d.phase != "setup":
                 return self._score(d)
             legal = d.legal_actions()
-            if type(legal) is range:  # the custom build stage (inlined _is_build: hot loop)
+            if d.decision_kind is DecisionKind.BUILD:
                 d.apply(_random_build(rnd))
                 continue
             n = len(legal)
@@ -588,7 +584,8 @@ class _SearchAgent(Agent):
         if game.current_player < 0:
             raise no_decision_error(game, self.name)
         legal = game.legal_actions()
-        if not _is_build(legal) and len(legal) == 1:
+        building = game.decision_kind is DecisionKind.BUILD
+        if not building and len(legal) == 1:
             self.last = None
             return legal[0]
         if not legal:
@@ -596,7 +593,7 @@ class _SearchAgent(Agent):
         rng = random.Random(self._rng.getrandbits(64))
         if self.random_setup and game.phase == "setup":
             self.last = None
-            return _random_build(rng.random) if _is_build(legal) else legal[rng.randrange(len(legal))]
+            return _random_build(rng.random) if building else legal[rng.randrange(len(legal))]
         if isinstance(game, NativeGame):
             # Searched in the Python engine's form, which the search converts back to the core: the
             # same position, so the same choice (simulate's games on the core, docs/native.md).

@@ -31,7 +31,7 @@ class RandomAgent(Agent):
         self._rng = random.Random(seed)
 
     def act(self, game: Game | NativeGame) -> int:
-        if isinstance(game, Game) and is_build_stage(game):  # (the core never builds: no call there)
+        if is_build_stage(game):
             # The build stage (R2.5): any 10 different cards make a legal deck.
             return BUILD_BASE + build_rank(self._rng.sample(range(N_CARDS), DECK_SIZE_CUSTOM))
         legal = game.legal_actions()

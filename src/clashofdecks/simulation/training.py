@@ -26,7 +26,7 @@ from ..agents.mcts import EVAL_SCALE_DUEL, EVAL_SCALE_SOLO, Search
 from ..errors import ClashError
 from ..options import Ruleset, Threat
 from ..record import GameRecord, initial_game
-from ..rules import Game
+from ..rules import DecisionKind, Game
 from .game import AUTOMATON, GameSpec
 from .runner import LocalBackend, run_specs
 from .seeds import derive_seed
@@ -114,7 +114,7 @@ def positions_of(
     for text in record.actions:
         seat = game.current_player
         legal = game.legal_actions()
-        if (isinstance(legal, range) or len(legal) > 1) and rng.random() < sample:
+        if (game.decision_kind is DecisionKind.BUILD or len(legal) > 1) and rng.random() < sample:
             rollout = -1.0
             if rollout_rate > 0 and rng.random() < rollout_rate:
                 res = Search().run(game, random.Random(rng.getrandbits(64)), iterations=rollout_iterations)
