@@ -5,15 +5,20 @@ Kept small on purpose: every module that needs more builds it locally.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
+import signal
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+import process_tools
 from clashofdecks import CARDS, Game
 
 CARD_IDS = [c.id for c in CARDS]
+_SUBREAPER = pytest.StashKey[bool]()
 
 
 def solo_position(rng: random.Random, **extra: Any) -> dict[str, Any]:
@@ -59,3 +64,38 @@ def make_solo_position() -> Callable[..., dict[str, Any]]:
 @pytest.fixture(scope="session")
 def random_play() -> Callable[..., Game]:
     return play_randomly
+
+
+# ---------------------------------------------------------------------------- no process left behind
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Adopt orphans (Linux): a process a test leaves behind, even one whose parent was killed, stays
+    # this run's child, so the check at the end of the run sees it.
+    config.stash[_SUBREAPER] = process_tools.become_subreaper()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run leaves no process behind: every process a test started (or its process started) has
+    ended by the end of the run.  The run fails otherwise, naming them, and they are stopped."""
+    if not session.config.stash.get(_SUBREAPER, False):
+        return
+    import multiprocessing.resource_tracker as tracker
+
+    process_tools.reap_zombies()
+    own_tracker = getattr(tracker._resource_tracker, "_pid", None)  # ends with this process, by design
+    left = process_tools.wait_gone(process_tools.children(os.getpid()) - {own_tracker}, hang_guard_s=10.0)
+    process_tools.reap_zombies()
+    if not left:
+        return
+    names = [f"{pid}: {process_tools.command_line(pid)}" for pid in sorted(left)]
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    process_tools.reap_zombies()
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_sep("=", "processes left behind by the tests (now stopped)", red=True)
+        for name in names:
+            reporter.write_line(f"  {name}", red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

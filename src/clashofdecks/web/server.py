@@ -38,6 +38,7 @@ from ..events import Event
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..session import AGENT, NotYourTurnError, SessionError, UndoError
+from ..worker_processes import exit_with_parent
 from . import workers
 from .games import (
     AI_LEVELS,
@@ -366,7 +367,10 @@ class GameServer:
     def _new_pool(self) -> Executor:
         if self.config.agent_workers > 0:
             ctx = multiprocessing.get_context("spawn")
-            return ProcessPoolExecutor(max_workers=self.config.agent_workers, mp_context=ctx)
+            # Workers end with the server even when it is killed (SIGKILL): no idle worker left behind.
+            return ProcessPoolExecutor(
+                max_workers=self.config.agent_workers, mp_context=ctx, initializer=exit_with_parent
+            )
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="clash-agent")
 
     async def _apply(self, live: LiveGame, seat: int, text: str) -> list[Event | dict[str, Any]]:
