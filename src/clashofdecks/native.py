@@ -23,6 +23,7 @@ from typing import Final
 
 from . import actions as A
 from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, COST, HEALTH, IS_INCANTATION
+from .engine import GameEngine
 from .errors import ClashError, IllegalActionError
 from .options import Ruleset, Threat
 from .rules import (
@@ -572,6 +573,24 @@ class NativeGame:
         return self._core.playout(seed & ((1 << 64) - 1), max_actions)
 
 
+def core_of(game: GameEngine) -> NativeGame | None:
+    """``game`` itself when it is the compiled core's (for the fast paths only the core has: a
+    search or a greedy choice in C), else ``None``.  The one place outside this package's two engines
+    that tells them apart."""
+    return game if isinstance(game, NativeGame) else None
+
+
+def python_game_of(game: GameEngine) -> Game:
+    """``game`` itself when it is the Python engine's, else the Python engine's game in its state
+    (:meth:`NativeGame.to_game`, events off)."""
+    return game if isinstance(game, Game) else game.to_game(record_events=False)
+
+
+def _both_engines_are_game_engines(python: Game, core: NativeGame) -> tuple[GameEngine, GameEngine]:
+    """Never called: mypy checks here that both engines satisfy :class:`GameEngine`."""
+    return python, core
+
+
 def random_duel_playouts(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]:
     """``games`` random duel games (:meth:`Game.random_duel` of ``first_seed + i``, uniform random actions
     from SplitMix64 seeded with ``choice_seed``), deal and play entirely inside the compiled core:
@@ -586,6 +605,8 @@ __all__: Sequence[str] = (
     "DISABLED",
     "NativeGame",
     "NativeUnsupportedError",
+    "core_of",
     "engine_notice",
+    "python_game_of",
     "random_duel_playouts",
 )

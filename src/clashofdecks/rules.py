@@ -650,6 +650,15 @@ class Game:
         benchmark's random deal); in the rulebook's formats they are public (R9.1)."""
         return self._hidden_ids
 
+    def to_game(self, *, record_events: bool = True) -> Game:
+        """A copy in the Python engine (as :meth:`clashofdecks.native.NativeGame.to_game`: the same
+        state and origin, no undo history)."""
+        game = Game(self.state(), record_events=record_events)
+        game.origin = self.origin
+        game._first_participant = self._first_participant
+        game._actions = self._actions.copy()
+        return game
+
     def sample_determinization(self, player: int, rng: random.Random) -> Game:
         """A full game consistent with what ``player`` may know, hidden things refilled at random.
 

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, CARD_INDEX, COST, HEALTH, N_CARDS
-from ..native import NativeGame, PackedEvaluation
+from ..engine import GameEngine
+from ..native import PackedEvaluation
 from ..options import LEVELS, Threat
 from ..position import sample_determinization
 from ..rules import Game
@@ -328,7 +329,7 @@ class EvaluationModel:
             return logistic(z)
         return logistic(_dot(v, stage2_inputs(x, z)))
 
-    def packed(self, game: Game | NativeGame) -> PackedEvaluation:
+    def packed(self, game: GameEngine) -> PackedEvaluation:
         """This model packed for the compiled core (:data:`~clashofdecks.native.PackedEvaluation`), with
         ``game``'s threat-option features: ``NativeGame.learned_win_chance`` and a search's cut-off then
         compute :meth:`win_chance` in the core, the same double."""

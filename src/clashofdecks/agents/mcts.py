@@ -50,8 +50,9 @@ from typing import Final, Literal
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
+from ..engine import GameEngine
 from ..native import AVAILABLE as NATIVE_AVAILABLE
-from ..native import NativeGame, PackedEvaluation
+from ..native import NativeGame, PackedEvaluation, core_of, python_game_of
 from ..position import sample_determinization
 from ..rules import DecisionKind, Game
 from .base import Agent, no_decision_error
@@ -127,7 +128,7 @@ def _canonical(game: Game) -> Game:
     return g
 
 
-def _reward(game: Game | NativeGame) -> float:
+def _reward(game: GameEngine) -> float:
     """Player 0's reward at a finished game: 1 win, 0 loss, 1/2 draw."""
     w = game.winner
     return 0.5 if w is None else (1.0 if w == 0 else 0.0)
@@ -295,7 +296,7 @@ class Search:
 
         if self.rollout != "greedy":
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
-        begin: Callable[[], Game | NativeGame] = start
+        begin: Callable[[], GameEngine] = start
         if self.native and base.phase != "setup":
             core_base = NativeGame.from_game(base)
             core_base.keep_undo = False
@@ -306,12 +307,12 @@ class Search:
             # legal actions and draws.
             if self.perfect_information:
 
-                def begin() -> Game | NativeGame:
+                def begin() -> GameEngine:
                     return core_base.clone()
 
             else:
 
-                def begin() -> Game | NativeGame:
+                def begin() -> GameEngine:
                     return core_base.sample_determinization(me, rng)
 
         # Setup rollouts end where the setup does, scored by the deck evaluation (duels only).
@@ -370,7 +371,7 @@ class Search:
     def _iterate(
         self,
         root: _Node,
-        d: Game | NativeGame,
+        d: GameEngine,
         rng: random.Random,
         at_setup_end: Callable[[Game], float] | None = None,
     ) -> None:
@@ -422,11 +423,11 @@ class Search:
         if d.is_over():
             reward = _reward(d)
         elif at_setup_end is not None and d.phase != "setup":
-            assert isinstance(d, Game)  # a setup root keeps the Python engine
-            reward = at_setup_end(d)
+            reward = at_setup_end(python_game_of(d))  # a setup root keeps the Python engine
         elif self.mix and d.phase != "setup":
             mix = self.mix
-            leaf = self._score_in_core(d) if isinstance(d, NativeGame) else self._score(d)
+            core = core_of(d)
+            leaf = self._score_in_core(core) if core is not None else self._score(python_game_of(d))
             reward = (1.0 - mix) * self._rollout(d, rng) + mix * leaf
         else:
             reward = self._rollout(d, rng, at_setup_end)
@@ -437,16 +438,18 @@ class Search:
     # ------------------------------------------------------------------ rollouts
 
     def _rollout(
-        self, d: Game | NativeGame, rng: random.Random, at_setup_end: Callable[[Game], float] | None = None
+        self, game: GameEngine, rng: random.Random, at_setup_end: Callable[[Game], float] | None = None
     ) -> float:
         rnd = rng.random
         greedy = self.rollout == "greedy"
         cutoff = self.cutoff
         if cutoff == "auto":
-            cutoff = SOLO_CUTOFF if d.is_solo else None
-        limit = (1 << 62) if cutoff is None else d.turn + cutoff
-        if isinstance(d, NativeGame):
-            return self._rollout_in_core(d, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
+            cutoff = SOLO_CUTOFF if game.is_solo else None
+        limit = (1 << 62) if cutoff is None else game.turn + cutoff
+        core = core_of(game)
+        if core is not None:
+            return self._rollout_in_core(core, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
+        d = python_game_of(game)
         in_core = self.native
         for i in range(MAX_ROLLOUT_ACTIONS):
             if at_setup_end is not None and d.phase != "setup":
@@ -580,7 +583,7 @@ class _SearchAgent(Agent):
         self._rng = random.Random(seed)
         self.tally = SearchTally()
 
-    def act(self, game: Game | NativeGame) -> int:
+    def act(self, game: GameEngine) -> int:
         if game.current_player < 0:
             raise no_decision_error(game, self.name)
         legal = game.legal_actions()
@@ -594,11 +597,11 @@ class _SearchAgent(Agent):
         if self.random_setup and game.phase == "setup":
             self.last = None
             return _random_build(rng.random) if building else legal[rng.randrange(len(legal))]
-        if isinstance(game, NativeGame):
-            # Searched in the Python engine's form, which the search converts back to the core: the
-            # same position, so the same choice (simulate's games on the core, docs/native.md).
-            game = game.to_game(record_events=False)
-        self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
+        # Searched in the Python engine's form, which the search converts back to the core: the same
+        # position, so the same choice (simulate's games on the core, docs/native.md).
+        self.last = self.search.run(
+            python_game_of(game), rng, iterations=self.iterations, seconds=self.seconds
+        )
         self.tally.add(self.last)
         return self.last.action
 
