@@ -39,13 +39,18 @@ def test_the_compiled_core_is_a_game_engine() -> None:
     assert python_game_of(core).state() == game.state()
 
 
+def _isinstance_of_an_engine(node: ast.AST) -> bool:
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"):
+        return False
+    return len(node.args) == 2 and ast.unparse(node.args[1]) in ("Game", "NativeGame")
+
+
 def _engine_checks(path: Path) -> list[str]:
     """``isinstance(x, Game/NativeGame)`` calls and ``Game | NativeGame`` unions in one module."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
-            if len(node.args) == 2 and ast.unparse(node.args[1]) in ("Game", "NativeGame"):
-                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+        if _isinstance_of_an_engine(node):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             names = {ast.unparse(node.left), ast.unparse(node.right)}
             if {"Game", "NativeGame"} <= names:

@@ -17,19 +17,21 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from . import actions as A
-from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, COST, HEALTH, IS_INCANTATION
+from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, COST, FORT, HEALTH, IS_INCANTATION, N_CARDS
 from .engine import GameEngine
 from .errors import ClashError, IllegalActionError
 from .options import Ruleset, Threat
 from .rules import (
+    COMBAT,
     DRAW,
     OVER,
     SETUP,
+    SUMMON,
     UNDO_LIMIT,
     DecisionKind,
     Game,
@@ -40,7 +42,7 @@ from .rules import (
 )
 
 try:
-    from ._native import SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
+    from ._native import LAYOUT, SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
     from ._native import random_duel as _core_random_duel
 
     _BUILT = True
@@ -68,9 +70,55 @@ _TERMINATIONS: Final = tuple(Termination)
 _TERMINATION_CODE: Final = {t: i for i, t in enumerate(_TERMINATIONS)}
 _PHASES: Final = ("setup", "summon", "combat", "over")
 
+#: The constants the core has compiled in, by name (``LAYOUT`` of ``_native.c``), as Python defines them.
+PYTHON_LAYOUT: Final[dict[str, int]] = {
+    "N_CARDS": N_CARDS,
+    "BASTION": BASTION,
+    "FORT": FORT,
+    "MAX_POSITION": A.MAX_POSITION,
+    "END": A.END,
+    "NEXT": A.NEXT,
+    "PLAY_BASE": A.PLAY_BASE,
+    "CAST_BASE": A.CAST_BASE,
+    "SETUP": SETUP,
+    "SUMMON": SUMMON,
+    "COMBAT": COMBAT,
+    "OVER": OVER,
+    "DRAW": DRAW,
+    **{f"T_{t.name}": i for i, t in enumerate(Termination) if t.name != "SURVIVED_LAST_TURN"},
+    "T_SURVIVED": list(Termination).index(Termination.SURVIVED_LAST_TURN),
+    **{name.upper(): bit for name, bit in ABILITY_BITS.items()},
+}
+
+
+def layout_differences(compiled: Mapping[str, int], python: Mapping[str, int]) -> list[str]:
+    """Each constant of ``python`` that ``compiled`` (the core's ``LAYOUT``) gives differently or not
+    at all, as ``NAME: C x, Python y``."""
+    out = []
+    for name in sorted(python):
+        c = compiled.get(name)
+        if c != python[name]:
+            out.append(f"{name}: C {'missing' if c is None else c}, Python {python[name]}")
+    return out
+
+
+def check_layout(python: Mapping[str, int], where: str) -> None:
+    """Raise :class:`ImportError` naming every constant of ``python`` the built core compiled in
+    differently (``where`` names the Python definitions); nothing when the core is not built."""
+    if not _BUILT:
+        return
+    diff = layout_differences(LAYOUT, python)
+    if diff:
+        raise ImportError(
+            f"clashofdecks._native was compiled with other constants than {where}: {'; '.join(diff)} "
+            "(change _native.c to match and rebuild: python setup.py build_ext --inplace)"
+        )
+
+
+check_layout(PYTHON_LAYOUT, "cards.py, actions.py and rules.py")
 _INC_FLAGS: Final = tuple(int(x) for x in IS_INCANTATION)
 if _BUILT and set_cards(COST, ATTACK, HEALTH, _INC_FLAGS, ABILITIES, AURA) != A.ORDER_BASE:
-    raise ImportError("clashofdecks._native disagrees with actions.py on the action layout")
+    raise ImportError("clashofdecks._native disagrees with actions.py on the action layout (ORDER_BASE)")
 
 
 #: A learned evaluation packed for the core (``agents.evaluation.EvaluationModel.packed``): the duel and

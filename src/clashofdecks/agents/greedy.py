@@ -41,7 +41,7 @@ from ..cards import (
 )
 from ..engine import GameEngine
 from ..native import AVAILABLE as NATIVE_AVAILABLE
-from ..native import NativeGame, NativeUnsupportedError, core_of, python_game_of
+from ..native import NativeGame, NativeUnsupportedError, check_layout, core_of, python_game_of
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, is_build_stage, no_decision_error
@@ -74,6 +74,8 @@ class Weights:
 
 
 DEFAULT_WEIGHTS: Final = Weights()
+# The compiled core scores with these weights too, in this number (ImportError otherwise).
+check_layout({"G_WEIGHTS": len(fields(Weights))}, "agents/greedy.py (Weights)")
 
 
 def weight_values(weights: Weights) -> tuple[float, ...]:
