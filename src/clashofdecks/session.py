@@ -37,7 +37,7 @@ from .events import Event, EventKind
 from .formats import seat_of, start_game
 from .options import Ruleset, Threat
 from .position import view
-from .record import GameRecord, initial_game, record_game, result_of, start_of, write_json_atomically
+from .record import GameRecord, Replay, record_game, result_of, start_of, write_json_atomically
 from .rules import Game, Outcome, Termination, termination_reason
 
 #: Seat kinds.
@@ -337,7 +337,8 @@ class GameSession:
                 seats = [Seat.from_word(w, named[i]) for i, w in enumerate(words)]
             except UnknownAgentError as exc:
                 raise UnknownAgentError(f"the saved game names a player nobody can play: {exc}") from None
-        game = initial_game(record)
+        replay = Replay(record, record_events=True)
+        game = replay.game
         session = cls(
             game,
             seats,
@@ -346,12 +347,8 @@ class GameSession:
             session_id=session_id,
             allow_undo_between_people=allow_undo_between_people,
         )
-        for i, text in enumerate(record.actions):
-            seat = game.current_player
-            try:
-                session._apply(seat, game.parse_action(text))
-            except ClashError as exc:
-                raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
+        for _step in replay.steps(apply=lambda action: session._apply(game.current_player, action)):
+            pass  # each action is applied as the session's own step
         result = record.result or {}
         if result.get("termination") == Termination.RESIGNED.value and not game.is_over():
             winner = result.get("winner")

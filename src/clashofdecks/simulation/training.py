@@ -25,7 +25,7 @@ from ..agents.greedy import evaluate
 from ..agents.mcts import EVAL_SCALE_DUEL, EVAL_SCALE_SOLO, Search
 from ..errors import ClashError
 from ..options import Ruleset, Threat
-from ..record import GameRecord, initial_game
+from ..record import GameRecord, Replay
 from ..rules import DecisionKind, Game
 from .game import AUTOMATON, GameSpec
 from .runner import LocalBackend, run_specs
@@ -110,8 +110,9 @@ def positions_of(
     result = record.result or {}
     winner = result.get("winner")
     group = group_of(record)
-    game = initial_game(record, record_events=False)
-    for text in record.actions:
+    steps = Replay(record)
+    game = steps.game
+    for _step in steps:
         seat = game.current_player
         legal = game.legal_actions()
         if (game.decision_kind is DecisionKind.BUILD or len(legal) > 1) and rng.random() < sample:
@@ -132,7 +133,6 @@ def positions_of(
                     heuristic_chance(game, who),
                     rollout if who == seat else -1.0,
                 )
-        game.apply_text(text)
 
 
 def generate_records(
