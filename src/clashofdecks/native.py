@@ -164,6 +164,10 @@ def _require() -> None:
         )
 
 
+_OVER: Final = DecisionKind.OVER  # plain names: an Enum member read through its class is slow
+_CHOOSE: Final = DecisionKind.CHOOSE
+
+
 def _config(state: GameState) -> tuple[int, ...]:
     return _config_of(state.solo, state.ruleset, state.threat)
 
@@ -390,7 +394,7 @@ class NativeGame:
     def decision_kind(self) -> DecisionKind:
         """As :attr:`clashofdecks.rules.Game.decision_kind` (the core has no setup stage: never
         ``BUILD`` or ``CHANCE``)."""
-        return DecisionKind.OVER if self._core.stage == OVER else DecisionKind.CHOOSE
+        return _OVER if self._core.stage == OVER else _CHOOSE
 
     @property
     def outcome(self) -> Outcome | None:

@@ -183,6 +183,14 @@ class DecisionKind(Enum):
     CHANCE = "chance"
 
 
+# The members as plain names: an Enum member read through its class costs far more than a global
+# (``decision_kind`` runs at every step of a search's rollout).
+_OVER: Final = DecisionKind.OVER
+_CHOOSE: Final = DecisionKind.CHOOSE
+_BUILD: Final = DecisionKind.BUILD
+_CHANCE: Final = DecisionKind.CHANCE
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap); ``termination`` says
@@ -795,14 +803,14 @@ class Game:
         <DecisionKind.CHOOSE: 'choose'>
         """
         stage = self._stage
-        if stage == OVER:
-            return DecisionKind.OVER
-        if stage != SETUP or self._pending is not None:
-            return DecisionKind.CHOOSE
+        if stage != SETUP:  # play (a return order too) or over
+            return _OVER if stage == OVER else _CHOOSE
+        if self._pending is not None:
+            return _CHOOSE
         verb = self._setup.steps[0][0]  # type: ignore[union-attr]
         if verb == "build":
-            return DecisionKind.BUILD
-        return DecisionKind.CHANCE if verb in setup_stage.CHANCE_STEPS else DecisionKind.CHOOSE
+            return _BUILD
+        return _CHANCE if verb in setup_stage.CHANCE_STEPS else _CHOOSE
 
     @property
     def current_player(self) -> int:
@@ -996,7 +1004,7 @@ class Game:
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
-        if self.decision_kind is DecisionKind.BUILD:
+        if self.decision_kind is _BUILD:
             raise ClashError("the custom build stage's decisions are outside the fixed action space")
         legal = self.legal_actions()
         mask = [False] * A.ACTION_SPACE
@@ -1028,7 +1036,7 @@ class Game:
         """The legal actions as text.  Refused in the custom build stage, where every one of the
         C(32, 10) decks is legal (write ``build`` with ten card ids instead)."""
         legal = self.legal_actions()
-        if self.decision_kind is DecisionKind.BUILD:
+        if self.decision_kind is _BUILD:
             raise ClashError(f"{len(legal):,} builds are legal now: write 'build' and ten card ids")
         return [self.action_text(a) for a in legal]
 

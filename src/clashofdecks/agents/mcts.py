@@ -61,6 +61,8 @@ from .evaluation import chance_after, shipped_model
 from .greedy import CARD_RANKING, DEFAULT_WEIGHTS, evaluate, weight_values
 
 #: Default UCB exploration constant for rewards in [0, 1] (about 1/sqrt(2); not tuned further).
+#: A plain name: an Enum member read through its class is slow (the rollout loop reads it each step).
+_BUILD: Final = DecisionKind.BUILD
 DEFAULT_C: Final = 0.7
 #: A rollout longer than this many actions stops and is scored by the heuristic (a safety net:
 #: random games last about 50 actions).
@@ -384,7 +386,7 @@ class Search:
             if at_setup_end is not None and d.phase != "setup":
                 break
             legal = d.legal_actions()
-            if d.decision_kind is DecisionKind.BUILD:
+            if d.decision_kind is _BUILD:
                 if node.builds is None:
                     node.builds = candidate_builds(rng)
                 legal = node.builds
@@ -463,7 +465,7 @@ class Search:
             if d.turn > limit and d.phase != "setup":
                 return self._score(d)
             legal = d.legal_actions()
-            if d.decision_kind is DecisionKind.BUILD:
+            if d.decision_kind is _BUILD:
                 d.apply(_random_build(rnd))
                 continue
             n = len(legal)
@@ -587,7 +589,7 @@ class _SearchAgent(Agent):
         if game.current_player < 0:
             raise no_decision_error(game, self.name)
         legal = game.legal_actions()
-        building = game.decision_kind is DecisionKind.BUILD
+        building = game.decision_kind is _BUILD
         if not building and len(legal) == 1:
             self.last = None
             return legal[0]
