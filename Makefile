@@ -11,7 +11,7 @@ SERVE_STAMP := $(VENV)/.serve-installed
 CHECK_STAMP := $(VENV)/.check-installed
 NATIVE_STAMP := build/native.stamp
 
-.PHONY: serve play check setup setup-serve test lint types bench font clean
+.PHONY: serve play check setup setup-serve test test-fast lint types bench font clean
 
 # No `pip install --upgrade pip`: the venv's own pip installs everything here, and upgrading it only
 # added time to the first start.
@@ -52,6 +52,11 @@ play: setup-serve
 
 test: setup
 	$(BIN)/pytest
+
+# The everyday subset (under a minute on an idle 2-core machine): every test not marked slow
+# (tests/conftest.py lists the slow modules, which are not even imported). `make test` runs them all.
+test-fast: setup
+	$(BIN)/pytest --fast tests mtgrules/tests
 
 lint: setup
 	$(BIN)/ruff check src tests mtgrules

@@ -77,6 +77,7 @@ def test_run_bench_runs_every_benchmark_with_tiny_sizes() -> None:
         *(native_stages if native.AVAILABLE else []),
         "ISMCTS iterations (random rollouts)",
         *(["ISMCTS iterations, rollouts in the compiled core"] if native.AVAILABLE else []),
+        "session autosave",
     ]
     data = result.to_dict()
     assert set(data) == {
@@ -90,7 +91,10 @@ def test_run_bench_runs_every_benchmark_with_tiny_sizes() -> None:
         "games",
         "engine",
         "native_ismcts_iterations_per_s",
+        "autosave_ms_early",
+        "autosave_ms_late",
     }
+    assert result.autosave_ms_early > 0 and result.autosave_ms_late > 0
     assert data["engine"] == native.engine_notice()
     assert json.loads(json.dumps(data)) == data
 

@@ -793,3 +793,22 @@ def test_a_computers_custom_build_stays_hidden_until_both_are_built_r2_5() -> No
     console = Console(file=io.StringIO(), width=160, no_color=True, record=True)
     console.print(render_game(session.game, hidden))
     assert "Random's cards (10): ?, ?" in console.export_text()
+
+
+def test_threat_text_is_the_same_syntax_as_arena_and_simulate_the_flags_are_aliases() -> None:
+    """One threat-option syntax everywhere (``--threat``), the separate flags kept as its aliases."""
+    text = run(
+        "play", "--format", "precon", "--deck", "1", "--threat", "base_mana=8,abilities=rage", "--seed", "2"
+    )
+    flags = run(
+        "play", "--format", "precon", "--deck", "1", "--base-mana", "8", "--ability", "rage", "--seed", "2"
+    )
+    assert text.returncode == flags.returncode == 0, text.stderr
+    # The same game (the saved file's name, a fresh session id, aside).
+    assert "threat 3" in text.stdout and text.stdout.split("games/")[0] == flags.stdout.split("games/")[0]
+    both = run("play", "--threat", "base_mana=8", "--ability", "rage")
+    assert both.returncode == 2 and "not both" in both.stderr
+    level = run("play", "--level", "2", "--threat", "base_mana=9")
+    assert level.returncode == 2 and "level 2 needs exactly 2" in level.stderr
+    bad = run("play", "--threat", "base_mana=lots")
+    assert bad.returncode == 2 and "base_mana must be an integer" in bad.stderr

@@ -193,6 +193,8 @@ def test_ctrl_c_on_the_command_line_exits_130_with_a_partial_summary(tmp_path: P
     """A real SIGINT to a real `clash simulate` with 2 workers (local processes, or a local Ray it
     starts itself): exit code 130, the summary of the finished games marked as interrupted, and the
     store and the records folder keep exactly those games."""
+    # --out writes the store of games (Parquet): the analysis extra.
+    pytest.importorskip("pyarrow", reason="the analysis extra (pip install '.[analysis]') is not installed")
     if backend == "ray":
         pytest.importorskip("ray", reason="the cluster extra (pip install '.[cluster]') is not installed")
     records = tmp_path / "records"

@@ -112,6 +112,7 @@ def test_chance_action_text_round_trips() -> None:
     assert game.parse_action("chance OGRE") >= CHANCE_CARD
 
 
+@pytest.mark.slow
 def test_the_schema_accepts_positions_at_chance_nodes() -> None:
     import json
     from pathlib import Path

@@ -184,7 +184,7 @@ def _run_on_both(item: dict[str, Any]) -> str:
         assert nat.state() == before
         return "illegal"
     final = nat.to_game(record_events=False)
-    final.meta.update(py.meta)
+    final.origin = py.origin
     diff = first_difference(item["expect"], dump_position(final, expanded=True))
     assert diff is None, diff
     return "expect"

@@ -989,6 +989,7 @@ def test_schema_accepts_the_contract_examples() -> None:
     )
 
 
+@pytest.mark.slow
 def test_schema_accepts_every_position_the_engine_writes(
     make_solo_position: Callable[..., dict[str, Any]],
 ) -> None:

@@ -403,6 +403,7 @@ def _screens(lang: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["de", "fr", "ja"])
 def test_no_english_ui_word_on_any_screen(lang: str) -> None:
     text = "\n".join(_screens(lang))
@@ -490,6 +491,7 @@ def test_game_over_names_the_players_not_seat_numbers() -> None:
 # ---------------------------------------------------------------------------- the compact screen
 
 
+@pytest.mark.slow
 def test_compact_screen_fits_80x24_through_random_games() -> None:
     """At 80×24 (23 lines and the prompt) every decision of random solo and duel games shows the
     status, both fortresses, both lanes and the choices, unless a lane is crowded (> 3 creatures a

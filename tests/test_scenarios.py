@@ -479,6 +479,7 @@ def test_scenario_schema_is_a_valid_draft_2020_12_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(SCENARIO_SCHEMA)
 
 
+@pytest.mark.slow
 def test_the_schema_accepts_every_scenario_file_and_reference_turn() -> None:
     for path in [*SUITE_FILES, *REFERENCE_FILES]:
         errors = [e.message for e in SCENARIO_VALIDATOR.iter_errors(json.loads(path.read_text("utf-8")))]

@@ -12,8 +12,8 @@ from clashofdecks.agents.registry import UnknownAgentError
 from clashofdecks.errors import ActionSyntaxError, IllegalActionError
 from clashofdecks.options import Threat
 from clashofdecks.position import dump_position
-from clashofdecks.record import GameRecord, replay
-from clashofdecks.rules import Termination
+from clashofdecks.record import GameRecord, record_game, replay
+from clashofdecks.rules import Game, Termination
 from clashofdecks.session import (
     FileStore,
     GameSession,
@@ -194,3 +194,63 @@ def test_hint_is_labelled_by_what_its_score_is() -> None:
     custom = GameSession.new(mode="solo", format="precon", seed=3, participants=[Seat.human()], threat=threat)
     custom.act(0, "deck 1")
     assert custom.hint(0, iterations=30).label == model.chance_label("solo")
+
+
+def _passive_duel(actions: int) -> GameSession:
+    session = GameSession.new(mode="duel", format="precon", seed=4, participants=[Seat.human(), Seat.human()])
+    for _ in range(actions):
+        seat = session.to_move
+        legal = session.legal_actions(seat)
+        session.act(seat, "end" if "end" in legal else legal[0])
+    return session
+
+
+def test_the_record_is_built_from_the_steps_without_a_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records in linear time: after the session starts, neither ``record()`` nor an autosave replays
+    the game from its start (that made autosaves quadratic in the game's length)."""
+    import clashofdecks.record as record_module
+    import clashofdecks.session as session_module
+
+    session = _passive_duel(30)
+    expected = record_game(session.game, players=["human", "human"])
+
+    def no_replay(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the session replayed the game to write its record")
+
+    monkeypatch.setattr(record_module, "initial_game", no_replay)
+    monkeypatch.setattr(session_module, "record_game", no_replay)
+    assert session.record().to_dict() == expected.to_dict()
+    session.act(session.to_move, "end")
+    assert session.record().actions == [*expected.actions, "end"]
+
+
+def test_session_records_equal_record_game_through_undo_resign_and_resume(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    session = GameSession.new(mode="solo", format="precon", seed=11, participants=[Seat.human()], store=store)
+    rng = random.Random(11)
+    for _ in range(25):
+        if session.is_over:
+            break
+        legal = session.legal_actions(0)
+        session.act(0, legal[rng.randrange(len(legal))])
+        if session.can_undo(0) and rng.random() < 0.3:
+            session.undo(0)
+        assert session.record().to_dict() == record_game(session.game, ["human", "automaton"]).to_dict()
+    resumed = GameSession.from_record(store.load(session.id), store=store, session_id=session.id)
+    assert resumed.record().to_dict() == session.record().to_dict()
+    if not resumed.is_over:
+        resumed.resign(0)
+        assert store.load(session.id).result == resumed.record().result
+        assert resumed.record().result is not None and resumed.record().result["termination"] == "resigned"
+
+
+def test_a_session_over_a_game_already_under_way_records_its_earlier_actions() -> None:
+    game = Game.random_duel(seed=6)
+    for _ in range(5):
+        game.apply(game.legal_actions()[0])
+    session = GameSession(game, [Seat.human(), Seat.human()])
+    seat = session.to_move
+    session.act(seat, session.legal_actions(seat)[0])
+    record = session.record()
+    assert len(record.actions) == 6
+    assert replay(record).state() == session.game.state()

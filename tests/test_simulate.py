@@ -170,6 +170,21 @@ def test_cli_unknown_agent_is_a_clear_error() -> None:
     assert "Traceback" not in result.output
 
 
+def test_cli_error_text_keeps_its_brackets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An error's text is printed as it is: ``pip install 'clashofdecks[analysis]'`` lost its
+    ``[analysis]`` to the terminal's markup."""
+    import clashofdecks.simulation.store as store
+
+    def missing(name: str) -> object:
+        raise SimulationError(f"the store of games needs {name}: pip install 'clashofdecks[analysis]'")
+
+    monkeypatch.setattr(store, "_module", missing)
+    args = ["simulate", "--agents", "random", "random", "--games", "2", "--out", str(tmp_path / "store")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code != 0
+    assert "pip install 'clashofdecks[analysis]'" in result.output, result.output
+
+
 def test_cli_wrong_option_for_mode() -> None:
     result = CliRunner().invoke(main, ["simulate", "--mode", "solo", "--agents", "greedy", "random"])
     assert result.exit_code == 2

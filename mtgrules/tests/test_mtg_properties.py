@@ -130,6 +130,7 @@ def combats(draw: Any) -> tuple[Game, list[dict[str, dict[str, int]]]]:
     return g, submitted
 
 
+@pytest.mark.slow
 @FAST
 @given(combats())
 def test_total_combat_damage_equals_what_was_divided(
@@ -250,6 +251,7 @@ def _candidates(g: Game) -> list[Any]:
     return [AssignCombatDamage(p, {s.source: {s.creatures[0]: s.power} for s in srcs})]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_every_card_is_always_in_exactly_one_zone(data: st.DataObject) -> None:

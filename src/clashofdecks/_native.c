@@ -2711,5 +2711,31 @@ PyMODINIT_FUNC PyInit__native(void) {
     }
     PyModule_AddIntConstant(m, "STATE_SIZE", (long)sizeof(State));
     PyModule_AddStringConstant(m, "SOURCE_HASH", SOURCE_HASH);
+    /* The constants compiled in, by their Python names: clashofdecks.native (and the learned
+     * evaluation, for its feature layout) compare them with the Python definitions at import, so a
+     * difference is an ImportError naming it, never a silent one. */
+    PyObject *layout = Py_BuildValue(
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
+        "N_CARDS", N_CARDS, "BASTION", BASTION, "FORT", FORT, "MAX_POSITION", MAX_POSITION,
+        "END", END, "NEXT", NEXT, "PLAY_BASE", PLAY_BASE, "CAST_BASE", CAST_BASE,
+        "SETUP", SETUP, "SUMMON", SUMMON, "COMBAT", COMBAT, "OVER", OVER, "DRAW", DRAW,
+        "T_FORT_FALLEN", T_FORT_FALLEN, "T_SURVIVED", T_SURVIVED, "T_TURN_CAP", T_TURN_CAP,
+        "T_RESIGNED", T_RESIGNED,
+        "SPLASH", SPLASH, "PERFORATION", PERFORATION, "RAGE", RAGE, "PROTECTION", PROTECTION,
+        "INDESTRUCTIBLE", INDESTRUCTIBLE, "BERSERK", BERSERK, "SPRINT", SPRINT,
+        "G_WEIGHTS", G_WEIGHTS, "L_FEATURES", L_FEATURES);
+    if (!layout) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *features = Py_BuildValue("{s:i,s:i,s:i}", "L_STAGE2", L_STAGE2, "L_THREAT_FIRST", L_THREAT_FIRST,
+                                       "L_THREAT_N", L_THREAT_N);
+    if (!features || PyDict_Update(layout, features) < 0 || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
+        Py_XDECREF(features);
+        Py_DECREF(layout);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(features);
     return m;
 }

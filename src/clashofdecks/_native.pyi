@@ -4,6 +4,8 @@ from collections.abc import Callable, Sequence
 
 STATE_SIZE: int
 SOURCE_HASH: str
+#: The constants compiled in, by their Python names (checked at import by clashofdecks.native).
+LAYOUT: dict[str, int]
 
 class Core:
     def __init__(self, config: Sequence[int], state: Sequence[object]) -> None: ...

@@ -25,9 +25,8 @@ from typing import Any
 
 from .agents.evaluation import chance_after, shipped_model
 from .agents.mcts import Search
-from .errors import ClashError, RecordError
-from .record import GameRecord, initial_game
-from .rules import Game
+from .record import GameRecord, Replay
+from .rules import DecisionKind, Game
 
 
 @dataclass
@@ -127,7 +126,8 @@ def analyze_record(
     """Replay ``record`` and estimate every decision (see the module docstring)."""
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, not {iterations}")
-    game = initial_game(record, record_events=False)
+    steps = Replay(record)
+    game = steps.game
     search = Search(perfect_information=perfect_information, setup="learned")
     model = shipped_model()
     rng = random.Random(seed)
@@ -135,25 +135,18 @@ def analyze_record(
     #: Player 0's chance at each decision point (index i: before action i), then at the end.
     p0: list[float] = []
     total = len(record.actions)
-    for i, text in enumerate(record.actions):
+    for step in steps:
+        i, text, played = step.index, step.text, step.action
         player = game.current_player
         d = Decision(i, game.turn if game.phase != "setup" else 0, player, text)
         legal = game.legal_actions()
         now = model.win_chance(game, player)
         p0.append(now if player == 0 else 1.0 - now)
-        try:
-            played = game.parse_action(text)
-        except ClashError as exc:
-            raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
-        if isinstance(legal, range) or len(legal) > 1:
+        if game.decision_kind is DecisionKind.BUILD or len(legal) > 1:
             res = search.run(game, random.Random(rng.getrandbits(64)), iterations=iterations)
             d.best_action = game.action_text(res.action)
             d.best = chance_after(game, player, res.action, seed=seed)
             d.after = d.best if res.action == played else chance_after(game, player, played, seed=seed)
-        try:
-            game.apply_text(text)
-        except ClashError as exc:
-            raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
         decisions.append(d)
         if progress is not None:
             progress(i + 1, total)

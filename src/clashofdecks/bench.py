@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import platform
 import random
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import Final
 
 from . import native
 from .agents.mcts import ismcts_iterations_per_second
 from .rules import Game
+from .session import FileStore, GameSession, Seat
+
+#: The actions into a game at which the session's autosave is timed (docs/performance.md): a record
+#: built from the session's steps costs about the same at both, never a replay from the start.
+AUTOSAVE_EARLY: Final = 50
+AUTOSAVE_LATE: Final = 400
 
 
 @dataclass
@@ -46,6 +54,10 @@ class BenchResult:
     #: ISMCTS with its random rollouts in the compiled core (``extra["ismcts_iterations_per_s"]``
     #: is the pure-Python search); the searches choose identically.
     native_ismcts_iterations_per_s: float | None = None
+    #: CPU time of one autosave (the session's record written to a :class:`FileStore`) at
+    #: :data:`AUTOSAVE_EARLY` and :data:`AUTOSAVE_LATE` actions into a game, in ms.
+    autosave_ms_early: float = 0.0
+    autosave_ms_late: float = 0.0
     machine: str = field(default_factory=lambda: f"{platform.machine()} {platform.processor() or ''}".strip())
     python: str = field(default_factory=platform.python_version)
     games: int = 0
@@ -135,6 +147,33 @@ def _bench_native(res: BenchResult, games: int, seed: int, rounds: int, say: Cal
     res.native_from_python_games_per_s = games / max(min(driven() for _ in range(rounds)), 1e-9)
 
 
+def _session_at(actions: int, seed: int) -> GameSession:
+    """A duel session between two people ``actions`` actions in: a precon setup, then each ends their
+    turn without playing (the rules have no turn cap by default, so the game goes on)."""
+    session = GameSession.new(
+        mode="duel", format="precon", seed=seed, participants=[Seat.human(), Seat.human()]
+    )
+    for _ in range(actions):
+        seat = session.to_move
+        legal = session.legal_actions(seat)
+        session.act(seat, "end" if "end" in legal else legal[0])
+    return session
+
+
+def autosave_ms(actions: int, seed: int = 1, saves: int = 20, rounds: int = 3) -> float:
+    """CPU ms of one autosave ``actions`` actions into a game (the mean of ``saves``, best of ``rounds``)."""
+    session = _session_at(actions, seed)
+    best = float("inf")
+    with tempfile.TemporaryDirectory(prefix="clash-bench-") as folder:
+        store = FileStore(folder)
+        for _ in range(rounds):
+            start = time.process_time()
+            for _ in range(saves):
+                store.save(session)
+            best = min(best, (time.process_time() - start) / saves)
+    return best * 1e3
+
+
 def run_bench(
     games: int = 2000,
     seed: int = 1,
@@ -201,4 +240,7 @@ def run_bench(
             res.native_ismcts_iterations_per_s = max(
                 ismcts_iterations_per_second(seed, ismcts_iterations, native=True) for _ in range(rounds)
             )
+    say("session autosave")
+    res.autosave_ms_early = autosave_ms(AUTOSAVE_EARLY, seed, rounds=rounds)
+    res.autosave_ms_late = autosave_ms(AUTOSAVE_LATE, seed, rounds=rounds)
     return res

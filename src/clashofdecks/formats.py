@@ -26,8 +26,7 @@ START_FORMATS: Final = (*FORMATS, "random")
 
 def seat_of(game: Game, participant: int) -> int:
     """The seat (player index) of ``participant`` (0 or 1 in the caller's order) after the coin toss."""
-    first = game.meta.get("first_participant", 0)
-    return 0 if participant == (first if isinstance(first, int) else 0) else 1
+    return 0 if participant == game.first_participant else 1
 
 
 def new_game(

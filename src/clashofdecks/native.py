@@ -17,18 +17,32 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from . import actions as A
-from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, COST, HEALTH, IS_INCANTATION
+from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, COST, FORT, HEALTH, IS_INCANTATION, N_CARDS
+from .engine import GameEngine
 from .errors import ClashError, IllegalActionError
 from .options import Ruleset, Threat
-from .rules import DRAW, OVER, SETUP, UNDO_LIMIT, Game, GameState, Outcome, Termination, termination_reason
+from .rules import (
+    COMBAT,
+    DRAW,
+    OVER,
+    SETUP,
+    SUMMON,
+    UNDO_LIMIT,
+    DecisionKind,
+    Game,
+    GameState,
+    Outcome,
+    Termination,
+    termination_reason,
+)
 
 try:
-    from ._native import SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
+    from ._native import LAYOUT, SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
     from ._native import random_duel as _core_random_duel
 
     _BUILT = True
@@ -56,9 +70,55 @@ _TERMINATIONS: Final = tuple(Termination)
 _TERMINATION_CODE: Final = {t: i for i, t in enumerate(_TERMINATIONS)}
 _PHASES: Final = ("setup", "summon", "combat", "over")
 
+#: The constants the core has compiled in, by name (``LAYOUT`` of ``_native.c``), as Python defines them.
+PYTHON_LAYOUT: Final[dict[str, int]] = {
+    "N_CARDS": N_CARDS,
+    "BASTION": BASTION,
+    "FORT": FORT,
+    "MAX_POSITION": A.MAX_POSITION,
+    "END": A.END,
+    "NEXT": A.NEXT,
+    "PLAY_BASE": A.PLAY_BASE,
+    "CAST_BASE": A.CAST_BASE,
+    "SETUP": SETUP,
+    "SUMMON": SUMMON,
+    "COMBAT": COMBAT,
+    "OVER": OVER,
+    "DRAW": DRAW,
+    **{f"T_{t.name}": i for i, t in enumerate(Termination) if t.name != "SURVIVED_LAST_TURN"},
+    "T_SURVIVED": list(Termination).index(Termination.SURVIVED_LAST_TURN),
+    **{name.upper(): bit for name, bit in ABILITY_BITS.items()},
+}
+
+
+def layout_differences(compiled: Mapping[str, int], python: Mapping[str, int]) -> list[str]:
+    """Each constant of ``python`` that ``compiled`` (the core's ``LAYOUT``) gives differently or not
+    at all, as ``NAME: C x, Python y``."""
+    out = []
+    for name in sorted(python):
+        c = compiled.get(name)
+        if c != python[name]:
+            out.append(f"{name}: C {'missing' if c is None else c}, Python {python[name]}")
+    return out
+
+
+def check_layout(python: Mapping[str, int], where: str) -> None:
+    """Raise :class:`ImportError` naming every constant of ``python`` the built core compiled in
+    differently (``where`` names the Python definitions); nothing when the core is not built."""
+    if not _BUILT:
+        return
+    diff = layout_differences(LAYOUT, python)
+    if diff:
+        raise ImportError(
+            f"clashofdecks._native was compiled with other constants than {where}: {'; '.join(diff)} "
+            "(change _native.c to match and rebuild: python setup.py build_ext --inplace)"
+        )
+
+
+check_layout(PYTHON_LAYOUT, "cards.py, actions.py and rules.py")
 _INC_FLAGS: Final = tuple(int(x) for x in IS_INCANTATION)
 if _BUILT and set_cards(COST, ATTACK, HEALTH, _INC_FLAGS, ABILITIES, AURA) != A.ORDER_BASE:
-    raise ImportError("clashofdecks._native disagrees with actions.py on the action layout")
+    raise ImportError("clashofdecks._native disagrees with actions.py on the action layout (ORDER_BASE)")
 
 
 #: A learned evaluation packed for the core (``agents.evaluation.EvaluationModel.packed``): the duel and
@@ -102,6 +162,10 @@ def _require() -> None:
             f"the compiled core is {why}: pip install -e . (with a C compiler) or "
             "python setup.py build_ext --inplace builds it"
         )
+
+
+_OVER: Final = DecisionKind.OVER  # plain names: an Enum member read through its class is slow
+_CHOOSE: Final = DecisionKind.CHOOSE
 
 
 def _config(state: GameState) -> tuple[int, ...]:
@@ -325,6 +389,12 @@ class NativeGame:
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self._core.stage == OVER
+
+    @property
+    def decision_kind(self) -> DecisionKind:
+        """As :attr:`clashofdecks.rules.Game.decision_kind` (the core has no setup stage: never
+        ``BUILD`` or ``CHANCE``)."""
+        return _OVER if self._core.stage == OVER else _CHOOSE
 
     @property
     def outcome(self) -> Outcome | None:
@@ -555,6 +625,24 @@ class NativeGame:
         return self._core.playout(seed & ((1 << 64) - 1), max_actions)
 
 
+def core_of(game: GameEngine) -> NativeGame | None:
+    """``game`` itself when it is the compiled core's (for the fast paths only the core has: a
+    search or a greedy choice in C), else ``None``.  The one place outside this package's two engines
+    that tells them apart."""
+    return game if isinstance(game, NativeGame) else None
+
+
+def python_game_of(game: GameEngine) -> Game:
+    """``game`` itself when it is the Python engine's, else the Python engine's game in its state
+    (:meth:`NativeGame.to_game`, events off)."""
+    return game if isinstance(game, Game) else game.to_game(record_events=False)
+
+
+def _both_engines_are_game_engines(python: Game, core: NativeGame) -> tuple[GameEngine, GameEngine]:
+    """Never called: mypy checks here that both engines satisfy :class:`GameEngine`."""
+    return python, core
+
+
 def random_duel_playouts(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]:
     """``games`` random duel games (:meth:`Game.random_duel` of ``first_seed + i``, uniform random actions
     from SplitMix64 seeded with ``choice_seed``), deal and play entirely inside the compiled core:
@@ -569,6 +657,8 @@ __all__: Sequence[str] = (
     "DISABLED",
     "NativeGame",
     "NativeUnsupportedError",
+    "core_of",
     "engine_notice",
+    "python_game_of",
     "random_duel_playouts",
 )

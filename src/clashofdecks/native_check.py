@@ -27,6 +27,7 @@ from .errors import ClashError, IllegalActionError
 from .native import AVAILABLE, NativeGame, engine_notice
 from .options import THREAT_ABILITIES, THREAT_CHOICES, VARIANT_CHOICES, Ruleset, Threat
 from .rules import SETUP, Game, GameState
+from .worker_processes import exit_with_parent
 
 #: The kinds of starting position, drawn uniformly.
 KINDS = ("random_duel", "duel_precon", "duel_draft", "duel_custom", "solo_precon", "solo_draft")
@@ -209,7 +210,7 @@ def run_check_parallel(
 
     ranges = [(s, min(chunk, seed + games - s)) for s in range(seed, seed + games, chunk)]
     total = CheckReport()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent) as pool:
         for part in pool.map(_check_range, ranges):
             if isinstance(part, str):
                 pool.shutdown(wait=False, cancel_futures=True)

@@ -21,6 +21,7 @@ from .rules import (
     SUMMON,
     Creature,
     Game,
+    GameOrigin,
     GameState,
     Termination,
     termination_reason,
@@ -511,7 +512,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         **state_kw,
     )
     game = Game(state, record_events=record_events)
-    game.meta.update({"mode": mode, "format": "position", "start_position": data})
+    game.origin = GameOrigin(mode=mode, format="position", start_position=data)
     game.resume()
     return game
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 from .errors import ClashError, RecordError
 from .formats import start_game as start_from_format
 from .options import Ruleset, Threat
-from .position import load_position
+from .position import dump_position, load_position
 from .rules import Game, Outcome
 
 RECORD_VERSION = 1
@@ -192,41 +193,107 @@ def _result(game: Game) -> dict[str, Any] | None:
     return None if outcome is None else result_of(outcome, game.turn)
 
 
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One action of a record being replayed: its index, its text and its integer, seen while
+    :attr:`Replay.game` is still before it."""
+
+    index: int
+    text: str
+    action: int
+
+
+class Replay:
+    """The one way a record's actions are stepped through: :func:`replay`, the session's resume, the
+    analysis and the training data all iterate one.
+
+    ``Replay(record)`` starts the game (:attr:`game`, :func:`initial_game`); iterating yields a
+    :class:`ReplayStep` per action while :attr:`game` is before it, and applies it when the caller
+    asks for the next.  A refused action raises :class:`RecordError` naming it.
+
+    >>> from clashofdecks.formats import new_game
+    >>> rec = record_game(new_game(mode="solo", format="precon", seed=1))
+    >>> rec.actions = ["deck 2"]
+    >>> steps = Replay(rec)
+    >>> [(s.index, s.text, steps.game.phase) for s in steps], len(steps.game.history)
+    ([(0, 'deck 2', 'setup')], 1)
+    """
+
+    def __init__(self, record: GameRecord, *, record_events: bool = False) -> None:
+        self.record = record
+        self.game = initial_game(record, record_events=record_events)
+
+    def __iter__(self) -> Iterator[ReplayStep]:
+        return self.steps()
+
+    def steps(self, apply: Callable[[int], object] | None = None) -> Iterator[ReplayStep]:
+        """The steps (see the class); ``apply``, when given, applies each action instead of
+        :meth:`Game.apply` (a session applies them as its own steps)."""
+        game = self.game
+        apply = apply or game.apply
+        for i, text in enumerate(self.record.actions):
+            try:
+                action = game.parse_action(text)
+            except ClashError as exc:
+                raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
+            yield ReplayStep(i, text, action)
+            try:
+                apply(action)
+            except ClashError as exc:
+                raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
+
+    def check_result(self) -> None:
+        """Raise :class:`RecordError` when the game's end differs from the record's result (a
+        resignation, outside the rules, is not checked)."""
+        result = self.record.result
+        if result is None or result.get("termination") == "resigned":
+            return
+        got = _result(self.game)
+        if got is None or got["winner"] != result.get("winner"):
+            raise RecordError(f"the replay ends with {got}, but the record says {result}")
+
+
 def replay(record: GameRecord, *, record_events: bool = False, check_result: bool = True) -> Game:
     """Replay every action (raising :class:`RecordError` at the first refused one) and check the result."""
-    game = initial_game(record, record_events=record_events)
-    for i, text in enumerate(record.actions):
-        try:
-            game.apply_text(text)
-        except ClashError as exc:
-            raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
-    resigned = record.result is not None and record.result.get("termination") == "resigned"
-    if check_result and record.result is not None and not resigned:
-        got = _result(game)
-        if got is None or got["winner"] != record.result.get("winner"):
-            raise RecordError(f"the replay ends with {got}, but the record says {record.result}")
-    return game
+    steps = Replay(record, record_events=record_events)
+    for _ in steps:
+        pass
+    if check_result:
+        steps.check_result()
+    return steps.game
+
+
+def start_of(game: Game, players: list[str] | None = None) -> GameRecord:
+    """The record of ``game``'s start (:attr:`Game.origin`), without actions or result: what
+    :func:`initial_game` starts again.  Every way a game can start has one (a game built from a state
+    is stored as the position of that state)."""
+    origin = game.origin
+    position: dict[str, Any] | None = None
+    if origin.format == "position":
+        if origin.start_position is not None:
+            position = dict(origin.start_position)
+        else:
+            assert origin.start_state is not None  # GameOrigin checks that a position origin has one
+            position = dump_position(Game(origin.start_state, record_events=False))
+    return GameRecord(
+        mode="solo" if game.is_solo else "duel",
+        format=origin.format,
+        seed=origin.seed,
+        ruleset=game.ruleset,
+        threat=game.threat if game.is_solo else None,
+        position=position,
+        players=list(players) if players else ["player 0", "player 1"],
+        external_chance=origin.external_chance,
+    )
 
 
 def record_game(game: Game, players: list[str] | None = None) -> GameRecord:
-    """The record of ``game`` so far (its undo history), for a game started by :func:`new_game`,
-    :meth:`Game.random_duel`, :meth:`Game.from_hands` or :func:`load_position`."""
-    meta = game.meta
-    fmt = str(meta.get("format", "position"))
-    seed = meta.get("seed")
-    position = meta.get("start_position")
-    if fmt == "position" and not isinstance(position, dict):
-        raise RecordError("this game has no known start (create it with new_game, random_duel or a position)")
-    record = GameRecord(
-        mode="solo" if game.is_solo else "duel",
-        format=fmt,
-        seed=seed if isinstance(seed, int) else None,
-        ruleset=game.ruleset,
-        threat=game.threat if game.is_solo else None,
-        position=position if fmt == "position" else None,  # type: ignore[arg-type]
-        players=list(players) if players else ["player 0", "player 1"],
-        external_chance=meta.get("external_chance") is True,
-    )
+    """The record of ``game`` so far (every action since its start), for a game started in any way:
+    :func:`new_game`, :meth:`Game.random_duel`, :meth:`Game.from_hands`, ``Game(state)`` or
+    :func:`load_position`.  It replays the game's actions once to write them as text (linear in the
+    game's length); a session keeps its record's texts as it goes instead
+    (:meth:`clashofdecks.session.GameSession.record`)."""
+    record = start_of(game, players)
     start = initial_game(record, record_events=False)
     texts: list[str] = []
     for action in game.history:

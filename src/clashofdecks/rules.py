@@ -14,7 +14,7 @@ Hot state is kept small for search: hands are lists of card integers, a creature
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from hashlib import blake2b
@@ -167,6 +167,30 @@ def termination_reason(termination: Termination, winner: int | None, max_turns: 
     return f"player {loser} resigned"
 
 
+class DecisionKind(Enum):
+    """What kind of decision a game waits for (:attr:`Game.decision_kind`): an explicit value, so no
+    caller tells the stage by the type of :meth:`Game.legal_actions`."""
+
+    #: The game is over: nobody decides.
+    OVER = "over"
+    #: :attr:`Game.current_player` chooses one of :meth:`Game.legal_actions` (a play, a setup choice,
+    #: a return order).
+    CHOOSE = "choose"
+    #: The custom format's deck build (R2.5): every one of the C(32, 10) decks is legal, too many to
+    #: list; choose ten cards and check the action with :meth:`Game.is_legal`.
+    BUILD = "build"
+    #: Chance acts (external chance only): :meth:`Game.chance_outcomes`.
+    CHANCE = "chance"
+
+
+# The members as plain names: an Enum member read through its class costs far more than a global
+# (``decision_kind`` runs at every step of a search's rollout).
+_OVER: Final = DecisionKind.OVER
+_CHOOSE: Final = DecisionKind.CHOOSE
+_BUILD: Final = DecisionKind.BUILD
+_CHANCE: Final = DecisionKind.CHANCE
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is 0, 1 or ``None`` for a draw (turn cap); ``termination`` says
@@ -231,6 +255,46 @@ class GameState:
 
 _EMPTY_DUEL: Final = GameState()
 
+#: The ways a game can start (:class:`GameOrigin`): the rulebook's formats, the benchmark deal, a position.
+ORIGIN_FORMATS: Final = (*setup_stage.FORMATS, "random", "position")
+
+
+@dataclass(frozen=True, slots=True)
+class GameOrigin:
+    """How a game started: what a game record needs to start it again (:attr:`Game.origin`).
+
+    ``format`` is ``precon``, ``draft`` or ``custom`` (:meth:`Game.new` from ``seed``), ``random``
+    (:meth:`Game.random_duel` from ``seed``) or ``position``: a game built from a state, kept as the
+    JSON position it was loaded from (``start_position``, :func:`clashofdecks.position.load_position`)
+    or as the state itself (``start_state``: :meth:`Game.from_hands`, ``Game(state)``).  It is not part
+    of the position: two games in the same state may have started differently.
+    """
+
+    mode: str = "duel"
+    format: str = "position"
+    seed: int | None = None
+    #: The setup's chance comes from outside as actions (:meth:`Game.new` with ``external_chance``).
+    external_chance: bool = False
+    start_position: Mapping[str, object] | None = None
+    start_state: GameState | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in ORIGIN_FORMATS:
+            raise FormatError(f"unknown game origin format {self.format!r}")
+        if self.format == "position":
+            if self.start_position is None and self.start_state is None:
+                raise FormatError("a game started from a position needs its start_position or start_state")
+        elif self.seed is None:
+            raise FormatError(f"a game of format {self.format!r} needs its seed")
+
+    @classmethod
+    def of_state(cls, state: GameState) -> GameOrigin:
+        """The origin of a game built directly from ``state``."""
+        return cls(mode="solo" if state.solo else "duel", format="position", start_state=state)
+
+
+_BLANK_ORIGIN: Final = GameOrigin(start_state=_EMPTY_DUEL)
+
 
 class GameFields(NamedTuple):
     """A game's fields as read-only references, without copies (:meth:`Game.fields`): for code that
@@ -284,6 +348,7 @@ class Game:
         "_discard",
         "_ending",
         "_events",
+        "_first_participant",
         "_fort",
         "_hands",
         "_hidden_ids",
@@ -313,7 +378,7 @@ class Game:
         "_turn",
         "_winner",
         "_winner_reason",
-        "meta",
+        "origin",
     )
 
     def __init__(self, state: GameState, *, record_events: bool = True) -> None:
@@ -325,6 +390,7 @@ class Game:
         """
         self._configure(state.solo, state.ruleset, state.threat, record_events)
         self._set_state(state)
+        self.origin = GameOrigin.of_state(state)
 
     @classmethod
     def _blank(cls, solo: bool, ruleset: Ruleset | None, threat: Threat | None, record_events: bool) -> Game:
@@ -332,6 +398,7 @@ class Game:
         game = cls.__new__(cls)
         game._configure(solo, ruleset or _DEFAULT_RULESET, threat or _DEFAULT_THREAT, record_events)
         game._set_state(_EMPTY_DUEL if not solo else GameState(solo=True))
+        game.origin = _BLANK_ORIGIN  # each constructor sets the game's own
         return game
 
     def _configure(self, solo: bool, ruleset: Ruleset, threat: Threat, record_events: bool) -> None:
@@ -351,8 +418,7 @@ class Game:
         self._actions: list[int] = []
         self._keep_undo = True
         self._legal: Sequence[int] | None = None
-        #: Free-form metadata (format, seed, names) kept with records; not part of the position.
-        self.meta: dict[str, object] = {}
+        self._first_participant = 0
 
     def _set_state(self, st: GameState) -> None:
         self._stage = st.stage
@@ -466,7 +532,7 @@ class Game:
         for p in (0, 1):
             game._hands[p] = [BASTION, *(card_index(c) for c in hands[p])]
         game._mana = first_turn_mana
-        game.meta.update({"mode": "duel", "format": "position", "start_state": game.state()})
+        game.origin = GameOrigin.of_state(game.state())
         return game
 
     @classmethod
@@ -480,7 +546,7 @@ class Game:
         game._shuffle(cards)
         game._hands = [[BASTION, *cards[:8]], [BASTION, *cards[8:16]]]
         game._mana = 6
-        game.meta.update({"mode": "duel", "format": "random", "seed": seed})
+        game.origin = GameOrigin(mode="duel", format="random", seed=seed)
         return game
 
     @classmethod
@@ -504,7 +570,7 @@ class Game:
 
         Every setup choice is an ordinary action (``deck N``, ``pick CARD``, ``build CARD×10``,
         ``ban CARD``); chance (the coin toss, the draft pile, the shuffles) comes from the seeded RNG.
-        Seats: seat 0 is the starting player; ``meta["first_participant"]`` says which participant
+        Seats: seat 0 is the starting player; :attr:`first_participant` says which participant
         (0 or 1 in the caller's order) the coin toss (R2.3a) put there.
 
         >>> game = Game.new(mode="solo", format="precon", seed=1)
@@ -524,9 +590,7 @@ class Game:
         game = cls._blank(solo, ruleset, threat if solo else None, record_events)
         game._rng = seed_rng(seed)
         game._stage = SETUP
-        game.meta.update({"mode": mode, "format": format, "seed": seed})
-        if external_chance:
-            game.meta["external_chance"] = True
+        game.origin = GameOrigin(mode=mode, format=format, seed=seed, external_chance=external_chance)
         # Seat of the rulebook's player A.  The coin toss (R2.3a) happens first; its winner is player A
         # and starts, unless the last draft pick decides (R2.6a): then B (who gets the last card) starts.
         a_seat = 0
@@ -546,7 +610,13 @@ class Game:
 
     def _coin_toss(self, toss: int, a_seat: int) -> None:
         # Participant `toss` is player A (R2.3a), so the participant in seat 0 is:
-        self.meta["first_participant"] = toss if a_seat == 0 else 1 - toss
+        self._first_participant = toss if a_seat == 0 else 1 - toss
+
+    @property
+    def first_participant(self) -> int:
+        """Which participant (0 or 1 in the caller's order) the coin toss (R2.3a) put in seat 0; 0
+        before the toss and in games without one (solo, the benchmark deal, positions)."""
+        return self._first_participant
 
     def is_chance_node(self) -> bool:
         """Whether chance is to act (external chance only): see :meth:`chance_outcomes`."""
@@ -587,6 +657,15 @@ class Game:
         """Whether the cards behind the opponent's hidden places are unknown even as a set (the
         benchmark's random deal); in the rulebook's formats they are public (R9.1)."""
         return self._hidden_ids
+
+    def to_game(self, *, record_events: bool = True) -> Game:
+        """A copy in the Python engine (as :meth:`clashofdecks.native.NativeGame.to_game`: the same
+        state and origin, no undo history)."""
+        game = Game(self.state(), record_events=record_events)
+        game.origin = self.origin
+        game._first_participant = self._first_participant
+        game._actions = self._actions.copy()
+        return game
 
     def sample_determinization(self, player: int, rng: random.Random) -> Game:
         """A full game consistent with what ``player`` may know, hidden things refilled at random.
@@ -717,6 +796,23 @@ class Game:
         return ("setup", "summon", "combat", "over")[self._stage]
 
     @property
+    def decision_kind(self) -> DecisionKind:
+        """What kind of decision the game waits for (see :class:`DecisionKind`).
+
+        >>> Game.random_duel(seed=1).decision_kind
+        <DecisionKind.CHOOSE: 'choose'>
+        """
+        stage = self._stage
+        if stage != SETUP:  # play (a return order too) or over
+            return _OVER if stage == OVER else _CHOOSE
+        if self._pending is not None:
+            return _CHOOSE
+        verb = self._setup.steps[0][0]  # type: ignore[union-attr]
+        if verb == "build":
+            return _BUILD
+        return _CHANCE if verb in setup_stage.CHANCE_STEPS else _CHOOSE
+
+    @property
     def current_player(self) -> int:
         """Whose decision it is now (the active player, or the owner choosing a return order);
         -1 once the game is over."""
@@ -838,8 +934,9 @@ class Game:
     def legal_actions(self) -> Sequence[int]:
         """The legal actions of :attr:`current_player`, as sorted integers (empty when over).
 
-        Immutable (a tuple; in the custom format's build stage a ``range`` over every 10-card deck,
-        R2.5: C(32, 10) integers, never materialised), so a caller cannot disturb the game by changing it.
+        Immutable (a tuple; in the custom format's build stage, :attr:`decision_kind`
+        :attr:`DecisionKind.BUILD`, a lazy sequence over every 10-card deck, R2.5: C(32, 10) integers,
+        never materialised), so a caller cannot disturb the game by changing it.
 
         >>> game = Game.random_duel(seed=1)
         >>> legal = game.legal_actions()
@@ -907,9 +1004,9 @@ class Game:
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
-        legal = self.legal_actions()
-        if isinstance(legal, range):
+        if self.decision_kind is _BUILD:
             raise ClashError("the custom build stage's decisions are outside the fixed action space")
+        legal = self.legal_actions()
         mask = [False] * A.ACTION_SPACE
         for a in legal:
             if a < A.ACTION_SPACE:
@@ -939,7 +1036,7 @@ class Game:
         """The legal actions as text.  Refused in the custom build stage, where every one of the
         C(32, 10) decks is legal (write ``build`` with ten card ids instead)."""
         legal = self.legal_actions()
-        if isinstance(legal, range):
+        if self.decision_kind is _BUILD:
             raise ClashError(f"{len(legal):,} builds are legal now: write 'build' and ten card ids")
         return [self.action_text(a) for a in legal]
 
@@ -1241,7 +1338,8 @@ class Game:
         g._actions = self._actions.copy()
         g._keep_undo = self._keep_undo
         g._legal = self._legal
-        g.meta = dict(self.meta)
+        g.origin = self.origin
+        g._first_participant = self._first_participant
         g._restore(self._snapshot())
         g._legal = self._legal
         return g

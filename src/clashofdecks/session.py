@@ -26,7 +26,7 @@ import os
 import secrets
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -37,7 +37,7 @@ from .events import Event, EventKind
 from .formats import seat_of, start_game
 from .options import Ruleset, Threat
 from .position import view
-from .record import GameRecord, initial_game, record_game, result_of, write_json_atomically
+from .record import GameRecord, Replay, record_game, result_of, start_of, write_json_atomically
 from .rules import Game, Outcome, Termination, termination_reason
 
 #: Seat kinds.
@@ -260,6 +260,11 @@ class GameSession:
                 self._agents[s] = agent
         self._steps: list[Step] = []
         self._resigned: Outcome | None = None
+        #: The record's start, with the texts of any actions the game had before this session (replayed
+        #: once, here): :meth:`record` only adds the steps' texts, so a record, and each autosave, costs
+        #: time linear in the game's length, never a replay from the start.
+        words = [s.word for s in self.seats]
+        self._record_start = record_game(game, players=words) if game.history else start_of(game, words)
         #: Events emitted when the game was created (first draft reveal, an automaton's first turn).
         self.initial_events: tuple[Event, ...] = game.take_events()
 
@@ -332,7 +337,8 @@ class GameSession:
                 seats = [Seat.from_word(w, named[i]) for i, w in enumerate(words)]
             except UnknownAgentError as exc:
                 raise UnknownAgentError(f"the saved game names a player nobody can play: {exc}") from None
-        game = initial_game(record)
+        replay = Replay(record, record_events=True)
+        game = replay.game
         session = cls(
             game,
             seats,
@@ -341,12 +347,8 @@ class GameSession:
             session_id=session_id,
             allow_undo_between_people=allow_undo_between_people,
         )
-        for i, text in enumerate(record.actions):
-            seat = game.current_player
-            try:
-                session._apply(seat, game.parse_action(text))
-            except ClashError as exc:
-                raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
+        for _step in replay.steps(apply=lambda action: session._apply(game.current_player, action)):
+            pass  # each action is applied as the session's own step
         result = record.result or {}
         if result.get("termination") == Termination.RESIGNED.value and not game.is_over():
             winner = result.get("winner")
@@ -542,10 +544,24 @@ class GameSession:
     # ------------------------------------------------------------------ records
 
     def record(self) -> GameRecord:
-        """The game record so far (the result once over; a resignation is stored as such)."""
-        rec = record_game(self.game, players=[s.word for s in self.seats])
+        """The game record so far (the result once over; a resignation is stored as such), from the
+        session's steps: no replay."""
+        start = self._record_start
+        game = self.game
+        if len(game.history) != len(start.actions) + len(self._steps):
+            # Something applied actions to the game past the session (front ends must not): the
+            # game's own history is the truth then.
+            rec = record_game(game, players=list(start.players))
+        else:
+            outcome = game.outcome
+            rec = replace(
+                start,
+                players=list(start.players),
+                actions=[*start.actions, *(step.action for step in self._steps)],
+                result=None if outcome is None else result_of(outcome, game.turn),
+            )
         if self._resigned is not None:
-            rec.result = result_of(self._resigned, self.game.turn)
+            rec.result = result_of(self._resigned, game.turn)
         return rec
 
     def _autosave(self) -> None:

@@ -23,10 +23,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar, Protocol, cast
 
-from ..actions import BUILD_BASE
+from ..engine import GameEngine
 from ..errors import ClashError
-from ..native import NativeGame
-from ..rules import Game
+from ..native import core_of, python_game_of
+from ..rules import DecisionKind, Game
 
 
 class Agent(ABC):
@@ -49,10 +49,10 @@ class Agent(ABC):
 
 
 class _NativePlayer(Protocol):
-    def act(self, game: Game | NativeGame) -> int: ...
+    def act(self, game: GameEngine) -> int: ...
 
 
-def native_act(agent: Agent) -> Callable[[Game | NativeGame], int]:
+def native_act(agent: Agent) -> Callable[[GameEngine], int]:
     """``agent.act`` as a function that takes a game of either engine; only for an agent that
     declares :attr:`Agent.plays_native` (anything else is a caller's mistake: ``TypeError``)."""
     if not agent.plays_native:
@@ -61,33 +61,29 @@ def native_act(agent: Agent) -> Callable[[Game | NativeGame], int]:
     return cast(_NativePlayer, agent).act
 
 
-def act_on(agent: Agent, game: Game | NativeGame) -> int:
-    """``agent.act(game)`` for a game of either engine (see :func:`native_act`)."""
-    if isinstance(game, Game):
-        return agent.act(game)
-    return native_act(agent)(game)
+def act_on(agent: Agent, game: GameEngine) -> int:
+    """``agent.act(game)`` for a game of either engine (see :func:`native_act`); an agent that does
+    not play on the compiled core is refused a core's game (``TypeError``)."""
+    if agent.plays_native or core_of(game) is not None:
+        return native_act(agent)(game)
+    return agent.act(python_game_of(game))
 
 
 class NoDecisionError(ClashError):
     """An agent was asked to act where there is no decision (the game is over)."""
 
 
-def no_decision_error(game: Game | NativeGame, who: str) -> NoDecisionError:
+def no_decision_error(game: GameEngine, who: str) -> NoDecisionError:
     """The error an agent raises when asked to act in a game that has no decision to make."""
     state = "the game is over" if game.is_over() else f"no legal action in phase {game.phase}"
     return NoDecisionError(f"agent {who!r} was asked to act, but {state}")
 
 
-def is_build_stage(game: Game | NativeGame) -> bool:
+def is_build_stage(game: GameEngine) -> bool:
     """True while ``game.current_player`` must build a custom 10-card deck (R2.5).
 
     The build choices are too many to list (C(32, 10)); agents choose a set and check it with
     ``game.is_legal`` rather than scanning ``legal_actions()``.  Never on the compiled core (it
     plays from the first turn on).
     """
-    return (
-        isinstance(game, Game)
-        and game.phase == "setup"
-        and game.pending is None
-        and game.is_legal(BUILD_BASE)
-    )
+    return game.decision_kind is DecisionKind.BUILD

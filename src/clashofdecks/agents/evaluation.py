@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, CARD_INDEX, COST, HEALTH, N_CARDS
-from ..native import NativeGame, PackedEvaluation
+from ..engine import GameEngine
+from ..native import PackedEvaluation, check_layout
 from ..options import LEVELS, Threat
 from ..position import sample_determinization
 from ..rules import Game
@@ -83,6 +84,9 @@ FEATURES: Final[tuple[str, ...]] = (
     "op_mana_left",
 )
 N_FEATURES: Final = len(FEATURES)
+#: The solo threat options' features: a block of 6 from ``threat_mana`` on (:func:`threat_features`).
+THREAT_FIRST: Final = FEATURES.index("threat_mana")
+N_THREAT_FEATURES: Final = 6
 #: The greedy heuristic's score enters divided by this and clipped to +-5 (it is +-1e9 at the end).
 HEURISTIC_SCALE: Final = 10.0
 
@@ -124,7 +128,7 @@ def features(game: Game, seat: int) -> list[float]:
     x[0] = 1.0
     solo = game.is_solo
     if solo:
-        x[29:35] = threat_features(game.threat)
+        x[THREAT_FIRST : THREAT_FIRST + N_THREAT_FEATURES] = threat_features(game.threat)
     if game.phase == "setup":
         x[1] = 1.0
         x[2] = 1.0 if seat == 0 else 0.0
@@ -247,6 +251,16 @@ STAGE2_FEATURES: Final[tuple[str, ...]] = (
     "my_hits",
     "op_hits",
 )
+# The compiled core computes these features too: its layout must be this one (ImportError otherwise).
+check_layout(
+    {
+        "L_FEATURES": N_FEATURES,
+        "L_STAGE2": len(STAGE2_FEATURES),
+        "L_THREAT_FIRST": THREAT_FIRST,
+        "L_THREAT_N": N_THREAT_FEATURES,
+    },
+    "agents/evaluation.py",
+)
 #: The second stages: one per perspective.  A duel seat that is not to move (its chance after its
 #: own ``end``, or while the opponent decides) has its own recalibration: the first stage, fitted
 #: on greedy games from both seats, is off for it in a different way than for the player to move
@@ -328,7 +342,7 @@ class EvaluationModel:
             return logistic(z)
         return logistic(_dot(v, stage2_inputs(x, z)))
 
-    def packed(self, game: Game | NativeGame) -> PackedEvaluation:
+    def packed(self, game: GameEngine) -> PackedEvaluation:
         """This model packed for the compiled core (:data:`~clashofdecks.native.PackedEvaluation`), with
         ``game``'s threat-option features: ``NativeGame.learned_win_chance`` and a search's cut-off then
         compute :meth:`win_chance` in the core, the same double."""

@@ -39,8 +39,9 @@ from ..cards import (
     PROTECTION,
     SPRINT,
 )
+from ..engine import GameEngine
 from ..native import AVAILABLE as NATIVE_AVAILABLE
-from ..native import NativeGame, NativeUnsupportedError
+from ..native import NativeGame, NativeUnsupportedError, check_layout, core_of, python_game_of
 from ..position import sample_determinization
 from ..rules import Game
 from .base import Agent, is_build_stage, no_decision_error
@@ -73,6 +74,8 @@ class Weights:
 
 
 DEFAULT_WEIGHTS: Final = Weights()
+# The compiled core scores with these weights too, in this number (ImportError otherwise).
+check_layout({"G_WEIGHTS": len(fields(Weights))}, "agents/greedy.py (Weights)")
 
 
 def weight_values(weights: Weights) -> tuple[float, ...]:
@@ -292,9 +295,13 @@ class GreedyAgent(Agent):
             return core.greedy_action(self._rng, self._core_weights(), finish_turn=self.finish_turn)
         return self.act(core.to_game(record_events=False))  # the agent was told to decide in Python
 
-    def act(self, game: Game | NativeGame) -> int:
-        if isinstance(game, NativeGame):
-            return self._act_on_core(game)
+    def act(self, game: GameEngine) -> int:
+        core = core_of(game)
+        if core is not None:
+            return self._act_on_core(core)
+        return self._act_in_python(python_game_of(game))
+
+    def _act_in_python(self, game: Game) -> int:
         player = game.current_player
         if player < 0:
             raise no_decision_error(game, self.name)

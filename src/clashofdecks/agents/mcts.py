@@ -50,16 +50,19 @@ from typing import Final, Literal
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
+from ..engine import GameEngine
 from ..native import AVAILABLE as NATIVE_AVAILABLE
-from ..native import NativeGame, PackedEvaluation
+from ..native import NativeGame, PackedEvaluation, core_of, python_game_of
 from ..position import sample_determinization
-from ..rules import Game
+from ..rules import DecisionKind, Game
 from .base import Agent, no_decision_error
 from .deck_evaluation import shipped_deck_model
 from .evaluation import chance_after, shipped_model
 from .greedy import CARD_RANKING, DEFAULT_WEIGHTS, evaluate, weight_values
 
 #: Default UCB exploration constant for rewards in [0, 1] (about 1/sqrt(2); not tuned further).
+#: A plain name: an Enum member read through its class is slow (the rollout loop reads it each step).
+_BUILD: Final = DecisionKind.BUILD
 DEFAULT_C: Final = 0.7
 #: A rollout longer than this many actions stops and is scored by the heuristic (a safety net:
 #: random games last about 50 actions).
@@ -127,7 +130,7 @@ def _canonical(game: Game) -> Game:
     return g
 
 
-def _reward(game: Game | NativeGame) -> float:
+def _reward(game: GameEngine) -> float:
     """Player 0's reward at a finished game: 1 win, 0 loss, 1/2 draw."""
     w = game.winner
     return 0.5 if w is None else (1.0 if w == 0 else 0.0)
@@ -195,10 +198,6 @@ def _result(children: Iterable[tuple[int, int, float]], iterations: int, elapsed
     )
     best = stats[0]
     return SearchResult(best[0], best[2], iterations, elapsed, tuple(stats))
-
-
-def _is_build(legal: Sequence[int]) -> bool:
-    return isinstance(legal, range)
 
 
 class Search:
@@ -299,7 +298,7 @@ class Search:
 
         if self.rollout != "greedy":
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
-        begin: Callable[[], Game | NativeGame] = start
+        begin: Callable[[], GameEngine] = start
         if self.native and base.phase != "setup":
             core_base = NativeGame.from_game(base)
             core_base.keep_undo = False
@@ -310,12 +309,12 @@ class Search:
             # legal actions and draws.
             if self.perfect_information:
 
-                def begin() -> Game | NativeGame:
+                def begin() -> GameEngine:
                     return core_base.clone()
 
             else:
 
-                def begin() -> Game | NativeGame:
+                def begin() -> GameEngine:
                     return core_base.sample_determinization(me, rng)
 
         # Setup rollouts end where the setup does, scored by the deck evaluation (duels only).
@@ -374,7 +373,7 @@ class Search:
     def _iterate(
         self,
         root: _Node,
-        d: Game | NativeGame,
+        d: GameEngine,
         rng: random.Random,
         at_setup_end: Callable[[Game], float] | None = None,
     ) -> None:
@@ -387,7 +386,7 @@ class Search:
             if at_setup_end is not None and d.phase != "setup":
                 break
             legal = d.legal_actions()
-            if _is_build(legal):
+            if d.decision_kind is _BUILD:
                 if node.builds is None:
                     node.builds = candidate_builds(rng)
                 legal = node.builds
@@ -426,11 +425,11 @@ class Search:
         if d.is_over():
             reward = _reward(d)
         elif at_setup_end is not None and d.phase != "setup":
-            assert isinstance(d, Game)  # a setup root keeps the Python engine
-            reward = at_setup_end(d)
+            reward = at_setup_end(python_game_of(d))  # a setup root keeps the Python engine
         elif self.mix and d.phase != "setup":
             mix = self.mix
-            leaf = self._score_in_core(d) if isinstance(d, NativeGame) else self._score(d)
+            core = core_of(d)
+            leaf = self._score_in_core(core) if core is not None else self._score(python_game_of(d))
             reward = (1.0 - mix) * self._rollout(d, rng) + mix * leaf
         else:
             reward = self._rollout(d, rng, at_setup_end)
@@ -441,16 +440,18 @@ class Search:
     # ------------------------------------------------------------------ rollouts
 
     def _rollout(
-        self, d: Game | NativeGame, rng: random.Random, at_setup_end: Callable[[Game], float] | None = None
+        self, game: GameEngine, rng: random.Random, at_setup_end: Callable[[Game], float] | None = None
     ) -> float:
         rnd = rng.random
         greedy = self.rollout == "greedy"
         cutoff = self.cutoff
         if cutoff == "auto":
-            cutoff = SOLO_CUTOFF if d.is_solo else None
-        limit = (1 << 62) if cutoff is None else d.turn + cutoff
-        if isinstance(d, NativeGame):
-            return self._rollout_in_core(d, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
+            cutoff = SOLO_CUTOFF if game.is_solo else None
+        limit = (1 << 62) if cutoff is None else game.turn + cutoff
+        core = core_of(game)
+        if core is not None:
+            return self._rollout_in_core(core, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
+        d = python_game_of(game)
         in_core = self.native
         for i in range(MAX_ROLLOUT_ACTIONS):
             if at_setup_end is not None and d.phase != "setup":
@@ -464,7 +465,7 @@ class Search:
             if d.turn > limit and d.phase != "setup":
                 return self._score(d)
             legal = d.legal_actions()
-            if type(legal) is range:  # the custom build stage (inlined _is_build: hot loop)
+            if d.decision_kind is _BUILD:
                 d.apply(_random_build(rnd))
                 continue
             n = len(legal)
@@ -584,11 +585,12 @@ class _SearchAgent(Agent):
         self._rng = random.Random(seed)
         self.tally = SearchTally()
 
-    def act(self, game: Game | NativeGame) -> int:
+    def act(self, game: GameEngine) -> int:
         if game.current_player < 0:
             raise no_decision_error(game, self.name)
         legal = game.legal_actions()
-        if not _is_build(legal) and len(legal) == 1:
+        building = game.decision_kind is _BUILD
+        if not building and len(legal) == 1:
             self.last = None
             return legal[0]
         if not legal:
@@ -596,12 +598,12 @@ class _SearchAgent(Agent):
         rng = random.Random(self._rng.getrandbits(64))
         if self.random_setup and game.phase == "setup":
             self.last = None
-            return _random_build(rng.random) if _is_build(legal) else legal[rng.randrange(len(legal))]
-        if isinstance(game, NativeGame):
-            # Searched in the Python engine's form, which the search converts back to the core: the
-            # same position, so the same choice (simulate's games on the core, docs/native.md).
-            game = game.to_game(record_events=False)
-        self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
+            return _random_build(rng.random) if building else legal[rng.randrange(len(legal))]
+        # Searched in the Python engine's form, which the search converts back to the core: the same
+        # position, so the same choice (simulate's games on the core, docs/native.md).
+        self.last = self.search.run(
+            python_game_of(game), rng, iterations=self.iterations, seconds=self.seconds
+        )
         self.tally.add(self.last)
         return self.last.action
 

@@ -13,8 +13,7 @@ import random
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
-from ..native import NativeGame
-from ..rules import Game
+from ..engine import GameEngine
 from .base import Agent, is_build_stage, no_decision_error
 
 
@@ -30,8 +29,8 @@ class RandomAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def act(self, game: Game | NativeGame) -> int:
-        if isinstance(game, Game) and is_build_stage(game):  # (the core never builds: no call there)
+    def act(self, game: GameEngine) -> int:
+        if is_build_stage(game):
             # The build stage (R2.5): any 10 different cards make a legal deck.
             return BUILD_BASE + build_rank(self._rng.sample(range(N_CARDS), DECK_SIZE_CUSTOM))
         legal = game.legal_actions()

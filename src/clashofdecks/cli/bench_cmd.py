@@ -70,7 +70,7 @@ def bench(
     if web:
         _web_bench(web_duels, seed, as_json)
         return
-    from ..bench import run_bench
+    from ..bench import AUTOSAVE_EARLY, AUTOSAVE_LATE, run_bench
 
     envs_figures = None
     if with_envs:
@@ -122,6 +122,10 @@ def bench(
             "native: ismcts iterations per s (search on the core)",
             f"{res.native_ismcts_iterations_per_s:,.0f}",
         )
+    table.add_row(
+        f"session autosave at action {AUTOSAVE_EARLY} · {AUTOSAVE_LATE}",
+        f"{res.autosave_ms_early:.2f} ms · {res.autosave_ms_late:.2f} ms",
+    )
     Console().print(table)
     if envs_figures is not None:
         click.echo(format_envs_bench(envs_figures))

@@ -36,11 +36,12 @@ from ..cards import CARDS
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError
 from ..events import Event, EventKind
 from ..formats import setup_summary
-from ..options import THREAT_ABILITIES, Ruleset, Threat
+from ..options import THREAT_ABILITIES, Ruleset, Threat, ThreatError
 from ..record import GameRecord
 from ..rules import Game
 from ..session import HUMAN, FileStore, GameSession, Seat, SessionError, UndoError
-from ..ui.i18n import LANGUAGES, t
+from ..threat_text import parse_threat
+from ..ui.i18n import LANGUAGES, has_key, t
 from ..ui.render import (
     Context,
     numbered_choices,
@@ -650,12 +651,22 @@ def _threat_from_options(
     resilience: str | None,
     defence: str | None,
     abilities: tuple[str, ...],
+    threat_text: str | None = None,
 ) -> Threat:
+    """The solo threat: ``--threat`` (the syntax of every command, :func:`parse_threat`), or its
+    aliases, the separate flags; ``--level`` alone, or as a check that they cost exactly that."""
     individual = (
         any(v is not None for v in (base_mana, extra_mana, resilience, defence))
         or automaton_starts
         or bool(abilities)
     )
+    if threat_text is not None:
+        if individual:
+            raise ThreatError("give --threat or the separate threat flags (its aliases), not both")
+        threat = parse_threat(threat_text)
+        if level is not None:
+            threat.check_level(level)
+        return threat
     if not individual:
         return Threat.level(level or 0)
     threat = Threat(
@@ -680,9 +691,9 @@ def screen_height(console: Console) -> int | None:
 
 def _title(session: GameSession, names: tuple[str, str], lang: str) -> str:
     game = session.game
-    mode = str(game.meta.get("mode", "solo" if game.is_solo else "duel"))
-    fmt = str(game.meta.get("format", "draft"))
-    text = t(lang, "title", mode=t(lang, f"mode_{mode}"), format=t(lang, f"format_{fmt}"), seed=session.seed)
+    mode, fmt = game.origin.mode, game.origin.format
+    format_word = t(lang, f"format_{fmt}") if has_key(f"format_{fmt}") else fmt
+    text = t(lang, "title", mode=t(lang, f"mode_{mode}"), format=format_word, seed=session.seed)
     threat = game.threat if game.is_solo else None
     if threat is not None:
         text += " · " + t(lang, "title_threat", n=threat.threat_points())
@@ -721,32 +732,39 @@ def _title(session: GameSession, names: tuple[str, str], lang: str) -> str:
     default=None,
     help="solo threat level (R8.3); with individual options, checks they cost exactly this.",
 )
-@click.option("--base-mana", type=click.IntRange(6, 10), default=None, help="solo R8.2: automaton base mana.")
+@click.option(
+    "--threat",
+    "threat_text",
+    default=None,
+    help="solo R8.2: any threat allocation, as in clash arena and clash simulate: JSON or key=value "
+    "pairs, e.g. 'base_mana=8,starts=automaton,abilities=rage+splash'.",
+)
+@click.option("--base-mana", type=click.IntRange(6, 10), default=None, help="alias of --threat base_mana=N.")
 @click.option(
     "--extra-mana",
     type=click.IntRange(1, 2),
     default=None,
-    help="solo R8.2: automaton mana per creature of yours.",
+    help="alias of --threat extra_mana_per_creature=N.",
 )
-@click.option("--automaton-starts", is_flag=True, help="solo R8.2: the automaton plays first.")
+@click.option("--automaton-starts", is_flag=True, help="alias of --threat starts=automaton.")
 @click.option(
     "--resilience",
     type=click.Choice(["bastion", "fort"]),
     default=None,
-    help="solo R8.2: fort = the automaton has no Bastion.",
+    help="alias of --threat resilience=bastion|fort.",
 )
 @click.option(
     "--defence",
     type=click.Choice(["full", "minus_one"]),
     default=None,
-    help="solo R8.2: minus_one = your attacks on the automaton deal 1 less.",
+    help="alias of --threat defence=full|minus_one.",
 )
 @click.option(
     "--ability",
     "abilities",
     type=click.Choice(list(THREAT_ABILITIES)),
     multiple=True,
-    help="solo R8.2: an ability every automaton card gains (repeatable).",
+    help="alias of --threat abilities=A+B (repeatable).",
 )
 @click.option(
     "--vs",
@@ -809,6 +827,7 @@ def play(
     fmt: str,
     deck: int | None,
     level: int | None,
+    threat_text: str | None,
     base_mana: int | None,
     extra_mana: int | None,
     automaton_starts: bool,
@@ -836,6 +855,7 @@ def play(
         mode = "duel" if vs is not None else "solo"
     solo_options = (
         level is not None
+        or threat_text is not None
         or any(v is not None for v in (base_mana, extra_mana, resilience, defence))
         or automaton_starts
         or bool(abilities)
@@ -895,7 +915,14 @@ def play(
         try:
             threat = (
                 _threat_from_options(
-                    level, base_mana, extra_mana, automaton_starts, resilience, defence, abilities
+                    level,
+                    base_mana,
+                    extra_mana,
+                    automaton_starts,
+                    resilience,
+                    defence,
+                    abilities,
+                    threat_text,
                 )
                 if mode == "solo"
                 else None

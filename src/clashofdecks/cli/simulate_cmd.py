@@ -20,6 +20,7 @@ from typing import Final
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -280,7 +281,7 @@ def simulate(
         try:
             threat_opts = parse_threat(threat)
         except ClashError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             sys.exit(2)
     deck_pairs: tuple[tuple[int, int], ...] | None = None
     if decks is not None:
@@ -309,7 +310,7 @@ def simulate(
     try:
         config.check()
     except ClashError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(2)
     if bench_scaling:
         if out_dir is not None or records_dir is not None:
@@ -321,7 +322,7 @@ def simulate(
         try:
             writer = _store_writer(config, out_dir)
         except ClashError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             sys.exit(2)
 
     start = time.perf_counter()
@@ -355,7 +356,7 @@ def simulate(
     except KeyboardInterrupt:  # while the backend started, before any game
         interrupted = True
     except ClashError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(1)
     if writer is not None:
         writer.close(complete=not interrupted)
@@ -401,7 +402,7 @@ def _bench_scaling(config: SimConfig, workers: int, as_json: bool, err: Console)
             config, workers=counts, backends=backends, on_step=lambda text: err.print(f"measuring: {text}")
         )
     except ClashError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(1)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from .. import actions as A
 from ..cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, FORT, HEALTH, N_CARDS
-from ..rules import COMBAT, OVER, SETUP, SUMMON, Creature, Game, GameFields
+from ..rules import COMBAT, OVER, SETUP, SUMMON, Creature, DecisionKind, Game, GameFields
 
 #: Hand places encoded (the rules' maximum: 8 cards and the fortress card).
 HAND_CAP: Final = 9
@@ -624,9 +624,9 @@ def legal_mask(game: Game, seat: int | None = None) -> npt.NDArray[np.int8]:
     mask = bytearray(A.ACTION_SPACE)
     if seat is None or game.current_player == seat:
         legal = game.legal_actions()
-        # Sorted integers; the custom build stage's range (the environments decide it) is outside
+        # Sorted integers; the custom build stage's decks (the environments decide it) are outside
         # the space: its mask stays all zeros.
-        if legal and not isinstance(legal, range):
+        if legal and game.decision_kind is not DecisionKind.BUILD:
             if legal[-1] < A.ACTION_SPACE:
                 for a in legal:
                     mask[a] = 1

@@ -20,7 +20,7 @@ from .. import actions as A
 from ..cards import CARD_INDEX, N_CARDS
 from ..formats import seat_of, start_game
 from ..options import Ruleset, Threat
-from ..rules import Game, Termination
+from ..rules import DecisionKind, Game, Termination
 from .encoding import DEFAULT_MAX_TURNS, encode_infostate, encode_observation, legal_mask
 
 #: What an environment's observation is: the observation vector or the information-state vector.
@@ -85,7 +85,7 @@ class Match:
         if not self._in_setup:
             return
         game = self.game
-        while game.phase == "setup" and isinstance(game.legal_actions(), range):
+        while game.decision_kind is DecisionKind.BUILD:
             if self._build_rng is None:
                 self._build_rng = random.Random(self._build_seed)
             cards = self._build_rng.sample(range(N_CARDS), A.DECK_SIZE_CUSTOM)

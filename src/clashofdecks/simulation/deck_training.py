@@ -19,7 +19,7 @@ from ..agents.deck_evaluation import DeckGame, DeckModel, decks_at_first_turn, f
 from ..agents.evaluation import fit_logistic, logistic, reliability_table
 from ..agents.registry import make_agent
 from ..errors import ClashError
-from ..record import GameRecord, initial_game
+from ..record import GameRecord, Replay
 from .training import generate_records, record_files
 
 #: The ridges cross-validation chooses from (``fit_logistic``'s penalty per game).
@@ -44,11 +44,11 @@ def deck_game_of(path: Path) -> DeckGame | None:
             return None
         if result.get("termination") == "resigned":
             return None
-        game = initial_game(record, record_events=False)
-        for text in record.actions:
+        steps = Replay(record)
+        game = steps.game
+        for _step in steps:
             if game.phase != "setup":
                 break
-            game.apply_text(text)
         if game.phase == "setup":
             return None
         winner = result["winner"]

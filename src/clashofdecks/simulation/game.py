@@ -29,6 +29,7 @@ from typing import Any, Final
 from ..agents.base import Agent, native_act
 from ..agents.mcts import SearchTally
 from ..agents.registry import make_agent
+from ..engine import GameEngine
 from ..errors import ClashError
 from ..formats import seat_of, setup_summary, start_game
 from ..native import AVAILABLE as NATIVE_AVAILABLE
@@ -145,13 +146,13 @@ def plays_on_core(spec: GameSpec, agents: Sequence[Agent | None]) -> bool:
     )
 
 
-def _to_core(game: Game) -> Game | NativeGame:
-    """The game on the compiled core, or ``game`` itself where the core refuses it (the Python
-    engine then plays the whole game: never a failure)."""
+def _to_core(game: Game) -> NativeGame | None:
+    """The game on the compiled core, or ``None`` where the core refuses it (the Python engine then
+    plays the whole game: never a failure)."""
     try:
         core = NativeGame.from_game(game)
     except NativeUnsupportedError:
-        return game
+        return None
     core.keep_undo = False  # the game only goes forward: no state copy per action
     return core
 
@@ -171,9 +172,7 @@ def _play_on_core(game: NativeGame, by_seat: Sequence[Agent | None], seats: tupl
     return actions
 
 
-def play_game(
-    spec: GameSpec, agents: Sequence[Agent | None] | None = None
-) -> tuple[GameResult, Game | NativeGame]:
+def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> tuple[GameResult, GameEngine]:
     """Play the game of ``spec`` to its end; returns the result and the finished game (a
     :class:`NativeGame` when its play phase ran on the compiled core, see the module).
 
@@ -204,14 +203,16 @@ def play_game(
     by_seat = [agents[1], agents[0]] if swapped else [agents[0], agents[1]]
     seats = (spec.participants[1], spec.participants[0]) if swapped else spec.participants
     to_core = plays_on_core(spec, agents)
-    game: Game | NativeGame = python_game
+    game: GameEngine = python_game
+    on_core = False
     actions = 0
     while not game.is_over():
         if to_core and python_game.phase != "setup":
             to_core = False  # one conversion, at the first turn
-            game = _to_core(python_game)
-            if isinstance(game, NativeGame):
-                actions += _play_on_core(game, by_seat, seats)
+            core = _to_core(python_game)
+            if core is not None:
+                game, on_core = core, True
+                actions += _play_on_core(core, by_seat, seats)
                 break
         player = python_game.current_player
         agent = by_seat[player]
@@ -233,14 +234,14 @@ def play_game(
     assert outcome is not None
     record_path: str | None = None
     if spec.records_dir is not None:
-        assert isinstance(game, Game)  # records keep the game in the Python engine (plays_on_core)
+        assert not on_core  # records keep the game in the Python engine (plays_on_core)
         path = record_file(spec.records_dir, spec.index)
-        record_game(game, players=list(seats)).save(path)
+        record_game(python_game, players=list(seats)).save(path)
         record_path = str(path)
     cards: tuple[CardRow, ...] = ()
     if tally is not None:
-        assert isinstance(game, Game)  # so do per-card counts
-        cards = tally.finish(game)
+        assert not on_core  # so do per-card counts
+        cards = tally.finish(python_game)
     result = GameResult(
         index=spec.index,
         seed=spec.seed,
@@ -255,7 +256,7 @@ def play_game(
         cards=cards,
         decks=tally.decks if tally is not None else (None, None),
         searches=(_search_tally(by_seat[0]), _search_tally(by_seat[1])),
-        on_core=isinstance(game, NativeGame),
+        on_core=on_core,
     )
     return result, game
 

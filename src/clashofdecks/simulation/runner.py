@@ -21,12 +21,12 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.pool import AsyncResult
 from typing import Final, Protocol, TypeVar
 
+from ..worker_processes import ignore_sigint_and_exit_with_parent
 from .game import GameResult, GameSpec, SimulationError, play_game, record_file
 
 #: A pending chunk of a backend (an ``AsyncResult``, a Ray object reference).
@@ -60,8 +60,9 @@ class Interrupted(Exception):
 
 
 def ignore_sigint() -> None:
-    """Worker processes leave Ctrl-C to the process that runs the batch (it keeps what finished)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Worker processes leave Ctrl-C to the process that runs the batch (it keeps what finished), and
+    end with it if it is killed (:func:`~clashofdecks.worker_processes.exit_with_parent`)."""
+    ignore_sigint_and_exit_with_parent()
 
 
 def play_chunk(chunk: Sequence[GameSpec]) -> list[GameResult]:

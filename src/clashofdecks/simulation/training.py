@@ -25,8 +25,8 @@ from ..agents.greedy import evaluate
 from ..agents.mcts import EVAL_SCALE_DUEL, EVAL_SCALE_SOLO, Search
 from ..errors import ClashError
 from ..options import Ruleset, Threat
-from ..record import GameRecord, initial_game
-from ..rules import Game
+from ..record import GameRecord, Replay
+from ..rules import DecisionKind, Game
 from .game import AUTOMATON, GameSpec
 from .runner import LocalBackend, run_specs
 from .seeds import derive_seed
@@ -110,11 +110,12 @@ def positions_of(
     result = record.result or {}
     winner = result.get("winner")
     group = group_of(record)
-    game = initial_game(record, record_events=False)
-    for text in record.actions:
+    steps = Replay(record)
+    game = steps.game
+    for _step in steps:
         seat = game.current_player
         legal = game.legal_actions()
-        if (isinstance(legal, range) or len(legal) > 1) and rng.random() < sample:
+        if (game.decision_kind is DecisionKind.BUILD or len(legal) > 1) and rng.random() < sample:
             rollout = -1.0
             if rollout_rate > 0 and rng.random() < rollout_rate:
                 res = Search().run(game, random.Random(rng.getrandbits(64)), iterations=rollout_iterations)
@@ -132,7 +133,6 @@ def positions_of(
                     heuristic_chance(game, who),
                     rollout if who == seat else -1.0,
                 )
-        game.apply_text(text)
 
 
 def generate_records(

@@ -41,6 +41,7 @@ from ..record import GameRecord
 from ..session import AGENT, REMOTE, NotYourTurnError, SessionError, UndoError
 from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
+from ..worker_processes import exit_with_parent
 from . import identity as ident
 from . import workers
 from .games import (
@@ -410,7 +411,10 @@ class GameServer:
     def _new_pool(self) -> Executor:
         if self.config.agent_workers > 0:
             ctx = multiprocessing.get_context("spawn")
-            return ProcessPoolExecutor(max_workers=self.config.agent_workers, mp_context=ctx)
+            # Workers end with the server even when it is killed (SIGKILL): no idle worker left behind.
+            return ProcessPoolExecutor(
+                max_workers=self.config.agent_workers, mp_context=ctx, initializer=exit_with_parent
+            )
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="clash-agent")
 
     async def _apply(self, live: LiveGame, seat: int, text: str) -> list[Event | dict[str, Any]]:

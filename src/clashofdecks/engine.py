@@ -1,0 +1,140 @@
+"""The one interface of both engines: :class:`GameEngine`, what :class:`~clashofdecks.rules.Game`
+(the Python engine) and :class:`~clashofdecks.native.NativeGame` (the compiled core, play phase
+only) both offer, checked by mypy (``native.py`` assigns both to it).
+
+Code that works on either engine (agents, search, simulation) takes a :class:`GameEngine` and never
+asks which engine it holds; the few fast paths that only the compiled core has are reached through
+:func:`clashofdecks.native.core_of` (the engine package's own business).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol, Self, runtime_checkable
+
+from .events import Event
+from .options import Ruleset, Threat
+from .rules import DecisionKind, Game, GameState, Outcome
+
+
+@runtime_checkable
+class GameEngine(Protocol):
+    """A game of Clash of Decks in either engine (see the module)."""
+
+    @property
+    def is_solo(self) -> bool:
+        """True in solo (seat 1 is the automaton, R7)."""
+        ...
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The rule variants in force."""
+        ...
+
+    @property
+    def threat(self) -> Threat:
+        """The solo threat options."""
+        ...
+
+    @property
+    def hidden_identities(self) -> bool:
+        """Whether the opponent's hidden cards are unknown even as a set (the benchmark's deal)."""
+        ...
+
+    @property
+    def current_player(self) -> int:
+        """Whose decision it is now; -1 once the game is over."""
+        ...
+
+    @property
+    def decision_kind(self) -> DecisionKind:
+        """What kind of decision the game waits for."""
+        ...
+
+    @property
+    def phase(self) -> str:
+        """``setup``, ``summon``, ``combat`` or ``over``."""
+        ...
+
+    @property
+    def turn(self) -> int:
+        """The turn number."""
+        ...
+
+    @property
+    def active(self) -> int:
+        """Whose turn it is."""
+        ...
+
+    @property
+    def mana(self) -> int:
+        """The mana the active player has left this turn."""
+        ...
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on."""
+        ...
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once decided; ``None`` while playing or for a draw."""
+        ...
+
+    @property
+    def undo_depth(self) -> int:
+        """How many actions :meth:`undo` can take back now."""
+        ...
+
+    @property
+    def keep_undo(self) -> bool:
+        """Whether :meth:`apply` keeps undo records."""
+        ...
+
+    @keep_undo.setter
+    def keep_undo(self, value: bool) -> None: ...
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        ...
+
+    def legal_actions(self) -> Sequence[int]:
+        """The legal actions of :attr:`current_player`, sorted (empty when over)."""
+        ...
+
+    def legal_action_mask(self) -> list[bool]:
+        """:data:`clashofdecks.actions.ACTION_SPACE` booleans, True where legal."""
+        ...
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now."""
+        ...
+
+    def apply(self, action: int) -> Sequence[Event]:
+        """Apply a legal action; an illegal one raises and changes nothing."""
+        ...
+
+    def undo(self) -> int:
+        """Take back the last action; returns it."""
+        ...
+
+    def clone(self) -> Self:
+        """An independent copy (chance included) with an empty undo history."""
+        ...
+
+    def resume(self) -> None:
+        """Play the automaton's turn a built state leaves it."""
+        ...
+
+    def sample_determinization(self, player: int, rng: random.Random) -> Self:
+        """A game ``player`` cannot tell from this one, hidden cards drawn from ``rng``."""
+        ...
+
+    def state(self) -> GameState:
+        """The whole state as immutable values."""
+        ...
+
+    def to_game(self, *, record_events: bool = True) -> Game:
+        """The Python engine's game in this state (a :class:`Game` gives a copy of itself)."""
+        ...

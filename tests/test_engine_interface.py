@@ -1,0 +1,67 @@
+"""Both engines satisfy one interface, ``clashofdecks.engine.GameEngine`` (mypy checks it statically in
+``native.py``; here at run time), and code outside the engine package never asks which engine it holds:
+no ``isinstance`` on ``Game``/``NativeGame`` and no ``Game | NativeGame`` union outside ``native.py``."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from clashofdecks import Game, native
+from clashofdecks.engine import GameEngine
+from clashofdecks.native import core_of, python_game_of
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "clashofdecks"
+#: The engine package: the two engines and their interface.
+ENGINE_MODULES = {"rules.py", "native.py", "engine.py"}
+
+
+def test_the_python_engine_is_a_game_engine() -> None:
+    game = Game.random_duel(seed=1)
+    assert isinstance(game, GameEngine)
+    assert core_of(game) is None and python_game_of(game) is game
+    copy = game.to_game(record_events=False)
+    assert copy is not game and copy.state() == game.state() and copy.origin == game.origin
+
+
+@pytest.mark.skipif(not native.AVAILABLE, reason="the compiled core is not built")
+def test_the_compiled_core_is_a_game_engine() -> None:
+    game = Game.random_duel(seed=2)
+    rng = random.Random(2)
+    for _ in range(7):
+        game.apply(rng.choice(game.legal_actions()))
+    core = native.NativeGame.from_game(game)
+    assert isinstance(core, GameEngine)
+    assert core_of(core) is core
+    assert python_game_of(core).state() == game.state()
+
+
+def _isinstance_of_an_engine(node: ast.AST) -> bool:
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"):
+        return False
+    return len(node.args) == 2 and ast.unparse(node.args[1]) in ("Game", "NativeGame")
+
+
+def _engine_checks(path: Path) -> list[str]:
+    """``isinstance(x, Game/NativeGame)`` calls and ``Game | NativeGame`` unions in one module."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if _isinstance_of_an_engine(node):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            names = {ast.unparse(node.left), ast.unparse(node.right)}
+            if {"Game", "NativeGame"} <= names:
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_branch_on_the_engine_kind_outside_the_engine_package() -> None:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.parent == SRC and path.name in ENGINE_MODULES:
+            continue
+        found += _engine_checks(path)
+    assert found == []
