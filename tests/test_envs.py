@@ -538,12 +538,16 @@ def test_clash_bench_envs_flag() -> None:
             "--envs",
             "--env-seconds",
             "0.05",
+            "--vec-envs",
+            "4",
             "--json",
         ],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{") :])
     assert data["envs"]["steps_per_second"]["clash_of_decks duel (random deal)"] > 0
+    batched = data["envs"]["batched"]
+    assert batched["num_envs"] == 4 and all(v > 0 for v in batched["steps_per_second"].values())
 
 
 def test_observations_updated_in_place_equal_fresh_ones() -> None:

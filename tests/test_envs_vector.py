@@ -177,3 +177,15 @@ def test_partial_reset_with_a_reset_mask() -> None:
     np.testing.assert_array_equal(again[[0, 2]], obs[[0, 2]])
     np.testing.assert_array_equal(again[1], gym.make(SOLO_V1_ID).reset(seed=2)[0])
     assert info2["_action_mask"].tolist() == [False, True, False]
+
+
+def test_batched_benchmark_measures_every_batched_environment() -> None:
+    from clashofdecks.envs.bench import BATCHED_ENVS, format_envs_bench, run_batched_bench
+
+    results = run_batched_bench(num_envs=3, seconds=0.02, rounds=1)
+    assert set(results["steps_per_second"]) == {label for label, _, _ in BATCHED_ENVS}
+    assert all(v > 0 for v in results["steps_per_second"].values())
+    text = format_envs_bench(
+        {"definition": "-", "steps_per_second": {}, "goal_steps_per_second": 1, "batched": results}
+    )
+    assert "N = 3" in text and "500,000" in text

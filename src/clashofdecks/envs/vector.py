@@ -34,6 +34,8 @@ from .. import actions as A
 from ..errors import IllegalActionError
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 
+#: Which implementation steps the batch (named by ``clash bench --envs``).
+BACKEND: Final = "pure Python (N single environments; no compiled batch yet)"
 #: The info keys every sub-environment has at every step (the rest only when its game ends).
 _ALWAYS: Final = ("action_mask", "seat", "turn", "illegal_action")
 
