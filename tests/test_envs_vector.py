@@ -189,3 +189,95 @@ def test_batched_benchmark_measures_every_batched_environment() -> None:
         {"definition": "-", "steps_per_second": {}, "goal_steps_per_second": 1, "batched": results}
     )
     assert "N = 3" in text and "500,000" in text
+
+
+# ---------------------------------------------------------------------------- the compiled batch
+
+
+def _compiled_or_skip() -> None:
+    from clashofdecks import native
+
+    if not native.AVAILABLE:
+        pytest.skip(native.engine_notice())
+
+
+@pytest.mark.parametrize(
+    ("n", "seed", "kwargs"), [(8, 3, {}), (5, 100, {"max_turns": 4}), (3, 7, {"illegal_penalty": -0.25})]
+)
+def test_compiled_batch_equals_the_python_batch(n: int, seed: int, kwargs: dict[str, Any]) -> None:
+    """The differential test: the same seeds and actions (random legal ones, and illegal ones now and
+    then) give the same observations, masks, rewards, flags and infos in both backends, over many
+    games and autoresets."""
+    _compiled_or_skip()
+    compiled = _batch(DUEL_V1_ID, n, format="random", **kwargs)
+    python = _batch(DUEL_V1_ID, n, format="random", backend="python", **kwargs)
+    assert (compiled.unwrapped.backend, python.unwrapped.backend) == ("compiled", "python")
+    (o1, i1), (o2, i2) = compiled.reset(seed=seed), python.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    ended = illegal = 0
+    for _ in range(600):
+        np.testing.assert_array_equal(o1, o2)
+        assert sorted(i1) == sorted(i2)
+        for key in i1:
+            assert i1[key].dtype == i2[key].dtype, key
+            np.testing.assert_array_equal(i1[key], i2[key], err_msg=key)
+        actions = _random_actions(rng, i1["action_mask"])
+        if rng.random() < 0.1:
+            actions[0] = int(np.flatnonzero(i1["action_mask"][0] == 0)[-1])
+        o1, r1, t1, u1, i1 = compiled.step(actions)
+        o2, r2, t2, u2, i2 = python.step(actions)
+        for a, b in ((r1, r2), (t1, t2), (u1, u2)):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+        ended += int((t1 | u1).sum())
+        illegal += int(i1["illegal_action"].sum())
+    assert ended >= 10 and illegal >= 5
+
+
+def test_compiled_batch_follows_single_environments() -> None:
+    _compiled_or_skip()
+    n = 4
+    batch = _batch(DUEL_V1_ID, n, format="random")
+    assert batch.unwrapped.backend == "compiled"
+    single = _SingleEnvs(DUEL_V1_ID, n, 21, format="random")
+    obs, info = batch.reset(seed=21)
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        np.testing.assert_array_equal(obs, np.stack(single.obs))
+        actions = _random_actions(rng, info["action_mask"])
+        obs, rewards, terminated, truncated, info = batch.step(actions)
+        expected = single.step(actions)
+        single.obs = [e[0] for e in expected]
+        np.testing.assert_array_equal(rewards, [e[1] for e in expected])
+        np.testing.assert_array_equal(terminated | truncated, [e[2] or e[3] for e in expected])
+        np.testing.assert_array_equal(info["action_mask"], np.stack([e[4]["action_mask"] for e in expected]))
+
+
+def test_backend_choice_and_refusals() -> None:
+    from clashofdecks import native
+
+    python_only = _batch(DUEL_V1_ID, 2)  # the draft: its setup stage stays in Python
+    assert python_only.unwrapped.backend == "python"
+    with pytest.raises(ValueError, match="setup stage"):
+        _batch(DUEL_V1_ID, 2, backend="compiled")
+    with pytest.raises(ValueError, match="random agent"):
+        _batch(DUEL_V1_ID, 2, format="random", opponent="greedy", backend="compiled")
+    with pytest.raises(ValueError, match="backend"):
+        _batch(DUEL_V1_ID, 2, backend="gpu")
+    if native.AVAILABLE:
+        batch = _batch(DUEL_V1_ID, 3, format="random")
+        _, _info = batch.reset(seed=0)
+        before = batch.unwrapped._slots[:]
+        with pytest.raises(ValueError, match="outside the action space"):
+            batch.step(np.array([0, 780, 1]))
+        assert batch.unwrapped._slots == before  # nothing moved
+
+
+def test_compiled_batch_without_the_core_falls_back_to_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    from clashofdecks import native
+
+    monkeypatch.setattr(native, "AVAILABLE", False)
+    batch = _batch(DUEL_V1_ID, 2, format="random")
+    assert batch.unwrapped.backend == "python"
+    with pytest.raises(ValueError, match="compiled"):
+        _batch(DUEL_V1_ID, 2, format="random", backend="compiled")

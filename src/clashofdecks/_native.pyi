@@ -4,6 +4,7 @@ from collections.abc import Callable, Sequence
 
 STATE_SIZE: int
 SOURCE_HASH: str
+BATCH_ACTION_SPACE: int
 
 class Core:
     def __init__(self, config: Sequence[int], state: Sequence[object]) -> None: ...
@@ -97,3 +98,33 @@ def set_cards(
 def blake2b_512(data: bytes) -> bytes: ...
 def random_duel(seed: int) -> Core: ...
 def random_duel_games(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]: ...
+
+# The batched environment (envs/vector.py): slots in a bytearray, arrays through the buffer protocol.
+def batch_slot_size() -> int: ...
+def batch_load(
+    slots: bytearray,
+    i: int,
+    core: Core,
+    mt_state: Sequence[int],
+    seat: int,
+    hidden_ids: int,
+    layout: Sequence[int],
+    obs_row: object,
+    mask_row: object,
+) -> None: ...
+def batch_step(
+    slots: bytearray,
+    layout: Sequence[int],
+    penalty: float,
+    actions: object,
+    skip: object,
+    obs: object,
+    mask: object,
+    rewards: object,
+    terminated: object,
+    truncated: object,
+    turn: object,
+    illegal: object,
+    winner: object,
+    termination: object,
+) -> None: ...

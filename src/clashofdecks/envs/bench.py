@@ -141,10 +141,10 @@ def batched_steps_per_second(
     rounds: int = 3,
     seed: int = 0,
     **kwargs: Any,
-) -> float:
+) -> tuple[float, str]:
     """Learner steps/s of ``num_envs`` games of ``env_id`` stepped by the batched environment, under
     the definition of this module's docstring (each round: ``step()`` calls until ``seconds`` of CPU
-    time were spent inside them)."""
+    time were spent inside them), and the backend that stepped them."""
     import gymnasium
 
     from . import DUEL_V1_ID  # noqa: F401 - registers the ids
@@ -169,23 +169,27 @@ def batched_steps_per_second(
             inside += time.process_time() - start
             calls += 1
         best = max(best, calls * num_envs / inside)
+    backend = str(getattr(envs.unwrapped, "backend", "?"))
     envs.close()
-    return best
+    return best, backend
 
 
 def run_batched_bench(*, num_envs: int = 1024, seconds: float = 2.0, rounds: int = 3) -> dict[str, Any]:
-    """The batched environments' figures: ``{"definition", "num_envs", "goal", "steps_per_second"}``."""
-    from .vector import BACKEND
-
+    """The batched environments' figures: ``{"definition", "num_envs", "goal", "steps_per_second",
+    "backends"}`` (the backend that stepped each: ``compiled`` or ``python``)."""
+    figures: dict[str, float] = {}
+    backends: dict[str, str] = {}
+    for label, env_id, kwargs in BATCHED_ENVS:
+        figures[label], backends[label] = batched_steps_per_second(
+            env_id, num_envs, seconds=seconds, rounds=rounds, **kwargs
+        )
     return {
         "definition": "learner steps/s of the batched -v1 environments: N x step() calls over CPU time "
-        f"inside step() (observation and mask included), one core, best of rounds; backend: {BACKEND}",
+        "inside step() (observation and mask included), one core, best of rounds",
         "num_envs": num_envs,
         "goal_steps_per_second": GOAL_BATCHED_STEPS_PER_SECOND,
-        "steps_per_second": {
-            label: batched_steps_per_second(env_id, num_envs, seconds=seconds, rounds=rounds, **kwargs)
-            for label, env_id, kwargs in BATCHED_ENVS
-        },
+        "steps_per_second": figures,
+        "backends": backends,
     }
 
 
@@ -236,7 +240,8 @@ def format_envs_bench(results: dict[str, Any]) -> str:
     if batched is not None:
         lines.append(f"batched environments, N = {batched['num_envs']:,}: {batched['definition']}")
         for label, value in batched["steps_per_second"].items():
-            lines.append(f"  {label:<50} {value:>12,.0f} steps/s")
+            backend = batched.get("backends", {}).get(label, "?")
+            lines.append(f"  {label:<50} {value:>12,.0f} steps/s  ({backend})")
         lines.append(f"  goal (N = 1,024, vs random): >= {batched['goal_steps_per_second']:,} steps/s")
     return "\n".join(lines)
 

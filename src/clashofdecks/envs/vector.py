@@ -16,9 +16,16 @@ Infos are arrays in Gymnasium's vector layout (each key with its ``_key`` mask):
 (N, 780) int8, ``seat``, ``turn``, ``illegal_action`` for every sub-environment, and ``winner`` (-1 a
 draw) and ``termination`` (strings) for those whose game ended at this step.
 
-This is the pure-Python batch: it runs N single environments and writes their results into batch
-arrays.  (A batch in the compiled core, stepping the N games with no per-game Python, is not built yet:
-see docs/envs.md.)
+Two implementations give the same results (``backend``):
+
+- ``"compiled"`` (chosen by ``"auto"`` when the compiled core is available and the configuration is
+  one it covers: a duel on the benchmark's ``random`` deal against the ``random`` agent, the
+  observation vector, the penalty for an illegal action): ``_native.batch_step`` plays the learner's
+  decision and the agent's replies in every game and writes observations, masks, rewards and flags
+  with no per-game Python.  A game is set up in Python (the single environment's ``reset``, so the
+  seeds are the same) and handed to the core (``_native.batch_load``); resets are the only per-game
+  Python.
+- ``"python"`` (everything else): N single environments, their results written into batch arrays.
 """
 
 from __future__ import annotations
@@ -31,11 +38,40 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .. import actions as A
+from .. import native
 from ..errors import IllegalActionError
+from ..rules import Termination
+from .encoding import OBSERVATION_LAYOUT
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 
-#: Which implementation steps the batch (named by ``clash bench --envs``).
-BACKEND: Final = "pure Python (N single environments; no compiled batch yet)"
+#: The backends (see the module docstring); ``"auto"`` picks the compiled one where it applies.
+BACKENDS: Final = ("auto", "compiled", "python")
+#: The observation slices the compiled encoder writes, in ``_native.c``'s order (then the size).
+_COMPILED_LAYOUT: Final = (
+    *(
+        OBSERVATION_LAYOUT.slices[name].start
+        for name in (
+            "seat",
+            "phase",
+            "to_move",
+            "active",
+            "turn",
+            "mana",
+            "hand_me",
+            "hand_me_flags",
+            "hand_opp",
+            "hand_opp_flags",
+            "opp_hidden_cards",
+            "fortress",
+            "lanes",
+            "lane_sizes",
+            "pending",
+            "pending_cards",
+        )
+    ),
+    OBSERVATION_LAYOUT.size,
+)
+_TERMINATION_NAMES: Final = np.array([t.value for t in Termination], dtype=object)
 #: The info keys every sub-environment has at every step (the rest only when its game ends).
 _ALWAYS: Final = ("action_mask", "seat", "turn", "illegal_action")
 
@@ -44,12 +80,20 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     """``num_envs`` games of one ``-v1`` environment stepped together (see the module docstring).
 
     ``copy`` (default True): return fresh arrays; with False the observation array is the batch's own
-    buffer, overwritten by the next call.
+    buffer, overwritten by the next call.  ``backend``: ``"auto"``, ``"compiled"`` (an error naming the
+    reason where it does not apply) or ``"python"``; :attr:`backend` is the one in use.  With the
+    compiled backend, :attr:`envs` only set games up: their games are not the ones being played.
     """
 
-    def __init__(self, envs: list[ClashOfDecksEnv], *, copy: bool = True) -> None:
+    def __init__(self, envs: list[ClashOfDecksEnv], *, copy: bool = True, backend: str = "auto") -> None:
         if not envs:
             raise ValueError("num_envs must be at least 1")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {backend!r}")
+        reason = compiled_unsupported(envs[0])
+        if backend == "compiled" and reason is not None:
+            raise ValueError(f"the compiled batch does not apply: {reason}")
+        self.backend = "compiled" if backend != "python" and reason is None else "python"
         super().__init__()
         self.envs = envs
         self.num_envs = len(envs)
@@ -70,6 +114,15 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         self._truncations = np.zeros(n, dtype=np.bool_)
         self._autoreset = np.zeros(n, dtype=np.bool_)
         self._has_reset = False
+        if self.backend == "compiled":
+            from .. import _native
+
+            self._slots = bytearray(_native.batch_slot_size() * n)
+            self._seats = np.zeros(n, dtype=np.int64)
+            self._turns = np.zeros(n, dtype=np.int64)
+            self._illegal = np.zeros(n, dtype=np.bool_)
+            self._winners = np.zeros(n, dtype=np.int64)
+            self._terminations_code = np.zeros(n, dtype=np.int8)
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -100,6 +153,9 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         infos = self._empty_infos()
         for i in np.flatnonzero(chosen):
             obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
+            if self.backend == "compiled":
+                self._load(int(i))
+                self._turns[i] = info["turn"]
             self._write(int(i), obs, info, infos)
         self._terminations[chosen] = False
         self._truncations[chosen] = False
@@ -122,6 +178,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         batch = np.asarray(actions)
         if batch.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {batch.shape}")
+        if self.backend == "compiled" and batch.dtype.kind in "iu":
+            return self._step_compiled(batch)
         stepping = np.flatnonzero(~self._autoreset)
         # Check every action before any game moves: a bad batch changes nothing.
         chosen = [_as_action(batch[i]) for i in stepping]
@@ -142,6 +200,90 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._truncations[i] = truncated
             self._write(int(i), obs, info, infos)
         self._autoreset = self._terminations | self._truncations
+        return (
+            self._observations(),
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            self._finish_infos(infos, np.ones(self.num_envs, dtype=np.bool_)),
+        )
+
+    def _load(self, i: int) -> None:
+        """Hand sub-env ``i``'s freshly reset game and its agent's generator to the core."""
+        from .. import _native
+
+        env = self.envs[i]
+        game = env.game
+        agent = env._opponent
+        assert agent is not None
+        _native.batch_load(
+            self._slots,
+            i,
+            native.NativeGame.from_game(game)._core,
+            agent._rng.getstate()[1],  # type: ignore[attr-defined]  # a RandomAgent (compiled_unsupported)
+            env.seat,
+            int(game.hidden_identities),
+            _COMPILED_LAYOUT,
+            self._obs[i],
+            self._masks[i],
+        )
+        self._seats[i] = env.seat
+
+    def _step_compiled(
+        self, batch: npt.NDArray[Any]
+    ) -> tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]:
+        from .. import _native
+
+        resetting = self._autoreset
+        stepping = batch[~resetting]
+        if stepping.size and (stepping.min() < 0 or stepping.max() >= A.ACTION_SPACE):
+            bad = int(stepping[(stepping < 0) | (stepping >= A.ACTION_SPACE)][0])
+            raise ValueError(f"action {bad} is outside the action space (0-{A.ACTION_SPACE - 1})")
+        actions = np.ascontiguousarray(batch, dtype=np.int64)
+        actions[resetting] = 0
+        _native.batch_step(
+            self._slots,
+            _COMPILED_LAYOUT,
+            self.envs[0].illegal_penalty,
+            actions,
+            resetting.astype(np.uint8),
+            self._obs,
+            self._masks,
+            self._rewards,
+            self._terminations,
+            self._truncations,
+            self._turns,
+            self._illegal,
+            self._winners,
+            self._terminations_code,
+        )
+        for i in np.flatnonzero(resetting):
+            _obs, info = self.envs[i].reset()
+            self._load(int(i))
+            self._rewards[i] = 0.0
+            self._terminations[i] = self._truncations[i] = self._illegal[i] = False
+            self._turns[i] = info["turn"]
+            self._terminations_code[i] = -1
+        self._autoreset = self._terminations | self._truncations
+        infos: dict[str, Any] = {
+            "seat": self._seats.copy(),
+            "turn": self._turns.copy(),
+            "illegal_action": self._illegal.copy(),
+        }
+        ended = self._terminations_code >= 0
+        if ended.any():
+            infos["winner"] = np.where(ended, self._winners, 0)
+            infos["_winner"] = ended
+            names = np.full(self.num_envs, None, dtype=object)
+            names[ended] = _TERMINATION_NAMES[self._terminations_code[ended]]
+            infos["termination"] = names
+            infos["_termination"] = ended.copy()
         return (
             self._observations(),
             self._rewards.copy(),
@@ -205,16 +347,43 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         return infos
 
 
-def make_solo_vector(num_envs: int = 1, *, copy: bool = True, **kwargs: Any) -> ClashOfDecksVectorEnv:
+def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
+    """Why the compiled batch cannot run games of ``env``'s configuration (None: it can)."""
+    from ..agents.random_agent import RandomAgent
+
+    if not native.AVAILABLE:
+        return native.engine_notice().removeprefix("engine: ")
+    from .. import _native
+
+    if _native.BATCH_ACTION_SPACE != A.ACTION_SPACE:
+        return "the compiled core's action space differs from actions.py's"
+    checks = (
+        (env.mode == "duel", "it plays the duel only (the solo game's setup stage stays in Python)"),
+        (env.format == "random", "it plays the random deal only (the setup stage of R2 stays in Python)"),
+        (type(env._opponent) is RandomAgent, "its opponent is the random agent only"),
+        (env.observation_kind == "observation", "it writes the observation vector only"),
+        (env.illegal_action == "penalty", "it gives the penalty for an illegal action only"),
+        (env.render_mode is None, "it does not render"),
+    )
+    return next((reason for ok, reason in checks if not ok), None)
+
+
+def make_solo_vector(
+    num_envs: int = 1, *, copy: bool = True, backend: str = "auto", **kwargs: Any
+) -> ClashOfDecksVectorEnv:
     """``vector_entry_point`` of ``ClashOfDecks/Solo-v1``: ``num_envs`` solo games with the options of
     :class:`~.gym_env.SoloEnvV1`."""
-    return ClashOfDecksVectorEnv([SoloEnvV1(**kwargs) for _ in range(_count(num_envs))], copy=copy)
+    envs: list[ClashOfDecksEnv] = [SoloEnvV1(**kwargs) for _ in range(_count(num_envs))]
+    return ClashOfDecksVectorEnv(envs, copy=copy, backend=backend)
 
 
-def make_duel_vector(num_envs: int = 1, *, copy: bool = True, **kwargs: Any) -> ClashOfDecksVectorEnv:
+def make_duel_vector(
+    num_envs: int = 1, *, copy: bool = True, backend: str = "auto", **kwargs: Any
+) -> ClashOfDecksVectorEnv:
     """``vector_entry_point`` of ``ClashOfDecks/Duel-v1``: ``num_envs`` duels with the options of
     :class:`~.gym_env.DuelEnvV1` (``opponent``: ``random`` by default, ``greedy``, any agent spec)."""
-    return ClashOfDecksVectorEnv([DuelEnvV1(**kwargs) for _ in range(_count(num_envs))], copy=copy)
+    envs: list[ClashOfDecksEnv] = [DuelEnvV1(**kwargs) for _ in range(_count(num_envs))]
+    return ClashOfDecksVectorEnv(envs, copy=copy, backend=backend)
 
 
 def _count(num_envs: object) -> int:
