@@ -15,6 +15,7 @@ from clashofdecks import actions as A  # noqa: E402
 from clashofdecks.envs import DUEL_V1_ID, OBSERVATION_LAYOUT, SOLO_V1_ID  # noqa: E402
 from clashofdecks.envs.vector import ClashOfDecksVectorEnv  # noqa: E402
 from clashofdecks.errors import IllegalActionError  # noqa: E402
+from clashofdecks.options import Ruleset  # noqa: E402
 
 
 def _batch(env_id: str, n: int, **kwargs: Any) -> Any:
@@ -130,7 +131,7 @@ def test_autoreset_next_step_ignores_the_action_and_starts_a_new_game() -> None:
 
 
 def test_masks_are_the_engines_legal_actions_and_seeds_reproduce() -> None:
-    batch = _batch(DUEL_V1_ID, 4, format="random")
+    batch = _batch(DUEL_V1_ID, 4, format="random", backend="python")  # (reads the sub-envs' games)
     obs, info = batch.reset(seed=[5, 6, 7, 8])
     envs = batch.unwrapped.envs
     assert info["action_mask"].shape == (4, A.ACTION_SPACE) and info["action_mask"].dtype == np.int8
@@ -202,7 +203,14 @@ def _compiled_or_skip() -> None:
 
 
 @pytest.mark.parametrize(
-    ("n", "seed", "kwargs"), [(8, 3, {}), (5, 100, {"max_turns": 4}), (3, 7, {"illegal_penalty": -0.25})]
+    ("n", "seed", "kwargs"),
+    [
+        (8, 3, {}),
+        (5, 100, {"max_turns": 4}),
+        (3, 7, {"illegal_penalty": -0.25}),
+        # another ruleset: the game is set up in Python and handed to the core (batch_load)
+        (4, 9, {"ruleset": Ruleset(protection="any_damage", incantation_timing="summon_only")}),
+    ],
 )
 def test_compiled_batch_equals_the_python_batch(n: int, seed: int, kwargs: dict[str, Any]) -> None:
     """The differential test: the same seeds and actions (random legal ones, and illegal ones now and

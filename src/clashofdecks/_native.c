@@ -2930,6 +2930,58 @@ static PyObject *mod_batch_load(PyObject *m, PyObject *args) {
     return result;
 }
 
+/* batch_deal(slots, i, seed, max_turns, mt_state, layout, obs_row, mask_row) -> turn: slot i takes a
+ * new game on the benchmark's random deal (rules.Game.random_duel(seed) with the default ruleset but
+ * the turn cap max_turns), the learner in seat 0 (the deal has no coin toss), the agent's generator
+ * state, and writes its observation and mask rows. */
+static PyObject *mod_batch_deal(PyObject *m, PyObject *args) {
+    (void)m;
+    PyObject *slots, *mt_state, *layout, *obs_obj, *mask_obj;
+    Py_ssize_t i;
+    unsigned long long seed;
+    int max_turns;
+    if (!PyArg_ParseTuple(args, "OnKiOOOO", &slots, &i, &seed, &max_turns, &mt_state, &layout, &obs_obj, &mask_obj))
+        return NULL;
+    if (!cards_ready) return NotReady();
+    long o[O_COUNT];
+    if (e_layout(layout, o)) return NULL;
+    if (max_turns < 1) {
+        PyErr_SetString(PyExc_ValueError, "batch: max_turns must be positive");
+        return NULL;
+    }
+    MTState g;
+    if (mt_load(&g, mt_state)) return NULL;
+    Py_buffer sv, ov, mv;
+    if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (i < 0 || (Py_ssize_t)((size_t)(i + 1) * sizeof(EnvSlot)) > sv.len) {
+        PyBuffer_Release(&sv);
+        PyErr_SetString(PyExc_IndexError, "batch: no such slot");
+        return NULL;
+    }
+    if (e_buffer(obs_obj, &ov, (Py_ssize_t)sizeof(float) * o[O_SIZE], "the observation row")) {
+        PyBuffer_Release(&sv);
+        return NULL;
+    }
+    if (e_buffer(mask_obj, &mv, ACTION_SPACE_N, "the mask row")) {
+        PyBuffer_Release(&sv);
+        PyBuffer_Release(&ov);
+        return NULL;
+    }
+    EnvSlot *e = (EnvSlot *)sv.buf + i;
+    random_duel_state(&e->s, (uint64_t)seed);
+    e->s.max_turns = max_turns;
+    e->g = g;
+    e->seat = 0;
+    e->hidden_ids = 1;
+    e_opponent(e);
+    e_write(e, (float *)ov.buf, (uint8_t *)mv.buf, o);
+    long long turn = e->s.turn;
+    PyBuffer_Release(&sv);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&mv);
+    return PyLong_FromLongLong(turn);
+}
+
 /* batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn,
  * illegal, winner, termination): one learner decision in every slot not in `skip` (actions int64,
  * in range, checked by the caller), then the agent's replies; writes every array row of those slots.
@@ -3023,6 +3075,8 @@ static PyMethodDef module_methods[] = {
     {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
     {"batch_load", mod_batch_load, METH_VARARGS,
      "batch_load(slots, i, core, mt_state, seat, hidden_ids, layout, obs_row, mask_row)"},
+    {"batch_deal", mod_batch_deal, METH_VARARGS,
+     "batch_deal(slots, i, seed, max_turns, mt_state, layout, obs_row, mask_row) -> turn"},
     {"batch_step", mod_batch_step, METH_VARARGS,
      "batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn, "
      "illegal, winner, termination)"},

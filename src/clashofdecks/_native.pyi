@@ -112,6 +112,16 @@ def batch_load(
     obs_row: object,
     mask_row: object,
 ) -> None: ...
+def batch_deal(
+    slots: bytearray,
+    i: int,
+    seed: int,
+    max_turns: int,
+    mt_state: Sequence[int],
+    layout: Sequence[int],
+    obs_row: object,
+    mask_row: object,
+) -> int: ...
 def batch_step(
     slots: bytearray,
     layout: Sequence[int],

@@ -22,16 +22,19 @@ Two implementations give the same results (``backend``):
   one it covers: a duel on the benchmark's ``random`` deal against the ``random`` agent, the
   observation vector, the penalty for an illegal action): ``_native.batch_step`` plays the learner's
   decision and the agent's replies in every game and writes observations, masks, rewards and flags
-  with no per-game Python.  A game is set up in Python (the single environment's ``reset``, so the
-  seeds are the same) and handed to the core (``_native.batch_load``); resets are the only per-game
-  Python.
+  with no per-game Python.  A reset draws the seeds from the sub-environment's ``np_random`` as the
+  single environment does and deals in the core (``_native.batch_deal``; with a ruleset other than the
+  default, the single environment sets the game up and the core takes it over, ``_native.batch_load``):
+  resets are the only per-game Python.
 - ``"python"`` (everything else): N single environments, their results written into batch arrays.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any, Final
 
+import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -40,9 +43,10 @@ from gymnasium.vector.utils import batch_space
 from .. import actions as A
 from .. import native
 from ..errors import IllegalActionError
+from ..options import Ruleset
 from ..rules import Termination
-from .encoding import OBSERVATION_LAYOUT
-from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
+from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT
+from .gym_env import _SEED_LIMIT, ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 
 #: The backends (see the module docstring); ``"auto"`` picks the compiled one where it applies.
 BACKENDS: Final = ("auto", "compiled", "python")
@@ -82,7 +86,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     ``copy`` (default True): return fresh arrays; with False the observation array is the batch's own
     buffer, overwritten by the next call.  ``backend``: ``"auto"``, ``"compiled"`` (an error naming the
     reason where it does not apply) or ``"python"``; :attr:`backend` is the one in use.  With the
-    compiled backend, :attr:`envs` only set games up: their games are not the ones being played.
+    compiled backend, :attr:`envs` only hold the seeding: their games are not the ones being played.
     """
 
     def __init__(self, envs: list[ClashOfDecksEnv], *, copy: bool = True, backend: str = "auto") -> None:
@@ -123,6 +127,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._illegal = np.zeros(n, dtype=np.bool_)
             self._winners = np.zeros(n, dtype=np.int64)
             self._terminations_code = np.zeros(n, dtype=np.int8)
+            cap = first.ruleset.max_turns
+            self._deal_in_core = first.ruleset == Ruleset(max_turns=cap)
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -152,10 +158,12 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             raise RuntimeError("call reset() on every sub-environment first")
         infos = self._empty_infos()
         for i in np.flatnonzero(chosen):
-            obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
             if self.backend == "compiled":
-                self._load(int(i))
-                self._turns[i] = info["turn"]
+                self._reset_slot(int(i), seeds[i])
+                infos["seat"][i] = self._seats[i]
+                infos["turn"][i] = self._turns[i]
+                continue
+            obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
             self._write(int(i), obs, info, infos)
         self._terminations[chosen] = False
         self._truncations[chosen] = False
@@ -207,6 +215,33 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._truncations.copy(),
             self._finish_infos(infos, np.ones(self.num_envs, dtype=np.bool_)),
         )
+
+    def _reset_slot(self, i: int, seed: int | None) -> None:
+        """A new game in slot ``i`` of the compiled batch, exactly the single environment's reset: the
+        game's and the agent's seeds drawn from sub-env ``i``'s ``np_random``.  With the default rules
+        (but the turn cap) the deal is made in the core; otherwise the single environment sets the
+        game up and the core takes it over."""
+        from .. import _native
+
+        env = self.envs[i]
+        if not self._deal_in_core:
+            env.reset(seed=seed)
+            self._load(i)
+            self._turns[i] = env.game.turn
+            return
+        gym.Env.reset(env, seed=seed)  # seeds np_random as the environment's own reset does
+        game_seed, agent_seed, _build_seed = (int(x) for x in env.np_random.integers(0, _SEED_LIMIT, size=3))
+        self._turns[i] = _native.batch_deal(
+            self._slots,
+            i,
+            game_seed,
+            env.ruleset.max_turns or DEFAULT_MAX_TURNS,
+            random.Random(agent_seed).getstate()[1],
+            _COMPILED_LAYOUT,
+            self._obs[i],
+            self._masks[i],
+        )
+        self._seats[i] = 0  # the random deal has no coin toss: participant 0 is seat 0
 
     def _load(self, i: int) -> None:
         """Hand sub-env ``i``'s freshly reset game and its agent's generator to the core."""
@@ -264,11 +299,9 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._terminations_code,
         )
         for i in np.flatnonzero(resetting):
-            _obs, info = self.envs[i].reset()
-            self._load(int(i))
+            self._reset_slot(int(i), None)
             self._rewards[i] = 0.0
             self._terminations[i] = self._truncations[i] = self._illegal[i] = False
-            self._turns[i] = info["turn"]
             self._terminations_code[i] = -1
         self._autoreset = self._terminations | self._truncations
         infos: dict[str, Any] = {
