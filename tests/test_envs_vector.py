@@ -289,3 +289,14 @@ def test_compiled_batch_without_the_core_falls_back_to_python(monkeypatch: pytes
     assert batch.unwrapped.backend == "python"
     with pytest.raises(ValueError, match="compiled"):
         _batch(DUEL_V1_ID, 2, format="random", backend="compiled")
+
+
+def test_the_cores_generator_seeding_is_pythons() -> None:
+    """The agent's generator of a dealt game is random.Random(seed), seeded in the core."""
+    import random
+
+    _compiled_or_skip()
+    from clashofdecks import _native
+
+    for seed in (0, 1, 2**32 - 1, 2**32, 2**63 - 2, 123_456_789_012_345_678):
+        assert _native.mt_seeded_state(seed) == random.Random(seed).getstate()[1], seed

@@ -2930,17 +2930,56 @@ static PyObject *mod_batch_load(PyObject *m, PyObject *args) {
     return result;
 }
 
-/* batch_deal(slots, i, seed, max_turns, mt_state, layout, obs_row, mask_row) -> turn: slot i takes a
+/* random.Random(seed) for 0 <= seed < 2**64: CPython's init_by_array over the seed's 32-bit words. */
+static void mt_seed(MTState *g, uint64_t seed) {
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    int key_length = seed >> 32 ? 2 : 1;
+    uint32_t *mt = g->mt;
+    mt[0] = 19650218U;
+    for (int k = 1; k < MT_N; k++) mt[k] = 1812433253U * (mt[k - 1] ^ (mt[k - 1] >> 30)) + (uint32_t)k;
+    int i = 1, j = 0;
+    for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+        if (j >= key_length) j = 0;
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+    g->index = MT_N;
+}
+
+static PyObject *mod_mt_seeded_state(PyObject *m, PyObject *arg) {
+    (void)m;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
+    if (PyErr_Occurred()) return NULL;
+    MTState g;
+    mt_seed(&g, (uint64_t)seed);
+    return mt_export(&g);
+}
+
+/* batch_deal(slots, i, seed, max_turns, agent_seed, layout, obs_row, mask_row) -> turn: slot i takes a
  * new game on the benchmark's random deal (rules.Game.random_duel(seed) with the default ruleset but
  * the turn cap max_turns), the learner in seat 0 (the deal has no coin toss), the agent's generator
- * state, and writes its observation and mask rows. */
+ * random.Random(agent_seed), and writes its observation and mask rows. */
 static PyObject *mod_batch_deal(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *slots, *mt_state, *layout, *obs_obj, *mask_obj;
+    PyObject *slots, *layout, *obs_obj, *mask_obj;
     Py_ssize_t i;
-    unsigned long long seed;
+    unsigned long long seed, agent_seed;
     int max_turns;
-    if (!PyArg_ParseTuple(args, "OnKiOOOO", &slots, &i, &seed, &max_turns, &mt_state, &layout, &obs_obj, &mask_obj))
+    if (!PyArg_ParseTuple(args, "OnKiKOOO", &slots, &i, &seed, &max_turns, &agent_seed, &layout, &obs_obj, &mask_obj))
         return NULL;
     if (!cards_ready) return NotReady();
     long o[O_COUNT];
@@ -2950,7 +2989,7 @@ static PyObject *mod_batch_deal(PyObject *m, PyObject *args) {
         return NULL;
     }
     MTState g;
-    if (mt_load(&g, mt_state)) return NULL;
+    mt_seed(&g, (uint64_t)agent_seed);
     Py_buffer sv, ov, mv;
     if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
     if (i < 0 || (Py_ssize_t)((size_t)(i + 1) * sizeof(EnvSlot)) > sv.len) {
@@ -3076,7 +3115,9 @@ static PyMethodDef module_methods[] = {
     {"batch_load", mod_batch_load, METH_VARARGS,
      "batch_load(slots, i, core, mt_state, seat, hidden_ids, layout, obs_row, mask_row)"},
     {"batch_deal", mod_batch_deal, METH_VARARGS,
-     "batch_deal(slots, i, seed, max_turns, mt_state, layout, obs_row, mask_row) -> turn"},
+     "batch_deal(slots, i, seed, max_turns, agent_seed, layout, obs_row, mask_row) -> turn"},
+    {"mt_seeded_state", mod_mt_seeded_state, METH_O,
+     "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
     {"batch_step", mod_batch_step, METH_VARARGS,
      "batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn, "
      "illegal, winner, termination)"},

@@ -101,6 +101,7 @@ def random_duel_games(first_seed: int, games: int, choice_seed: int) -> tuple[in
 
 # The batched environment (envs/vector.py): slots in a bytearray, arrays through the buffer protocol.
 def batch_slot_size() -> int: ...
+def mt_seeded_state(seed: int) -> tuple[int, ...]: ...
 def batch_load(
     slots: bytearray,
     i: int,
@@ -117,7 +118,7 @@ def batch_deal(
     i: int,
     seed: int,
     max_turns: int,
-    mt_state: Sequence[int],
+    agent_seed: int,
     layout: Sequence[int],
     obs_row: object,
     mask_row: object,

@@ -36,6 +36,11 @@ GOAL_BATCHED_STEPS_PER_SECOND: Final = 500_000
 BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ("Duel-v1 batch vs random (draft)", "ClashOfDecks/Duel-v1", {}),
     ("Duel-v1 batch vs random (random deal)", "ClashOfDecks/Duel-v1", {"format": "random"}),
+    (
+        "Duel-v1 batch vs random (random deal, copy=False)",
+        "ClashOfDecks/Duel-v1",
+        {"format": "random", "copy": False},
+    ),
     ("Solo-v1 batch vs the automaton (level 0, draft)", "ClashOfDecks/Solo-v1", {}),
 )
 #: Environments measured beside ours: (label, PettingZoo registry id, module of older PettingZoo

@@ -31,7 +31,6 @@ Two implementations give the same results (``backend``):
 
 from __future__ import annotations
 
-import random
 from typing import Any, Final
 
 import gymnasium as gym
@@ -236,7 +235,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             i,
             game_seed,
             env.ruleset.max_turns or DEFAULT_MAX_TURNS,
-            random.Random(agent_seed).getstate()[1],
+            agent_seed,  # the agent's generator is random.Random(agent_seed), seeded in the core
             _COMPILED_LAYOUT,
             self._obs[i],
             self._masks[i],
