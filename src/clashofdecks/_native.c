@@ -2960,26 +2960,43 @@ static void mt_seed(MTState *g, uint64_t seed) {
     g->index = MT_N;
 }
 
-static PyObject *mod_mt_seeded_state(PyObject *m, PyObject *arg) {
-    (void)m;
-    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
-    if (PyErr_Occurred()) return NULL;
-    MTState g;
-    mt_seed(&g, (uint64_t)seed);
-    return mt_export(&g);
+/* NumPy's bit generator interface (numpy/random/bitgen.h), reached through the "BitGenerator"
+ * capsule of a Generator's bit_generator: the compiled batch draws each sub-environment's seeds from
+ * its own np_random exactly as Generator.integers(0, 2**63 - 1, size=3) does (Lemire's bounded
+ * method, NumPy's default), with no NumPy headers or library: only this documented struct. */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} NpBitGen;
+
+/* Generator.integers(0, 2**63 - 1): numpy's bounded_lemire_uint64 for rng = 2**63 - 2. */
+static uint64_t np_seed_draw(NpBitGen *bg) {
+    const uint64_t rng_excl = 0x7fffffffffffffffULL;
+    unsigned __int128 m = (unsigned __int128)bg->next_uint64(bg->state) * rng_excl;
+    uint64_t leftover = (uint64_t)m;
+    if (leftover < rng_excl) {
+        const uint64_t threshold = (UINT64_MAX - (rng_excl - 1)) % rng_excl;
+        while (leftover < threshold) {
+            m = (unsigned __int128)bg->next_uint64(bg->state) * rng_excl;
+            leftover = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
 }
 
-/* batch_deal(slots, i, seed, max_turns, agent_seed, layout, obs_row, mask_row) -> turn: slot i takes a
- * new game on the benchmark's random deal (rules.Game.random_duel(seed) with the default ruleset but
- * the turn cap max_turns), the learner in seat 0 (the deal has no coin toss), the agent's generator
- * random.Random(agent_seed), and writes its observation and mask rows. */
-static PyObject *mod_batch_deal(PyObject *m, PyObject *args) {
+/* batch_reset(slots, indices, capsules, max_turns, layout, obs, mask, turns): for each slot i of
+ * `indices` (int64), the single environment's reset on the random deal: (game seed, agent seed, build
+ * seed) drawn from capsules[i] (sub-env i's np_random.bit_generator.capsule), the deal, the agent's
+ * generator, and the rows written; turns[i] the game's turn. */
+static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *slots, *layout, *obs_obj, *mask_obj;
-    Py_ssize_t i;
-    unsigned long long seed, agent_seed;
+    PyObject *slots, *idx_obj, *capsules, *layout, *obs_obj, *mask_obj, *turn_obj;
     int max_turns;
-    if (!PyArg_ParseTuple(args, "OnKiKOOO", &slots, &i, &seed, &max_turns, &agent_seed, &layout, &obs_obj, &mask_obj))
+    if (!PyArg_ParseTuple(args, "OOO!iOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &max_turns, &layout, &obs_obj,
+                          &mask_obj, &turn_obj))
         return NULL;
     if (!cards_ready) return NotReady();
     long o[O_COUNT];
@@ -2988,37 +3005,67 @@ static PyObject *mod_batch_deal(PyObject *m, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "batch: max_turns must be positive");
         return NULL;
     }
-    MTState g;
-    mt_seed(&g, (uint64_t)agent_seed);
-    Py_buffer sv, ov, mv;
+    Py_buffer sv;
     if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (i < 0 || (Py_ssize_t)((size_t)(i + 1) * sizeof(EnvSlot)) > sv.len) {
-        PyBuffer_Release(&sv);
-        PyErr_SetString(PyExc_IndexError, "batch: no such slot");
-        return NULL;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(EnvSlot);
+    Py_buffer iv, ov, mv, tv;
+    int ok = 0;
+    if (PyList_GET_SIZE(capsules) != n) {
+        PyErr_SetString(PyExc_ValueError, "batch: one capsule per slot");
+    } else if (PyObject_GetBuffer(idx_obj, &iv, PyBUF_C_CONTIGUOUS) == 0) {
+        if (iv.len % 8) {
+            PyErr_SetString(PyExc_ValueError, "batch: the indices are int64");
+        } else if (!e_buffer(obs_obj, &ov, (Py_ssize_t)sizeof(float) * o[O_SIZE] * n, "obs")) {
+            if (!e_buffer(mask_obj, &mv, ACTION_SPACE_N * n, "mask")) {
+                if (!e_buffer(turn_obj, &tv, 8 * n, "turn")) {
+                    ok = 1;
+                    const int64_t *idx = iv.buf;
+                    EnvSlot *all = sv.buf;
+                    for (Py_ssize_t k = 0; k < iv.len / 8 && ok; k++) {
+                        int64_t i = idx[k];
+                        if (i < 0 || i >= n) {
+                            PyErr_SetString(PyExc_IndexError, "batch: no such slot");
+                            ok = 0;
+                            break;
+                        }
+                        NpBitGen *bg = PyCapsule_GetPointer(PyList_GET_ITEM(capsules, i), "BitGenerator");
+                        if (!bg) {
+                            ok = 0;
+                            break;
+                        }
+                        uint64_t game_seed = np_seed_draw(bg);
+                        uint64_t agent_seed = np_seed_draw(bg);
+                        (void)np_seed_draw(bg); /* the build seed: drawn, as the environment draws it */
+                        EnvSlot *e = &all[i];
+                        random_duel_state(&e->s, game_seed);
+                        e->s.max_turns = max_turns;
+                        mt_seed(&e->g, agent_seed);
+                        e->seat = 0;
+                        e->hidden_ids = 1;
+                        e_opponent(e);
+                        e_write(e, (float *)ov.buf + i * o[O_SIZE], (uint8_t *)mv.buf + i * ACTION_SPACE_N, o);
+                        ((int64_t *)tv.buf)[i] = e->s.turn;
+                    }
+                    PyBuffer_Release(&tv);
+                }
+                PyBuffer_Release(&mv);
+            }
+            PyBuffer_Release(&ov);
+        }
+        PyBuffer_Release(&iv);
     }
-    if (e_buffer(obs_obj, &ov, (Py_ssize_t)sizeof(float) * o[O_SIZE], "the observation row")) {
-        PyBuffer_Release(&sv);
-        return NULL;
-    }
-    if (e_buffer(mask_obj, &mv, ACTION_SPACE_N, "the mask row")) {
-        PyBuffer_Release(&sv);
-        PyBuffer_Release(&ov);
-        return NULL;
-    }
-    EnvSlot *e = (EnvSlot *)sv.buf + i;
-    random_duel_state(&e->s, (uint64_t)seed);
-    e->s.max_turns = max_turns;
-    e->g = g;
-    e->seat = 0;
-    e->hidden_ids = 1;
-    e_opponent(e);
-    e_write(e, (float *)ov.buf, (uint8_t *)mv.buf, o);
-    long long turn = e->s.turn;
     PyBuffer_Release(&sv);
-    PyBuffer_Release(&ov);
-    PyBuffer_Release(&mv);
-    return PyLong_FromLongLong(turn);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_mt_seeded_state(PyObject *m, PyObject *arg) {
+    (void)m;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
+    if (PyErr_Occurred()) return NULL;
+    MTState g;
+    mt_seed(&g, (uint64_t)seed);
+    return mt_export(&g);
 }
 
 /* batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn,
@@ -3114,8 +3161,8 @@ static PyMethodDef module_methods[] = {
     {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
     {"batch_load", mod_batch_load, METH_VARARGS,
      "batch_load(slots, i, core, mt_state, seat, hidden_ids, layout, obs_row, mask_row)"},
-    {"batch_deal", mod_batch_deal, METH_VARARGS,
-     "batch_deal(slots, i, seed, max_turns, agent_seed, layout, obs_row, mask_row) -> turn"},
+    {"batch_reset", mod_batch_reset, METH_VARARGS,
+     "batch_reset(slots, indices, capsules, max_turns, layout, obs, mask, turns)"},
     {"mt_seeded_state", mod_mt_seeded_state, METH_O,
      "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
     {"batch_step", mod_batch_step, METH_VARARGS,

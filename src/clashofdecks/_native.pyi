@@ -113,16 +113,16 @@ def batch_load(
     obs_row: object,
     mask_row: object,
 ) -> None: ...
-def batch_deal(
+def batch_reset(
     slots: bytearray,
-    i: int,
-    seed: int,
+    indices: object,
+    capsules: list[object],
     max_turns: int,
-    agent_seed: int,
     layout: Sequence[int],
-    obs_row: object,
-    mask_row: object,
-) -> int: ...
+    obs: object,
+    mask: object,
+    turns: object,
+) -> None: ...
 def batch_step(
     slots: bytearray,
     layout: Sequence[int],

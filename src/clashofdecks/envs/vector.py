@@ -23,9 +23,9 @@ Two implementations give the same results (``backend``):
   observation vector, the penalty for an illegal action): ``_native.batch_step`` plays the learner's
   decision and the agent's replies in every game and writes observations, masks, rewards and flags
   with no per-game Python.  A reset draws the seeds from the sub-environment's ``np_random`` as the
-  single environment does and deals in the core (``_native.batch_deal``; with a ruleset other than the
-  default, the single environment sets the game up and the core takes it over, ``_native.batch_load``):
-  resets are the only per-game Python.
+  single environment does and deals in the core (``_native.batch_reset``, which reads each
+  sub-environment's ``np_random`` through its bit generator's capsule); with a ruleset other than the
+  default, the single environment sets the game up and the core takes it over (``_native.batch_load``).
 - ``"python"`` (everything else): N single environments, their results written into batch arrays.
 """
 
@@ -45,7 +45,7 @@ from ..errors import IllegalActionError
 from ..options import Ruleset
 from ..rules import Termination
 from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT
-from .gym_env import _SEED_LIMIT, ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
+from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 
 #: The backends (see the module docstring); ``"auto"`` picks the compiled one where it applies.
 BACKENDS: Final = ("auto", "compiled", "python")
@@ -128,6 +128,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._terminations_code = np.zeros(n, dtype=np.int8)
             cap = first.ruleset.max_turns
             self._deal_in_core = first.ruleset == Ruleset(max_turns=cap)
+            self._capsules: list[Any] = [None] * n
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -156,14 +157,22 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         if not chosen.all() and not self._has_reset:
             raise RuntimeError("call reset() on every sub-environment first")
         infos = self._empty_infos()
-        for i in np.flatnonzero(chosen):
-            if self.backend == "compiled":
-                self._reset_slot(int(i), seeds[i])
-                infos["seat"][i] = self._seats[i]
-                infos["turn"][i] = self._turns[i]
-                continue
-            obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
-            self._write(int(i), obs, info, infos)
+        if self.backend == "compiled":
+            indices = np.flatnonzero(chosen)
+            if self._deal_in_core:
+                for i in indices:
+                    gym.Env.reset(self.envs[i], seed=seeds[i])  # seeds np_random as its own reset does
+                    self._capsules[i] = self.envs[i].np_random.bit_generator.capsule
+                self._deal(indices)
+            else:
+                for i in indices:
+                    self._reset_slot(int(i), seeds[i])
+            infos["seat"][indices] = self._seats[indices]
+            infos["turn"][indices] = self._turns[indices]
+        else:
+            for i in np.flatnonzero(chosen):
+                obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
+                self._write(int(i), obs, info, infos)
         self._terminations[chosen] = False
         self._truncations[chosen] = False
         self._autoreset[chosen] = False
@@ -215,32 +224,34 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._finish_infos(infos, np.ones(self.num_envs, dtype=np.bool_)),
         )
 
-    def _reset_slot(self, i: int, seed: int | None) -> None:
-        """A new game in slot ``i`` of the compiled batch, exactly the single environment's reset: the
-        game's and the agent's seeds drawn from sub-env ``i``'s ``np_random``.  With the default rules
-        (but the turn cap) the deal is made in the core; otherwise the single environment sets the
-        game up and the core takes it over."""
+    def _deal(self, indices: npt.NDArray[np.intp]) -> None:
+        """New games in the slots ``indices``, dealt in the core, exactly the single environment's
+        reset: each sub-env's (game, agent, build) seeds drawn from its own ``np_random`` (through its
+        bit generator's capsule, as ``integers(0, 2**63 - 1, size=3)`` draws them), the random deal,
+        the agent's ``random.Random(agent seed)``."""
         from .. import _native
 
-        env = self.envs[i]
-        if not self._deal_in_core:
-            env.reset(seed=seed)
-            self._load(i)
-            self._turns[i] = env.game.turn
+        if not len(indices):
             return
-        gym.Env.reset(env, seed=seed)  # seeds np_random as the environment's own reset does
-        game_seed, agent_seed, _build_seed = (int(x) for x in env.np_random.integers(0, _SEED_LIMIT, size=3))
-        self._turns[i] = _native.batch_deal(
+        _native.batch_reset(
             self._slots,
-            i,
-            game_seed,
-            env.ruleset.max_turns or DEFAULT_MAX_TURNS,
-            agent_seed,  # the agent's generator is random.Random(agent_seed), seeded in the core
+            np.ascontiguousarray(indices, dtype=np.int64),
+            self._capsules,
+            self.envs[0].ruleset.max_turns or DEFAULT_MAX_TURNS,
             _COMPILED_LAYOUT,
-            self._obs[i],
-            self._masks[i],
+            self._obs,
+            self._masks,
+            self._turns,
         )
-        self._seats[i] = 0  # the random deal has no coin toss: participant 0 is seat 0
+        self._seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
+
+    def _reset_slot(self, i: int, seed: int | None) -> None:
+        """A new game in slot ``i`` of the compiled batch with a ruleset other than the default: the
+        single environment sets it up (its reset, so the seeds are the same) and the core takes it."""
+        env = self.envs[i]
+        env.reset(seed=seed)
+        self._load(i)
+        self._turns[i] = env.game.turn
 
     def _load(self, i: int) -> None:
         """Hand sub-env ``i``'s freshly reset game and its agent's generator to the core."""
@@ -297,8 +308,11 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._winners,
             self._terminations_code,
         )
+        if self._deal_in_core:
+            self._deal(np.flatnonzero(resetting))
         for i in np.flatnonzero(resetting):
-            self._reset_slot(int(i), None)
+            if not self._deal_in_core:
+                self._reset_slot(int(i), None)
             self._rewards[i] = 0.0
             self._terminations[i] = self._truncations[i] = self._illegal[i] = False
             self._terminations_code[i] = -1
