@@ -2701,6 +2701,7 @@ typedef struct {
     MTState g;
     int32_t seat;
     int32_t hidden_ids;
+    uint8_t rows_written[4]; /* creature rows of each lane slot in the observation row now */
 } EnvSlot;
 
 /* Where the encoder writes: the observation layout's slice starts (envs/encoding.py) and its size. */
@@ -2818,9 +2819,26 @@ static void e_observe(float *out, const long *o, const State *s, int seat, int h
     }
 }
 
-/* One slot's observation row and mask row (zeroed first); the mask only when the learner decides. */
-static void e_write(const EnvSlot *e, float *obs, uint8_t *mask, const long *o) {
-    memset(obs, 0, sizeof(float) * (size_t)o[O_SIZE]);
+/* One slot's observation row and mask row; the mask only when the learner decides.  fresh: zero the
+ * whole row first; else the row is the slot's previous observation, and only what e_observe can have
+ * written is zeroed: everything up to the lanes, the creature rows written last time, and everything
+ * after the lanes (the lanes are most of the row, and a duel has at most 7 creatures a side). */
+static void e_write(EnvSlot *e, float *obs, uint8_t *mask, const long *o, int fresh) {
+    if (fresh) {
+        memset(obs, 0, sizeof(float) * (size_t)o[O_SIZE]);
+    } else {
+        memset(obs, 0, sizeof(float) * (size_t)o[O_LANES]);
+        for (int slot = 0; slot < 4; slot++)
+            memset(obs + o[O_LANES] + slot * E_LANE_CAP * E_FEATURES, 0,
+                   sizeof(float) * E_FEATURES * (size_t)e->rows_written[slot]);
+        long after = o[O_LANES] + 4 * E_LANE_CAP * E_FEATURES;
+        memset(obs + after, 0, sizeof(float) * (size_t)(o[O_SIZE] - after));
+    }
+    const int players[4] = {e->seat, e->seat, 1 - e->seat, 1 - e->seat};
+    for (int slot = 0; slot < 4; slot++) {
+        int n = e->s.lane_len[players[slot] * 2 + (slot & 1)];
+        e->rows_written[slot] = (uint8_t)(n < E_LANE_CAP ? n : E_LANE_CAP);
+    }
     e_observe(obs, o, &e->s, e->seat, e->hidden_ids);
     memset(mask, 0, (size_t)ACTION_SPACE_N);
     if (current_player(&e->s) == e->seat) {
@@ -2920,7 +2938,7 @@ static PyObject *mod_batch_load(PyObject *m, PyObject *args) {
         e->seat = seat;
         e->hidden_ids = hidden_ids != 0;
         e_opponent(e);
-        e_write(e, (float *)ov.buf, (uint8_t *)mv.buf, o);
+        e_write(e, (float *)ov.buf, (uint8_t *)mv.buf, o, 1);
         result = Py_None;
         Py_INCREF(result);
     }
@@ -3043,7 +3061,7 @@ static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
                         e->seat = 0;
                         e->hidden_ids = 1;
                         e_opponent(e);
-                        e_write(e, (float *)ov.buf + i * o[O_SIZE], (uint8_t *)mv.buf + i * ACTION_SPACE_N, o);
+                        e_write(e, (float *)ov.buf + i * o[O_SIZE], (uint8_t *)mv.buf + i * ACTION_SPACE_N, o, 1);
                         ((int64_t *)tv.buf)[i] = e->s.turn;
                     }
                     PyBuffer_Release(&tv);
@@ -3139,7 +3157,7 @@ static PyObject *mod_batch_step(PyObject *m, PyObject *args) {
         winner[i] = over && s->winner <= 1 ? s->winner : -1;
         termination[i] = (int8_t)(over ? s->termination : -1);
         turn[i] = s->turn;
-        e_write(e, obs + i * o[O_SIZE], mask + i * ACTION_SPACE_N, o);
+        e_write(e, obs + i * o[O_SIZE], mask + i * ACTION_SPACE_N, o, 0);
     }
     Py_END_ALLOW_THREADS;
     for (int k = 0; k < 11; k++) PyBuffer_Release(&v[k]);

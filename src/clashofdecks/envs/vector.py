@@ -74,6 +74,9 @@ _COMPILED_LAYOUT: Final = (
     ),
     OBSERVATION_LAYOUT.size,
 )
+# What _native.c's encoder relies on: the lanes are 4 slots of LANE_CAP creature rows of
+# CREATURE_FEATURES floats, with every other slice it writes before or after them.
+assert OBSERVATION_LAYOUT.slices["lanes"].shape == (2, 2, 12, 49)
 _TERMINATION_NAMES: Final = np.array([t.value for t in Termination], dtype=object)
 #: The info keys every sub-environment has at every step (the rest only when its game ends).
 _ALWAYS: Final = ("action_mask", "seat", "turn", "illegal_action")
@@ -83,7 +86,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     """``num_envs`` games of one ``-v1`` environment stepped together (see the module docstring).
 
     ``copy`` (default True): return fresh arrays; with False the observation array is the batch's own
-    buffer, overwritten by the next call.  ``backend``: ``"auto"``, ``"compiled"`` (an error naming the
+    buffer, overwritten by the next call (read it, do not write in it: the compiled backend updates
+    the rows in place).  ``backend``: ``"auto"``, ``"compiled"`` (an error naming the
     reason where it does not apply) or ``"python"``; :attr:`backend` is the one in use.  With the
     compiled backend, :attr:`envs` only hold the seeding: their games are not the ones being played.
     """
