@@ -208,7 +208,7 @@ def _compiled_or_skip() -> None:
         (8, 3, {}),
         (5, 100, {"max_turns": 4}),
         (3, 7, {"illegal_penalty": -0.25}),
-        # another ruleset: the game is set up in Python and handed to the core (batch_load)
+        # another ruleset: the core deals under its configuration
         (4, 9, {"ruleset": Ruleset(protection="any_damage", incantation_timing="summon_only")}),
     ],
 )

@@ -2693,8 +2693,8 @@ static PyObject *mod_random_duel_games(PyObject *m, PyObject *args) {
  * batch_step plays one learner decision in every game, the agent's replies (legal[randrange(n)] with
  * the agent's own generator, as agents/random_agent.py), and writes the observation (the encoder of
  * envs/encoding.py for a duel in play: header, hands, fortresses, lanes, lane sizes, a pending return
- * order), the legal-action mask, the reward and the flags into the caller's arrays.  Slots are loaded
- * (batch_load) from a game set up in Python; nothing per game runs in Python while stepping. */
+ * order), the legal-action mask, the reward and the flags into the caller's arrays.  batch_reset deals
+ * new games into slots; nothing per game runs in Python while stepping or autoresetting. */
 
 typedef struct {
     State s;
@@ -2895,59 +2895,6 @@ static PyObject *mod_batch_slot_size(PyObject *m, PyObject *Py_UNUSED(ignored)) 
     return PyLong_FromSize_t(sizeof(EnvSlot));
 }
 
-/* batch_load(slots, i, core, mt_state, seat, hidden_ids, layout, obs_row, mask_row): slot i takes the
- * game of `core` (the learner `seat` to decide, or over) and the agent's generator state
- * (rng.getstate()[1]), and writes its observation and mask rows. */
-static PyObject *mod_batch_load(PyObject *m, PyObject *args) {
-    (void)m;
-    PyObject *slots, *core, *mt_state, *layout, *obs_obj, *mask_obj;
-    Py_ssize_t i;
-    int seat, hidden_ids;
-    if (!PyArg_ParseTuple(args, "OnO!OiiOOO", &slots, &i, &CoreType, &core, &mt_state, &seat, &hidden_ids, &layout,
-                          &obs_obj, &mask_obj))
-        return NULL;
-    if (!cards_ready) return NotReady();
-    long o[O_COUNT];
-    if (e_layout(layout, o)) return NULL;
-    if (seat != 0 && seat != 1) {
-        PyErr_SetString(PyExc_ValueError, "batch: the seat is 0 or 1");
-        return NULL;
-    }
-    Py_buffer sv, ov, mv;
-    if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (i < 0 || (Py_ssize_t)((size_t)(i + 1) * sizeof(EnvSlot)) > sv.len) {
-        PyBuffer_Release(&sv);
-        PyErr_SetString(PyExc_IndexError, "batch: no such slot");
-        return NULL;
-    }
-    if (e_buffer(obs_obj, &ov, (Py_ssize_t)sizeof(float) * o[O_SIZE], "the observation row")) {
-        PyBuffer_Release(&sv);
-        return NULL;
-    }
-    if (e_buffer(mask_obj, &mv, ACTION_SPACE_N, "the mask row")) {
-        PyBuffer_Release(&sv);
-        PyBuffer_Release(&ov);
-        return NULL;
-    }
-    EnvSlot *e = (EnvSlot *)sv.buf + i;
-    MTState g;
-    PyObject *result = NULL;
-    if (!mt_load(&g, mt_state)) {
-        e->s = ((CoreObject *)core)->s;
-        e->g = g;
-        e->seat = seat;
-        e->hidden_ids = hidden_ids != 0;
-        e_opponent(e);
-        e_write(e, (float *)ov.buf, (uint8_t *)mv.buf, o, 1);
-        result = Py_None;
-        Py_INCREF(result);
-    }
-    PyBuffer_Release(&sv);
-    PyBuffer_Release(&ov);
-    PyBuffer_Release(&mv);
-    return result;
-}
-
 /* random.Random(seed) for 0 <= seed < 2**64: CPython's init_by_array over the seed's 32-bit words. */
 static void mt_seed(MTState *g, uint64_t seed) {
     uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
@@ -3005,23 +2952,48 @@ static uint64_t np_seed_draw(NpBitGen *bg) {
     return (uint64_t)(m >> 64);
 }
 
-/* batch_reset(slots, indices, capsules, max_turns, layout, obs, mask, turns): for each slot i of
+/* batch_reset(slots, indices, capsules, config, layout, obs, mask, turns): for each slot i of
  * `indices` (int64), the single environment's reset on the random deal: (game seed, agent seed, build
- * seed) drawn from capsules[i] (sub-env i's np_random.bit_generator.capsule), the deal, the agent's
- * generator, and the rows written; turns[i] the game's turn. */
+ * seed) drawn from capsules[i] (sub-env i's np_random.bit_generator.capsule), the deal
+ * (rules.Game.random_duel) under `config` (native.duel_config(ruleset): a duel's Core configuration),
+ * the agent's generator, and the rows written; turns[i] the game's turn. */
 static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *slots, *idx_obj, *capsules, *layout, *obs_obj, *mask_obj, *turn_obj;
-    int max_turns;
-    if (!PyArg_ParseTuple(args, "OOO!iOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &max_turns, &layout, &obs_obj,
+    PyObject *slots, *idx_obj, *capsules, *config, *layout, *obs_obj, *mask_obj, *turn_obj;
+    if (!PyArg_ParseTuple(args, "OOO!OOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &config, &layout, &obs_obj,
                           &mask_obj, &turn_obj))
         return NULL;
     if (!cards_ready) return NotReady();
     long o[O_COUNT];
     if (e_layout(layout, o)) return NULL;
-    if (max_turns < 1) {
-        PyErr_SetString(PyExc_ValueError, "batch: max_turns must be positive");
-        return NULL;
+    /* The configuration, checked as Core() checks it (core_load with the dealt game's state). */
+    State conf;
+    {
+        long v;
+        memset(&conf, 0, sizeof conf);
+        if (!PySequence_Check(config) || PySequence_Size(config) != 10) {
+            PyErr_SetString(PyExc_ValueError, "batch: the configuration is a 10-tuple");
+            return NULL;
+        }
+        if (get_long(config, 0, 0, 0, "solo", &v)) return NULL;
+        if (get_long(config, 1, 0, 1, "rotated", &v)) return NULL;
+        conf.rotated = (uint8_t)v;
+        if (get_long(config, 2, 0, 1, "timing_combat", &v)) return NULL;
+        conf.timing_combat = (uint8_t)v;
+        if (get_long(config, 3, 0, 1, "prot_any", &v)) return NULL;
+        conf.prot_any = (uint8_t)v;
+        if (get_long(config, 4, 0, 1, "per_card", &v)) return NULL;
+        conf.per_card = (uint8_t)v;
+        if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return NULL;
+        conf.defence_minus_one = (uint8_t)v;
+        if (get_long(config, 6, 0, 127, "threat_bits", &v)) return NULL;
+        conf.threat_bits = (uint8_t)v;
+        if (get_long(config, 7, 0, 1000, "base_mana", &v)) return NULL;
+        conf.base_mana = (int32_t)v;
+        if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return NULL;
+        conf.extra_mana = (int32_t)v;
+        if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return NULL;
+        conf.max_turns = (int32_t)v;
     }
     Py_buffer sv;
     if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
@@ -3056,7 +3028,15 @@ static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
                         (void)np_seed_draw(bg); /* the build seed: drawn, as the environment draws it */
                         EnvSlot *e = &all[i];
                         random_duel_state(&e->s, game_seed);
-                        e->s.max_turns = max_turns;
+                        e->s.rotated = conf.rotated;
+                        e->s.timing_combat = conf.timing_combat;
+                        e->s.prot_any = conf.prot_any;
+                        e->s.per_card = conf.per_card;
+                        e->s.defence_minus_one = conf.defence_minus_one;
+                        e->s.threat_bits = conf.threat_bits;
+                        e->s.base_mana = conf.base_mana;
+                        e->s.extra_mana = conf.extra_mana;
+                        e->s.max_turns = conf.max_turns;
                         mt_seed(&e->g, agent_seed);
                         e->seat = 0;
                         e->hidden_ids = 1;
@@ -3177,10 +3157,8 @@ static PyMethodDef module_methods[] = {
     {"random_duel_games", mod_random_duel_games, METH_VARARGS,
      "random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws)"},
     {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
-    {"batch_load", mod_batch_load, METH_VARARGS,
-     "batch_load(slots, i, core, mt_state, seat, hidden_ids, layout, obs_row, mask_row)"},
     {"batch_reset", mod_batch_reset, METH_VARARGS,
-     "batch_reset(slots, indices, capsules, max_turns, layout, obs, mask, turns)"},
+     "batch_reset(slots, indices, capsules, config, layout, obs, mask, turns)"},
     {"mt_seeded_state", mod_mt_seeded_state, METH_O,
      "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
     {"batch_step", mod_batch_step, METH_VARARGS,

@@ -102,22 +102,11 @@ def random_duel_games(first_seed: int, games: int, choice_seed: int) -> tuple[in
 # The batched environment (envs/vector.py): slots in a bytearray, arrays through the buffer protocol.
 def batch_slot_size() -> int: ...
 def mt_seeded_state(seed: int) -> tuple[int, ...]: ...
-def batch_load(
-    slots: bytearray,
-    i: int,
-    core: Core,
-    mt_state: Sequence[int],
-    seat: int,
-    hidden_ids: int,
-    layout: Sequence[int],
-    obs_row: object,
-    mask_row: object,
-) -> None: ...
 def batch_reset(
     slots: bytearray,
     indices: object,
     capsules: list[object],
-    max_turns: int,
+    config: Sequence[int],
     layout: Sequence[int],
     obs: object,
     mask: object,

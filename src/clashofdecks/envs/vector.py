@@ -24,8 +24,7 @@ Two implementations give the same results (``backend``):
   decision and the agent's replies in every game and writes observations, masks, rewards and flags
   with no per-game Python.  A reset draws the seeds from the sub-environment's ``np_random`` as the
   single environment does and deals in the core (``_native.batch_reset``, which reads each
-  sub-environment's ``np_random`` through its bit generator's capsule); with a ruleset other than the
-  default, the single environment sets the game up and the core takes it over (``_native.batch_load``).
+  sub-environment's ``np_random`` through its bit generator's capsule).
 - ``"python"`` (everything else): N single environments, their results written into batch arrays.
 """
 
@@ -42,9 +41,8 @@ from gymnasium.vector.utils import batch_space
 from .. import actions as A
 from .. import native
 from ..errors import IllegalActionError
-from ..options import Ruleset
 from ..rules import Termination
-from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT
+from .encoding import OBSERVATION_LAYOUT
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 
 #: The backends (see the module docstring); ``"auto"`` picks the compiled one where it applies.
@@ -89,7 +87,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     buffer, overwritten by the next call (read it, do not write in it: the compiled backend updates
     the rows in place).  ``backend``: ``"auto"``, ``"compiled"`` (an error naming the
     reason where it does not apply) or ``"python"``; :attr:`backend` is the one in use.  With the
-    compiled backend, :attr:`envs` only hold the seeding: their games are not the ones being played.
+    compiled backend, :attr:`envs` only hold each sub-environment's ``np_random``: their games are not
+    the ones being played.
     """
 
     def __init__(self, envs: list[ClashOfDecksEnv], *, copy: bool = True, backend: str = "auto") -> None:
@@ -130,8 +129,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._illegal = np.zeros(n, dtype=np.bool_)
             self._winners = np.zeros(n, dtype=np.int64)
             self._terminations_code = np.zeros(n, dtype=np.int8)
-            cap = first.ruleset.max_turns
-            self._deal_in_core = first.ruleset == Ruleset(max_turns=cap)
+            self._config = native.duel_config(first.ruleset)
             self._capsules: list[Any] = [None] * n
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -163,14 +161,10 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         infos = self._empty_infos()
         if self.backend == "compiled":
             indices = np.flatnonzero(chosen)
-            if self._deal_in_core:
-                for i in indices:
-                    gym.Env.reset(self.envs[i], seed=seeds[i])  # seeds np_random as its own reset does
-                    self._capsules[i] = self.envs[i].np_random.bit_generator.capsule
-                self._deal(indices)
-            else:
-                for i in indices:
-                    self._reset_slot(int(i), seeds[i])
+            for i in indices:
+                gym.Env.reset(self.envs[i], seed=seeds[i])  # seeds np_random as its own reset does
+                self._capsules[i] = self.envs[i].np_random.bit_generator.capsule
+            self._deal(indices)
             infos["seat"][indices] = self._seats[indices]
             infos["turn"][indices] = self._turns[indices]
         else:
@@ -241,42 +235,13 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._slots,
             np.ascontiguousarray(indices, dtype=np.int64),
             self._capsules,
-            self.envs[0].ruleset.max_turns or DEFAULT_MAX_TURNS,
+            self._config,
             _COMPILED_LAYOUT,
             self._obs,
             self._masks,
             self._turns,
         )
         self._seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
-
-    def _reset_slot(self, i: int, seed: int | None) -> None:
-        """A new game in slot ``i`` of the compiled batch with a ruleset other than the default: the
-        single environment sets it up (its reset, so the seeds are the same) and the core takes it."""
-        env = self.envs[i]
-        env.reset(seed=seed)
-        self._load(i)
-        self._turns[i] = env.game.turn
-
-    def _load(self, i: int) -> None:
-        """Hand sub-env ``i``'s freshly reset game and its agent's generator to the core."""
-        from .. import _native
-
-        env = self.envs[i]
-        game = env.game
-        agent = env._opponent
-        assert agent is not None
-        _native.batch_load(
-            self._slots,
-            i,
-            native.NativeGame.from_game(game)._core,
-            agent._rng.getstate()[1],  # type: ignore[attr-defined]  # a RandomAgent (compiled_unsupported)
-            env.seat,
-            int(game.hidden_identities),
-            _COMPILED_LAYOUT,
-            self._obs[i],
-            self._masks[i],
-        )
-        self._seats[i] = env.seat
 
     def _step_compiled(
         self, batch: npt.NDArray[Any]
@@ -312,11 +277,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._winners,
             self._terminations_code,
         )
-        if self._deal_in_core:
-            self._deal(np.flatnonzero(resetting))
+        self._deal(np.flatnonzero(resetting))
         for i in np.flatnonzero(resetting):
-            if not self._deal_in_core:
-                self._reset_slot(int(i), None)
             self._rewards[i] = 0.0
             self._terminations[i] = self._truncations[i] = self._illegal[i] = False
             self._terminations_code[i] = -1
@@ -399,8 +361,6 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
 
 def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
     """Why the compiled batch cannot run games of ``env``'s configuration (None: it can)."""
-    from ..agents.random_agent import RandomAgent
-
     if not native.AVAILABLE:
         return native.engine_notice().removeprefix("engine: ")
     from .. import _native
@@ -410,7 +370,7 @@ def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
     checks = (
         (env.mode == "duel", "it plays the duel only (the solo game's setup stage stays in Python)"),
         (env.format == "random", "it plays the random deal only (the setup stage of R2 stays in Python)"),
-        (type(env._opponent) is RandomAgent, "its opponent is the random agent only"),
+        (env.opponent_spec == "random", "its opponent is the random agent only"),
         (env.observation_kind == "observation", "it writes the observation vector only"),
         (env.illegal_action == "penalty", "it gives the penalty for an illegal action only"),
         (env.render_mode is None, "it does not render"),
