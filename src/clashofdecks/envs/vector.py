@@ -277,11 +277,11 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._winners,
             self._terminations_code,
         )
-        self._deal(np.flatnonzero(resetting))
-        for i in np.flatnonzero(resetting):
-            self._rewards[i] = 0.0
-            self._terminations[i] = self._truncations[i] = self._illegal[i] = False
-            self._terminations_code[i] = -1
+        if resetting.any():
+            self._deal(np.flatnonzero(resetting))
+            self._rewards[resetting] = 0.0
+            self._terminations[resetting] = self._truncations[resetting] = self._illegal[resetting] = False
+            self._terminations_code[resetting] = -1
         self._autoreset = self._terminations | self._truncations
         infos: dict[str, Any] = {
             "seat": self._seats.copy(),
