@@ -274,11 +274,16 @@ def test_backend_choice_and_refusals() -> None:
         _batch(DUEL_V1_ID, 2, backend="gpu")
     if native.AVAILABLE:
         batch = _batch(DUEL_V1_ID, 3, format="random")
-        _, _info = batch.reset(seed=0)
+        _, info = batch.reset(seed=0)
         before = batch.unwrapped._slots[:]
         with pytest.raises(ValueError, match="outside the action space"):
             batch.step(np.array([0, 780, 1]))
         assert batch.unwrapped._slots == before  # nothing moved
+        # Actions of another dtype are taken as the single environment takes them.
+        legal = _random_actions(np.random.default_rng(1), info["action_mask"])
+        twin = _batch(DUEL_V1_ID, 3, format="random")
+        twin.reset(seed=0)
+        np.testing.assert_array_equal(batch.step(legal.astype(float))[0], twin.step(legal)[0])
 
 
 def test_compiled_batch_without_the_core_falls_back_to_python(monkeypatch: pytest.MonkeyPatch) -> None:

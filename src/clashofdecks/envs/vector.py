@@ -25,7 +25,8 @@ Two implementations give the same results (``backend``):
   with no per-game Python.  A reset draws the seeds from the sub-environment's ``np_random`` as the
   single environment does and deals in the core (``_native.batch_reset``, which reads each
   sub-environment's ``np_random`` through its bit generator's capsule).
-- ``"python"`` (everything else): N single environments, their results written into batch arrays.
+- ``"python"`` (everything else, and ``"auto"`` without the compiled core): N single environments,
+  their results written into batch arrays.
 """
 
 from __future__ import annotations
@@ -192,7 +193,12 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         batch = np.asarray(actions)
         if batch.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {batch.shape}")
-        if self.backend == "compiled" and batch.dtype.kind in "iu":
+        if self.backend == "compiled":
+            if batch.dtype.kind not in "iu":  # e.g. floats or objects: each checked as the single env does
+                converted = np.zeros(self.num_envs, dtype=np.int64)
+                for i in np.flatnonzero(~self._autoreset):
+                    converted[i] = _as_action(batch[i])
+                batch = converted
             return self._step_compiled(batch)
         stepping = np.flatnonzero(~self._autoreset)
         # Check every action before any game moves: a bad batch changes nothing.
