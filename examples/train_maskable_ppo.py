@@ -4,7 +4,7 @@
     python examples/train_maskable_ppo.py --env duel --opponent random --steps 200000 --out runs/duel
     python examples/train_maskable_ppo.py --env solo --level 0 --steps 200000 --out runs/solo
 
-What it does: trains on ``ClashOfDecks/Duel-v0`` against a fixed opponent (or ``ClashOfDecks/Solo-v0``,
+What it does: trains on ``ClashOfDecks/Duel-v1`` against a fixed opponent (or ``ClashOfDecks/Solo-v1``,
 the quick game against the automaton) with the legal-action mask; every ``--eval-every`` steps it plays
 ``--curve-games`` games with the current policy (deterministic, masked) and records the win rate;
 at the end it plays ``--final-games`` games against each of ``--final-opponents`` (duel) or the
@@ -37,10 +37,10 @@ import clashofdecks.envs  # noqa: F401  (registers the environments)
 def make_env(args: argparse.Namespace, opponent: str | None = None) -> gym.Env[Any, Any]:
     if args.env == "solo":
         return gym.make(
-            "ClashOfDecks/Solo-v0", level=args.level, format=args.format, max_turns=args.max_turns
+            "ClashOfDecks/Solo-v1", level=args.level, format=args.format, max_turns=args.max_turns
         )
     return gym.make(
-        "ClashOfDecks/Duel-v0",
+        "ClashOfDecks/Duel-v1",
         opponent=opponent or args.opponent,
         format=args.format,
         max_turns=args.max_turns,

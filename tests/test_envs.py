@@ -269,20 +269,24 @@ def test_game_fields_are_the_games_own_and_match_its_state() -> None:
 @pytest.mark.parametrize(
     ("env_id", "kwargs"),
     [
-        ("ClashOfDecks/Solo-v0", {"level": 2}),
-        ("ClashOfDecks/Solo-v0", {"level": 0, "format": "precon", "observation": "infostate"}),
-        ("ClashOfDecks/Duel-v0", {"opponent": "greedy", "format": "precon"}),
-        ("ClashOfDecks/Duel-v0", {"opponent": "random", "format": "custom"}),
+        ("ClashOfDecks/Solo-v1", {"level": 2}),
+        ("ClashOfDecks/Solo-v1", {"level": 0, "format": "precon", "observation": "infostate"}),
+        ("ClashOfDecks/Duel-v1", {"opponent": "greedy", "format": "precon"}),
+        ("ClashOfDecks/Duel-v1", {"opponent": "random", "format": "custom"}),
+        ("ClashOfDecks/Solo-v0", {"level": 2, "illegal_action": "penalty"}),
+        ("ClashOfDecks/Duel-v0", {"opponent": "random", "illegal_action": "penalty"}),
     ],
 )
 def test_gymnasium_check_env_passes_silently(env_id: str, kwargs: dict[str, Any]) -> None:
-    """Gymnasium's own checker (it steps random actions, so the penalty mode is needed), and
-    PassiveEnvChecker silent over a whole game."""
+    """Gymnasium's own checker (it steps random actions: -v1 gives them the penalty by default, -v0
+    needs the option), and PassiveEnvChecker silent over a whole game."""
     from gymnasium.utils.env_checker import check_env
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        env = gym.make(env_id, illegal_action="penalty", **kwargs)
+        # Gymnasium's notice that a newer version of an id exists (the only warning -v0 gives).
+        warnings.filterwarnings("ignore", ".*is out of date", DeprecationWarning)
+        env = gym.make(env_id, **kwargs)
         check_env(env.unwrapped)
         _, info = env.reset(seed=11)
         done = False
@@ -534,12 +538,16 @@ def test_clash_bench_envs_flag() -> None:
             "--envs",
             "--env-seconds",
             "0.05",
+            "--vec-envs",
+            "4",
             "--json",
         ],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{") :])
     assert data["envs"]["steps_per_second"]["clash_of_decks duel (random deal)"] > 0
+    batched = data["envs"]["batched"]
+    assert batched["num_envs"] == 4 and all(v > 0 for v in batched["steps_per_second"].values())
 
 
 def test_observations_updated_in_place_equal_fresh_ones() -> None:

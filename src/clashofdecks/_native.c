@@ -2684,6 +2684,471 @@ static PyObject *mod_random_duel_games(PyObject *m, PyObject *args) {
     return Py_BuildValue("(LLLLL)", actions, turns, wins[0], wins[1], wins[2]);
 }
 
+#define ACTION_SPACE_N 780 /* actions.ACTION_SPACE: native.py checks it (BATCH_ACTION_SPACE) */
+
+/* ------------------------------------------------------------------ the batched environment (issue 27)
+ *
+ * envs/vector.py's compiled backend: N duel games of the learner against the `random` agent, each in
+ * a slot of one bytearray (EnvSlot: the game's State, the agent's MT19937 state, the learner's seat).
+ * batch_step plays one learner decision in every game, the agent's replies (legal[randrange(n)] with
+ * the agent's own generator, as agents/random_agent.py), and writes the observation (the encoder of
+ * envs/encoding.py for a duel in play: header, hands, fortresses, lanes, lane sizes, a pending return
+ * order), the legal-action mask, the reward and the flags into the caller's arrays.  batch_reset deals
+ * new games into slots; nothing per game runs in Python while stepping or autoresetting. */
+
+typedef struct {
+    State s;
+    MTState g;
+    int32_t seat;
+    int32_t hidden_ids;
+    uint8_t rows_written[4]; /* creature rows of each lane slot in the observation row now */
+} EnvSlot;
+
+/* Where the encoder writes: the observation layout's slice starts (envs/encoding.py) and its size. */
+enum {
+    O_SEAT, O_PHASE, O_TO_MOVE, O_ACTIVE, O_TURN, O_MANA, O_HAND_ME, O_HAND_ME_FLAGS, O_HAND_OPP,
+    O_HAND_OPP_FLAGS, O_OPP_HIDDEN, O_FORTRESS, O_LANES, O_LANE_SIZES, O_PENDING, O_PENDING_CARDS,
+    O_SIZE, O_COUNT
+};
+#define E_HAND_CAP 9       /* encoding.HAND_CAP */
+#define E_LANE_CAP 12      /* encoding.LANE_CAP */
+#define E_FEATURES 49      /* encoding.CREATURE_FEATURES */
+#define E_CARD_KINDS 34    /* encoding.CARD_KINDS */
+#define E_DEFAULT_TURNS 100 /* encoding.DEFAULT_MAX_TURNS */
+
+/* k * float32(1 / scale) in float32, as encoding._scaled (the multiplication rounded to float32). */
+static float e_scaled(int k, double scale) { return (float)k * (float)(1.0 / scale); }
+
+static void e_hand(float *out, const long *o, const State *s, int k, int p, int hidden_ids) {
+    int n = s->hand_len[p];
+    const uint8_t *hand = s->hands[p];
+    int fi = 0;
+    int want = s->fort[p] ? FORT : BASTION;
+    while (fi < n && hand[fi] != want) fi++;
+    float *f = out + o[O_FORTRESS] + k * 3;
+    f[0] = s->fort[p] ? 1.0f : 0.0f;
+    f[1] = e_scaled(n - 1 - fi, E_HAND_CAP);
+    f[2] = e_scaled(n, E_HAND_CAP);
+    uint64_t known = s->known[p];
+    for (int i = 0; i < n && i < E_HAND_CAP; i++) {
+        int c = hand[i];
+        int public_card = c >= N_CARDS || ((known >> c) & 1);
+        if (k == 0) {
+            out[o[O_HAND_ME] + i * E_CARD_KINDS + c] = 1.0f;
+            out[o[O_HAND_ME_FLAGS] + i * 3] = 1.0f;
+            if (public_card) out[o[O_HAND_ME_FLAGS] + i * 3 + 2] = 1.0f;
+        } else {
+            if (!public_card) {
+                out[o[O_HAND_OPP] + i * (E_CARD_KINDS + 1) + E_CARD_KINDS] = 1.0f;
+                if (!hidden_ids) out[o[O_OPP_HIDDEN] + c] = 1.0f;
+            } else {
+                out[o[O_HAND_OPP] + i * (E_CARD_KINDS + 1) + c] = 1.0f;
+            }
+            out[o[O_HAND_OPP_FLAGS] + i * 2] = 1.0f;
+        }
+    }
+    /* the playable window (R3.2): the 4 leftmost places besides the fortress card */
+    int taken = 0;
+    for (int i = 0; i < 5 && i < n && taken < 4; i++) {
+        if (i == fi) continue;
+        if (k == 0)
+            out[o[O_HAND_ME_FLAGS] + i * 3 + 1] = 1.0f;
+        else
+            out[o[O_HAND_OPP_FLAGS] + i * 2 + 1] = 1.0f;
+        taken++;
+    }
+}
+
+static void e_lane(float *out, const long *o, const State *s, int slot, int k, int extra) {
+    int n = s->lane_len[k];
+    if (!n) return;
+    out[o[O_LANE_SIZES] + slot] = e_scaled(n < 255 ? n : 255, E_LANE_CAP);
+    const Creature *L = s->lanes[k];
+    for (int i = 0; i < n && i < E_LANE_CAP; i++) {
+        const Creature *cr = &L[i];
+        int c = cr->card, d = cr->damage, sp = cr->sprint;
+        float *f = out + o[O_LANES] + (slot * E_LANE_CAP + i) * E_FEATURES;
+        f[0] = 1.0f;
+        f[1 + c] = 1.0f;
+        float *st = f + 1 + N_CARDS;
+        int atk = ATTACK[c] + sp;
+        int left = HEALTH[c] - d;
+        st[0] = e_scaled(d < 255 ? d : 255, 10);
+        st[1] = e_scaled(atk < 255 ? atk : 255, 10);
+        st[2] = e_scaled(left > 0 ? left : 0, 10);
+        st[3] = e_scaled(ATTACK[c], 10);
+        st[4] = e_scaled(HEALTH[c], 10);
+        float *fl = st + 5;
+        if (cr->flags & F_NEW) fl[0] = 1.0f;
+        if (cr->flags & F_PROT) fl[1] = 1.0f;
+        if (cr->flags & F_ACT) fl[2] = 1.0f;
+        if (sp) fl[3] = e_scaled(sp, 10);
+        int bits = g_bits(L, n, i, extra);
+        for (int j = 0; j < 7; j++)
+            if (bits & (1 << j)) fl[4 + j] = 1.0f;
+    }
+}
+
+/* encoding.encode_observation for a duel (not the setup stage), written into a zeroed row. */
+static void e_observe(float *out, const long *o, const State *s, int seat, int hidden_ids) {
+    int opp = 1 - seat;
+    out[o[O_SEAT] + seat] = 1.0f;
+    out[o[O_PHASE] + s->stage] = 1.0f;
+    if (s->stage == OVER) {
+        out[o[O_TO_MOVE] + 2] = 1.0f;
+    } else {
+        int mover = current_player(s);
+        out[o[O_TO_MOVE] + (mover != 0 && mover != 1 ? 2 : (mover == seat ? 0 : 1))] = 1.0f;
+    }
+    out[o[O_ACTIVE] + (s->active == seat ? 0 : 1)] = 1.0f;
+    long long cap = s->max_turns > 0 ? s->max_turns : E_DEFAULT_TURNS;
+    long long turn = s->turn;
+    out[o[O_TURN]] = (float)((double)(turn < cap ? turn : cap) / (double)cap);
+    if (turn >= cap) out[o[O_TURN] + 1] = 1.0f;
+    out[o[O_MANA]] = e_scaled(s->mana < 255 ? s->mana : 255, 10);
+    if (s->hand_len[seat]) e_hand(out, o, s, 0, seat, hidden_ids);
+    if (s->hand_len[opp]) e_hand(out, o, s, 1, opp, hidden_ids);
+    const int players[4] = {seat, seat, opp, opp};
+    for (int slot = 0; slot < 4; slot++) {
+        int p = players[slot];
+        e_lane(out, o, s, slot, p * 2 + (slot & 1), p == 1 ? s->threat_bits : 0);
+    }
+    if (s->pending_player != NONE) {
+        out[o[O_PENDING] + (s->pending_player == seat ? 0 : 1)] = 1.0f;
+        for (int i = 0; i < s->pending_n && i < 3; i++) out[o[O_PENDING_CARDS] + i * N_CARDS + s->pending[i]] = 1.0f;
+    }
+}
+
+/* One slot's observation row and mask row; the mask only when the learner decides.  fresh: zero the
+ * whole row first; else the row is the slot's previous observation, and only what e_observe can have
+ * written is zeroed: everything up to the lanes, the creature rows written last time, and everything
+ * after the lanes (the lanes are most of the row, and a duel has at most 7 creatures a side). */
+static void e_write(EnvSlot *e, float *obs, uint8_t *mask, const long *o, int fresh) {
+    if (fresh) {
+        memset(obs, 0, sizeof(float) * (size_t)o[O_SIZE]);
+    } else {
+        memset(obs, 0, sizeof(float) * (size_t)o[O_LANES]);
+        for (int slot = 0; slot < 4; slot++)
+            memset(obs + o[O_LANES] + slot * E_LANE_CAP * E_FEATURES, 0,
+                   sizeof(float) * E_FEATURES * (size_t)e->rows_written[slot]);
+        long after = o[O_LANES] + 4 * E_LANE_CAP * E_FEATURES;
+        memset(obs + after, 0, sizeof(float) * (size_t)(o[O_SIZE] - after));
+    }
+    const int players[4] = {e->seat, e->seat, 1 - e->seat, 1 - e->seat};
+    for (int slot = 0; slot < 4; slot++) {
+        int n = e->s.lane_len[players[slot] * 2 + (slot & 1)];
+        e->rows_written[slot] = (uint8_t)(n < E_LANE_CAP ? n : E_LANE_CAP);
+    }
+    e_observe(obs, o, &e->s, e->seat, e->hidden_ids);
+    memset(mask, 0, (size_t)ACTION_SPACE_N);
+    if (current_player(&e->s) == e->seat) {
+        int legal[MAX_LEGAL];
+        int n = compute_legal(&e->s, legal);
+        for (int i = 0; i < n; i++) mask[legal[i]] = 1;
+    }
+}
+
+/* The agent's replies until the learner decides or the game ends. */
+static void e_opponent(EnvSlot *e) {
+    int legal[MAX_LEGAL];
+    while (e->s.stage != OVER && current_player(&e->s) != e->seat) {
+        int n = compute_legal(&e->s, legal);
+        if (!n) break;
+        dispatch(&e->s, legal[mt_below(&e->g, n)]);
+    }
+}
+
+static int e_layout(PyObject *layout, long *o) {
+    PyObject *t = PySequence_Fast(layout, "batch: the layout must be a sequence of offsets");
+    if (!t) return -1;
+    if (PySequence_Fast_GET_SIZE(t) != O_COUNT) {
+        Py_DECREF(t);
+        PyErr_Format(PyExc_ValueError, "batch: the layout needs %d offsets", (int)O_COUNT);
+        return -1;
+    }
+    for (int i = 0; i < O_COUNT; i++) {
+        o[i] = PyLong_AsLong(PySequence_Fast_GET_ITEM(t, i));
+        if (o[i] < 0 || o[i] > 1000000) {
+            Py_DECREF(t);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "batch: a layout offset is out of range");
+            return -1;
+        }
+    }
+    Py_DECREF(t);
+    return 0;
+}
+
+/* Buffers: each a C-contiguous writable buffer of exactly `bytes` bytes. */
+static int e_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t bytes, const char *what) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    if (view->len != bytes) {
+        PyErr_Format(PyExc_ValueError, "batch: %s has %zd bytes, not %zd", what, view->len, bytes);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* batch_slot_size() -> bytes per slot of the slots bytearray. */
+static PyObject *mod_batch_slot_size(PyObject *m, PyObject *Py_UNUSED(ignored)) {
+    (void)m;
+    return PyLong_FromSize_t(sizeof(EnvSlot));
+}
+
+/* random.Random(seed) for 0 <= seed < 2**64: CPython's init_by_array over the seed's 32-bit words. */
+static void mt_seed(MTState *g, uint64_t seed) {
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    int key_length = seed >> 32 ? 2 : 1;
+    uint32_t *mt = g->mt;
+    mt[0] = 19650218U;
+    for (int k = 1; k < MT_N; k++) mt[k] = 1812433253U * (mt[k - 1] ^ (mt[k - 1] >> 30)) + (uint32_t)k;
+    int i = 1, j = 0;
+    for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+        if (j >= key_length) j = 0;
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+    g->index = MT_N;
+}
+
+/* NumPy's bit generator interface (numpy/random/bitgen.h), reached through the "BitGenerator"
+ * capsule of a Generator's bit_generator: the compiled batch draws each sub-environment's seeds from
+ * its own np_random exactly as Generator.integers(0, 2**63 - 1, size=3) does (Lemire's bounded
+ * method, NumPy's default), with no NumPy headers or library: only this documented struct. */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} NpBitGen;
+
+/* Generator.integers(0, 2**63 - 1): numpy's bounded_lemire_uint64 for rng = 2**63 - 2. */
+static uint64_t np_seed_draw(NpBitGen *bg) {
+    const uint64_t rng_excl = 0x7fffffffffffffffULL;
+    unsigned __int128 m = (unsigned __int128)bg->next_uint64(bg->state) * rng_excl;
+    uint64_t leftover = (uint64_t)m;
+    if (leftover < rng_excl) {
+        const uint64_t threshold = (UINT64_MAX - (rng_excl - 1)) % rng_excl;
+        while (leftover < threshold) {
+            m = (unsigned __int128)bg->next_uint64(bg->state) * rng_excl;
+            leftover = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
+/* batch_reset(slots, indices, capsules, config, layout, obs, mask, turns): for each slot i of
+ * `indices` (int64), the single environment's reset on the random deal: (game seed, agent seed, build
+ * seed) drawn from capsules[i] (sub-env i's np_random.bit_generator.capsule), the deal
+ * (rules.Game.random_duel) under `config` (native.duel_config(ruleset): a duel's Core configuration),
+ * the agent's generator, and the rows written; turns[i] the game's turn. */
+static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
+    (void)m;
+    PyObject *slots, *idx_obj, *capsules, *config, *layout, *obs_obj, *mask_obj, *turn_obj;
+    if (!PyArg_ParseTuple(args, "OOO!OOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &config, &layout, &obs_obj,
+                          &mask_obj, &turn_obj))
+        return NULL;
+    if (!cards_ready) return NotReady();
+    long o[O_COUNT];
+    if (e_layout(layout, o)) return NULL;
+    /* The configuration, checked as Core() checks it (core_load with the dealt game's state). */
+    State conf;
+    {
+        long v;
+        memset(&conf, 0, sizeof conf);
+        if (!PySequence_Check(config) || PySequence_Size(config) != 10) {
+            PyErr_SetString(PyExc_ValueError, "batch: the configuration is a 10-tuple");
+            return NULL;
+        }
+        if (get_long(config, 0, 0, 0, "solo", &v)) return NULL;
+        if (get_long(config, 1, 0, 1, "rotated", &v)) return NULL;
+        conf.rotated = (uint8_t)v;
+        if (get_long(config, 2, 0, 1, "timing_combat", &v)) return NULL;
+        conf.timing_combat = (uint8_t)v;
+        if (get_long(config, 3, 0, 1, "prot_any", &v)) return NULL;
+        conf.prot_any = (uint8_t)v;
+        if (get_long(config, 4, 0, 1, "per_card", &v)) return NULL;
+        conf.per_card = (uint8_t)v;
+        if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return NULL;
+        conf.defence_minus_one = (uint8_t)v;
+        if (get_long(config, 6, 0, 127, "threat_bits", &v)) return NULL;
+        conf.threat_bits = (uint8_t)v;
+        if (get_long(config, 7, 0, 1000, "base_mana", &v)) return NULL;
+        conf.base_mana = (int32_t)v;
+        if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return NULL;
+        conf.extra_mana = (int32_t)v;
+        if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return NULL;
+        conf.max_turns = (int32_t)v;
+    }
+    Py_buffer sv;
+    if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(EnvSlot);
+    Py_buffer iv, ov, mv, tv;
+    int ok = 0;
+    if (PyList_GET_SIZE(capsules) != n) {
+        PyErr_SetString(PyExc_ValueError, "batch: one capsule per slot");
+    } else if (PyObject_GetBuffer(idx_obj, &iv, PyBUF_C_CONTIGUOUS) == 0) {
+        if (iv.len % 8) {
+            PyErr_SetString(PyExc_ValueError, "batch: the indices are int64");
+        } else if (!e_buffer(obs_obj, &ov, (Py_ssize_t)sizeof(float) * o[O_SIZE] * n, "obs")) {
+            if (!e_buffer(mask_obj, &mv, ACTION_SPACE_N * n, "mask")) {
+                if (!e_buffer(turn_obj, &tv, 8 * n, "turn")) {
+                    ok = 1;
+                    const int64_t *idx = iv.buf;
+                    EnvSlot *all = sv.buf;
+                    for (Py_ssize_t k = 0; k < iv.len / 8 && ok; k++) {
+                        int64_t i = idx[k];
+                        if (i < 0 || i >= n) {
+                            PyErr_SetString(PyExc_IndexError, "batch: no such slot");
+                            ok = 0;
+                            break;
+                        }
+                        NpBitGen *bg = PyCapsule_GetPointer(PyList_GET_ITEM(capsules, i), "BitGenerator");
+                        if (!bg) {
+                            ok = 0;
+                            break;
+                        }
+                        uint64_t game_seed = np_seed_draw(bg);
+                        uint64_t agent_seed = np_seed_draw(bg);
+                        (void)np_seed_draw(bg); /* the build seed: drawn, as the environment draws it */
+                        EnvSlot *e = &all[i];
+                        random_duel_state(&e->s, game_seed);
+                        e->s.rotated = conf.rotated;
+                        e->s.timing_combat = conf.timing_combat;
+                        e->s.prot_any = conf.prot_any;
+                        e->s.per_card = conf.per_card;
+                        e->s.defence_minus_one = conf.defence_minus_one;
+                        e->s.threat_bits = conf.threat_bits;
+                        e->s.base_mana = conf.base_mana;
+                        e->s.extra_mana = conf.extra_mana;
+                        e->s.max_turns = conf.max_turns;
+                        mt_seed(&e->g, agent_seed);
+                        e->seat = 0;
+                        e->hidden_ids = 1;
+                        e_opponent(e);
+                        e_write(e, (float *)ov.buf + i * o[O_SIZE], (uint8_t *)mv.buf + i * ACTION_SPACE_N, o, 1);
+                        ((int64_t *)tv.buf)[i] = e->s.turn;
+                    }
+                    PyBuffer_Release(&tv);
+                }
+                PyBuffer_Release(&mv);
+            }
+            PyBuffer_Release(&ov);
+        }
+        PyBuffer_Release(&iv);
+    }
+    PyBuffer_Release(&sv);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_mt_seeded_state(PyObject *m, PyObject *arg) {
+    (void)m;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
+    if (PyErr_Occurred()) return NULL;
+    MTState g;
+    mt_seed(&g, (uint64_t)seed);
+    return mt_export(&g);
+}
+
+/* batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn,
+ * illegal, winner, termination): one learner decision in every slot not in `skip` (actions int64,
+ * in range, checked by the caller), then the agent's replies; writes every array row of those slots.
+ * An illegal action gets `penalty` and changes nothing.  winner: -1 a draw (or still playing), else
+ * the winning seat; termination: the core's code, -1 while playing. */
+static PyObject *mod_batch_step(PyObject *m, PyObject *args) {
+    (void)m;
+    PyObject *objs[14];
+    double penalty;
+    if (!PyArg_ParseTuple(args, "OOdOOOOOOOOOOO", &objs[0], &objs[1], &penalty, &objs[3], &objs[4], &objs[5], &objs[6],
+                          &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &objs[12], &objs[13]))
+        return NULL;
+    if (!cards_ready) return NotReady();
+    long o[O_COUNT];
+    if (e_layout(objs[1], o)) return NULL;
+    Py_buffer sv;
+    if (PyObject_GetBuffer(objs[0], &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(EnvSlot);
+    if (n * (Py_ssize_t)sizeof(EnvSlot) != sv.len) {
+        PyBuffer_Release(&sv);
+        PyErr_SetString(PyExc_ValueError, "batch: the slots buffer is not whole slots");
+        return NULL;
+    }
+    /* actions, skip, obs, mask, rewards, terminated, truncated, turn, illegal, winner, termination */
+    const Py_ssize_t sizes[11] = {8, 1, (Py_ssize_t)sizeof(float) * o[O_SIZE], ACTION_SPACE_N, 8, 1, 1, 8, 1, 8, 1};
+    static const char *names[11] = {"actions", "skip", "obs", "mask", "rewards", "terminated",
+                                    "truncated", "turn", "illegal", "winner", "termination"};
+    Py_buffer v[11];
+    int got = 0;
+    for (; got < 11; got++)
+        if (e_buffer(objs[3 + got], &v[got], sizes[got] * n, names[got])) break;
+    if (got < 11) {
+        for (int k = 0; k < got; k++) PyBuffer_Release(&v[k]);
+        PyBuffer_Release(&sv);
+        return NULL;
+    }
+    const int64_t *actions = v[0].buf;
+    const uint8_t *skip = v[1].buf;
+    float *obs = v[2].buf;
+    uint8_t *mask = v[3].buf, *term = v[5].buf, *trunc = v[6].buf, *illegal = v[8].buf;
+    double *rewards = v[4].buf;
+    int64_t *turn = v[7].buf, *winner = v[9].buf;
+    int8_t *termination = v[10].buf;
+    EnvSlot *slots = sv.buf;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    int legal[MAX_LEGAL];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (skip[i]) continue;
+        EnvSlot *e = &slots[i];
+        int64_t a = actions[i];
+        if (a < 0 || a >= ACTION_SPACE_N || e->s.stage == OVER || current_player(&e->s) != e->seat) {
+            bad = 1; /* the caller checks the range and resets finished games: a bug if reached */
+            continue;
+        }
+        int k = compute_legal(&e->s, legal), ok = 0;
+        for (int j = 0; j < k && !ok; j++) ok = legal[j] == (int)a;
+        illegal[i] = (uint8_t)!ok;
+        if (ok) {
+            dispatch(&e->s, (int)a);
+            e_opponent(e);
+        }
+        const State *s = &e->s;
+        int over = s->stage == OVER;
+        int capped = over && s->termination == T_TURN_CAP;
+        term[i] = (uint8_t)(over && !capped);
+        trunc[i] = (uint8_t)capped;
+        rewards[i] = !ok ? penalty : (!over || s->winner > 1 ? 0.0 : (s->winner == e->seat ? 1.0 : -1.0));
+        winner[i] = over && s->winner <= 1 ? s->winner : -1;
+        termination[i] = (int8_t)(over ? s->termination : -1);
+        turn[i] = s->turn;
+        e_write(e, obs + i * o[O_SIZE], mask + i * ACTION_SPACE_N, o, 0);
+    }
+    Py_END_ALLOW_THREADS;
+    for (int k = 0; k < 11; k++) PyBuffer_Release(&v[k]);
+    PyBuffer_Release(&sv);
+    if (bad) {
+        PyErr_SetString(PyExc_RuntimeError, "batch: a slot without a learner's decision was stepped");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"set_cards", mod_set_cards, METH_VARARGS,
      "set_cards(cost, attack, health, is_incantation, abilities, aura) -> ORDER_BASE"},
@@ -2691,6 +3156,14 @@ static PyMethodDef module_methods[] = {
     {"random_duel", mod_random_duel, METH_O, "rules.Game.random_duel(seed) as a Core."},
     {"random_duel_games", mod_random_duel_games, METH_VARARGS,
      "random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws)"},
+    {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
+    {"batch_reset", mod_batch_reset, METH_VARARGS,
+     "batch_reset(slots, indices, capsules, config, layout, obs, mask, turns)"},
+    {"mt_seeded_state", mod_mt_seeded_state, METH_O,
+     "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
+    {"batch_step", mod_batch_step, METH_VARARGS,
+     "batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn, "
+     "illegal, winner, termination)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2710,6 +3183,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     PyModule_AddIntConstant(m, "STATE_SIZE", (long)sizeof(State));
+    PyModule_AddIntConstant(m, "BATCH_ACTION_SPACE", ACTION_SPACE_N);
     PyModule_AddStringConstant(m, "SOURCE_HASH", SOURCE_HASH);
     /* The constants compiled in, by their Python names: clashofdecks.native (and the learned
      * evaluation, for its feature layout) compare them with the Python definitions at import, so a

@@ -6,6 +6,7 @@ STATE_SIZE: int
 SOURCE_HASH: str
 #: The constants compiled in, by their Python names (checked at import by clashofdecks.native).
 LAYOUT: dict[str, int]
+BATCH_ACTION_SPACE: int
 
 class Core:
     def __init__(self, config: Sequence[int], state: Sequence[object]) -> None: ...
@@ -99,3 +100,33 @@ def set_cards(
 def blake2b_512(data: bytes) -> bytes: ...
 def random_duel(seed: int) -> Core: ...
 def random_duel_games(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]: ...
+
+# The batched environment (envs/vector.py): slots in a bytearray, arrays through the buffer protocol.
+def batch_slot_size() -> int: ...
+def mt_seeded_state(seed: int) -> tuple[int, ...]: ...
+def batch_reset(
+    slots: bytearray,
+    indices: object,
+    capsules: list[object],
+    config: Sequence[int],
+    layout: Sequence[int],
+    obs: object,
+    mask: object,
+    turns: object,
+) -> None: ...
+def batch_step(
+    slots: bytearray,
+    layout: Sequence[int],
+    penalty: float,
+    actions: object,
+    skip: object,
+    obs: object,
+    mask: object,
+    rewards: object,
+    terminated: object,
+    truncated: object,
+    turn: object,
+    illegal: object,
+    winner: object,
+    termination: object,
+) -> None: ...

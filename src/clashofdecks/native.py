@@ -189,6 +189,12 @@ def _config_of(solo: bool, rs: Ruleset, th: Threat) -> tuple[int, ...]:
     )
 
 
+def duel_config(ruleset: Ruleset) -> tuple[int, ...]:
+    """The core's configuration of a duel under ``ruleset`` (for callers that deal games in the core:
+    the batched environment, ``envs/vector.py``)."""
+    return _config_of(False, ruleset, Threat())
+
+
 class NativeGame:
     """A game in the compiled core.  Build one with :meth:`from_game`, :meth:`from_state` or
     :meth:`random_duel`; :meth:`state` and :meth:`to_game` give it back to the Python engine."""

@@ -55,6 +55,13 @@ MAX_ISMCTS_ITERATIONS: Final = 1_000_000
     type=click.FloatRange(0.01, 600),
     help="CPU seconds per round for each environment measured by --envs.",
 )
+@click.option(
+    "--vec-envs",
+    default=1024,
+    show_default=True,
+    type=click.IntRange(0, 65_536),
+    help="Games per batched environment measured by --envs (gymnasium.make_vec; 0: skip them).",
+)
 def bench(
     games: int,
     seed: int,
@@ -65,6 +72,7 @@ def bench(
     web_duels: int,
     with_envs: bool,
     env_seconds: float,
+    vec_envs: int,
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     if web:
@@ -78,7 +86,7 @@ def bench(
             from ..envs.bench import format_envs_bench, run_envs_bench
         except ImportError as exc:
             raise click.ClickException(str(exc)) from exc
-        envs_figures = run_envs_bench(seconds=env_seconds, rounds=rounds)
+        envs_figures = run_envs_bench(seconds=env_seconds, rounds=rounds, batched_envs=vec_envs)
 
     console = Console(stderr=True)
     res = run_bench(

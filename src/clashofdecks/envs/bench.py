@@ -10,6 +10,12 @@ each of at least ``seconds`` of CPU time after a short warm-up, on one core.  Pe
 games (Leduc hold'em, chess, tic-tac-toe and connect four) are measured the same way in the same run
 when their packages are installed (the ``envbench`` extra); a game that cannot be made is
 reported with the reason instead of a figure.
+
+The batched environments (``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``,
+:mod:`.vector`) are measured as learner steps per second: N times the ``step()`` calls over the CPU
+time spent inside ``step()`` (observations, masks, rewards, the opponent's moves and autoresets
+included; the caller's choice of a uniformly random legal action per game, from the masks with NumPy,
+is outside), best of ``rounds`` rounds.
 """
 
 from __future__ import annotations
@@ -20,9 +26,23 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 #: Our goal for the duel environment (issue 11).
 GOAL_STEPS_PER_SECOND: Final = 20_000
+#: Issue 27's goal for a batched environment at N = 1,024 against ``random`` (time inside ``step``).
+GOAL_BATCHED_STEPS_PER_SECOND: Final = 500_000
+#: The batched environments measured: (label, Gymnasium id, options).
+BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
+    ("Duel-v1 batch vs random (draft)", "ClashOfDecks/Duel-v1", {}),
+    ("Duel-v1 batch vs random (random deal)", "ClashOfDecks/Duel-v1", {"format": "random"}),
+    (
+        "Duel-v1 batch vs random (random deal, copy=False)",
+        "ClashOfDecks/Duel-v1",
+        {"format": "random", "copy": False},
+    ),
+    ("Solo-v1 batch vs the automaton (level 0, draft)", "ClashOfDecks/Solo-v1", {}),
+)
 #: Environments measured beside ours: (label, PettingZoo registry id, module of older PettingZoo
 #: releases, constructor keyword arguments).
 CLASSIC_ENVS: Final[tuple[tuple[str, str, str, dict[str, Any]], ...]] = (
@@ -118,9 +138,72 @@ def ours(format: str = "random", *, raw: bool = False) -> Callable[[], Any]:
     return make
 
 
-def run_envs_bench(*, seconds: float = 2.0, rounds: int = 3, classic: bool = True) -> dict[str, Any]:
+def batched_steps_per_second(
+    env_id: str,
+    num_envs: int,
+    *,
+    seconds: float = 2.0,
+    rounds: int = 3,
+    seed: int = 0,
+    **kwargs: Any,
+) -> tuple[float, str]:
+    """Learner steps/s of ``num_envs`` games of ``env_id`` stepped by the batched environment, under
+    the definition of this module's docstring (each round: ``step()`` calls until ``seconds`` of CPU
+    time were spent inside them), and the backend that stepped them."""
+    import gymnasium
+
+    from . import DUEL_V1_ID  # noqa: F401 - registers the ids
+
+    envs = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+    rng = np.random.default_rng(seed)
+    _obs, info = envs.reset(seed=seed)
+
+    def actions(masks: npt.NDArray[np.int8]) -> npt.NDArray[np.intp]:
+        # The largest of uniform keys over the legal actions is a uniform legal action (0 if none).
+        chosen: npt.NDArray[np.intp] = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        return chosen
+
+    _obs, _r, _t, _u, info = envs.step(actions(info["action_mask"]))  # warm-up
+    best = 0.0
+    for _ in range(rounds):
+        inside, calls = 0.0, 0
+        while inside < seconds:
+            chosen = actions(info["action_mask"])
+            start = time.process_time()
+            _obs, _r, _t, _u, info = envs.step(chosen)
+            inside += time.process_time() - start
+            calls += 1
+        best = max(best, calls * num_envs / inside)
+    backend = str(getattr(envs.unwrapped, "backend", "?"))
+    envs.close()
+    return best, backend
+
+
+def run_batched_bench(*, num_envs: int = 1024, seconds: float = 2.0, rounds: int = 3) -> dict[str, Any]:
+    """The batched environments' figures: ``{"definition", "num_envs", "goal", "steps_per_second",
+    "backends"}`` (the backend that stepped each: ``compiled`` or ``python``)."""
+    figures: dict[str, float] = {}
+    backends: dict[str, str] = {}
+    for label, env_id, kwargs in BATCHED_ENVS:
+        figures[label], backends[label] = batched_steps_per_second(
+            env_id, num_envs, seconds=seconds, rounds=rounds, **kwargs
+        )
+    return {
+        "definition": "learner steps/s of the batched -v1 environments: N x step() calls over CPU time "
+        "inside step() (observation and mask included), one core, best of rounds",
+        "num_envs": num_envs,
+        "goal_steps_per_second": GOAL_BATCHED_STEPS_PER_SECOND,
+        "steps_per_second": figures,
+        "backends": backends,
+    }
+
+
+def run_envs_bench(
+    *, seconds: float = 2.0, rounds: int = 3, classic: bool = True, batched_envs: int = 0
+) -> dict[str, Any]:
     """The benchmark's figures: ``{"clash_of_decks duel (random deal)": steps/s, ...}`` plus the goal;
-    a classic game that cannot be made maps to the reason (a string)."""
+    a classic game that cannot be made maps to the reason (a string).  With ``batched_envs`` N > 0,
+    also the batched environments at N games (``"batched"``)."""
     results: dict[str, Any] = {
         "definition": "AEC steps/s, both seats stepped by the caller: last() (observation + mask), "
         "a random legal action from the mask, step(); CPU time, one core, best of rounds",
@@ -146,6 +229,8 @@ def run_envs_bench(*, seconds: float = 2.0, rounds: int = 3, classic: bool = Tru
                 continue
             figures[label] = aec_steps_per_second(make, seconds=seconds, rounds=rounds)
     results["steps_per_second"] = figures
+    if batched_envs > 0:
+        results["batched"] = run_batched_bench(num_envs=batched_envs, seconds=seconds, rounds=rounds)
     return results
 
 
@@ -156,6 +241,13 @@ def format_envs_bench(results: dict[str, Any]) -> str:
         shown = f"{value:>12,.0f} steps/s" if isinstance(value, float) else value
         lines.append(f"  {label:<44} {shown}")
     lines.append(f"  goal for the duel environment: >= {results['goal_steps_per_second']:,} steps/s")
+    batched = results.get("batched")
+    if batched is not None:
+        lines.append(f"batched environments, N = {batched['num_envs']:,}: {batched['definition']}")
+        for label, value in batched["steps_per_second"].items():
+            backend = batched.get("backends", {}).get(label, "?")
+            lines.append(f"  {label:<50} {value:>12,.0f} steps/s  ({backend})")
+        lines.append(f"  goal (N = 1,024, vs random): >= {batched['goal_steps_per_second']:,} steps/s")
     return "\n".join(lines)
 
 

@@ -3,14 +3,19 @@ fixed opponent agent.
 
 ``import clashofdecks.envs`` registers them::
 
-    env = gymnasium.make("ClashOfDecks/Solo-v0", level=2, format="draft")
-    env = gymnasium.make("ClashOfDecks/Duel-v0", opponent="greedy", format="precon")
+    env = gymnasium.make("ClashOfDecks/Solo-v1", level=2, format="draft")
+    env = gymnasium.make("ClashOfDecks/Duel-v1", opponent="greedy", format="precon")
 
 The action space is the engine's integer space (``Discrete(ACTION_SPACE)``) with its legal-action
 mask in ``info["action_mask"]`` and :meth:`ClashOfDecksEnv.action_masks` (MaskablePPO).  An illegal
 action raises :class:`~clashofdecks.errors.IllegalActionError` (nothing changes), or with
 ``illegal_action="penalty"`` gives ``illegal_penalty`` as the reward and changes nothing
 (``info["illegal_action"]`` is then True); it is never replaced by another action.
+
+The ``-v1`` ids (:class:`SoloEnvV1`, :class:`DuelEnvV1`) have the defaults the libraries' stock
+checks expect: the penalty is the default (Gymnasium's ``check_env`` steps random actions of the
+action space), the error an option; and ``render_mode="human"`` prints the board.  The ``-v0`` ids
+keep their behaviour.
 """
 
 from __future__ import annotations
@@ -142,7 +147,8 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
 
     def render(self) -> Any:
         """``ansi``: the terminal board as the learner sees it (text with colour codes);
-        ``rgb_array``: an image of it (height x width x 3, uint8)."""
+        ``rgb_array``: an image of it (height x width x 3, uint8); ``human`` (``-v1``): that text
+        printed to standard output."""
         match = self._require_match()
         if self.render_mode == "ansi":
             return board_text(match, self.seat, self.lang)
@@ -150,6 +156,8 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
             from .image import board_image
 
             return board_image(match.game, self.seat)
+        if self.render_mode == "human":
+            print(board_text(match, self.seat, self.lang))
         return None
 
     # ------------------------------------------------------------------ helpers
@@ -247,3 +255,26 @@ class DuelEnv(ClashOfDecksEnv):
 
     def __init__(self, *, opponent: str = "random", format: str = "draft", **kwargs: Any) -> None:
         super().__init__(mode="duel", format=format, opponent=opponent, **kwargs)
+
+
+_V1_METADATA: Final = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+
+class SoloEnvV1(SoloEnv):
+    """``ClashOfDecks/Solo-v1``: :class:`SoloEnv` with ``illegal_action="penalty"`` as the default
+    (``"error"`` is an option) and the ``human`` render mode."""
+
+    metadata = _V1_METADATA
+
+    def __init__(self, *, illegal_action: str = "penalty", **kwargs: Any) -> None:
+        super().__init__(illegal_action=illegal_action, **kwargs)
+
+
+class DuelEnvV1(DuelEnv):
+    """``ClashOfDecks/Duel-v1``: :class:`DuelEnv` with ``illegal_action="penalty"`` as the default
+    (``"error"`` is an option) and the ``human`` render mode."""
+
+    metadata = _V1_METADATA
+
+    def __init__(self, *, illegal_action: str = "penalty", **kwargs: Any) -> None:
+        super().__init__(illegal_action=illegal_action, **kwargs)
