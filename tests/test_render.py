@@ -271,6 +271,9 @@ SAME_AS_ENGLISH_WEB = {
     *((key, lang) for key in ("deck", "draft", "format", "mana", "phase", "title") for lang in ("de", "fr")),
     ("hand", "de"),
     ("lobby", "de"),
+    ("tutorial", "de"),
+    ("an_mistake", "de"),  # "{name}: {action}"
+    ("an_change", "de"),  # "{label} ({name}): {before}% → {after}%"
 }
 
 
