@@ -74,6 +74,11 @@ class LiveGame:
     agent_busy: bool = False
     #: A result the session does not know how to say (an abandoned duel: stored as a resignation).
     result_override: dict[str, Any] | None = None
+    #: A rated duel (from the queue, or a rematch of one): its end changes both players' ratings.
+    rated: bool = False
+    #: Seats that asked for a rematch of this finished duel, and the rematch once it exists.
+    rematch_offers: set[int] = field(default_factory=set)
+    rematch_game: str | None = None
 
     @property
     def n_actions(self) -> int:
