@@ -392,6 +392,7 @@ def common_part(
     common: dict[str, Any] = {
         "game": live.id,
         "kind": live.kind,
+        "rated": live.rated,
         "mode": "solo" if game.is_solo else "duel",
         "index": len(session.steps),
         "turn": game.turn,

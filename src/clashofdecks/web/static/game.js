@@ -20,7 +20,7 @@ function gamePage(id) {
   state.gameId = id; state.watchReason = null;
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
-  state.shownSeat = undefined; state.build = null; state.order = null;
+  state.shownSeat = undefined; state.build = null; state.order = null; state.rematchOffer = null;
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -77,8 +77,16 @@ function onFrame(f) {
     state.hint = f;
     if (state.notice === t("hint_wait")) state.notice = null;  // answered: the waiting line goes
     render();
+  } else if (f.type === "rematch") {
+    history.pushState(null, "", "/g/" + f.game); route();
   } else if (f.type === "notice") {
     const names = state.frame ? state.frame.players.map((p) => p.name) : [];
+    if (f.code === "rematch_offered") {
+      const mine = state.frame ? state.frame.seats : [];
+      const them = f.seats.filter((s) => !mine.includes(s));
+      state.rematchOffer = them.length ? "offered" : "sent";
+      state.notice = them.length ? t("rematch_offered", { name: names[them[0]] || "?" }) : t("rematch_sent");
+    }
     if (f.code === "opponent_away") state.notice = t("opponent_away", { name: names[f.seat] || "?", s: Math.round(f.seconds) });
     if (f.code === "abandoned") state.notice = t("abandoned", { name: names[f.seat] || "?" });
     render();
@@ -338,7 +346,12 @@ function gameOver(f, me) {
     h("div", { class: "row" },
       h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
       h("a", { class: "button", href: "/api/games/" + f.game + "/record", download: "clash-" + f.game + ".json", "data-testid": "export" }, t("export")),
-      h("a", { class: "button", href: "/" }, t("back_lobby"))));
+      f.mode === "duel" && f.seat !== null && ["friend", "ai", "hotseat"].includes(f.kind)
+        ? h("button", { class: state.rematchOffer === "offered" ? "primary" : null, "data-testid": "rematch",
+          disabled: state.rematchOffer === "sent", onclick: () => send({ type: "rematch" }) }, t(state.rematchOffer === "offered" ? "rematch_accept" : "rematch")) : null,
+      h("a", { class: "button", href: "/" }, t("back_lobby"))),
+    f.rated ? h("p", { class: "muted", "data-testid": "rated-note" }, t("rated_game"), " ",
+      h("a", { href: "/leaderboard" }, t("leaderboard"))) : null);
 }
 
 // Why the game ended, in the page's language, with names instead of seat numbers.

@@ -73,6 +73,7 @@ async function lobbyPage() {
     h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name,
       state.me && state.me.identity && !state.me.account ? h("p", { class: "muted", "data-testid": "guest-note" }, t("guest_note_short"), " ",
         h("a", { href: "/account" }, t("make_account"))) : null),
+    playNowPanel(["draft", "precon"]),
     h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
       h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_solo")),
