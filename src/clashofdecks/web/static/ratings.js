@@ -74,7 +74,8 @@ async function leaderboardPage() {
     h("p", { class: "muted" }, t("leaderboard_blurb", { n: data.min_games })),
     rows.length ? h("table", { class: "board-table", "data-testid": "leaderboard" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("player")),
-        h("th", { scope: "col" }, t("rating")), h("th", { scope: "col" }, t("rated_games")), h("th", { scope: "col" }, t("wins_losses")))),
+        h("th", { scope: "col", class: "num" }, t("rating")), h("th", { scope: "col", class: "num" }, t("rated_games")),
+        h("th", { scope: "col", class: "num" }, t("wins_losses")))),
       h("tbody", {}, rows)) : h("p", { "data-testid": "leaderboard-empty" }, t("none"))));
 }
 
@@ -96,18 +97,19 @@ async function playerPage(handle) {
   const games = p.games.map((g) => h("li", {}, `${g.players.join(" – ")} · ${t(g.format) || g.format} · `,
     g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
   mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
-    h("h2", {}, p.name, " ", h("span", { class: "muted" }, "@" + p.handle)),
+    h("h2", {}, p.name, p.name !== p.handle ? h("span", { class: "muted" }, " @" + p.handle) : null),
     h("h3", {}, t("ratings")),
     ratingBlocks.length ? h("div", { class: "lobby" }, ratingBlocks) : h("p", { class: "muted" }, t("no_rated_games")),
     h("h3", {}, t("results_by_format")),
     results.length ? h("table", { class: "board-table", "data-testid": "player-results" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col" }, t("wins")),
-        h("th", { scope: "col" }, t("losses")), h("th", { scope: "col" }, t("draws")), h("th", { scope: "col" }, t("played_hotseat")))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col", class: "num" }, t("wins")),
+        h("th", { scope: "col", class: "num" }, t("losses")), h("th", { scope: "col", class: "num" }, t("draws")),
+        h("th", { scope: "col", class: "num" }, t("played_hotseat")))),
       h("tbody", {}, results)) : h("p", { class: "muted" }, t("none")),
     // The solo campaign (issue 24, item 5, built elsewhere): shown when the player payload has a
     // "campaign" field; nothing here decides what a campaign holds beyond listing its entries.
     p.campaign ? campaignSection(p.campaign) : null,
-    h("h3", {}, t("my_games")),
+    h("h3", {}, t("player_games")),
     games.length ? h("ul", { "data-testid": "player-games" }, games) : h("p", { class: "muted" }, t("none"))));
 }
 
@@ -120,7 +122,9 @@ function campaignSection(campaign) {
 }
 
 // The rating after each rated game, as a line (inline SVG; the numbers are in its title and the list).
-function historySvg(points, label) {
+function historySvg(history, label) {
+  // A new player starts at 1000: the line starts there, so one game already shows a change.
+  const points = [{ rating: 1000 }, ...history];
   const W = window.innerWidth < 600 ? 320 : 520, H = 160, L = 44, R = 10, T = 12, B = 24;
   const vals = points.map((p) => p.rating);
   const lo = Math.min(...vals, 1000) - 20, hi = Math.max(...vals, 1000) + 20;
@@ -141,6 +145,6 @@ function historySvg(points, label) {
   svg.append(el("polyline", { points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" "),
     fill: "none", stroke: "#8a2be2", "stroke-width": 2.5, "stroke-linejoin": "round" }));
   points.forEach((p, i) => svg.append(el("circle", { cx: x(i), cy: y(p.rating), r: 3, fill: "#8a2be2" })));
-  svg.append(el("text", { x: L, y: H - 6, "font-size": 11, fill: "#6b6b6b" }, t("rated_games") + ": " + points.length));
+  svg.append(el("text", { x: L, y: H - 6, "font-size": 11, fill: "#6b6b6b" }, t("rated_games") + ": " + history.length));
   return h("figure", { class: "curve" }, svg);
 }
