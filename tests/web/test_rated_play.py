@@ -229,3 +229,63 @@ def test_leaderboard_and_player_requests_are_checked(server: ServerProcess) -> N
     assert server.get("/api/players/NOT%20A%20HANDLE")[0] == 404
     status, body = server.get("/api/leaderboard?format=draft")
     assert status == 200 and body["min_games"] == 10 and isinstance(body["players"], list)
+
+
+def _invite_token(game: dict[str, Any]) -> tuple[str, bool]:
+    fragment = game["invite"].split("#", 1)[1]
+    parts = dict(p.split("=", 1) for p in fragment.split("&"))
+    return parts["t"], parts.get("rated") == "1"
+
+
+def test_a_friend_duel_is_rated_only_when_both_chose_it(server: ServerProcess) -> None:
+    for accepted in (True, False):
+        game = server.new_game(kind="friend", format="draft", rated=True)
+        token, offered = _invite_token(game)
+        assert offered
+        friend_session = server.guest()
+        host = Client(server, game["id"], [], session=game["session"])
+        friend = Queuer(server, friend_session)
+        try:
+            friend.send({"type": "hello", "game": game["id"], "tokens": [token], "rated": accepted})
+            state = friend.recv()
+            while state["type"] != "state":
+                state = friend.recv()
+            assert state["rated"] is accepted
+            friend.send({"type": "resign"})
+            over = friend.recv()
+            while over["type"] != "state" or over.get("result") is None:
+                over = friend.recv()
+        finally:
+            friend.close()
+            host.close()
+        handle = _handle(server, friend_session)
+        rating = _rating(server, handle)
+        if accepted:
+            assert rating is not None and rating["losses"] == 1 and rating["rating"] < 1000
+        else:
+            assert rating is None  # declined: not rated, no rating made
+
+
+def test_rated_is_offered_only_for_friend_duels_of_the_rated_formats(server: ServerProcess) -> None:
+    session = server.guest()
+    for options in (
+        {"kind": "ai", "rated": True},
+        {"kind": "hotseat", "rated": True},
+        {"kind": "solo", "rated": True},
+        {"kind": "friend", "format": "custom", "rated": True},
+        {"kind": "friend", "rated": "yes"},
+        {"kind": "friend", "rated": 1},
+    ):
+        status, body = server.post("/api/games", options, session=session)
+        assert status == 400, (options, body)
+    status, mine = server.get("/api/lobby", session=session)
+    assert status == 200 and mine["mine"] == []  # nothing was created
+    # The hello's answer is a boolean too.
+    game = server.new_game(kind="friend", rated=True)
+    token, _offered = _invite_token(game)
+    bad = Queuer(server, server.guest())
+    try:
+        bad.send({"type": "hello", "game": game["id"], "tokens": [token], "rated": "yes"})
+        assert bad.recv()["code"] == "bad_field"
+    finally:
+        bad.close()

@@ -56,6 +56,8 @@ class NewGame:
     seed: int | None = None
     #: The lobby's language: the default names of unnamed seats are given in it ("Spieler 1").
     lang: str = "en"
+    #: A friend duel offered as rated: rated once the invitee accepts too.
+    rated: bool = False
 
 
 @dataclass
@@ -76,6 +78,8 @@ class LiveGame:
     result_override: dict[str, Any] | None = None
     #: A rated duel (from the queue, or a rematch of one): its end changes both players' ratings.
     rated: bool = False
+    #: A friend duel offered as rated whose invitee has not answered yet.
+    rated_offer: bool = False
     #: Seats that asked for a rematch of this finished duel, and the rematch once it exists.
     rematch_offers: set[int] = field(default_factory=set)
     rematch_game: str | None = None

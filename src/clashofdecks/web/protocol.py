@@ -49,7 +49,7 @@ ERROR_CODES: Final = (
 
 #: Allowed fields (name -> type) per client message type; "type" itself is implied.
 MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
-    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str},
+    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str, "rated": bool},
     "act": {"action": str, "index": int},
     "undo": {"index": int},
     "hint": {},
@@ -130,7 +130,13 @@ def parse_message(text: str | bytes) -> Message:
         lang = fields.get("lang", "en")
         if lang not in languages():  # the languages with a catalog (ui/catalog.py)
             raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(languages())}")
-        fields = {"game": fields["game"], "tokens": tokens, "name": name, "lang": lang}
+        fields = {
+            "game": fields["game"],
+            "tokens": tokens,
+            "name": name,
+            "lang": lang,
+            "rated": fields.get("rated", False),
+        }
     if kind == "queue":
         if fields.get("lang", "en") not in languages():
             raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(languages())}")

@@ -290,7 +290,9 @@ class GameServer:
             except ClashError as exc:
                 log.error("game %s does not replay from the store: %s", game_id, exc)
                 return None
-            live = LiveGame(row.id, row.kind, session, row.seats, rated=row.rated)
+            live = LiveGame(
+                row.id, row.kind, session, row.seats, rated=row.rated, rated_offer=row.rated_offer
+            )
             if row.result is not None and row.result.get("abandoned"):
                 live.result_override = row.result
             if session.is_over and row.status != "over":
@@ -307,10 +309,11 @@ class GameServer:
         seats[creator_seat].owner = owner
         if req.kind == "hotseat":
             seats[1 - creator_seat].owner = owner
-        live = LiveGame(game_id, req.kind, session, seats)
+        live = LiveGame(game_id, req.kind, session, seats, rated_offer=req.rated)
         if req.deck is not None and session.to_move == creator_seat and req.kind == "solo":
             session.act(creator_seat, f"deck {req.deck}")
         row = game_row(live)
+        row.rated_offer = req.rated
         await self.run_db(lambda s: s.create_game(row))
         self.games[game_id] = live
         self.schedule_agents(live)
@@ -665,7 +668,7 @@ class GameServer:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
-            seats = await self._seats_of(conn, live, tokens)
+            seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
         conn.live = live
         conn.seats = seats
         conn.lang = msg.get("lang") or "en"
@@ -683,7 +686,9 @@ class GameServer:
             if other is not conn and seats:
                 await other.send({"type": "notice", "code": "joined", "seats": sorted(seats)})
 
-    async def _seats_of(self, conn: Connection, live: LiveGame, tokens: list[str]) -> set[int]:
+    async def _seats_of(
+        self, conn: Connection, live: LiveGame, tokens: list[str], *, accept_rated: bool = False
+    ) -> set[int]:
         """The seats this connection plays (the caller holds the game's lock): those its identity
         owns, and those whose token it presents when no identity holds them yet, which it thereby
         takes for good (an invite link is single-use).  Refused, with nothing changed: a token of
@@ -721,6 +726,10 @@ class GameServer:
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
+            if live.rated_offer:
+                # The invitee's answer to a duel offered as rated: rated only when both chose it.
+                await self.write(functools.partial(_answer_rated, game_id=live.id, accepted=accept_rated))
+                live.rated_offer, live.rated = False, accept_rated
         return {s.seat for s in live.seats if me is not None and s.owner == me and s.kind == REMOTE}
 
     async def _hint(self, conn: Connection, live: LiveGame) -> None:
@@ -871,6 +880,10 @@ def _rating_write(live: LiveGame, result: dict[str, Any]) -> tuple[str | None, t
         return None
     winner = result.get("winner")
     return (owners[winner] if winner in (0, 1) else None), (a, b)
+
+
+def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: bool) -> None:
+    store.answer_rated_offer(game_id, accepted, conn=conn)
 
 
 def _finish_rated(
@@ -1368,7 +1381,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "url": f"{base}/g/{live.id}#t={','.join(mine)}",
         }
         if req.kind == "friend":
-            body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}"
+            # "&rated=1": the invitee's page asks whether to play it rated before taking the seat.
+            offer = "&rated=1" if req.rated else ""
+            body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}{offer}"
         return JSONResponse(body)
 
     async def finished_row(game_id: str) -> GameRow | Response:
@@ -1632,7 +1647,7 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 def _new_game_request(data: Any) -> NewGame:
     if not isinstance(data, dict):
         raise GameSetupError("the request must be a JSON object")
-    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang"}
+    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang", "rated"}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise GameSetupError(f"unknown option {unknown[0]!r}")
@@ -1654,6 +1669,12 @@ def _new_game_request(data: Any) -> NewGame:
         if not isinstance(data["threat"], dict):
             raise GameSetupError("'threat' must be an object of threat options")
         req.threat = data["threat"]
+    if "rated" in data:
+        if type(data["rated"]) is not bool:
+            raise GameSetupError("'rated' must be true or false")
+        if data["rated"] and (req.kind != "friend" or req.format not in RATED_FORMATS):
+            raise GameSetupError("only a friend duel in draft or precon can be rated")
+        req.rated = data["rated"]
     from ..ui.i18n import languages
 
     if req.lang not in languages():

@@ -104,14 +104,16 @@ sessions = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
 )
 
-#: Rated duels (from the queue, or a rematch of one): the game's format, and when its result
-#: went into the ratings (null until then: a rating is applied once, in the transaction that
-#: finishes the game).  Migration 0004_ratings.
+#: Rated duels (from the queue, a rematch of one, or a friend duel both players chose rated): the
+#: game's format, whether both players agreed (a friend duel offered as rated is not rated until
+#: the invitee accepts), and when its result went into the ratings (null until then: a rating is
+#: applied once, in the transaction that finishes the game).  Migration 0004_ratings.
 rated_games = sa.Table(
     "rated_games",
     metadata,
     sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("agreed", sa.Boolean, nullable=False),
     sa.Column("applied_at", sa.Float, nullable=True),
 )
 
@@ -210,6 +212,8 @@ class GameRow:
     actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, action text) in order
     #: A rated duel (its result changes both identities' ratings of its format).
     rated: bool = False
+    #: A friend duel its creator offered as rated, not yet accepted (or declined) by the invitee.
+    rated_offer: bool = False
 
 
 @dataclass
@@ -345,8 +349,8 @@ class Store:
                 )
             for i, (seat, text) in enumerate(row.actions):
                 conn.execute(actions.insert().values(game_id=row.id, idx=i, seat=seat, action=text, at=now))
-            if row.rated:
-                conn.execute(rated_games.insert().values(game_id=row.id, format=row.format))
+            if row.rated or row.rated_offer:
+                conn.execute(rated_games.insert().values(game_id=row.id, format=row.format, agreed=row.rated))
 
     def append_action(
         self,
@@ -430,10 +434,11 @@ class Store:
             if g is None:
                 return None
             row = _game_row(g)
-            row.rated = (
-                conn.execute(sa.select(rated_games.c.game_id).where(rated_games.c.game_id == game_id)).first()
-                is not None
-            )
+            agreed = conn.execute(
+                sa.select(rated_games.c.agreed).where(rated_games.c.game_id == game_id)
+            ).scalar_one_or_none()
+            row.rated = agreed is True
+            row.rated_offer = agreed is False
             row.seats = [
                 SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
                 for s in conn.execute(seats.select().where(seats.c.game_id == game_id).order_by(seats.c.seat))
@@ -585,6 +590,14 @@ class Store:
 
     # ------------------------------------------------------------------ ratings
 
+    def answer_rated_offer(self, game_id: str, accepted: bool, conn: Connection | None = None) -> None:
+        """The invitee's answer to a friend duel offered as rated: rated from now on, or not at all."""
+        with self._begin(conn) as conn:
+            if accepted:
+                conn.execute(rated_games.update().where(rated_games.c.game_id == game_id).values(agreed=True))
+            else:
+                conn.execute(rated_games.delete().where(rated_games.c.game_id == game_id))
+
     def rating(self, identity_id: str, fmt: str) -> tuple[float, float, int]:
         """(mu, sigma, rated games) of an identity in a format (a new player's when it has none)."""
         from .ratings import MU, SIGMA
@@ -607,7 +620,7 @@ class Store:
 
         with self._begin(conn) as conn:
             g = conn.execute(rated_games.select().where(rated_games.c.game_id == game_id)).first()
-            if g is None or g.applied_at is not None or players[0] == players[1]:
+            if g is None or not g.agreed or g.applied_at is not None or players[0] == players[1]:
                 return False
             now = time.time()
             done = conn.execute(

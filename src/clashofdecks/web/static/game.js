@@ -13,6 +13,8 @@ function gamePage(id) {
   // an invite link is presented once, from memory, to take its seat (never stored).
   const frag = new URLSearchParams(location.hash.slice(1));
   state.tokens = (frag.get("t") || "").split(",").filter(Boolean);
+  const ratedOffer = frag.get("rated") === "1" && state.tokens.length > 0;
+  state.acceptRated = false;
   if (frag.get("t")) history.replaceState(null, "", location.pathname);  // a token never stays in the address bar
   // Tokens the former release kept in localStorage: presented once (a seat no one holds yet), then gone.
   const legacy = localStorage.getItem("clash.tokens." + id);
@@ -21,6 +23,16 @@ function gamePage(id) {
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
   state.shownSeat = undefined; state.build = null; state.order = null; state.rematchOffer = null;
+  if (ratedOffer) {
+    // A duel offered as rated: it is rated only if the invitee chooses so too, before taking the seat.
+    const choose = (yes) => { state.acceptRated = yes; mount(h("main", { class: "game", id: "game" }, h("p", {}, "…"))); connect(); };
+    mount(h("main", { class: "game" }, h("section", { class: "panel", "data-testid": "rated-offer" },
+      h("h2", {}, t("rated_offer")), h("p", {}, t("rated_offer_blurb")),
+      h("div", { class: "row" },
+        h("button", { class: "primary", "data-testid": "accept-rated", onclick: () => choose(true) }, t("play_rated")),
+        h("button", { "data-testid": "decline-rated", onclick: () => choose(false) }, t("play_unrated"))))));
+    return;
+  }
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -29,7 +41,7 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws`);
   state.ws = ws;
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang })); };
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true })); };
   ws.onmessage = (e) => onFrame(JSON.parse(e.data));
   ws.onclose = () => {
     state.notice = t("connection_lost"); render();

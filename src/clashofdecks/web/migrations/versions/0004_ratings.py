@@ -19,6 +19,7 @@ def upgrade() -> None:
         "rated_games",
         sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
         sa.Column("format", sa.String(16), nullable=False),
+        sa.Column("agreed", sa.Boolean, nullable=False),
         sa.Column("applied_at", sa.Float, nullable=True),
     )
     op.create_table(
