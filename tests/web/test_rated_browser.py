@@ -108,3 +108,35 @@ def test_strangers_play_now_a_rated_game_then_rematch_and_accounts_lead(
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_a_friend_duel_chosen_rated_by_both_is_rated(
+    server: ServerProcess, browser: Any, tmp_path: Path
+) -> None:
+    shots = shots_dir(tmp_path)
+    host_ctx, friend_ctx = fast_context(browser, viewport=DESKTOP), fast_context(browser, viewport=PHONE)
+    try:
+        host, friend = host_ctx.new_page(), friend_ctx.new_page()
+        host.goto(server.url + "/")
+        host.check("[data-testid=friend-rated]")
+        host.click("[data-testid=new-duel-friend]")
+        link = host.locator("[data-testid=invite-link]").input_value()
+        assert link.endswith("&rated=1")
+        friend.goto(link)
+        friend.wait_for_selector("[data-testid=rated-offer]")
+        friend.screenshot(path=str(shots / "rated-offer-phone.png"))
+        friend.click("[data-testid=accept-rated]")
+        friend.wait_for_selector("#game[data-index]")
+        assert friend.locator("[data-testid=spectator]").count() == 0
+        friend.on("dialog", lambda dialog: dialog.accept())
+        friend.click("[data-testid=resign]")
+        for p in (host, friend):
+            p.wait_for_selector("[data-testid=rated-note]")
+        loser = friend.evaluate(ME_JS)
+        status, board = server.get("/api/leaderboard?format=draft&include=provisional")
+        assert status == 200
+        mine = next(p for p in board["players"] if p["handle"] == loser)
+        assert (mine["games"], mine["losses"]) == (1, 1)
+    finally:
+        host_ctx.close()
+        friend_ctx.close()
