@@ -5,6 +5,7 @@ leaves the queue, rematches, and the leaderboard and player endpoints' refusals.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
@@ -289,3 +290,33 @@ def test_rated_is_offered_only_for_friend_duels_of_the_rated_formats(server: Ser
         assert bad.recv()["code"] == "bad_field"
     finally:
         bad.close()
+
+
+def test_leaving_a_rated_game_counts_as_a_loss(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, "--abandon-after", "1.5", "--agent-workers", "0").start()
+    try:
+        a_session, b_session = proc.guest(), proc.guest()
+        qa, qb = Queuer(proc, a_session), Queuer(proc, b_session)
+        try:
+            qa.send({"type": "queue", "format": "precon"})
+            qa.recv()
+            qb.send({"type": "queue", "format": "precon"})
+            qb.recv()
+            game = qa.recv()["game"]
+            qb.recv()
+        finally:
+            qa.close()
+            qb.close()
+        a = Client(proc, game, [], session=a_session)
+        b = Client(proc, game, [], session=b_session)
+        mover, stayer = (a, b) if a.state["legal"] else (b, a)
+        left_session = a_session if mover is a else b_session
+        mover.close()  # the player whose turn it is leaves the rated game
+        while stayer.state["result"] is None:
+            stayer.recv(timeout=20)
+        assert stayer.state["result"]["termination"] == "abandoned"
+        stayer.close()
+        rating = _rating(proc, _handle(proc, left_session), "precon")
+        assert rating is not None and (rating["games"], rating["losses"]) == (1, 1)
+    finally:
+        proc.stop()
