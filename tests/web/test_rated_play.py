@@ -66,6 +66,13 @@ def test_play_now_pairs_two_strangers_into_a_rated_duel_and_resigning_loses(serv
         assert len(ca.state["seats"]) == 1 and len(cb.state["seats"]) == 1
         assert ca.state["seats"] != cb.state["seats"]
         a_seat = ca.state["seats"][0]
+        taken: dict[int, int] = {}
+        for _ in range(2):  # each takes a preconstructed deck
+            mover, other = (ca, cb) if ca.state["legal"] else (cb, ca)
+            deck = next(x for x in mover.state["legal"] if x.startswith("deck "))
+            taken[mover.state["seats"][0]] = int(deck.split()[1])
+            mover.act(deck)
+            other.wait_state()
         ca.send({"type": "resign"})
         over = ca.wait_state()
         assert over["result"]["winner"] == 1 - a_seat
@@ -88,6 +95,8 @@ def test_play_now_pairs_two_strangers_into_a_rated_duel_and_resigning_loses(serv
     assert status == 200 and page["ratings"]["precon"]["losses"] == 1
     assert [h["game"] for h in page["history"]["precon"]] == [game]
     assert "id" not in page and all("owner" not in g for g in page["games"])
+    # Results by preconstructed deck: the deck the player took in the setup.
+    assert page["results_by_deck"] == {str(taken[a_seat]): {"wins": 0, "losses": 1, "draws": 0, "played": 0}}
 
 
 def test_queue_messages_are_checked_and_change_nothing(server: ServerProcess) -> None:

@@ -1560,7 +1560,8 @@ _HANDLE = re.compile(r"[a-z0-9_.-]{1,40}")
 
 def _player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
     """``GET /api/players/<handle>``: ratings and their history by format, results by format and
-    by deck (precon), and the identity's last games.  No identity id leaves the server."""
+    by preconstructed deck, and the identity's last 50 games (the results count those).  No
+    identity id leaves the server."""
     rates, hist = store.player_ratings(row.id)
     ratings_by_format = {
         r.format: {
@@ -1577,6 +1578,8 @@ def _player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
         history.setdefault(h.format, []).append({"game": h.game_id, "rating": h.rating, "at": h.at})
     games_rows = store.list_games(owner=row.id, limit=50)
     results: dict[str, dict[str, int]] = {}
+    by_deck: dict[str, dict[str, int]] = {}
+    decks = store.decks_taken([g.id for g in games_rows if g.format == "precon" and g.status == "over"])
     for g in games_rows:
         if g.status != "over" or g.kind == "imported":
             continue
@@ -1587,6 +1590,10 @@ def _player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
             key = "played"  # hot-seat: both seats are the player's
         tally = results.setdefault(g.format, {"wins": 0, "losses": 0, "draws": 0, "played": 0})
         tally[key] += 1
+        deck = decks.get((g.id, mine[0])) if len(mine) == 1 else None
+        if deck is not None:
+            per_deck = by_deck.setdefault(str(deck), {"wins": 0, "losses": 0, "draws": 0, "played": 0})
+            per_deck[key] += 1
     return {
         "handle": row.handle,
         "name": row.display_name or row.handle,
@@ -1594,6 +1601,8 @@ def _player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
         "ratings": ratings_by_format,
         "history": history,
         "results": results,
+        #: Preconstructed games by the deck the player took (1-4).
+        "results_by_deck": by_deck,
         "games": [_summary(g, row.id) for g in games_rows],
     }
 

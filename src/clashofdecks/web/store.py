@@ -749,6 +749,23 @@ class Store:
         out.sort(key=lambda p: (-p["rating"], -p["games"], p["handle"]))
         return out[:limit]
 
+    def decks_taken(self, game_ids: list[str]) -> dict[tuple[str, int], int]:
+        """The preconstructed deck each seat took (its ``deck N`` action), by (game, seat)."""
+        if not game_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(actions.c.game_id, actions.c.seat, actions.c.action).where(
+                    actions.c.game_id.in_(game_ids), actions.c.action.like("deck %")
+                )
+            )
+            out: dict[tuple[str, int], int] = {}
+            for r in rows:
+                number = r.action.split(" ", 1)[1]
+                if number.isdigit():
+                    out[(r.game_id, r.seat)] = int(number)
+            return out
+
     def identity_by_handle(self, handle: str) -> IdentityRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(identities.select().where(identities.c.handle == handle)).first()

@@ -94,6 +94,9 @@ async function playerPage(handle) {
   const results = Object.entries(p.results).map(([fmt, r]) => h("tr", {},
     h("th", { scope: "row" }, t(fmt)), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
     h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played))));
+  const deckRows = Object.entries(p.results_by_deck || {}).sort().map(([deck, r]) => h("tr", {},
+    h("th", { scope: "row" }, t("deck") + " " + deck), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
+    h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played))));
   const games = p.games.map((g) => h("li", {}, `${g.players.join(" – ")} · ${t(g.format) || g.format} · `,
     g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
   mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
@@ -105,7 +108,7 @@ async function playerPage(handle) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col", class: "num" }, t("wins")),
         h("th", { scope: "col", class: "num" }, t("losses")), h("th", { scope: "col", class: "num" }, t("draws")),
         h("th", { scope: "col", class: "num" }, t("played_hotseat")))),
-      h("tbody", {}, results)) : h("p", { class: "muted" }, t("none")),
+      h("tbody", {}, results, deckRows)) : h("p", { class: "muted" }, t("none")),
     // The solo campaign (issue 24, item 5, built elsewhere): shown when the player payload has a
     // "campaign" field; nothing here decides what a campaign holds beyond listing its entries.
     p.campaign ? campaignSection(p.campaign) : null,
