@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from test_browser import DESKTOP, PHONE, fast_context, play_to_end, shots_dir
+from test_direct_play import serious_violations
 
 from clashofdecks.web.store import open_store
 from conftest import ServerProcess
@@ -44,6 +45,7 @@ def test_strangers_play_now_a_rated_game_then_rematch_and_accounts_lead(
         a.click("[data-testid=play-now]")
         a.wait_for_selector("[data-testid=play-now-leave]")
         a.screenshot(path=str(shots / "play-now-waiting-desktop.png"))
+        found = {"lobby waiting": serious_violations(a)}
         b.click("[data-testid=play-now]")
         game = _game_of(a)
         assert _game_of(b) == game
@@ -95,6 +97,7 @@ def test_strangers_play_now_a_rated_game_then_rematch_and_accounts_lead(
             assert shown[:2] == handles  # best first; the provisional strangers are not listed
             assert handle_a not in shown and handle_b not in shown
             p.screenshot(path=str(shots / f"leaderboard-{viewport}.png"), full_page=True)
+            found[f"leaderboard {viewport}"] = serious_violations(p)
         # The player page of a stranger: rating, its history as a plot, results, games.
         for p, viewport in ((c, "desktop"), (d, "phone")):
             p.goto(server.url + f"/p/{handle_a}")
@@ -104,7 +107,9 @@ def test_strangers_play_now_a_rated_game_then_rematch_and_accounts_lead(
             width = p.evaluate("() => document.documentElement.scrollWidth")
             assert width <= p.viewport_size["width"], "the player page scrolls sideways"
             p.screenshot(path=str(shots / f"player-page-{viewport}.png"), full_page=True)
+            found[f"player page {viewport}"] = serious_violations(p)
         assert errors == []
+        assert found == {k: [] for k in found}, found
     finally:
         for ctx in contexts:
             ctx.close()
@@ -125,6 +130,7 @@ def test_a_friend_duel_chosen_rated_by_both_is_rated(
         friend.goto(link)
         friend.wait_for_selector("[data-testid=rated-offer]")
         friend.screenshot(path=str(shots / "rated-offer-phone.png"))
+        assert serious_violations(friend) == []
         friend.click("[data-testid=accept-rated]")
         friend.wait_for_selector("#game[data-index]")
         assert friend.locator("[data-testid=spectator]").count() == 0
