@@ -714,40 +714,40 @@ class Store:
         accounts with at least LEADERBOARD_GAMES rated games (guests never: they cannot farm it)."""
         from . import ratings as rt
 
+        conservative = ratings.c.mu - 3.0 * ratings.c.sigma
+        query = (
+            sa.select(
+                identities.c.handle,
+                identities.c.display_name,
+                identities.c.username,
+                ratings.c.mu,
+                ratings.c.sigma,
+                ratings.c.games,
+                ratings.c.wins,
+                ratings.c.losses,
+            )
+            .join(ratings, ratings.c.identity_id == identities.c.id)
+            .where(ratings.c.format == fmt)
+        )
+        if not provisional:  # filtered and ordered in SQL: an answer never reads every player
+            query = query.where(identities.c.username.is_not(None), ratings.c.games >= rt.LEADERBOARD_GAMES)
+        query = query.order_by(conservative.desc(), ratings.c.games.desc(), identities.c.handle).limit(limit)
         with self.engine.connect() as conn:
-            query = (
-                sa.select(
-                    identities,
-                    ratings.c.mu,
-                    ratings.c.sigma,
-                    ratings.c.games,
-                    ratings.c.wins,
-                    ratings.c.losses,
-                )
-                .join(ratings, ratings.c.identity_id == identities.c.id)
-                .where(ratings.c.format == fmt)
-            )
             rows = list(conn.execute(query))
-        out: list[dict[str, Any]] = []
-        for r in rows:
-            is_provisional = r.username is None or r.games < rt.LEADERBOARD_GAMES
-            if is_provisional and not provisional:
-                continue
-            out.append(
-                {
-                    "name": r.display_name or r.handle,
-                    "handle": r.handle,
-                    "rating": rt.display(r.mu, r.sigma),
-                    "games": r.games,
-                    "wins": r.wins,
-                    "losses": r.losses,
-                    "provisional": is_provisional,
-                    "mu": round(r.mu, 3),
-                    "sigma": round(r.sigma, 3),
-                }
-            )
-        out.sort(key=lambda p: (-p["rating"], -p["games"], p["handle"]))
-        return out[:limit]
+        return [
+            {
+                "name": r.display_name or r.handle,
+                "handle": r.handle,
+                "rating": rt.display(r.mu, r.sigma),
+                "games": r.games,
+                "wins": r.wins,
+                "losses": r.losses,
+                "provisional": r.username is None or r.games < rt.LEADERBOARD_GAMES,
+                "mu": round(r.mu, 3),
+                "sigma": round(r.sigma, 3),
+            }
+            for r in rows
+        ]
 
     def decks_taken(self, game_ids: list[str]) -> dict[tuple[str, int], int]:
         """The preconstructed deck each seat took (its ``deck N`` action), by (game, seat)."""
