@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from clashofdecks.web.store import (
     AnalysisRow,
     GameRow,
+    IdentityRow,
     SeatRow,
     Store,
     current_revision,
@@ -28,7 +29,18 @@ from conftest import pg_url
 def _reset_pg(url: str) -> None:
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
-        for table in ("analyses", "sessions", "identities", "actions", "seats", "games", "alembic_version"):
+        for table in (
+            "rating_history",
+            "ratings",
+            "rated_games",
+            "analyses",
+            "sessions",
+            "identities",
+            "actions",
+            "seats",
+            "games",
+            "alembic_version",
+        ):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table} CASCADE"))
     engine.dispose()
 
@@ -257,3 +269,53 @@ def test_seat_claims_and_identity_deletion(db_url: str) -> None:
     assert loaded is not None and loaded.seats[0].owner is None and loaded.seats[0].token_hash is None
     assert loaded.seats[0].name == "deleted player" and loaded.seats[-1].owner == "i2"
     store.close()
+
+
+def _duel(store_game_id: str, a: str, b: str, *, rated: bool) -> GameRow:
+    return GameRow(
+        id=store_game_id,
+        kind="friend",
+        mode="duel",
+        format="draft",
+        seed=1,
+        setup={},
+        seats=[SeatRow(0, "remote", "A", owner=a), SeatRow(1, "remote", "B", owner=b)],
+        rated=rated,
+    )
+
+
+def test_ratings_are_applied_once_and_guests_stay_off_the_leaderboard(db_url: str) -> None:
+    from clashofdecks.web import ratings as rt
+
+    store = open_store(db_url)
+    try:
+        for ident in ("ida", "idb"):
+            store.create_identity(IdentityRow(ident, f"guest-{ident}", ident.upper()), f"session-{ident}")
+        store.create_game(_duel("g1", "ida", "idb", rated=True))
+        store.create_game(_duel("g2", "ida", "idb", rated=False))
+        assert store.load_game("g1").rated and not store.load_game("g2").rated  # type: ignore[union-attr]
+        assert store.apply_rating("g1", "ida", ("ida", "idb"))
+        assert not store.apply_rating("g1", "ida", ("ida", "idb"))  # once per game
+        assert not store.apply_rating("g2", "ida", ("ida", "idb"))  # not rated
+        a_mu, _a_sigma, a_games = store.rating("ida", "draft")
+        b_mu, _b_sigma, b_games = store.rating("idb", "draft")
+        assert a_games == b_games == 1 and a_mu > rt.MU > b_mu
+        assert store.leaderboard("draft") == []  # guests: provisional
+        shown = store.leaderboard("draft", provisional=True)
+        assert [p["handle"] for p in shown] == ["guest-ida", "guest-idb"]
+        assert all(p["provisional"] for p in shown)
+        # An account with 10 rated games appears; with 9 it does not.
+        store.make_account("ida", "ada", "hash")
+        store.set_rating("ida", "draft", 30.0, 2.0, 9, 6, 3)
+        assert store.leaderboard("draft") == []
+        store.set_rating("ida", "draft", 30.0, 2.0, 10, 7, 3)
+        top = store.leaderboard("draft")
+        assert [(p["handle"], p["rating"], p["games"]) for p in top] == [
+            ("guest-ida", rt.display(30.0, 2.0), 10)
+        ]
+        rates, hist = store.player_ratings("idb")
+        assert len(rates) == 1 and [h.game_id for h in hist] == ["g1"]
+        store.delete_identity("idb", "deleted player")
+        assert store.player_ratings("idb") == ([], [])
+    finally:
+        store.close()

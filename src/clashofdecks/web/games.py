@@ -56,6 +56,8 @@ class NewGame:
     seed: int | None = None
     #: The lobby's language: the default names of unnamed seats are given in it ("Spieler 1").
     lang: str = "en"
+    #: A friend duel offered as rated: rated once the invitee accepts too.
+    rated: bool = False
 
 
 @dataclass
@@ -74,6 +76,13 @@ class LiveGame:
     agent_busy: bool = False
     #: A result the session does not know how to say (an abandoned duel: stored as a resignation).
     result_override: dict[str, Any] | None = None
+    #: A rated duel (from the queue, or a rematch of one): its end changes both players' ratings.
+    rated: bool = False
+    #: A friend duel offered as rated whose invitee has not answered yet.
+    rated_offer: bool = False
+    #: Seats that asked for a rematch of this finished duel, and the rematch once it exists.
+    rematch_offers: set[int] = field(default_factory=set)
+    rematch_game: str | None = None
 
     @property
     def n_actions(self) -> int:
@@ -387,6 +396,7 @@ def common_part(
     common: dict[str, Any] = {
         "game": live.id,
         "kind": live.kind,
+        "rated": live.rated,
         "mode": "solo" if game.is_solo else "duel",
         "index": len(session.steps),
         "turn": game.turn,

@@ -41,21 +41,30 @@ ERROR_CODES: Final = (
     "undo_refused",  # undo is not possible now (the message says why)
     "hint_unavailable",  # no hint now
     "server_error",  # the server could not store the action; nothing changed
+    "no_identity",  # the connection has no identity (queue, seats)
+    "already_queued",  # the identity waits in a queue already (one queue at a time)
+    "not_queued",  # leave_queue / queue_ai without waiting (or before the AI was offered)
+    "rematch_refused",  # no rematch of this game (not over, not a duel, not a player of it)
 )
 
 #: Allowed fields (name -> type) per client message type; "type" itself is implied.
 MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
-    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str},
+    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str, "rated": bool},
     "act": {"action": str, "index": int},
     "undo": {"index": int},
     "hint": {},
     "resign": {},
     "ping": {"id": int},
+    "queue": {"format": str, "lang": str},
+    "leave_queue": {},
+    "queue_ai": {},
+    "rematch": {},
 }
 REQUIRED: Final[dict[str, tuple[str, ...]]] = {
     "hello": ("game",),
     "act": ("action", "index"),
     "undo": ("index",),
+    "queue": ("format",),
 }
 
 
@@ -121,7 +130,18 @@ def parse_message(text: str | bytes) -> Message:
         lang = fields.get("lang", "en")
         if lang not in languages():  # the languages with a catalog (ui/catalog.py)
             raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(languages())}")
-        fields = {"game": fields["game"], "tokens": tokens, "name": name, "lang": lang}
+        fields = {
+            "game": fields["game"],
+            "tokens": tokens,
+            "name": name,
+            "lang": lang,
+            "rated": fields.get("rated", False),
+        }
+    if kind == "queue":
+        if fields.get("lang", "en") not in languages():
+            raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(languages())}")
+        if fields["format"] not in ("draft", "precon"):
+            raise ProtocolError("bad_field", "'format' must be draft or precon (the rated formats)")
     if kind == "act" and not 0 < len(fields["action"]) <= MAX_ACTION_CHARS:
         raise ProtocolError("bad_field", f"'action' must be 1-{MAX_ACTION_CHARS} characters")
     for name in ("index", "id"):

@@ -80,6 +80,7 @@ from .protocol import (
     error_frame,
     parse_message,
 )
+from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, MatchQueue, QueueError, ai_for_rating, display
 from .store import (
     ActionWrite,
     AnalysisRow,
@@ -138,6 +139,9 @@ class ServerConfig:
     #: attempts on one account per 15 minutes (bursts up to the same number); more get 429.
     login_rate_address: float = 10.0
     login_rate_account: float = 5.0
+    #: Test-only: the clock of the "play now" queue (waiting times, the AI offer), so tests move
+    #: time without sleeping.  Always ``time.time`` in ``clash serve``.
+    clock: Callable[[], float] = time.time
 
 
 @dataclass(eq=False)
@@ -148,6 +152,8 @@ class Connection:
     seats: set[int] = field(default_factory=set)
     #: The identity whose session cookie (or bearer header) opened the socket; None: watch only.
     identity: str | None = None
+    #: The identity's display name when the socket opened (a queue game's seat name).
+    display_name: str = ""
     lang: str = "en"
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -185,6 +191,8 @@ class GameServer:
         self.analysis_slots = asyncio.Semaphore(max(1, config.analysis_running))
         #: Analyses this process has started in the worker pool (what the tests count).
         self.analysis_jobs = 0
+        #: Who waits for a rated duel (in this process's memory: docs/web.md, "The queue").
+        self.queue = MatchQueue(clock=config.clock)
 
     # ------------------------------------------------------------------ life cycle
 
@@ -284,7 +292,9 @@ class GameServer:
             except ClashError as exc:
                 log.error("game %s does not replay from the store: %s", game_id, exc)
                 return None
-            live = LiveGame(row.id, row.kind, session, row.seats)
+            live = LiveGame(
+                row.id, row.kind, session, row.seats, rated=row.rated, rated_offer=row.rated_offer
+            )
             if row.result is not None and row.result.get("abandoned"):
                 live.result_override = row.result
             if session.is_over and row.status != "over":
@@ -301,14 +311,36 @@ class GameServer:
         seats[creator_seat].owner = owner
         if req.kind == "hotseat":
             seats[1 - creator_seat].owner = owner
-        live = LiveGame(game_id, req.kind, session, seats)
+        live = LiveGame(game_id, req.kind, session, seats, rated_offer=req.rated)
         if req.deck is not None and session.to_move == creator_seat and req.kind == "solo":
             session.act(creator_seat, f"deck {req.deck}")
         row = game_row(live)
+        row.rated_offer = req.rated
         await self.run_db(lambda s: s.create_game(row))
         self.games[game_id] = live
         self.schedule_agents(live)
         return live, tokens
+
+    async def create_owned_game(
+        self, req: NewGame, owners: Sequence[str], *, rated: bool = False
+    ) -> LiveGame:
+        """A game whose people's seats belong to ``owners`` from the start (participant order; one
+        owner holds both seats of a hot-seat game): no invite, no token.  Queue games, rematches."""
+        game_id = secrets.token_hex(12)
+        session, seats, _tokens = create_session(req, game_id)
+        for participant, owner in enumerate(owners):
+            seats[session.participant_seat(participant)].owner = owner
+        for seat in seats:
+            if req.kind == "hotseat" and seat.kind == REMOTE:
+                seat.owner = owners[0]
+            seat.token_hash = None
+        live = LiveGame(game_id, req.kind, session, seats, rated=rated)
+        row = game_row(live)
+        row.rated = rated
+        await self.run_db(lambda s: s.create_game(row))
+        self.games[game_id] = live
+        self.schedule_agents(live)
+        return live
 
     async def import_record(self, record: GameRecord, owner: str) -> LiveGame:
         from ..session import GameSession, Seat
@@ -441,7 +473,12 @@ class GameServer:
     async def _finish(self, live: LiveGame, result: dict[str, Any]) -> None:
         """Store the end of a game played here, and start its analysis (an imported game's waits
         for its replay to be opened)."""
-        await self.write(lambda s, c: s.finish(live.id, result, conn=c))
+        rating = _rating_write(live, result)
+        if rating is None:
+            await self.write(lambda s, c: s.finish(live.id, result, conn=c))
+        else:
+            # The ratings change in the transaction that ends the game: never one without the other.
+            await self.write(functools.partial(_finish_rated, game_id=live.id, result=result, rating=rating))
         if live.kind != "imported":
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
 
@@ -449,6 +486,10 @@ class GameServer:
         """The abandonment clock of duels between people (see ``docs/web.md``)."""
         while True:
             await asyncio.sleep(self.config.watch_interval)
+            try:
+                await self.tick_queue()
+            except Exception:  # a failed pairing must not stop the abandonment clock
+                log.exception("queue tick failed")
             now = time.monotonic()
             for live in list(self.games.values()):
                 session = live.session
@@ -563,6 +604,9 @@ class GameServer:
         if msg.type == "hello":
             await self._hello(conn, msg)
             return
+        if msg.type in ("queue", "leave_queue", "queue_ai"):
+            await self._queue_message(conn, msg)
+            return
         live = conn.live
         if live is None:
             raise ProtocolError("hello_first", "send 'hello' with the game id first")
@@ -571,6 +615,9 @@ class GameServer:
         session = live.session
         if msg.type == "hint":
             await self._hint(conn, live)
+            return
+        if msg.type == "rematch":
+            await self._rematch(conn, live)
             return
         async with self.lock(live.id):
             if session.is_over:
@@ -626,7 +673,7 @@ class GameServer:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
-            seats = await self._seats_of(conn, live, tokens)
+            seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
         conn.live = live
         conn.seats = seats
         conn.lang = msg.get("lang") or "en"
@@ -644,7 +691,9 @@ class GameServer:
             if other is not conn and seats:
                 await other.send({"type": "notice", "code": "joined", "seats": sorted(seats)})
 
-    async def _seats_of(self, conn: Connection, live: LiveGame, tokens: list[str]) -> set[int]:
+    async def _seats_of(
+        self, conn: Connection, live: LiveGame, tokens: list[str], *, accept_rated: bool = False
+    ) -> set[int]:
         """The seats this connection plays (the caller holds the game's lock): those its identity
         owns, and those whose token it presents when no identity holds them yet, which it thereby
         takes for good (an invite link is single-use).  Refused, with nothing changed: a token of
@@ -682,6 +731,10 @@ class GameServer:
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
+            if live.rated_offer:
+                # The invitee's answer to a duel offered as rated: rated only when both chose it.
+                await self.write(functools.partial(_answer_rated, game_id=live.id, accepted=accept_rated))
+                live.rated_offer, live.rated = False, accept_rated
         return {s.seat for s in live.seats if me is not None and s.owner == me and s.kind == REMOTE}
 
     async def _hint(self, conn: Connection, live: LiveGame) -> None:
@@ -709,7 +762,105 @@ class GameServer:
             }
         )
 
+    # ------------------------------------------------------------------ the queue and rematches
+
+    async def _queue_message(self, conn: Connection, msg: Message) -> None:
+        if conn.identity is None:
+            raise ProtocolError("no_identity", "the queue is for identities: POST /api/identities first")
+        if msg.type == "leave_queue":
+            if self.queue.leave(conn.identity, conn) is None:
+                raise ProtocolError("not_queued", "you are not waiting in a queue")
+            await conn.send({"type": "queue", "status": "left"})
+            return
+        if msg.type == "queue_ai":
+            entry = self.queue.waiting.get(conn.identity)
+            if entry is None or entry.ticket is not conn or not entry.ai_offered:
+                raise ProtocolError("not_queued", "an AI is offered after a wait in the queue, not before")
+            self.queue.leave(conn.identity, conn)
+            strength = ai_for_rating(entry.rating)
+            req = NewGame(kind="ai", format=entry.format, ai=strength, name=conn.display_name, lang=conn.lang)
+            live = await self.create_owned_game(req, [conn.identity])
+            await conn.send({"type": "matched", "game": live.id, "rated": False, "ai": strength})
+            return
+        if conn.live is not None:
+            raise ProtocolError("bad_field", "this connection follows a game; queue from the lobby")
+        fmt: str = msg.get("format")
+        conn.lang = msg.get("lang") or conn.lang
+        if fmt not in RATED_FORMATS:
+            raise ProtocolError("bad_field", f"'format' must be one of {', '.join(RATED_FORMATS)}")
+        identity = conn.identity
+        mu, sigma, _games = await self.run_db(lambda s: s.rating(identity, fmt))
+        try:
+            entry = self.queue.join(identity, fmt, display(mu, sigma), conn)
+        except QueueError as exc:
+            raise ProtocolError(exc.code, str(exc)) from None
+        await conn.send({"type": "queue", "status": "waiting", "format": fmt, "rating": entry.rating})
+        await self.tick_queue()
+
+    async def tick_queue(self) -> None:
+        """Start the pairs the queue finds, and offer an AI to those who waited long enough."""
+        for a, b in self.queue.pair():
+            conns: list[Connection] = [a.ticket, b.ticket]
+            req = NewGame(
+                kind="friend",
+                format=a.format,
+                name=conns[0].display_name,
+                name2=conns[1].display_name,
+                lang=conns[0].lang,
+            )
+            try:
+                live = await self.create_owned_game(req, [a.identity, b.identity], rated=True)
+            except Exception:
+                log.exception("could not start a queue game")
+                for c in conns:
+                    await c.send(
+                        error_frame("server_error", "the server could not start the game; queue again")
+                    )
+                continue
+            for c in conns:
+                await c.send({"type": "matched", "game": live.id, "rated": True, "format": a.format})
+        for entry in self.queue.ai_offers():
+            strength = ai_for_rating(entry.rating)
+            await entry.ticket.send({"type": "queue", "status": "ai_offer", "ai": strength})
+
+    async def _rematch(self, conn: Connection, live: LiveGame) -> None:
+        """A rematch of a finished duel: between two people both must ask (the first asking offers
+        it to the other); against the AI or at one device it starts at once.  Rated again if the
+        first game was."""
+        async with self.lock(live.id):
+            session = live.session
+            if not session.is_over or session.game.is_solo or live.kind not in ("friend", "ai", "hotseat"):
+                raise ProtocolError("rematch_refused", "a rematch is offered in a finished duel only")
+            if live.rematch_game is not None:
+                await conn.send({"type": "rematch", "game": live.rematch_game})
+                return
+            owners = [live.seats[session.participant_seat(p)].owner for p in (0, 1)]
+            people = [o for o in owners if o is not None]
+            if live.kind == "friend" and (len(set(people)) != 2 or len(people) != 2):
+                raise ProtocolError("rematch_refused", "both seats of this duel need their players")
+            live.rematch_offers.update(conn.seats)
+            if live.kind == "friend" and not all(s in live.rematch_offers for s in (0, 1)):
+                for other in list(live.connections):
+                    await other.send(
+                        {"type": "notice", "code": "rematch_offered", "seats": sorted(live.rematch_offers)}
+                    )
+                return
+            head = live.session.record()
+            names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
+            req = NewGame(kind=live.kind, format=head.format, name=names[0], name2=names[1], lang=conn.lang)
+            if live.kind == "ai":
+                agent = live.seats[session.participant_seat(1)].agent
+                req.ai = agent if agent in AI_LEVELS else DEFAULT_AI
+            new = await self.create_owned_game(
+                req, [o for o in owners if o is not None][:2], rated=live.rated
+            )
+            live.rematch_game = new.id
+        for other in list(live.connections):
+            await other.send({"type": "rematch", "game": new.id})
+
     def disconnect(self, conn: Connection) -> None:
+        if conn.identity is not None:
+            self.queue.leave(conn.identity, conn)  # leaving the page leaves the queue
         live = conn.live
         if live is None:
             return
@@ -721,6 +872,35 @@ class GameServer:
             lock = self.locks.get(live.id)
             if lock is not None and not lock.locked():
                 del self.locks[live.id]
+
+
+def _rating_write(live: LiveGame, result: dict[str, Any]) -> tuple[str | None, tuple[str, str]] | None:
+    """For a rated duel between two identities: (the winner's identity or None for a draw, both
+    identities); None for any other game.  A resignation and an abandonment count as losses."""
+    if not live.rated:
+        return None
+    owners = [s.owner for s in live.seats]
+    a, b = owners[0], owners[1]
+    if a is None or b is None or a == b:
+        return None
+    winner = result.get("winner")
+    return (owners[winner] if winner in (0, 1) else None), (a, b)
+
+
+def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: bool) -> None:
+    store.answer_rated_offer(game_id, accepted, conn=conn)
+
+
+def _finish_rated(
+    store: Store,
+    conn: DbConnection,
+    *,
+    game_id: str,
+    result: dict[str, Any],
+    rating: tuple[str | None, tuple[str, str]],
+) -> None:
+    store.finish(game_id, result, conn=conn)
+    store.apply_rating(game_id, rating[0], rating[1], conn=conn)
 
 
 def _create_identity(store: Store, *, row: IdentityRow, sid: str) -> None:
@@ -1077,6 +1257,26 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         response.delete_cookie(SESSION_COOKIE)
         return response
 
+    async def leaderboard(request: Request) -> Response:
+        fmt = request.query_params.get("format", "draft")
+        if fmt not in RATED_FORMATS:
+            return bad(f"'format' must be one of {', '.join(RATED_FORMATS)}")
+        include = request.query_params.get("include", "")
+        if include not in ("", "provisional"):
+            return bad("'include' may only be 'provisional'")
+        players = await server.run_db(lambda s: s.leaderboard(fmt, provisional=include == "provisional"))
+        return JSONResponse({"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players})
+
+    async def player(request: Request) -> Response:
+        handle = request.path_params["handle"]
+        if not _HANDLE.fullmatch(handle):
+            return bad("no such player", 404, "no_player")
+        row = await server.run_db(lambda s: s.identity_by_handle(handle))
+        if row is None:
+            return bad("no such player", 404, "no_player")
+        body = await server.run_db(lambda s: _player_body(s, row))
+        return JSONResponse(body)
+
     async def cards(request: Request) -> Response:
         return JSONResponse(card_catalogue(), headers={"Cache-Control": "max-age=3600"})
 
@@ -1191,7 +1391,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "url": f"{base}/g/{live.id}#t={','.join(mine)}",
         }
         if req.kind == "friend":
-            body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}"
+            # "&rated=1": the invitee's page asks whether to play it rated before taking the seat.
+            offer = "&rated=1" if req.rated else ""
+            body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}{offer}"
         return JSONResponse(body)
 
     async def finished_row(game_id: str) -> GameRow | Response:
@@ -1279,7 +1481,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             hashed = ident.session_hash(sid)
             row = await server.run_db(lambda s: s.identity_of_session(hashed))
         await ws.accept()
-        conn = Connection(ws, RateLimiter(config.rate, config.burst), identity=row.id if row else None)
+        conn = Connection(
+            ws,
+            RateLimiter(config.rate, config.burst),
+            identity=row.id if row else None,
+            display_name=row.display_name if row else "",
+        )
         try:
             while True:
                 message = await ws.receive()
@@ -1328,6 +1535,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/rules", page),
             Route("/tutorial", page),
             Route("/account", page),
+            Route("/leaderboard", page),
+            Route("/p/{handle}", page),
+            Route("/api/leaderboard", leaderboard),
+            Route("/api/players/{handle}", player),
             Route("/api/me", me),
             Route("/api/me", set_me, methods=["POST"]),
             Route("/api/identities", new_identity, methods=["POST"]),
@@ -1363,6 +1574,59 @@ _CSP = (
 
 
 MAX_OPTIONS_BYTES = 16 * 1024
+#: Handles are guest-<hex> or usernames (a-z 0-9 _ . -); anything else is no player, unasked.
+_HANDLE = re.compile(r"[a-z0-9_.-]{1,40}")
+
+
+def _player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
+    """``GET /api/players/<handle>``: ratings and their history by format, results by format and
+    by preconstructed deck, and the identity's last 50 games (the results count those).  No
+    identity id leaves the server."""
+    rates, hist = store.player_ratings(row.id)
+    ratings_by_format = {
+        r.format: {
+            "rating": display(r.mu, r.sigma),
+            "games": r.games,
+            "wins": r.wins,
+            "losses": r.losses,
+            "provisional": row.username is None or r.games < LEADERBOARD_GAMES,
+        }
+        for r in rates
+    }
+    history: dict[str, list[dict[str, Any]]] = {}
+    for h in hist:
+        history.setdefault(h.format, []).append({"game": h.game_id, "rating": h.rating, "at": h.at})
+    games_rows = store.list_games(owner=row.id, limit=50)
+    results: dict[str, dict[str, int]] = {}
+    by_deck: dict[str, dict[str, int]] = {}
+    decks = store.decks_taken([g.id for g in games_rows if g.format == "precon" and g.status == "over"])
+    for g in games_rows:
+        if g.status != "over" or g.kind == "imported":
+            continue
+        mine = [s.seat for s in g.seats if s.owner == row.id]
+        winner = (g.result or {}).get("winner")
+        key = "wins" if winner in mine and len(mine) == 1 else "draws" if winner is None else "losses"
+        if len(mine) != 1:
+            key = "played"  # hot-seat: both seats are the player's
+        tally = results.setdefault(g.format, {"wins": 0, "losses": 0, "draws": 0, "played": 0})
+        tally[key] += 1
+        deck = decks.get((g.id, mine[0])) if len(mine) == 1 else None
+        if deck is not None:
+            per_deck = by_deck.setdefault(str(deck), {"wins": 0, "losses": 0, "draws": 0, "played": 0})
+            per_deck[key] += 1
+    return {
+        "handle": row.handle,
+        "name": row.display_name or row.handle,
+        "account": row.is_account,
+        "ratings": ratings_by_format,
+        "history": history,
+        "results": results,
+        #: Preconstructed games by the deck the player took (1-4).
+        "results_by_deck": by_deck,
+        "games": [_summary(g, row.id) for g in games_rows],
+    }
+
+
 #: Game ids are 24 hex digits (``secrets.token_hex(12)``); anything else is no game, unasked.
 _GAME_ID = re.compile(r"[0-9a-f]{1,32}")
 #: Seconds the replay page waits before asking again for an analysis under way, or refused as busy.
@@ -1412,7 +1676,7 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 def _new_game_request(data: Any) -> NewGame:
     if not isinstance(data, dict):
         raise GameSetupError("the request must be a JSON object")
-    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang"}
+    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang", "rated"}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise GameSetupError(f"unknown option {unknown[0]!r}")
@@ -1434,6 +1698,12 @@ def _new_game_request(data: Any) -> NewGame:
         if not isinstance(data["threat"], dict):
             raise GameSetupError("'threat' must be an object of threat options")
         req.threat = data["threat"]
+    if "rated" in data:
+        if type(data["rated"]) is not bool:
+            raise GameSetupError("'rated' must be true or false")
+        if data["rated"] and (req.kind != "friend" or req.format not in RATED_FORMATS):
+            raise GameSetupError("only a friend duel in draft or precon can be rated")
+        req.rated = data["rated"]
     from ..ui.i18n import languages
 
     if req.lang not in languages():

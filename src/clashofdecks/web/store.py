@@ -104,9 +104,54 @@ sessions = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
 )
 
+#: Rated duels (from the queue, a rematch of one, or a friend duel both players chose rated): the
+#: game's format, whether both players agreed (a friend duel offered as rated is not rated until
+#: the invitee accepts), and when its result went into the ratings (null until then: a rating is
+#: applied once, in the transaction that finishes the game).  Migration 0004_ratings.
+rated_games = sa.Table(
+    "rated_games",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("agreed", sa.Boolean, nullable=False),
+    sa.Column("applied_at", sa.Float, nullable=True),
+)
+
+#: One OpenSkill rating per identity and format (web/ratings.py).
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("format", sa.String(16), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("wins", sa.Integer, nullable=False),
+    sa.Column("losses", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+#: Every rating change, for the player page's plot.
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("game_id", sa.String(32), nullable=False),
+    sa.Column("rating", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
 sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
 sa.Index("ix_seats_owner", seats.c.owner)
 sa.Index("ix_sessions_identity", sessions.c.identity_id)
+sa.Index("ix_ratings_format", ratings.c.format, ratings.c.mu)
+sa.Index("ix_rating_history_identity", rating_history.c.identity_id, rating_history.c.format)
 
 
 def token_hash(token: str) -> str:
@@ -165,6 +210,10 @@ class GameRow:
     updated_at: float = 0.0
     seats: list[SeatRow] = field(default_factory=list)
     actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, action text) in order
+    #: A rated duel (its result changes both identities' ratings of its format).
+    rated: bool = False
+    #: A friend duel its creator offered as rated, not yet accepted (or declined) by the invitee.
+    rated_offer: bool = False
 
 
 @dataclass
@@ -300,6 +349,8 @@ class Store:
                 )
             for i, (seat, text) in enumerate(row.actions):
                 conn.execute(actions.insert().values(game_id=row.id, idx=i, seat=seat, action=text, at=now))
+            if row.rated or row.rated_offer:
+                conn.execute(rated_games.insert().values(game_id=row.id, format=row.format, agreed=row.rated))
 
     def append_action(
         self,
@@ -383,6 +434,11 @@ class Store:
             if g is None:
                 return None
             row = _game_row(g)
+            agreed = conn.execute(
+                sa.select(rated_games.c.agreed).where(rated_games.c.game_id == game_id)
+            ).scalar_one_or_none()
+            row.rated = agreed is True
+            row.rated_offer = agreed is False
             row.seats = [
                 SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
                 for s in conn.execute(seats.select().where(seats.c.game_id == game_id).order_by(seats.c.seat))
@@ -516,6 +572,8 @@ class Store:
                 .values(owner=None, token_hash=None, name=anonymous_name)
             )
             conn.execute(sessions.delete().where(sessions.c.identity_id == identity_id))
+            conn.execute(ratings.delete().where(ratings.c.identity_id == identity_id))
+            conn.execute(rating_history.delete().where(rating_history.c.identity_id == identity_id))
             conn.execute(identities.delete().where(identities.c.id == identity_id))
 
     def claim_seat(self, game_id: str, seat: int, identity_id: str, conn: Connection | None = None) -> None:
@@ -529,6 +587,202 @@ class Store:
             )
             if done.rowcount != 1:
                 raise SeatTakenError(f"seat {seat} of game {game_id} has an owner")
+
+    # ------------------------------------------------------------------ ratings
+
+    def answer_rated_offer(self, game_id: str, accepted: bool, conn: Connection | None = None) -> None:
+        """The invitee's answer to a friend duel offered as rated: rated from now on, or not at all."""
+        with self._begin(conn) as conn:
+            if accepted:
+                conn.execute(rated_games.update().where(rated_games.c.game_id == game_id).values(agreed=True))
+            else:
+                conn.execute(rated_games.delete().where(rated_games.c.game_id == game_id))
+
+    def rating(self, identity_id: str, fmt: str) -> tuple[float, float, int]:
+        """(mu, sigma, rated games) of an identity in a format (a new player's when it has none)."""
+        from .ratings import MU, SIGMA
+
+        with self.engine.connect() as conn:
+            r = conn.execute(
+                sa.select(ratings.c.mu, ratings.c.sigma, ratings.c.games).where(
+                    ratings.c.identity_id == identity_id, ratings.c.format == fmt
+                )
+            ).first()
+        return (MU, SIGMA, 0) if r is None else (r.mu, r.sigma, r.games)
+
+    def apply_rating(
+        self, game_id: str, winner: str | None, players: tuple[str, str], conn: Connection | None = None
+    ) -> bool:
+        """Put a finished rated game's result into both players' ratings (``winner``: the winning
+        identity, None for a draw).  Once per game: False, and nothing written, for a game that is
+        not rated or was applied already (the conditional UPDATE makes two calls at once safe)."""
+        from . import ratings as rt
+
+        with self._begin(conn) as conn:
+            g = conn.execute(rated_games.select().where(rated_games.c.game_id == game_id)).first()
+            if g is None or not g.agreed or g.applied_at is not None or players[0] == players[1]:
+                return False
+            now = time.time()
+            done = conn.execute(
+                rated_games.update()
+                .where(rated_games.c.game_id == game_id, rated_games.c.applied_at.is_(None))
+                .values(applied_at=now)
+            )
+            if done.rowcount != 1:
+                return False
+            old: dict[str, tuple[float, float]] = {}
+            exists: set[str] = set()
+            for pid in players:
+                r = conn.execute(
+                    sa.select(ratings.c.mu, ratings.c.sigma).where(
+                        ratings.c.identity_id == pid, ratings.c.format == g.format
+                    )
+                ).first()
+                old[pid] = (rt.MU, rt.SIGMA) if r is None else (r.mu, r.sigma)
+                if r is not None:
+                    exists.add(pid)
+            a, b = players
+            if winner is None:
+                new_a, new_b = rt.draw(old[a], old[b])
+            else:
+                loser = b if winner == a else a
+                new_w, new_l = rt.rate(old[winner], old[loser])
+                new_a, new_b = (new_w, new_l) if winner == a else (new_l, new_w)
+            for pid, (mu, sigma) in ((a, new_a), (b, new_b)):
+                won = int(winner == pid)
+                lost = int(winner is not None and winner != pid)
+                if pid in exists:
+                    conn.execute(
+                        ratings.update()
+                        .where(ratings.c.identity_id == pid, ratings.c.format == g.format)
+                        .values(
+                            mu=mu,
+                            sigma=sigma,
+                            games=ratings.c.games + 1,
+                            wins=ratings.c.wins + won,
+                            losses=ratings.c.losses + lost,
+                            updated_at=now,
+                        )
+                    )
+                else:
+                    conn.execute(
+                        ratings.insert().values(
+                            identity_id=pid,
+                            format=g.format,
+                            mu=mu,
+                            sigma=sigma,
+                            games=1,
+                            wins=won,
+                            losses=lost,
+                            updated_at=now,
+                        )
+                    )
+                conn.execute(
+                    rating_history.insert().values(
+                        identity_id=pid,
+                        format=g.format,
+                        game_id=game_id,
+                        rating=rt.display(mu, sigma),
+                        at=now,
+                    )
+                )
+            return True
+
+    def set_rating(
+        self, identity_id: str, fmt: str, mu: float, sigma: float, games: int, wins: int, losses: int
+    ) -> None:
+        """Seed a rating (tests and imports of ratings kept elsewhere)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                ratings.delete().where(ratings.c.identity_id == identity_id, ratings.c.format == fmt)
+            )
+            conn.execute(
+                ratings.insert().values(
+                    identity_id=identity_id,
+                    format=fmt,
+                    mu=mu,
+                    sigma=sigma,
+                    games=games,
+                    wins=wins,
+                    losses=losses,
+                    updated_at=time.time(),
+                )
+            )
+
+    def leaderboard(self, fmt: str, *, provisional: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+        """Players of a format, best conservative rating first.  Without ``provisional``, only
+        accounts with at least LEADERBOARD_GAMES rated games (guests never: they cannot farm it)."""
+        from . import ratings as rt
+
+        conservative = ratings.c.mu - 3.0 * ratings.c.sigma
+        query = (
+            sa.select(
+                identities.c.handle,
+                identities.c.display_name,
+                identities.c.username,
+                ratings.c.mu,
+                ratings.c.sigma,
+                ratings.c.games,
+                ratings.c.wins,
+                ratings.c.losses,
+            )
+            .join(ratings, ratings.c.identity_id == identities.c.id)
+            .where(ratings.c.format == fmt)
+        )
+        if not provisional:  # filtered and ordered in SQL: an answer never reads every player
+            query = query.where(identities.c.username.is_not(None), ratings.c.games >= rt.LEADERBOARD_GAMES)
+        query = query.order_by(conservative.desc(), ratings.c.games.desc(), identities.c.handle).limit(limit)
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(query))
+        return [
+            {
+                "name": r.display_name or r.handle,
+                "handle": r.handle,
+                "rating": rt.display(r.mu, r.sigma),
+                "games": r.games,
+                "wins": r.wins,
+                "losses": r.losses,
+                "provisional": r.username is None or r.games < rt.LEADERBOARD_GAMES,
+                "mu": round(r.mu, 3),
+                "sigma": round(r.sigma, 3),
+            }
+            for r in rows
+        ]
+
+    def decks_taken(self, game_ids: list[str]) -> dict[tuple[str, int], int]:
+        """The preconstructed deck each seat took (its ``deck N`` action), by (game, seat)."""
+        if not game_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(actions.c.game_id, actions.c.seat, actions.c.action).where(
+                    actions.c.game_id.in_(game_ids), actions.c.action.like("deck %")
+                )
+            )
+            out: dict[tuple[str, int], int] = {}
+            for r in rows:
+                number = r.action.split(" ", 1)[1]
+                if number.isdigit():
+                    out[(r.game_id, r.seat)] = int(number)
+            return out
+
+    def identity_by_handle(self, handle: str) -> IdentityRow | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(identities.select().where(identities.c.handle == handle)).first()
+            return _identity_row(row) if row is not None else None
+
+    def player_ratings(self, identity_id: str) -> tuple[list[Any], list[Any]]:
+        """An identity's ratings (one row per format) and its rating history, oldest first."""
+        with self.engine.connect() as conn:
+            rs = list(conn.execute(ratings.select().where(ratings.c.identity_id == identity_id)))
+            hist = list(
+                conn.execute(
+                    rating_history.select()
+                    .where(rating_history.c.identity_id == identity_id)
+                    .order_by(rating_history.c.id)
+                )
+            )
+        return rs, hist
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,5 +1,6 @@
 // Clash of Decks in the browser: shared state, words, DOM helpers, routing.  Plain JavaScript, no build
-// step; the page loads app.js, lobby.js, game.js, board.js, replay.js, tutorial.js and rules.js in that order.
+// step; the page loads app.js, lobby.js, game.js, board.js, play.js, replay.js, tutorial.js, account.js,
+// ratings.js and rules.js in that order.
 // The server is the only judge: this page shows the frames it receives and sends action text.
 "use strict";
 
@@ -108,6 +109,7 @@ function header() {
   return h("header", { class: "top" },
     h("h1", { class: "brand" }, h("a", { href: "/" }, t("title"))),
     h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules")), " ",
+      h("a", { href: "/leaderboard", "data-testid": "nav-leaderboard" }, t("leaderboard")), " ",
       h("a", { href: "/account", "data-testid": "account-link" }, (state.me && state.me.identity && state.me.display_name) || t("account"))),
     select);
 }
@@ -127,5 +129,7 @@ async function route() {
   if (path === "/rules") return rulesPage();
   if (path === "/tutorial") return tutorialPage();
   if (path === "/account") return accountPage();
+  if (path === "/leaderboard") return leaderboardPage();
+  if ((m = path.match(/^\/p\/([A-Za-z0-9_.-]+)$/))) return playerPage(m[1]);
   return lobbyPage();
 }

@@ -13,6 +13,8 @@ function gamePage(id) {
   // an invite link is presented once, from memory, to take its seat (never stored).
   const frag = new URLSearchParams(location.hash.slice(1));
   state.tokens = (frag.get("t") || "").split(",").filter(Boolean);
+  const ratedOffer = frag.get("rated") === "1" && state.tokens.length > 0;
+  state.acceptRated = false;
   if (frag.get("t")) history.replaceState(null, "", location.pathname);  // a token never stays in the address bar
   // Tokens the former release kept in localStorage: presented once (a seat no one holds yet), then gone.
   const legacy = localStorage.getItem("clash.tokens." + id);
@@ -20,7 +22,17 @@ function gamePage(id) {
   state.gameId = id; state.watchReason = null;
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
-  state.shownSeat = undefined; state.build = null; state.order = null;
+  state.shownSeat = undefined; state.build = null; state.order = null; state.rematchOffer = null;
+  if (ratedOffer) {
+    // A duel offered as rated: it is rated only if the invitee chooses so too, before taking the seat.
+    const choose = (yes) => { state.acceptRated = yes; mount(h("main", { class: "game", id: "game" }, h("p", {}, "…"))); connect(); };
+    mount(h("main", { class: "game" }, h("section", { class: "panel", "data-testid": "rated-offer" },
+      h("h2", {}, t("rated_offer")), h("p", {}, t("rated_offer_blurb")),
+      h("div", { class: "row" },
+        h("button", { class: "primary", "data-testid": "accept-rated", onclick: () => choose(true) }, t("play_rated")),
+        h("button", { "data-testid": "decline-rated", onclick: () => choose(false) }, t("play_unrated"))))));
+    return;
+  }
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }
@@ -29,7 +41,7 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws`);
   state.ws = ws;
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang })); };
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true })); };
   ws.onmessage = (e) => onFrame(JSON.parse(e.data));
   ws.onclose = () => {
     state.notice = t("connection_lost"); render();
@@ -77,8 +89,16 @@ function onFrame(f) {
     state.hint = f;
     if (state.notice === t("hint_wait")) state.notice = null;  // answered: the waiting line goes
     render();
+  } else if (f.type === "rematch") {
+    history.pushState(null, "", "/g/" + f.game); route();
   } else if (f.type === "notice") {
     const names = state.frame ? state.frame.players.map((p) => p.name) : [];
+    if (f.code === "rematch_offered") {
+      const mine = state.frame ? state.frame.seats : [];
+      const them = f.seats.filter((s) => !mine.includes(s));
+      state.rematchOffer = them.length ? "offered" : "sent";
+      state.notice = them.length ? t("rematch_offered", { name: names[them[0]] || "?" }) : t("rematch_sent");
+    }
     if (f.code === "opponent_away") state.notice = t("opponent_away", { name: names[f.seat] || "?", s: Math.round(f.seconds) });
     if (f.code === "abandoned") state.notice = t("abandoned", { name: names[f.seat] || "?" });
     // The friend opened the invite: the link has done its job, so the invite bar goes (for good).
@@ -341,7 +361,12 @@ function gameOver(f, me) {
     h("div", { class: "row" },
       h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
       h("a", { class: "button", href: "/api/games/" + f.game + "/record", download: "clash-" + f.game + ".json", "data-testid": "export" }, t("export")),
-      h("a", { class: "button", href: "/" }, t("back_lobby"))));
+      f.mode === "duel" && f.seat !== null && ["friend", "ai", "hotseat"].includes(f.kind)
+        ? h("button", { class: state.rematchOffer === "offered" ? "primary" : null, "data-testid": "rematch",
+          disabled: state.rematchOffer === "sent", onclick: () => send({ type: "rematch" }) }, t(state.rematchOffer === "offered" ? "rematch_accept" : "rematch")) : null,
+      h("a", { class: "button", href: "/" }, t("back_lobby"))),
+    f.rated ? h("p", { class: "muted", "data-testid": "rated-note" }, t("rated_game"), " ",
+      h("a", { href: "/leaderboard" }, t("leaderboard"))) : null);
 }
 
 // Why the game ended, in the page's language, with names instead of seat numbers.

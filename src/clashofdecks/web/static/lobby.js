@@ -33,6 +33,8 @@ async function lobbyPage() {
   const aiFormat = fmt("ai-format");
   const ai = h("select", { id: "ai-level", "data-testid": "ai-level", "aria-label": t("ai") }, lobby.ai_levels.map((a) => h("option", { value: a, selected: a === lobby.ai_default }, t("ai_" + a))));
   const friendFormat = fmt("friend-format");
+  // Rated only in the rated formats, and only if the friend chooses it too when opening the link.
+  const friendRated = h("input", { type: "checkbox", id: "friend-rated", "data-testid": "friend-rated" });
   const hotFormat = fmt("hot-format");
   const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
 
@@ -73,6 +75,7 @@ async function lobbyPage() {
     h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name,
       state.me && state.me.identity && !state.me.account ? h("p", { class: "muted", "data-testid": "guest-note" }, t("guest_note_short"), " ",
         h("a", { href: "/account" }, t("make_account"))) : null),
+    playNowPanel(["draft", "precon"]),
     h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
       h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_solo")),
@@ -82,8 +85,10 @@ async function lobbyPage() {
         threatBox.open ? { threat: threatValue() } : { level: Number(level.value) })) }, t("start"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_ai")), h("div", { class: "row" }, aiFormat, ai),
       h("button", { class: "primary", "data-testid": "new-duel-ai", onclick: () => start({ kind: "ai", format: aiFormat.value, ai: ai.value }) }, t("start"))),
-    h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat),
-      h("button", { class: "primary", "data-testid": "new-duel-friend", onclick: () => start({ kind: "friend", format: friendFormat.value }) }, t("start"))),
+    h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat,
+        h("label", { for: "friend-rated" }, friendRated, " ", t("rated_choice"))),
+      h("button", { class: "primary", "data-testid": "new-duel-friend", onclick: () => start(Object.assign({ kind: "friend", format: friendFormat.value },
+        friendRated.checked && friendFormat.value !== "custom" ? { rated: true } : {})) }, t("start"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_hotseat")), h("div", { class: "row" }, hotFormat),
       h("button", { class: "primary", "data-testid": "new-hotseat", onclick: () => start({ kind: "hotseat", format: hotFormat.value }) }, t("start"))),
     err,

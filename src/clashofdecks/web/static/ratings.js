@@ -1,0 +1,153 @@
+// Rated play: the lobby's "play now" panel (the queue over the page's socket), the leaderboard
+// (/leaderboard) and the player pages (/p/<handle>) with the rating history as inline SVG.
+"use strict";
+
+// ------------------------------------------------------------------ play now (lobby)
+
+// The queue lives on a socket of its own: closing it (leaving the page) leaves the queue.
+function playNowPanel(formats) {
+  const fmt = h("select", { id: "play-now-format", "data-testid": "play-now-format", "aria-label": t("format") },
+    formats.map((f) => h("option", { value: f }, t(f))));
+  const status = h("p", { class: "muted", role: "status", "data-testid": "play-now-status" });
+  const actions = h("div", { class: "row" });
+  const button = h("button", { class: "primary", "data-testid": "play-now", onclick: () => join() }, t("play_now_start"));
+  actions.append(fmt, button);
+
+  function join() {
+    closeSocket();
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}/ws`);
+    state.ws = ws;
+    ws.onopen = () => ws.send(JSON.stringify({ type: "queue", format: fmt.value, lang: state.lang }));
+    ws.onclose = () => { if (state.ws === ws) { state.ws = null; idle(); } };
+    ws.onmessage = (e) => {
+      const f = JSON.parse(e.data);
+      if (f.type === "queue" && f.status === "waiting") waiting(f);
+      else if (f.type === "queue" && f.status === "ai_offer") offerAi(f.ai);
+      else if (f.type === "queue" && f.status === "left") { closeSocket(); idle(); }
+      else if (f.type === "matched") { closeSocket(); history.pushState(null, "", "/g/" + f.game); route(); }
+      else if (f.type === "error") { status.textContent = t("error") + ": " + f.message; }
+    };
+  }
+  function leave() {
+    if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify({ type: "leave_queue" }));
+    else { closeSocket(); idle(); }
+  }
+  function idle() {
+    status.textContent = t("play_now_blurb");
+    actions.replaceChildren(fmt, button);
+  }
+  function waiting(f) {
+    status.textContent = t("play_now_waiting", { format: t(f.format), rating: f.rating });
+    actions.replaceChildren(h("button", { "data-testid": "play-now-leave", onclick: leave }, t("play_now_leave")));
+  }
+  function offerAi(ai) {
+    status.textContent = t("play_now_ai_offer", { ai: t("ai_" + ai) });
+    actions.replaceChildren(
+      h("button", { class: "primary", "data-testid": "play-now-ai", onclick: () => state.ws && state.ws.send(JSON.stringify({ type: "queue_ai" })) }, t("play_now_ai_accept")),
+      h("button", { "data-testid": "play-now-leave", onclick: leave }, t("play_now_leave")));
+  }
+  idle();
+  return h("section", { class: "panel", "data-testid": "play-now-panel" }, h("h2", {}, t("play_now")), status, actions,
+    h("p", {}, h("a", { href: "/leaderboard", "data-testid": "leaderboard-link" }, t("leaderboard")),
+      state.me && state.me.identity ? [" · ", h("a", { href: "/p/" + encodeURIComponent(state.me.identity), "data-testid": "my-page" }, t("my_page"))] : null));
+}
+
+// ------------------------------------------------------------------ leaderboard
+
+async function leaderboardPage() {
+  closeSocket();
+  const params = new URLSearchParams(location.search);
+  const fmt = params.get("format") === "precon" ? "precon" : "draft";
+  const data = await api("/api/leaderboard?format=" + fmt);
+  const tabs = h("nav", { class: "tabs", "aria-label": t("format") }, ["draft", "precon"].map((f) =>
+    h("a", { href: "/leaderboard?format=" + f, class: "button" + (f === fmt ? " primary" : ""), "aria-current": f === fmt ? "page" : null,
+      "data-testid": "leaderboard-" + f }, t(f))));
+  const rows = data.players.map((p, i) => h("tr", { "data-testid": "leaderboard-row", "data-handle": p.handle },
+    h("td", {}, String(i + 1)),
+    h("th", { scope: "row" }, h("a", { href: "/p/" + encodeURIComponent(p.handle) }, p.name)),
+    h("td", { class: "num", "data-testid": "leaderboard-rating" }, String(p.rating)),
+    h("td", { class: "num" }, String(p.games)),
+    h("td", { class: "num" }, `${p.wins}–${p.losses}`)));
+  mount(h("main", { class: "ratings-page" },
+    h("h2", {}, t("leaderboard")), tabs,
+    h("p", { class: "muted" }, t("leaderboard_blurb", { n: data.min_games })),
+    rows.length ? h("table", { class: "board-table", "data-testid": "leaderboard" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("player")),
+        h("th", { scope: "col", class: "num" }, t("rating")), h("th", { scope: "col", class: "num" }, t("rated_games")),
+        h("th", { scope: "col", class: "num" }, t("wins_losses")))),
+      h("tbody", {}, rows)) : h("p", { "data-testid": "leaderboard-empty" }, t("none"))));
+}
+
+// ------------------------------------------------------------------ player page
+
+async function playerPage(handle) {
+  closeSocket();
+  let p;
+  try { p = await api("/api/players/" + encodeURIComponent(handle)); }
+  catch (e) { mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, t("error") + ": " + e.message))); return; }
+  const ratingBlocks = Object.entries(p.ratings).map(([fmt, r]) => h("section", { class: "panel", "data-testid": "player-rating", "data-format": fmt },
+    h("h3", {}, t(fmt)),
+    h("p", { class: "big" }, String(r.rating), r.provisional ? h("span", { class: "muted" }, " (" + t("provisional") + ")") : null),
+    h("p", {}, t("rated_record", { games: r.games, wins: r.wins, losses: r.losses })),
+    (p.history[fmt] || []).length ? historySvg(p.history[fmt], t(fmt)) : null));
+  const results = Object.entries(p.results).map(([fmt, r]) => h("tr", {},
+    h("th", { scope: "row" }, t(fmt)), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
+    h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played))));
+  const deckRows = Object.entries(p.results_by_deck || {}).sort().map(([deck, r]) => h("tr", {},
+    h("th", { scope: "row" }, t("deck") + " " + deck), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
+    h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played))));
+  const games = p.games.map((g) => h("li", {}, `${g.players.join(" – ")} · ${t(g.format) || g.format} · `,
+    g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
+  mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
+    h("h2", {}, p.name, p.name !== p.handle ? h("span", { class: "muted" }, " @" + p.handle) : null),
+    h("h3", {}, t("ratings")),
+    ratingBlocks.length ? h("div", { class: "lobby" }, ratingBlocks) : h("p", { class: "muted" }, t("no_rated_games")),
+    h("h3", {}, t("results_by_format")),
+    results.length ? h("table", { class: "board-table", "data-testid": "player-results" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col", class: "num" }, t("wins")),
+        h("th", { scope: "col", class: "num" }, t("losses")), h("th", { scope: "col", class: "num" }, t("draws")),
+        h("th", { scope: "col", class: "num" }, t("played_hotseat")))),
+      h("tbody", {}, results, deckRows)) : h("p", { class: "muted" }, t("none")),
+    // The solo campaign (issue 24, item 5, built elsewhere): shown when the player payload has a
+    // "campaign" field; nothing here decides what a campaign holds beyond listing its entries.
+    p.campaign ? campaignSection(p.campaign) : null,
+    h("h3", {}, t("player_games")),
+    games.length ? h("ul", { "data-testid": "player-games" }, games) : h("p", { class: "muted" }, t("none"))));
+}
+
+// CAMPAIGN SECTION: filled from the player payload's "campaign" field once the campaign exists.
+function campaignSection(campaign) {
+  const items = Array.isArray(campaign) ? campaign : (campaign.entries || campaign.stages || []);
+  return h("section", { class: "panel wide", "data-testid": "player-campaign" }, h("h3", {}, t("campaign")),
+    items.length ? h("ul", {}, items.map((c) => h("li", {}, typeof c === "string" ? c : (c.name || c.title || c.id || JSON.stringify(c)) +
+      (c.done || c.won ? " ✓" : "")))) : h("p", { class: "muted" }, t("none")));
+}
+
+// The rating after each rated game, as a line (inline SVG; the numbers are in its title and the list).
+function historySvg(history, label) {
+  // A new player starts at 1000: the line starts there, so one game already shows a change.
+  const points = [{ rating: 1000 }, ...history];
+  const W = window.innerWidth < 600 ? 320 : 520, H = 160, L = 44, R = 10, T = 12, B = 24;
+  const vals = points.map((p) => p.rating);
+  const lo = Math.min(...vals, 1000) - 20, hi = Math.max(...vals, 1000) + 20;
+  const x = (i) => L + (W - L - R) * (points.length === 1 ? 1 : i / (points.length - 1));
+  const y = (v) => T + (H - T - B) * (1 - (v - lo) / (hi - lo));
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    for (const k of kids) e.append(document.createTextNode(String(k)));
+    return e;
+  };
+  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "curve-svg", role: "img", "data-testid": "rating-history",
+    "aria-label": t("rating_history", { format: label }) + ": " + vals.join(", ") });
+  for (const v of [lo + 20, hi - 20]) {
+    svg.append(el("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#d8cfbd", "stroke-width": 1 }));
+    svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b6b6b" }, Math.round(v)));
+  }
+  svg.append(el("polyline", { points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" "),
+    fill: "none", stroke: "#8a2be2", "stroke-width": 2.5, "stroke-linejoin": "round" }));
+  points.forEach((p, i) => svg.append(el("circle", { cx: x(i), cy: y(p.rating), r: 3, fill: "#8a2be2" })));
+  svg.append(el("text", { x: L, y: H - 6, "font-size": 11, fill: "#6b6b6b" }, t("rated_games") + ": " + history.length));
+  return h("figure", { class: "curve" }, svg);
+}
