@@ -46,3 +46,24 @@ NOTATION = notation_regex()
 
 def is_notation(text: str) -> bool:
     return NOTATION.search(text) is not None
+
+
+#: Where a page shows a player words (buttons, move-list entries, the prompt, log lines, the hint).
+PLAYER_TEXT = (
+    ("button", "button"),
+    ("move", "[data-testid=moves] li"),
+    ("prompt", "[data-testid=prompt]"),
+    ("log", "[data-testid=log] li"),
+    ("hint", "[data-testid=hint-result]"),
+)
+
+
+def notation_on_screen(page: object) -> list[tuple[str, str]]:
+    """(where, text) for each visible player text of a Playwright ``page`` that is notation (the
+    move list's hidden ``.notation`` spans, shown only by the notation toggle, do not count)."""
+    found: list[tuple[str, str]] = []
+    for where, selector in PLAYER_TEXT:
+        for text in page.locator(selector).all_inner_texts():  # type: ignore[attr-defined]
+            if is_notation(text):
+                found.append((where, text))
+    return found

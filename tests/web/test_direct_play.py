@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import ServerProcess
+from notation_grammar import notation_on_screen
 
 pytest.importorskip("playwright", reason="the web extra (with Playwright) is not installed")
 
@@ -76,9 +77,14 @@ def direct_step(page: Any, rng: random.Random) -> str | None:
 
 
 def play_directly(pages: list[Any], rng: random.Random, limit: int = 3000) -> dict[str, int]:
-    """Plays until every page shows the game over, only by direct play; counts the clicks by kind."""
+    """Plays until every page shows the game over, only by direct play; counts the clicks by kind.
+    Every tenth step, and at the end, no button, move-list entry, prompt or log line may show
+    notation (issue 22, item 1)."""
     counts = {"drop": 0, "select": 0, "phase": 0}
-    for _ in range(limit):
+    for step in range(limit):
+        if step % 10 == 0 or all(p.locator(GAME_OVER).count() for p in pages):
+            for p in pages:
+                assert not notation_on_screen(p), notation_on_screen(p)
         if all(p.locator(GAME_OVER).count() for p in pages):
             return counts
         acted = False
