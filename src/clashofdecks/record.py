@@ -200,8 +200,9 @@ def replay(record: GameRecord, *, record_events: bool = False, check_result: boo
             game.apply_text(text)
         except ClashError as exc:
             raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
-    resigned = record.result is not None and record.result.get("termination") == "resigned"
-    if check_result and record.result is not None and not resigned:
+    # A resignation or a time loss is decided outside the rules: the actions do not show it.
+    conceded = record.result is not None and record.result.get("termination") in ("resigned", "time")
+    if check_result and record.result is not None and not conceded:
         got = _result(game)
         if got is None or got["winner"] != record.result.get("winner"):
             raise RecordError(f"the replay ends with {got}, but the record says {record.result}")
