@@ -348,7 +348,10 @@ class GameSession:
             except ClashError as exc:
                 raise RecordError(f"action {i + 1} {text!r} does not replay: {exc}") from None
         result = record.result or {}
-        conceded = {Termination.RESIGNED.value: Termination.RESIGNED, Termination.TIME.value: Termination.TIME}
+        conceded = {
+            Termination.RESIGNED.value: Termination.RESIGNED,
+            Termination.TIME.value: Termination.TIME,
+        }
         termination = conceded.get(str(result.get("termination")))
         if termination is not None and not game.is_over():
             winner = result.get("winner")
