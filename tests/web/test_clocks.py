@@ -48,13 +48,17 @@ def test_clock_arithmetic() -> None:
 
 
 def test_a_time_loss_is_a_record_termination_of_its_own() -> None:
-    session = GameSession.new(mode="duel", format="draft", seed=3, participants=[Seat.remote("A"), Seat.remote("B")])
+    session = GameSession.new(
+        mode="duel", format="draft", seed=3, participants=[Seat.remote("A"), Seat.remote("B")]
+    )
     seat = session.to_move
     outcome = session.lose_on_time(seat)
     assert outcome.winner == 1 - seat and outcome.termination.value == "time"
     record = session.record()
     assert record.result is not None and record.result["termination"] == "time"
-    again = GameSession.from_record(GameRecord.from_dict(record.to_dict()), seats=[Seat.remote(), Seat.remote()])
+    again = GameSession.from_record(
+        GameRecord.from_dict(record.to_dict()), seats=[Seat.remote(), Seat.remote()]
+    )
     assert again.is_over and again.outcome == outcome
 
 

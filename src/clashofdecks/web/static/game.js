@@ -192,6 +192,7 @@ function render() {
   const me = f.seat === null ? 0 : f.seat;
   root.dataset.index = String(f.index);
   root.dataset.toMove = String(f.to_move);
+  root.dataset.seat = f.seat === null ? "" : String(f.seat);
   const children = [statusBar(f, me)];
   const invite = localStorage.getItem("clash.invite." + f.game);
   if (invite && f.kind === "friend" && f.phase !== "over") {

@@ -109,7 +109,7 @@ async function lobbyPage() {
     h("section", { class: "panel" }, h("h2", {}, t("new_hotseat")), h("div", { class: "row" }, hotFormat),
       h("button", { class: "primary", "data-testid": "new-hotseat", onclick: () => start({ kind: "hotseat", format: hotFormat.value }) }, t("start"))),
     err,
-    h("section", { class: "panel wide" }, h("h2", {}, t("my_games")), list(lobby.mine)),
+    h("section", { class: "panel wide", "data-testid": "my-games" }, h("h2", {}, t("my_games")), list(lobby.mine)),
     h("section", { class: "panel wide" }, h("h2", {}, t("open_games")), list(lobby.open)),
     h("section", { class: "panel wide" }, h("label", {}, t("import_record"), " ", importInput)),
   ));
