@@ -128,16 +128,14 @@ def test_a_correspondence_duel_resumes_after_a_server_restart(
             == 0
         )
         shots = shots_dir(tmp_path)
-        mover.screenshot(
-            path=str(shots / f"clocks-your-turn-{'desktop' if mover is host else 'phone'}.png"),
-            full_page=True,
-        )
+        for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+            mover.set_viewport_size(viewport)
+            mover.screenshot(path=str(shots / f"clocks-your-turn-{size}.png"), full_page=True)
         mover.click(f"[data-testid=my-games] li[data-game='{game}'] [data-testid=resume-link]")
         mover.wait_for_selector("[data-testid=clocks][data-control='1d']")
-        mover.screenshot(
-            path=str(shots / f"clocks-correspondence-{'desktop' if mover is host else 'phone'}.png"),
-            full_page=True,
-        )
+        for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            mover.set_viewport_size(viewport)
+            mover.screenshot(path=str(shots / f"clocks-correspondence-{size}.png"), full_page=True)
         _play_one(mover)  # the game goes on after the restart
     finally:
         proc.stop()

@@ -358,6 +358,7 @@ function moveList(f) {
 function eventText(e) {
   if (e.kind === "undo") return t("undone", { actions: (e.labels || e.actions || []).join("; ") });
   if (e.kind === "resigned") return t("end_resigned", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
+  if (e.kind === "time") return t("end_time", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
   return e.text;
 }
 
