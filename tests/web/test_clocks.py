@@ -261,7 +261,13 @@ def test_solo_games_at_rulebook_levels_count_for_the_campaign(tmp_path: Path) ->
         session = proc.guest()
         _status, me = proc.get("/api/me", session=session)
         assert proc.get("/api/campaign", session=session) == (200, campaign_json([]))
-        for options in ({"level": 0}, {"threat": {"base_mana": 8}}, {"level": 2}):
+        # A custom threat counts only when its options are exactly a level's (base mana 6: level 0).
+        for options in (
+            {"level": 0},
+            {"threat": {"base_mana": 8, "defence": "minus_one"}},
+            {"threat": {"base_mana": 6}},
+            {"level": 2},
+        ):
             game = proc.new_game(session=session, kind="solo", **options)
             c = Client(proc, game["id"], game["tokens"], session=session)
             c.send({"type": "resign"})
@@ -270,7 +276,7 @@ def test_solo_games_at_rulebook_levels_count_for_the_campaign(tmp_path: Path) ->
         status, mine = proc.get("/api/campaign", session=session)
         assert status == 200
         assert [(x["level"], x["best"], x["played"]) for x in mine["levels"] if x["played"]] == [
-            (0, "lost", 1),
+            (0, "lost", 2),
             (2, "lost", 1),
         ]
         assert mine["next"] == 0

@@ -318,11 +318,11 @@ class GameServer:
         if control is not None:
             live.clock = ClockState.new(control)
             self._start_clock(live)  # both seats held already (a duel the queue made): it runs now
-        if req.kind == "solo" and req.threat is None:
-            live.campaign_level = req.level
         if req.deck is not None and session.to_move == creator_seat and req.kind == "solo":
             session.act(creator_seat, f"deck {req.deck}")
         row = game_row(live)
+        if req.kind == "solo":  # the same rule as for a game loaded from the store
+            live.campaign_level = rulebook_level(row.setup.get("threat"))
         clock = None if live.clock is None else clock_row(live.clock)
 
         def create(s: Store) -> None:
