@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from test_browser import DESKTOP, PHONE, fast_context, shots_dir
 from test_clocks import T0, FileClock
+from test_direct_play import serious_violations
 
 from clashofdecks.web import workers
 from clashofdecks.web.games import record_of_row
@@ -24,6 +25,13 @@ def clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FileClock:
     c = FileClock(tmp_path / "now")
     monkeypatch.setenv("CLASH_TEST_CLOCK_FILE", str(c.path))
     return c
+
+
+def _axe() -> bool:
+    """Whether axe-core (the dev extra's ``axe-playwright-python``) is installed for the checks."""
+    import importlib.util
+
+    return importlib.util.find_spec("axe_playwright_python") is not None
 
 
 def _session_of(ctx: Any) -> str:
@@ -78,6 +86,8 @@ def test_a_realtime_duel_is_lost_on_time(tmp_path: Path, browser: Any, clock: Fi
         seat = int(mover.get_attribute("#game", "data-to-move"))
         assert mover.get_attribute(f"[data-testid=clock-{seat}]", "data-running") == "true"
         assert mover.locator(f"[data-testid=clock-{1 - seat}] .clock-time").inner_text() == "3:00"
+        if _axe():
+            assert serious_violations(host) == [] and serious_violations(friend) == []
         host.screenshot(path=str(shots / "clocks-realtime-desktop.png"), full_page=True)
         friend.screenshot(path=str(shots / "clocks-realtime-phone.png"), full_page=True)
         clock.set(T0 + 181)  # past the running player's three minutes
@@ -121,6 +131,8 @@ def test_a_correspondence_duel_resumes_after_a_server_restart(
         mark = mover.locator(f"[data-testid=my-games] li[data-game='{game}'] [data-testid=your-turn]")
         mark.wait_for()
         assert "19 h" in mark.inner_text()
+        if _axe():
+            assert serious_violations(mover) == []
         waiting.goto(proc.url + "/")
         waiting.wait_for_selector(f"[data-testid=my-games] li[data-game='{game}']")
         assert (
@@ -194,6 +206,8 @@ def test_the_campaign_opens_level_1_after_a_win_at_level_0(tmp_path: Path, brows
         p2.goto(proc.url + "/")
         p2.wait_for_selector("[data-testid=campaign-next][data-level='1']")
         p2.screenshot(path=str(shots / "campaign-phone.png"), full_page=True)
+        if _axe():
+            assert serious_violations(p2) == []
         page.click("[data-testid=campaign-next][data-level='1']")  # one click to the next level
         game = _game_id(page)
         store = open_store(f"sqlite:///{proc.data_dir / 'web.sqlite3'}")
