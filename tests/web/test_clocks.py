@@ -249,6 +249,11 @@ def test_hostile_time_controls_change_nothing(tmp_path: Path, clock: FileClock) 
         mover.send({"type": "ping", "id": 1})
         assert mover.recv()["type"] == "pong"
         assert mover.state["clock"]["left"] == left and mover.state["index"] == 0
+        # Resigning a clocked game is a loss like anywhere, and stops both clocks.
+        mover.send({"type": "resign"})
+        end = _until(mover, lambda s: s["result"] is not None)
+        assert end["result"]["termination"] == "resigned" and end["result"]["winner"] == 1 - end["seat"]
+        assert end["clock"]["running"] is None
         for c in (a, b):
             c.close()
     finally:
