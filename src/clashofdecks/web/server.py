@@ -547,6 +547,8 @@ class GameServer:
                 continue
             async with self.lock(live.id):
                 await self._time_out(live, now)
+            if not live.connections and live.session.is_over:
+                self.games.pop(live.id, None)  # loaded only to end it: the store keeps it
 
     async def _watch(self) -> None:
         """The game clocks, and the abandonment clock of unclocked duels between people (see
