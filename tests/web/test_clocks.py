@@ -114,6 +114,7 @@ def _duel(proc: ServerProcess, control: str) -> tuple[dict[str, Any], Client, Cl
     assert a.state["clock"]["control"] == control and a.state["clock"]["running"] is None  # friend not here
     b = Client(proc, game["id"], [game["invite"].split("#t=")[1]])
     assert b.state["clock"]["running"] == b.state["to_move"]  # both seats held: it runs
+    _until(a, lambda s: s["clock"]["running"] is not None)  # the creator is sent the start too
     return game, a, b
 
 
@@ -140,11 +141,15 @@ def test_a_realtime_duel_is_lost_on_time(tmp_path: Path, clock: FileClock) -> No
     try:
         game, a, b = _duel(proc, "3+2")
         assert a.state["clock"]["left"] == [180.0, 180.0]
-        clock.set(T0 + 30)
-        _play(a, b, random.Random(1), 4)
+        first = _mover(a, b)
+        seat = first.state["seat"]
+        clock.set(T0 + 30)  # the first decision takes 30 s of the server's time
+        _play(a, b, random.Random(1), 1)
+        passed = first.state["clock"]["running"] != seat
+        assert first.state["clock"]["left"][seat] == (152.0 if passed else 150.0)  # +2 s once handed over
+        _play(a, b, random.Random(1), 3)
         running = a.state["clock"]["running"]
         late = _mover(a, b)
-        assert a.state["clock"]["left"][running] < 180
         clock.set(T0 + 3600)  # far past every deadline
         end = _until(a, lambda s: s["result"] is not None)
         assert end["result"]["termination"] == "time" and end["result"]["winner"] == 1 - running
