@@ -287,7 +287,7 @@ function clockBar(f) {
   const seats = [0, 1].map((seat) => {
     const running = f.clock.running === seat;
     return h("span", { class: "clock" + (running ? " running" : ""), "data-testid": "clock-" + seat, "data-running": running ? "true" : "false" },
-      h("span", { class: "clock-name" }, (running ? "▶ " : "") + t("clock_of", { name: playerName(f, seat) }) + ":"), " ",
+      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat) + ":"), " ",
       h("span", { class: "clock-time", "data-clock-seat": String(seat) }, clockText(clockLeft(f, seat), f.clock.kind)));
   });
   if (!state.clockTimer) state.clockTimer = setInterval(tickClocks, 250);
