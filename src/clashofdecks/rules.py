@@ -148,6 +148,9 @@ class Termination(Enum):
     TURN_CAP = "turn_cap"
     #: A player resigned (decided by a game session, not by the rules).
     RESIGNED = "resigned"
+    #: A player's clock ran out (decided by the game's host, e.g. the web server, never by the
+    #: rules: the core knows no wall clock).
+    TIME = "time"
 
 
 def termination_reason(termination: Termination, winner: int | None, max_turns: int | None) -> str:
@@ -164,6 +167,8 @@ def termination_reason(termination: Termination, winner: int | None, max_turns: 
         return "the player survived the automaton's last turn"
     if termination is Termination.TURN_CAP:
         return f"turn cap {max_turns} reached: draw"
+    if termination is Termination.TIME:
+        return f"player {loser} ran out of time"
     return f"player {loser} resigned"
 
 

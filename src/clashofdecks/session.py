@@ -350,11 +350,16 @@ class GameSession:
         for _step in replay.steps(apply=lambda action: session._apply(game.current_player, action)):
             pass  # each action is applied as the session's own step
         result = record.result or {}
-        if result.get("termination") == Termination.RESIGNED.value and not game.is_over():
+        conceded = {
+            Termination.RESIGNED.value: Termination.RESIGNED,
+            Termination.TIME.value: Termination.TIME,
+        }
+        termination = conceded.get(str(result.get("termination")))
+        if termination is not None and not game.is_over():
             winner = result.get("winner")
             if winner in (0, 1):
-                reason = str(result.get("reason", "resigned"))
-                session._end_by_resignation(Outcome(winner, reason, Termination.RESIGNED))
+                reason = str(result.get("reason", termination.value))
+                session._end_by_resignation(Outcome(winner, reason, termination))
         return session
 
     # ------------------------------------------------------------------ queries
@@ -530,13 +535,19 @@ class GameSession:
 
     def resign(self, seat: int) -> Outcome:
         """``seat`` gives up: the other seat wins (in solo, the automaton)."""
+        return self._concede(seat, Termination.RESIGNED)
+
+    def lose_on_time(self, seat: int) -> Outcome:
+        """``seat``'s clock ran out: the other seat wins.  The host that keeps the clock (the web
+        server) decides this; the session only ends the game, like a resignation."""
+        return self._concede(seat, Termination.TIME)
+
+    def _concede(self, seat: int, termination: Termination) -> Outcome:
         if self.is_over:
             raise SessionError("the game is over")
         if seat not in (0, 1) or not self.seats[seat].is_person:
             raise SessionError(f"seat {seat!r} is not a player's seat")
-        outcome = Outcome(
-            1 - seat, termination_reason(Termination.RESIGNED, 1 - seat, None), Termination.RESIGNED
-        )
+        outcome = Outcome(1 - seat, termination_reason(termination, 1 - seat, None), termination)
         self._end_by_resignation(outcome)
         self._autosave()
         return outcome

@@ -30,6 +30,8 @@ def _reset_pg(url: str) -> None:
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
         for table in (
+            "clocks",
+            "campaign",
             "rating_history",
             "ratings",
             "rated_games",

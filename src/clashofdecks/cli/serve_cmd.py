@@ -9,11 +9,31 @@ from __future__ import annotations
 import errno
 import importlib.util
 import socket
+import os
 import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 import click
 
 _WEB_MODULES = ("starlette", "uvicorn", "sqlalchemy", "alembic")
+#: TEST ONLY (docs/web.md, "Clocks"): a file whose content is the time (seconds since the epoch) the
+#: game clocks read instead of the system clock, so browser tests jump time without sleeping.
+TEST_CLOCK_ENV = "CLASH_TEST_CLOCK_FILE"
+
+
+def file_clock(path: Path) -> Callable[[], float]:
+    """A clock that reads the time from ``path`` (test only); the system clock while the file is
+    missing or does not hold a number."""
+
+    def now() -> float:
+        try:
+            return float(path.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return time.time()
+
+    return now
 
 
 def _missing_web_modules() -> list[str]:
@@ -167,6 +187,10 @@ def serve(
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,
     )
+    test_clock = os.environ.get(TEST_CLOCK_ENV)
+    if test_clock:
+        config.clock = file_clock(Path(test_clock))
+        click.echo(f"TEST ONLY: the game clocks read the time from {test_clock} ({TEST_CLOCK_ENV})", err=True)
     sock = _listening_socket(host, port)
     port = sock.getsockname()[1]  # the port the system chose for --port 0
     everywhere = host in ("0.0.0.0", "::")

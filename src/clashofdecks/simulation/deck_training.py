@@ -42,7 +42,7 @@ def deck_game_of(path: Path) -> DeckGame | None:
         result = record.result or {}
         if record.mode != "duel" or record.format == "position" or "winner" not in result:
             return None
-        if result.get("termination") == "resigned":
+        if result.get("termination") in ("resigned", "time"):
             return None
         steps = Replay(record)
         game = steps.game

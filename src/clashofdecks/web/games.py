@@ -17,11 +17,12 @@ from ..cards import ABILITY_NAMES, CARDS
 from ..errors import ClashError
 from ..events import Event
 from ..formats import setup_summary
-from ..options import Ruleset, Threat
+from ..options import LEVELS, Ruleset, Threat
 from ..record import GameRecord, result_of
 from ..rules import Game
 from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat
-from .store import GameRow, SeatRow, token_hash
+from .clocks import ClockState, TimeControl, time_control
+from .store import ClockRow, GameRow, SeatRow, token_hash
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
 WEB_FORMATS: Final = ("precon", "draft", "custom")
@@ -58,6 +59,10 @@ class NewGame:
     lang: str = "en"
     #: A friend duel offered as rated: rated once the invitee accepts too.
     rated: bool = False
+    #: The game's clock (``clocks.TIME_CONTROLS``: "3+2", "10+5", "1d", "3d"), or None (or "none")
+    #: for an unclocked game.  Only duels between two people on their own devices take one (the
+    #: lobby's friend duel; a play-now queue creating duels passes its control here).
+    time_control: str | None = None
 
 
 @dataclass
@@ -83,6 +88,10 @@ class LiveGame:
     #: Seats that asked for a rematch of this finished duel, and the rematch once it exists.
     rematch_offers: set[int] = field(default_factory=set)
     rematch_game: str | None = None
+    #: The clock of a clocked game (it replaces the abandonment rule), else None.
+    clock: ClockState | None = None
+    #: The rulebook level (0-5) of a solo game that counts for the campaign; None otherwise.
+    campaign_level: int | None = None
 
     @property
     def n_actions(self) -> int:
@@ -102,10 +111,41 @@ def _threat(req: NewGame) -> Threat:
     return Threat.level(req.level)
 
 
+def rulebook_level(threat: dict[str, Any] | None) -> int | None:
+    """The rulebook level (R8.1) whose threat this is, or None for a custom threat."""
+    if threat is None:
+        return None
+    for level, known in LEVELS.items():
+        if known.to_dict() == threat:
+            return level
+    return None
+
+
+def clock_control(req: NewGame) -> TimeControl | None:
+    """The request's time control, checked: only duels between two people on their own devices."""
+    control = time_control(req.time_control)
+    if control is not None and req.kind != "friend":
+        raise GameSetupError("a time control is for duels between two people (kind 'friend')")
+    return control
+
+
+def clock_row(clock: ClockState) -> ClockRow:
+    return ClockRow(
+        clock.control.name, (clock.remaining[0], clock.remaining[1]), clock.running, clock.deadline
+    )
+
+
+def clock_of_row(row: ClockRow) -> ClockState:
+    control = time_control(row.control)
+    assert control is not None
+    return ClockState(control, list(row.remaining), row.running, row.deadline)
+
+
 def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRow], dict[int, str]]:
     """A new session for the lobby's request, its seat rows and the tokens by seat (shown once)."""
     if req.kind not in ("solo", "ai", "friend", "hotseat"):
         raise GameSetupError(f"unknown game kind {req.kind!r} (solo, ai, friend or hotseat)")
+    clock_control(req)
     if req.format not in WEB_FORMATS:
         raise GameSetupError(f"format {req.format!r} is not offered here (precon, draft or custom)")
     if req.deck is not None and (req.format != "precon" or req.deck not in (1, 2, 3, 4)):
@@ -327,6 +367,7 @@ def frame_for(
     events: list[dict[str, Any]] | None = None,
     abilities: dict[str, list[list[list[str]]]] | None = None,
     lang: str = "en",
+    now: float = 0.0,
 ) -> dict[str, Any]:
     """The ``state`` frame for a connection holding ``seats`` (empty: a spectator).
 
@@ -335,7 +376,7 @@ def frame_for(
     A connection that holds both seats (hot-seat on one device) sees the view of the seat to move.
     """
     own = seat_part(live, seats, lang)
-    common = common_part(live, events, abilities)
+    common = common_part(live, events, abilities, now)
     return {**own, **common}
 
 
@@ -388,9 +429,11 @@ def common_part(
     live: LiveGame,
     events: list[dict[str, Any]] | None = None,
     abilities: dict[str, list[list[list[str]]]] | None = None,
+    now: float = 0.0,
 ) -> dict[str, Any]:
     """The fields of a ``state`` frame that are the same for every connection (public facts): a
-    broadcast serialises them once for all the game's connections of one language."""
+    broadcast serialises them once for all the game's connections of one language.  ``now`` is the
+    server's time, for a clocked game's time left."""
     session = live.session
     game = session.game
     common: dict[str, Any] = {
@@ -407,6 +450,7 @@ def common_part(
         "events": events or [],
         "thinking": live.agent_busy,
         "result": None,
+        "clock": None if live.clock is None else live.clock.to_json(now),
     }
     outcome = session.outcome
     if outcome is not None:

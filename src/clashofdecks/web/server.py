@@ -44,6 +44,7 @@ from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
 from . import identity as ident
 from . import workers
+from .clocks import TIME_CONTROLS, ClockState
 from .games import (
     AI_LEVELS,
     DEFAULT_AI,
@@ -53,6 +54,9 @@ from .games import (
     abandoned_result,
     board_abilities,
     card_catalogue,
+    clock_control,
+    clock_of_row,
+    clock_row,
     common_part,
     create_session,
     dumps,
@@ -65,6 +69,7 @@ from .games import (
     names_of_seats,
     record_of_row,
     replay_frames,
+    rulebook_level,
     seat_names,
     seat_part,
     session_of_row,
@@ -84,6 +89,7 @@ from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, MatchQueue, QueueError, a
 from .store import (
     ActionWrite,
     AnalysisRow,
+    CampaignLevel,
     GameRow,
     IdentityRow,
     SeatRow,
@@ -139,8 +145,10 @@ class ServerConfig:
     #: attempts on one account per 15 minutes (bursts up to the same number); more get 429.
     login_rate_address: float = 10.0
     login_rate_account: float = 5.0
-    #: Test-only: the clock of the "play now" queue (waiting times, the AI offer), so tests move
-    #: time without sleeping.  Always ``time.time`` in ``clash serve``.
+    #: The server's clock for game clocks, deadlines and the "play now" queue (waiting times, the AI
+    #: offer), in seconds since the epoch.  Settable in tests only, so they move time without
+    #: sleeping (``clash serve`` reads it from the test-only ``CLASH_TEST_CLOCK_FILE``); nothing a
+    #: client sends about time is ever used.
     clock: Callable[[], float] = time.time
 
 
@@ -295,6 +303,10 @@ class GameServer:
             live = LiveGame(
                 row.id, row.kind, session, row.seats, rated=row.rated, rated_offer=row.rated_offer
             )
+            if row.clock is not None:
+                live.clock = clock_of_row(row.clock)
+            if row.kind == "solo":
+                live.campaign_level = rulebook_level(row.setup.get("threat"))
             if row.result is not None and row.result.get("abandoned"):
                 live.result_override = row.result
             if session.is_over and row.status != "over":
@@ -312,11 +324,24 @@ class GameServer:
         if req.kind == "hotseat":
             seats[1 - creator_seat].owner = owner
         live = LiveGame(game_id, req.kind, session, seats, rated_offer=req.rated)
+        control = clock_control(req)
+        if control is not None:
+            live.clock = ClockState.new(control)
+            self._start_clock(live)  # both seats held already (a duel the queue made): it runs now
         if req.deck is not None and session.to_move == creator_seat and req.kind == "solo":
             session.act(creator_seat, f"deck {req.deck}")
         row = game_row(live)
         row.rated_offer = req.rated
-        await self.run_db(lambda s: s.create_game(row))
+        if req.kind == "solo":  # the same rule as for a game loaded from the store
+            live.campaign_level = rulebook_level(row.setup.get("threat"))
+        clock = None if live.clock is None else clock_row(live.clock)
+
+        def create(s: Store) -> None:
+            s.create_game(row)
+            if clock is not None:
+                s.save_clock(game_id, clock)
+
+        await self.run_db(create)
         self.games[game_id] = live
         self.schedule_agents(live)
         return live, tokens
@@ -373,6 +398,7 @@ class GameServer:
         connections that see the same (spectators, one language) share one text."""
         session = live.session
         abilities = None if session.game.phase == "setup" else board_abilities(session)
+        now = self.config.clock()
         common_by_lang: dict[str, str] = {}
         own_by_seats: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
         texts: dict[tuple[frozenset[int], str], str] = {}
@@ -384,7 +410,7 @@ class GameServer:
                 common = common_by_lang.get(conn.lang)
                 if common is None:
                     events_text = events_json(live, events, conn.lang)
-                    common = common_by_lang[conn.lang] = dumps(common_part(live, events_text, abilities))
+                    common = common_by_lang[conn.lang] = dumps(common_part(live, events_text, abilities, now))
                 own = own_by_seats.get(key)
                 if own is None:
                     own = own_by_seats[key] = seat_part(live, set(seats), conn.lang)
@@ -463,8 +489,28 @@ class GameServer:
             raise IllegalActionError(game.explain_illegal(code))
         canonical = game.action_text(code)
         index = len(session.steps)
-        await self.write(ActionWrite(live.id, index, seat, canonical))
-        step = session.act(seat, code)
+        clock = live.clock
+        if clock is None:
+            await self.write(ActionWrite(live.id, index, seat, canonical))
+            step = session.act(seat, code)
+        else:
+            now = self.config.clock()
+            if clock.expired(now) is not None:
+                await self._time_out(live, now)
+                raise SessionError("your time ran out before this action arrived")
+            # The clock's new state depends on who decides next: apply, then store the action and the
+            # clock in one transaction before anyone is told (a failed write makes the socket handler
+            # drop the game from memory, which then reloads from the store).
+            step = session.act(seat, code)
+            clock.moved(session.to_move, now)
+            moved = clock_row(clock)
+            action = ActionWrite(live.id, index, seat, canonical)
+
+            def store_move(s: Store, c: DbConnection) -> None:
+                s.append_actions([action], c)
+                s.save_clock(live.id, moved, conn=c)
+
+            await self.write(store_move)
         if session.is_over:
             result = final_result(session)
             await self._finish(live, result)
@@ -474,26 +520,98 @@ class GameServer:
         """Store the end of a game played here, and start its analysis (an imported game's waits
         for its replay to be opened)."""
         rating = _rating_write(live, result)
-        if rating is None:
-            await self.write(lambda s, c: s.finish(live.id, result, conn=c))
-        else:
-            # The ratings change in the transaction that ends the game: never one without the other.
-            await self.write(functools.partial(_finish_rated, game_id=live.id, result=result, rating=rating))
+        clock = None
+        if live.clock is not None:
+            live.clock.stop(self.config.clock())
+            clock = clock_row(live.clock)
+        credit: tuple[str, bool] | None = None
+        outcome = live.session.outcome
+        player = live.seats[0] if live.seats else None
+        if live.campaign_level is not None and player is not None and player.owner and outcome is not None:
+            credit = (player.owner, outcome.winner == 0)
+        level = live.campaign_level
+
+        def finish(s: Store, c: DbConnection) -> None:
+            # The ratings, the stopped clock and the campaign change in the transaction that ends
+            # the game: never one without the other.
+            if rating is None:
+                s.finish(live.id, result, conn=c)
+            else:
+                _finish_rated(s, c, game_id=live.id, result=result, rating=rating)
+            if clock is not None:
+                s.save_clock(live.id, clock, conn=c)
+            if credit is not None and level is not None:
+                s.record_campaign(credit[0], level, credit[1], conn=c)
+
+        await self.write(finish)
         if live.kind != "imported":
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
 
+    def _start_clock(self, live: LiveGame) -> bool:
+        """Start a clocked game's clock once every person's seat is held by an identity (an invite
+        not yet opened costs nobody time); True when it started now."""
+        clock = live.clock
+        if clock is None or clock.started or live.session.is_over:
+            return False
+        if any(s.kind == REMOTE and s.owner is None for s in live.seats):
+            return False
+        clock.start(live.session.to_move, self.config.clock())
+        return True
+
+    async def _time_out(self, live: LiveGame, now: float) -> None:
+        """End a game whose running clock has run out (the caller holds the game's lock): the seat
+        loses on time, stored like a resignation with the termination ``time``."""
+        clock = live.clock
+        session = live.session
+        seat = None if clock is None else clock.expired(now)
+        if seat is None or session.is_over:
+            return
+        outcome = session.lose_on_time(seat)
+        await self._finish(live, final_result(session))
+        event = {"kind": "time", "rule": "", "player": seat, "text": outcome.reason}
+        task = asyncio.create_task(self._announce_time_out(live, seat, event))
+        self.agent_tasks.add(task)  # kept (and cancelled on stop) like agent tasks
+        task.add_done_callback(self.agent_tasks.discard)
+
+    async def _announce_time_out(self, live: LiveGame, seat: int, event: dict[str, Any]) -> None:
+        for conn in list(live.connections):
+            await conn.send({"type": "notice", "code": "time_out", "seat": seat})
+        await self.broadcast(live, [event])
+
+    async def _check_clocks(self) -> None:
+        """End every game whose deadline has passed: found in the database, so a deadline that passed
+        while the server was down, or in a game another server process holds, is seen too."""
+        now = self.config.clock()
+        for game_id in await self.run_db(lambda s: s.expired_clocks(now)):
+            live = await self.get_game(game_id)
+            if live is None or live.clock is None:
+                continue
+            async with self.lock(live.id):
+                await self._time_out(live, now)
+            if not live.connections and live.session.is_over:
+                self.games.pop(live.id, None)  # loaded only to end it: the store keeps it
+
     async def _watch(self) -> None:
-        """The abandonment clock of duels between people (see ``docs/web.md``)."""
+        """The game clocks, and the abandonment clock of unclocked duels between people (see
+        ``docs/web.md``)."""
         while True:
             await asyncio.sleep(self.config.watch_interval)
             try:
                 await self.tick_queue()
-            except Exception:  # a failed pairing must not stop the abandonment clock
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a failed pairing must not stop the clocks
                 log.exception("queue tick failed")
+            try:
+                await self._check_clocks()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a database hiccup must not stop the watcher; the next round retries
+                log.exception("checking the game clocks failed")
             now = time.monotonic()
             for live in list(self.games.values()):
                 session = live.session
-                if live.kind != "friend" or session.is_over:
+                if live.kind != "friend" or session.is_over or live.clock is not None:
                     continue
                 seat = session.to_move
                 if seat < 0 or live.present.get(seat, 0) > 0 or seat not in live.present:
@@ -674,13 +792,19 @@ class GameServer:
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
             seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
+            if self._start_clock(live):
+                assert live.clock is not None
+                started = clock_row(live.clock)
+                await self.write(lambda s, c: s.save_clock(live.id, started, conn=c))
+                if live.connections:
+                    await self.broadcast(live, [])  # the creator's page shows the clock running
         conn.live = live
         conn.seats = seats
         conn.lang = msg.get("lang") or "en"
         live.connections.add(conn)
         for s in seats:
             live.present[s] = live.present.get(s, 0) + 1
-        frame = frame_for(live, seats, lang=conn.lang)
+        frame = frame_for(live, seats, lang=conn.lang, now=self.config.clock())
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in live.seats if s.owner is None and s.token_hash is not None]
         history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
@@ -993,8 +1117,49 @@ def _base_url(request: Request, config: ServerConfig) -> str:
     return str(request.base_url).rstrip("/")
 
 
-def _summary(row: GameRow, player: str | None) -> dict[str, Any]:
+def campaign_json(levels: Sequence[CampaignLevel]) -> dict[str, Any]:
+    """The solo campaign of one identity (``GET /api/campaign``, a player's page): every rulebook
+    level with its best result (``None``: not played), whether it is open (level 0, and each level
+    after a won one), and ``next``: the lowest open level not won yet (the highest level once all
+    are won)."""
+    by_level = {c.level: c for c in levels}
+    out: list[dict[str, Any]] = []
+    for level in sorted(LEVELS):
+        c = by_level.get(level)
+        below = by_level.get(level - 1)
+        out.append(
+            {
+                "level": level,
+                "best": None if c is None else c.best,
+                "played": 0 if c is None else c.played,
+                "won": 0 if c is None else c.won,
+                "open": level == min(LEVELS) or (below is not None and below.best == "won"),
+            }
+        )
+    candidates = [c["level"] for c in out if c["open"] and c["best"] != "won"]
+    return {"levels": out, "next": candidates[0] if candidates else max(LEVELS)}
+
+
+def _clock_summary(row: GameRow, player: str | None, now: float) -> dict[str, Any] | None:
+    if row.clock is None:
+        return None
+    clock = clock_of_row(row.clock)
+    return {**clock.to_json(now), "your_turn": _holds(row, clock.running, player)}
+
+
+def _holds(row: GameRow, seat: int | None, player: str | None) -> bool:
+    return (
+        player is not None
+        and seat is not None
+        and any(s.seat == seat and s.owner == player for s in row.seats)
+    )
+
+
+def _summary(row: GameRow, player: str | None, now: float = 0.0) -> dict[str, Any]:
+    clock = _clock_summary(row, player, now)
     return {
+        "clock": clock,
+        "your_turn": clock is not None and clock["your_turn"],
         "id": row.id,
         "kind": row.kind,
         "mode": row.mode,
@@ -1344,6 +1509,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def lobby(request: Request) -> Response:
         row, _hashed = await who(request)
         player = row.id if row is not None else None
+        now = config.clock()
         open_rows = await server.run_db(lambda s: s.list_games(status="active", limit=30))
         mine_rows = (
             await server.run_db(lambda s: s.list_games(owner=player, limit=30)) if player is not None else []
@@ -1355,10 +1521,28 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "threat_choices": {k: list(v) for k, v in THREAT_CHOICES.items()},
             "threat_abilities": list(THREAT_ABILITIES),
             "formats": ["draft", "precon"],
-            "open": [_summary(r, player) for r in open_rows if r.kind != "imported"],
-            "mine": [_summary(r, player) for r in mine_rows],
+            "time_controls": ["none", *TIME_CONTROLS],
+            "open": [_summary(r, player, now) for r in open_rows if r.kind != "imported"],
+            "mine": [_summary(r, player, now) for r in mine_rows],
         }
         return JSONResponse(body)
+
+    async def my_campaign(request: Request) -> Response:
+        row, _hashed = await who(request)
+        if row is None:
+            return bad("no identity: POST /api/identities first", 401, "no_identity")
+        identity_id = row.id
+        levels = await server.run_db(lambda s: s.campaign_of_identity(identity_id))
+        return JSONResponse(campaign_json(levels))
+
+    async def player_campaign(request: Request) -> Response:
+        handle = request.path_params["handle"]
+        if not _HANDLE.fullmatch(handle):
+            return bad("no such player", 404, "no_player")
+        levels = await server.run_db(lambda s: s.campaign_of(handle))
+        if levels is None:
+            return bad("no such player", 404, "no_player")
+        return JSONResponse(campaign_json(levels))
 
     async def new_game(request: Request) -> Response:
         refused = _cross_site_refusal(request, config) or creation_refused(request)
@@ -1549,6 +1733,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/favicon.ico", favicon),
             Route("/api/cards", cards),
             Route("/api/lobby", lobby),
+            Route("/api/campaign", my_campaign),
+            Route("/api/players/{handle}/campaign", player_campaign),
             Route("/api/rules", rules),
             Route("/api/tutorial", tutorial),
             Route("/api/tutorial/step", tutorial_step, methods=["POST"]),
@@ -1624,6 +1810,8 @@ def _player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
         #: Preconstructed games by the deck the player took (1-4).
         "results_by_deck": by_deck,
         "games": [_summary(g, row.id) for g in games_rows],
+        #: The solo campaign (as ``GET /api/players/<handle>/campaign``).
+        "campaign": campaign_json(store.campaign_of_identity(row.id)),
     }
 
 
@@ -1676,7 +1864,7 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 def _new_game_request(data: Any) -> NewGame:
     if not isinstance(data, dict):
         raise GameSetupError("the request must be a JSON object")
-    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang", "rated"}
+    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang", "rated", "time_control"}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise GameSetupError(f"unknown option {unknown[0]!r}")
@@ -1694,6 +1882,10 @@ def _new_game_request(data: Any) -> NewGame:
         if type(data["level"]) is not int or data["level"] not in LEVELS:
             raise GameSetupError(f"'level' must be one of {sorted(LEVELS)}")
         req.level = data["level"]
+    if "time_control" in data and data["time_control"] is not None:
+        if not isinstance(data["time_control"], str):
+            raise GameSetupError(f"'time_control' must be one of none, {', '.join(TIME_CONTROLS)}")
+        req.time_control = data["time_control"]
     if "threat" in data and data["threat"] is not None:
         if not isinstance(data["threat"], dict):
             raise GameSetupError("'threat' must be an object of threat options")

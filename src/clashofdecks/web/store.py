@@ -147,6 +147,37 @@ rating_history = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+#: The clock of a clocked game (docs/web.md, "Clocks"): each seat's time left when its clock last
+#: stopped, the seat whose clock runs and when its time runs out (the server's clock, seconds since
+#: the epoch).  Kept here, not only in memory, so a restarted server, or several server processes
+#: sharing one database, know every deadline (:meth:`Store.expired_clocks`).  Migration 0005_clocks.
+clocks = sa.Table(
+    "clocks",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("control", sa.String(16), nullable=False),  # "3+2", "10+5", "1d", "3d"
+    sa.Column("remaining0", sa.Float, nullable=False),
+    sa.Column("remaining1", sa.Float, nullable=False),
+    sa.Column("running", sa.Integer, nullable=True),  # None: not started yet, or the game is over
+    sa.Column("deadline", sa.Float, nullable=True),
+)
+
+#: The solo campaign: each identity's best result at each of the rulebook's levels (0-5; games with
+#: a custom threat do not count), with the games played and won there.  Migration 0005_clocks.
+campaign = sa.Table(
+    "campaign",
+    metadata,
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("level", sa.Integer, primary_key=True),
+    sa.Column("best", sa.String(8), nullable=False),  # "won" or "lost"
+    sa.Column("played", sa.Integer, nullable=False),
+    sa.Column("won", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+sa.Index("ix_clocks_deadline", clocks.c.deadline)
 sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
 sa.Index("ix_seats_owner", seats.c.owner)
 sa.Index("ix_sessions_identity", sessions.c.identity_id)
@@ -214,6 +245,25 @@ class GameRow:
     rated: bool = False
     #: A friend duel its creator offered as rated, not yet accepted (or declined) by the invitee.
     rated_offer: bool = False
+    clock: ClockRow | None = None
+
+
+@dataclass
+class ClockRow:
+    """A row of ``clocks`` (the server turns it into a :class:`~clashofdecks.web.clocks.ClockState`)."""
+
+    control: str
+    remaining: tuple[float, float]
+    running: int | None = None
+    deadline: float | None = None
+
+
+@dataclass
+class CampaignLevel:
+    level: int
+    best: str  # "won" or "lost"
+    played: int
+    won: int
 
 
 @dataclass
@@ -419,7 +469,82 @@ class Store:
             )
             return True
 
+    def save_clock(self, game_id: str, clock: ClockRow, conn: Connection | None = None) -> None:
+        """Create or update a game's clock (in the transaction of the action that moved it)."""
+        values = {
+            "control": clock.control,
+            "remaining0": clock.remaining[0],
+            "remaining1": clock.remaining[1],
+            "running": clock.running,
+            "deadline": clock.deadline,
+        }
+        with self._begin(conn) as conn:
+            done = conn.execute(clocks.update().where(clocks.c.game_id == game_id).values(**values))
+            if done.rowcount == 0:
+                conn.execute(clocks.insert().values(game_id=game_id, **values))
+
+    def expired_clocks(self, now: float, limit: int = 100) -> list[str]:
+        """Active games whose running clock's deadline has passed at ``now`` (any server process
+        sharing the database may end them)."""
+        with self.engine.connect() as conn:
+            query = (
+                sa.select(clocks.c.game_id)
+                .join(games, games.c.id == clocks.c.game_id)
+                .where(clocks.c.deadline <= now, games.c.status == "active")
+                .order_by(clocks.c.deadline)
+                .limit(limit)
+            )
+            return [r.game_id for r in conn.execute(query)]
+
+    def record_campaign(
+        self, identity_id: str, level: int, won: bool, conn: Connection | None = None
+    ) -> None:
+        """Count a finished solo game at a rulebook level for ``identity_id``: a win is the best
+        result and stays so."""
+        now = time.time()
+        with self._begin(conn) as conn:
+            done = conn.execute(
+                campaign.update()
+                .where(campaign.c.identity_id == identity_id, campaign.c.level == level)
+                .values(
+                    played=campaign.c.played + 1,
+                    won=campaign.c.won + (1 if won else 0),
+                    best=sa.case((campaign.c.best == "won", "won"), else_="won" if won else "lost"),
+                    updated_at=now,
+                )
+            )
+            if done.rowcount == 0:
+                conn.execute(
+                    campaign.insert().values(
+                        identity_id=identity_id,
+                        level=level,
+                        best="won" if won else "lost",
+                        played=1,
+                        won=1 if won else 0,
+                        updated_at=now,
+                    )
+                )
+
     # ------------------------------------------------------------------ reads
+
+    def campaign_of_identity(self, identity_id: str) -> list[CampaignLevel]:
+        """The levels ``identity_id`` has played, lowest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                campaign.select().where(campaign.c.identity_id == identity_id).order_by(campaign.c.level)
+            )
+            return [CampaignLevel(r.level, r.best, r.played, r.won) for r in rows]
+
+    def campaign_of(self, handle: str) -> list[CampaignLevel] | None:
+        """The campaign of the identity with this handle (a player's page); None: no such player."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(identities.c.id).where(identities.c.handle == handle)).first()
+        return None if row is None else self.campaign_of_identity(row.id)
+
+    def load_clock(self, game_id: str) -> ClockRow | None:
+        with self.engine.connect() as conn:
+            c = conn.execute(clocks.select().where(clocks.c.game_id == game_id)).first()
+            return None if c is None else _clock_row(c)
 
     def load_analysis(self, game_id: str) -> AnalysisRow | None:
         with self.engine.connect() as conn:
@@ -443,6 +568,8 @@ class Store:
                 SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
                 for s in conn.execute(seats.select().where(seats.c.game_id == game_id).order_by(seats.c.seat))
             ]
+            c = conn.execute(clocks.select().where(clocks.c.game_id == game_id)).first()
+            row.clock = None if c is None else _clock_row(c)
             row.actions = [
                 (a.seat, a.action)
                 for a in conn.execute(
@@ -470,6 +597,8 @@ class Store:
                     by_id[s.game_id].seats.append(
                         SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
                     )
+                for c in conn.execute(clocks.select().where(clocks.c.game_id.in_(ids))):
+                    by_id[c.game_id].clock = _clock_row(c)
             return rows
 
     # ------------------------------------------------------------------ identities
@@ -786,6 +915,10 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _clock_row(c: Any) -> ClockRow:
+    return ClockRow(c.control, (c.remaining0, c.remaining1), c.running, c.deadline)
 
 
 def _identity_row(r: Any) -> IdentityRow:

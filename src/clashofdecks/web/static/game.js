@@ -81,6 +81,7 @@ function onFrame(f) {
     localStorage.removeItem("clash.invite." + state.frame.game);
   }
   if (f.type === "state") {
+    f.receivedAt = performance.now();  // the clock's seconds are counted down from here
     state.frames.push(f);
     if (!state.animating) nextFrame();
   } else if (f.type === "error") {
@@ -104,6 +105,7 @@ function onFrame(f) {
     // The friend opened the invite: the link has done its job, so the invite bar goes (for good).
     const mine = state.frame ? state.frame.seats : [];
     if (f.code === "joined" && state.gameId && f.seats.some((s) => !mine.includes(s))) localStorage.removeItem("clash.invite." + state.gameId);
+    if (f.code === "time_out") state.notice = t("time_out", { name: names[f.seat] || "?" });
     render();
   }
 }
@@ -213,6 +215,7 @@ function render() {
   const me = f.seat === null ? 0 : f.seat;
   root.dataset.index = String(f.index);
   root.dataset.toMove = String(f.to_move);
+  root.dataset.seat = f.seat === null ? "" : String(f.seat);
   const children = [statusBar(f, me)];
   const invite = localStorage.getItem("clash.invite." + f.game);
   if (invite && f.kind === "friend" && f.phase !== "over") {
@@ -278,8 +281,52 @@ function statusBar(f, me) {
   const prompt = promptText(f);
   return h("div", { class: "status" },
     h("div", { class: "status-facts", role: "status" }, items),
+    f.clock ? clockBar(f) : null,
     prompt || f.legal.length ? h("div", { class: "status-do" },
       h("span", { class: "prompt", "data-testid": "prompt" }, prompt), gamePhaseButtons(f)) : null);
+}
+
+// ------------------------------------------------------------------ clocks
+
+// The server keeps the clocks and decides a loss on time; the page only shows each player's time as
+// the last frame gave it, counting the running one down from when that frame arrived.
+function clockLeft(f, seat) {
+  const left = f.clock.left[seat];
+  if (f.clock.running !== seat || f.phase === "over") return left;
+  return Math.max(0, left - (performance.now() - f.receivedAt) / 1000);
+}
+
+function clockText(seconds, kind) {
+  const s = Math.ceil(seconds);
+  if (kind === "correspondence" && s >= 3600) {
+    const d = Math.floor(s / 86400), hr = Math.floor((s % 86400) / 3600), min = Math.floor((s % 3600) / 60);
+    return d > 0 ? t("dur_days", { d, h: hr }) : t("dur_hours", { h: hr, m: min });
+  }
+  const min = Math.floor(s / 60), sec = s % 60;
+  return `${min}:${String(sec).padStart(2, "0")}`;
+}
+
+function clockBar(f) {
+  const seats = [0, 1].map((seat) => {
+    const running = f.clock.running === seat;
+    return h("span", { class: "clock" + (running ? " running" : ""), "data-testid": "clock-" + seat, "data-running": running ? "true" : "false" },
+      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat) + ":"), " ",
+      h("span", { class: "clock-time", "data-clock-seat": String(seat) }, clockText(clockLeft(f, seat), f.clock.kind)));
+  });
+  if (!state.clockTimer) state.clockTimer = setInterval(tickClocks, 250);
+  return h("div", { class: "clocks", "data-testid": "clocks", "data-control": f.clock.control },
+    h("span", { class: "muted" }, t("tc_" + f.clock.control.replace("+", "_"))), ...seats);
+}
+
+function tickClocks() {
+  const f = state.frame;
+  const els = document.querySelectorAll("[data-clock-seat]");
+  if (!f || !f.clock || !els.length) { clearInterval(state.clockTimer); state.clockTimer = null; return; }
+  for (const el of els) {
+    const seat = Number(el.dataset.clockSeat);
+    const text = clockText(clockLeft(f, seat), f.clock.kind);
+    if (el.textContent !== text) el.textContent = text;
+  }
 }
 
 // The hint's number in the player's language: a chance as a percentage, calibrated or not (the
@@ -333,6 +380,7 @@ function moveList(f) {
 function eventText(e) {
   if (e.kind === "undo") return t("undone", { actions: (e.labels || e.actions || []).join("; ") });
   if (e.kind === "resigned") return t("end_resigned", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
+  if (e.kind === "time") return t("end_time", { loser: state.frame ? playerName(state.frame, e.player) : "?" });
   return e.text;
 }
 

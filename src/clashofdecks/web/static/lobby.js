@@ -6,6 +6,7 @@
 async function lobbyPage() {
   closeSocket();
   const lobby = await api("/api/lobby");
+  const campaign = state.me && state.me.identity ? await api("/api/campaign").catch(() => null) : null;
   // The name is the identity's display name: changing it here changes it for the next games too.
   const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: (state.me && state.me.display_name) || "", placeholder: t("your_name"),
     onchange: () => saveDisplayName(name.value).catch((e) => { err.textContent = t("error") + ": " + e.message; }) });
@@ -35,6 +36,9 @@ async function lobbyPage() {
   const friendFormat = fmt("friend-format");
   // Rated only in the rated formats, and only if the friend chooses it too when opening the link.
   const friendRated = h("input", { type: "checkbox", id: "friend-rated", "data-testid": "friend-rated" });
+  // The friend duel's clock: none keeps the abandonment rule; a clock replaces it (docs/web.md, "Clocks").
+  const timeControl = h("select", { id: "time-control", "data-testid": "time-control", "aria-label": t("time_control") },
+    lobby.time_controls.map((c) => h("option", { value: c }, t("tc_" + c.replace("+", "_")))));
   const hotFormat = fmt("hot-format");
   const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
 
@@ -67,7 +71,24 @@ async function lobbyPage() {
     else if (g.mine) links.push(h("a", { href: "/g/" + g.id, "data-testid": "resume-link" }, t("resume")));
     else links.push(h("a", { href: "/g/" + g.id }, t("watch")));
     const result = g.result && g.result.reason ? " · " + g.result.reason : "";
-    return h("li", {}, label + result + " ", ...links);
+    const clock = g.clock && g.status !== "over" ? h("span", { class: "muted" }, " · " + t("tc_" + g.clock.control.replace("+", "_"))) : null;
+    // A clocked game where this player is to move: marked, with the time left (correspondence above all).
+    const turn = g.your_turn ? h("strong", { class: "your-turn", "data-testid": "your-turn" },
+      t("your_turn_mark") + " · " + t("time_left", { time: clockText(g.clock.left[g.clock.running], g.clock.kind) })) : null;
+    return h("li", { "data-game": g.id }, label + result, clock, " ", turn, turn ? " " : null, ...links);
+  };
+  // The solo campaign: the rulebook's levels, each with the best result; a win opens the next.
+  const campaignPanel = () => {
+    if (!campaign) return null;
+    const word = (c) => c.best === "won" ? t("campaign_won") : c.best === "lost" ? t("campaign_lost") : c.open ? t("campaign_not_played") : t("campaign_locked");
+    const mark = (c) => c.best === "won" ? "✓ " : "";
+    return h("section", { class: "panel", "data-testid": "campaign" }, h("h2", {}, t("campaign")),
+      h("p", { class: "muted" }, t("campaign_blurb")),
+      h("ol", { class: "campaign", start: "0" }, campaign.levels.map((c) =>
+        h("li", { "data-testid": "campaign-level", "data-level": String(c.level), "data-best": c.best || "none", "data-open": String(c.open) },
+          mark(c) + t("level") + " " + c.level + ": " + word(c)))),
+      h("button", { class: "primary", "data-testid": "campaign-next", "data-level": String(campaign.next),
+        onclick: () => start({ kind: "solo", format: soloFormat.value, level: campaign.next }) }, t("campaign_play", { n: campaign.next })));
   };
   const list = (items) => items.length ? h("ul", {}, items.map(gameItem)) : h("p", { class: "muted" }, t("none"));
 
@@ -78,6 +99,7 @@ async function lobbyPage() {
     playNowPanel(["draft", "precon"]),
     h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
       h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
+    campaignPanel(),
     h("section", { class: "panel" }, h("h2", {}, t("new_solo")),
       h("div", { class: "row" }, soloFormat, soloDeck, level), threatBox,
       h("button", { class: "primary", "data-testid": "new-solo", onclick: () => start(Object.assign({ kind: "solo", format: soloFormat.value,
@@ -85,14 +107,14 @@ async function lobbyPage() {
         threatBox.open ? { threat: threatValue() } : { level: Number(level.value) })) }, t("start"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_ai")), h("div", { class: "row" }, aiFormat, ai),
       h("button", { class: "primary", "data-testid": "new-duel-ai", onclick: () => start({ kind: "ai", format: aiFormat.value, ai: ai.value }) }, t("start"))),
-    h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat,
+    h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat, timeControl,
         h("label", { for: "friend-rated" }, friendRated, " ", t("rated_choice"))),
-      h("button", { class: "primary", "data-testid": "new-duel-friend", onclick: () => start(Object.assign({ kind: "friend", format: friendFormat.value },
+      h("button", { class: "primary", "data-testid": "new-duel-friend", onclick: () => start(Object.assign({ kind: "friend", format: friendFormat.value, time_control: timeControl.value },
         friendRated.checked && friendFormat.value !== "custom" ? { rated: true } : {})) }, t("start"))),
     h("section", { class: "panel" }, h("h2", {}, t("new_hotseat")), h("div", { class: "row" }, hotFormat),
       h("button", { class: "primary", "data-testid": "new-hotseat", onclick: () => start({ kind: "hotseat", format: hotFormat.value }) }, t("start"))),
     err,
-    h("section", { class: "panel wide" }, h("h2", {}, t("my_games")), list(lobby.mine)),
+    h("section", { class: "panel wide", "data-testid": "my-games" }, h("h2", {}, t("my_games")), list(lobby.mine)),
     h("section", { class: "panel wide" }, h("h2", {}, t("open_games")), list(lobby.open)),
     h("section", { class: "panel wide" }, h("label", {}, t("import_record"), " ", importInput)),
   ));
