@@ -244,9 +244,10 @@ class Replay:
 
     def check_result(self) -> None:
         """Raise :class:`RecordError` when the game's end differs from the record's result (a
-        resignation, outside the rules, is not checked)."""
+        resignation or a time loss, decided outside the rules, is not checked: the actions do not
+        show it)."""
         result = self.record.result
-        if result is None or result.get("termination") == "resigned":
+        if result is None or result.get("termination") in ("resigned", "time"):
             return
         got = _result(self.game)
         if got is None or got["winner"] != result.get("winner"):

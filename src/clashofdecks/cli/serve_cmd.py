@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import errno
 import importlib.util
-import socket
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable

@@ -1864,7 +1864,19 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 def _new_game_request(data: Any) -> NewGame:
     if not isinstance(data, dict):
         raise GameSetupError("the request must be a JSON object")
-    allowed = {"kind", "format", "deck", "level", "threat", "ai", "name", "name2", "lang", "rated", "time_control"}
+    allowed = {
+        "kind",
+        "format",
+        "deck",
+        "level",
+        "threat",
+        "ai",
+        "name",
+        "name2",
+        "lang",
+        "rated",
+        "time_control",
+    }
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise GameSetupError(f"unknown option {unknown[0]!r}")
