@@ -35,6 +35,7 @@
 #define T_SURVIVED 1
 #define T_TURN_CAP 2
 #define T_RESIGNED 3
+#define T_TIME 4 /* a clock ran out: set by a game's host, never by the core */
 
 #define END 0
 #define NEXT 1
@@ -3189,12 +3190,12 @@ PyMODINIT_FUNC PyInit__native(void) {
      * evaluation, for its feature layout) compare them with the Python definitions at import, so a
      * difference is an ImportError naming it, never a silent one. */
     PyObject *layout = Py_BuildValue(
-        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
         "N_CARDS", N_CARDS, "BASTION", BASTION, "FORT", FORT, "MAX_POSITION", MAX_POSITION,
         "END", END, "NEXT", NEXT, "PLAY_BASE", PLAY_BASE, "CAST_BASE", CAST_BASE,
         "SETUP", SETUP, "SUMMON", SUMMON, "COMBAT", COMBAT, "OVER", OVER, "DRAW", DRAW,
         "T_FORT_FALLEN", T_FORT_FALLEN, "T_SURVIVED", T_SURVIVED, "T_TURN_CAP", T_TURN_CAP,
-        "T_RESIGNED", T_RESIGNED,
+        "T_RESIGNED", T_RESIGNED, "T_TIME", T_TIME,
         "SPLASH", SPLASH, "PERFORATION", PERFORATION, "RAGE", RAGE, "PROTECTION", PROTECTION,
         "INDESTRUCTIBLE", INDESTRUCTIBLE, "BERSERK", BERSERK, "SPRINT", SPRINT,
         "G_WEIGHTS", G_WEIGHTS, "L_FEATURES", L_FEATURES);
