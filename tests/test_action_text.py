@@ -240,3 +240,11 @@ def test_a_dummy_language_reaches_the_terminal_and_the_env_board_text(dummy_loca
     board = board_text(match, 0, "xx")
     assert MARK.strip() in board
     assert MARK.strip() not in board_text(match, 0, "en")
+
+
+def test_no_catalog_names_a_message_twice() -> None:
+    """A key added twice (two changes merged) would let the compiled catalog keep either text."""
+    for po in sorted(catalog.locale_dir().glob("*/LC_MESSAGES/*.po")):
+        ids = re.findall(r'^msgid "(.+)"$', po.read_text(encoding="utf-8"), re.MULTILINE)
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        assert not twice, (po, twice)

@@ -274,6 +274,7 @@ SAME_AS_ENGLISH_WEB = {
     ("tutorial", "de"),
     ("an_mistake", "de"),  # "{name}: {action}"
     ("an_change", "de"),  # "{label} ({name}): {before}% → {after}%"
+    ("dur_hours", "fr"),  # "{h} h {m} min"
 }
 
 

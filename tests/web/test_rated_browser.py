@@ -103,7 +103,7 @@ def test_strangers_play_now_a_rated_game_then_rematch_and_accounts_lead(
             p.goto(server.url + f"/p/{handle_a}")
             p.wait_for_selector("[data-testid=rating-history]")
             assert p.locator("[data-testid=player-rating][data-format=draft]").count() == 1
-            assert p.locator("[data-testid=player-campaign]").count() == 0  # no campaign field yet
+            assert p.locator("[data-testid=player-campaign] li").count() == 6  # levels 0-5 of the campaign
             width = p.evaluate("() => document.documentElement.scrollWidth")
             assert width <= p.viewport_size["width"], "the player page scrolls sideways"
             p.screenshot(path=str(shots / f"player-page-{viewport}.png"), full_page=True)

@@ -118,10 +118,13 @@ async function playerPage(handle) {
 
 // CAMPAIGN SECTION: filled from the player payload's "campaign" field once the campaign exists.
 function campaignSection(campaign) {
-  const items = Array.isArray(campaign) ? campaign : (campaign.entries || campaign.stages || []);
+  // The solo campaign (GET /api/players/<handle>/campaign): each rulebook level with its best result.
+  const levels = (campaign && campaign.levels) || [];
+  const word = (c) => c.best === "won" ? t("campaign_won") : c.best === "lost" ? t("campaign_lost") : c.open ? t("campaign_not_played") : t("campaign_locked");
   return h("section", { class: "panel wide", "data-testid": "player-campaign" }, h("h3", {}, t("campaign")),
-    items.length ? h("ul", {}, items.map((c) => h("li", {}, typeof c === "string" ? c : (c.name || c.title || c.id || JSON.stringify(c)) +
-      (c.done || c.won ? " ✓" : "")))) : h("p", { class: "muted" }, t("none")));
+    h("ol", { class: "campaign", start: "0" }, levels.map((c) =>
+      h("li", { "data-level": String(c.level), "data-best": c.best || "none" },
+        t("level") + " " + c.level + ": " + word(c) + (c.played ? " (" + c.won + "/" + c.played + ")" : "")))));
 }
 
 // The rating after each rated game, as a line (inline SVG; the numbers are in its title and the list).
