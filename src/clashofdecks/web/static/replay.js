@@ -87,7 +87,12 @@ function pct(p) { return Math.round(100 * p); }
 function stepOfDecision(d) { return d.index + 1; }
 
 // The turn the replay shows at step i (0: the setup), as the analysis counts turns.
-function turnAtStep(decisions, i) { return i === 0 ? 0 : decisions[i - 1].turn; }
+// (A step past the analysed decisions, e.g. of a game that ended by resignation before any of
+// them, shows the last turn analysed.)
+function turnAtStep(decisions, i) {
+  const d = decisions[Math.min(i, decisions.length) - 1];
+  return d ? d.turn : 0;
+}
 
 function analysisPanel(analysis, f, i, go) {
   const box = (...children) => h("section", { id: "analysis", class: "analysis panel", "data-testid": "analysis",
@@ -98,6 +103,8 @@ function analysisPanel(analysis, f, i, go) {
   if (analysis.status === "busy") return box(h("p", { class: "notice", role: "status" }, t("an_busy")));
   if (analysis.status !== "done") return box(h("p", { class: "muted" }, t("an_failed", { error: analysis.error || "" })));
   const a = analysis.analysis;
+  // A game that ended before any decision (a resignation at once) has no curve to draw.
+  if (!a.turns || !a.turns.length) return box(h("p", { class: "muted" }, t("an_no_mistakes")));
   const calibrated = a.label === "win chance";
   const p0 = playerName(f, 0);
   const title = t(calibrated ? "an_curve_calibrated" : "an_curve_estimated", { name: p0 });
