@@ -275,6 +275,9 @@ SAME_AS_ENGLISH_WEB = {
     ("an_mistake", "de"),  # "{name}: {action}"
     ("an_change", "de"),  # "{label} ({name}): {before}% → {after}%"
     ("dur_hours", "fr"),  # "{h} h {m} min"
+    ("mode_duel", "fr"),
+    ("mode_solo", "de"),
+    ("mode_solo", "fr"),
 }
 
 

@@ -7,7 +7,8 @@ pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for
     docs/images/web-<page>-<lang>-<phone|desktop>.png
 
 pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
-duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules.
+duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules,
+tutorial (its first step, a card chosen), leaderboard, account.
 sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
 
     python tools/screenshots.py                    # English and Japanese into docs/images/
@@ -135,6 +136,19 @@ def shoot_language(browser: Any, url: str, lang: str, out: Path, seed: int) -> N
     page.goto(url + "/rules")
     page.wait_for_selector("[data-testid=rules] dt")
     shoot(page, out, "rules", lang)
+
+    page.goto(url + "/tutorial")
+    page.wait_for_selector("[data-testid=my-hand] [data-select]")
+    page.locator("[data-testid=my-hand] [data-select]").first.click()  # the step's card, chosen
+    shoot(page, out, "tutorial", lang)
+
+    page.goto(url + "/leaderboard")
+    page.wait_for_selector("[data-testid=leaderboard], [data-testid=leaderboard-empty]")
+    shoot(page, out, "leaderboard", lang)
+
+    page.goto(url + "/account")
+    page.wait_for_selector("[data-testid=display-name]")
+    shoot(page, out, "account", lang)
     context.close()
 
 

@@ -65,12 +65,15 @@ async function lobbyPage() {
     } });
 
   const gameItem = (g) => {
-    const label = `${g.players.join(" – ")} · ${g.mode} · ${g.format}`;
+    // Mode and format in the page's language (a format without a word, e.g. "position", as it is).
+    const format = ["draft", "precon", "custom"].includes(g.format) ? t(g.format) : g.format;
+    const label = `${g.players.join(" – ")} · ${t("mode_" + g.mode)} · ${format}`;
     const links = [];
     if (g.status === "over") links.push(h("a", { href: "/r/" + g.id, "data-testid": "replay-link" }, t("replay")));
     else if (g.mine) links.push(h("a", { href: "/g/" + g.id, "data-testid": "resume-link" }, t("resume")));
     else links.push(h("a", { href: "/g/" + g.id }, t("watch")));
-    const result = g.result && g.result.reason ? " · " + g.result.reason : "";
+    // (The stored reason is the engine's English sentence: the list says only that the game is over.)
+    const result = g.status === "over" ? " · " + t("over") : "";
     const clock = g.clock && g.status !== "over" ? h("span", { class: "muted" }, " · " + t("tc_" + g.clock.control.replace("+", "_"))) : null;
     // A clocked game where this player is to move: marked, with the time left (correspondence above all).
     const turn = g.your_turn ? h("strong", { class: "your-turn", "data-testid": "your-turn" },
