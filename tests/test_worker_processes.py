@@ -29,7 +29,8 @@ time.sleep(600)
 import multiprocessing, os, time
 from concurrent.futures import ProcessPoolExecutor
 from clashofdecks.worker_processes import exit_with_parent
-pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=exit_with_parent)
+ctx = multiprocessing.get_context("spawn")
+pool = ProcessPoolExecutor(2, mp_context=ctx, initializer=exit_with_parent, initargs=(os.getpid(),))
 list(pool.map(os.getpid, []))
 pool.submit(os.getpid).result()
 print("ready", flush=True)

@@ -15,6 +15,7 @@ first difference raises :class:`NativeMismatch` with what reproduces it.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -210,7 +211,9 @@ def run_check_parallel(
 
     ranges = [(s, min(chunk, seed + games - s)) for s in range(seed, seed + games, chunk)]
     total = CheckReport()
-    with ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=exit_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         for part in pool.map(_check_range, ranges):
             if isinstance(part, str):
                 pool.shutdown(wait=False, cancel_futures=True)

@@ -46,14 +46,17 @@ def _watch(parent: int) -> None:
 
 
 def exit_with_parent(parent: int | None = None) -> None:
-    """End this process when ``parent`` (default: the current parent) dies; for a pool's initializer."""
+    """End this process when ``parent`` (default: the current parent) dies; for a pool's initializer.
+
+    Pass the creator's pid (``initargs=(os.getpid(),)``): a worker that starts only after its parent
+    was killed would otherwise take its new parent (the reaper) for the one to watch, and stay."""
     parent = os.getppid() if parent is None else parent
     if not _parent_death_signal(parent):
         threading.Thread(target=_watch, args=(parent,), name="exit-with-parent", daemon=True).start()
 
 
-def ignore_sigint_and_exit_with_parent() -> None:
+def ignore_sigint_and_exit_with_parent(parent: int | None = None) -> None:
     """A batch worker's initializer: Ctrl-C is left to the parent (it keeps what finished), and the
     worker ends with its parent (:func:`exit_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    exit_with_parent()
+    exit_with_parent(parent)

@@ -59,10 +59,10 @@ class Interrupted(Exception):
         self.results = results
 
 
-def ignore_sigint() -> None:
+def ignore_sigint(parent: int | None = None) -> None:
     """Worker processes leave Ctrl-C to the process that runs the batch (it keeps what finished), and
     end with it if it is killed (:func:`~clashofdecks.worker_processes.exit_with_parent`)."""
-    ignore_sigint_and_exit_with_parent()
+    ignore_sigint_and_exit_with_parent(parent)
 
 
 def play_chunk(chunk: Sequence[GameSpec]) -> list[GameResult]:
@@ -104,7 +104,7 @@ class LocalBackend:
         # A bounded window of chunks in flight: specs are made as the games progress, not all
         # up front, and results come back in order.
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(self.workers, initializer=ignore_sigint) as pool:
+        with ctx.Pool(self.workers, initializer=ignore_sigint, initargs=(os.getpid(),)) as pool:
             pending: deque[AsyncResult[list[GameResult]]] = deque()
             try:
                 for chunk in chunks:

@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import multiprocessing
+import os
 import re
 import secrets
 import time
@@ -471,7 +472,10 @@ class GameServer:
             ctx = multiprocessing.get_context("spawn")
             # Workers end with the server even when it is killed (SIGKILL): no idle worker left behind.
             return ProcessPoolExecutor(
-                max_workers=self.config.agent_workers, mp_context=ctx, initializer=exit_with_parent
+                max_workers=self.config.agent_workers,
+                mp_context=ctx,
+                initializer=exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="clash-agent")
 
