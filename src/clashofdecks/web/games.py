@@ -556,23 +556,22 @@ def mistake_labels(
 ) -> list[dict[str, Any]]:
     """The analysis's ``mistakes`` with their played and better actions as sentences in ``lang``
     (``label``, ``best_label``): a replay page never shows notation."""
-    from ..record import initial_game
+    from ..record import Replay
     from ..ui.action_text import describe_action
 
-    wanted = {m["index"] for m in mistakes if isinstance(m.get("index"), int)}
+    best_by_index = {m["index"]: m.get("best_action") for m in mistakes if isinstance(m.get("index"), int)}
+    last = max(best_by_index, default=-1)
     labels: dict[int, tuple[str, str | None]] = {}
-    game = initial_game(record)
-    for index, text in enumerate(record.actions):
-        if index > max(wanted, default=-1):
+    steps = Replay(record)
+    for step in steps:
+        if step.index > last:
             break
-        if index in wanted:
-            mistake = next(m for m in mistakes if m.get("index") == index)
-            best = mistake.get("best_action")
-            labels[index] = (
-                describe_action(game, text, lang, names=names, addressee=None),
-                describe_action(game, best, lang, names=names, addressee=None) if best else None,
+        if step.index in best_by_index:
+            best = best_by_index[step.index]
+            labels[step.index] = (
+                describe_action(steps.game, step.text, lang, names=names, addressee=None),
+                describe_action(steps.game, best, lang, names=names, addressee=None) if best else None,
             )
-        game.apply_text(text)
     out = []
     for m in mistakes:
         label, best_label = labels.get(m.get("index", -1), (m.get("action"), m.get("best_action")))
