@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -400,8 +401,10 @@ HINT_WORDS = {
 
 def hint_on_the_first_turn(page: Any) -> str:
     """Play the draft by clicking the first choice until our first turn, ask for a hint and return
-    the text it shows."""
-    for _ in range(200):
+    the text it shows.  The loop ends on the hint button; its bound is a hang guard (the AI's draft
+    picks take longer on a loaded machine), not a timing."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
         hint = page.locator("[data-testid=hint]")
         if hint.count() and hint.is_enabled():
             break
