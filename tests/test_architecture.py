@@ -156,7 +156,7 @@ def test_nothing_outside_the_engine_writes_private_fields_of_other_objects() -> 
     """Positions, setup and front ends build a game through ``Game(state)``, never field by field."""
     poking: list[str] = []
     for name, path in MODULES.items():
-        if name == f"{PACKAGE}.rules":
+        if name == f"{PACKAGE}.rules" or name.startswith(f"{PACKAGE}.rules."):  # the engine package's rooms
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]

@@ -20,9 +20,9 @@ from enum import Enum
 from hashlib import blake2b
 from typing import Final, NamedTuple
 
-from . import actions as A
-from . import setup as setup_stage
-from .cards import (
+from .. import actions as A
+from .. import setup as setup_stage
+from ..cards import (
     ABILITIES,
     ABILITY_BITS,
     ATTACK,
@@ -45,9 +45,9 @@ from .cards import (
     ability_names,
     card_index,
 )
-from .errors import ClashError, FormatError, IllegalActionError
-from .events import Event, EventKind
-from .options import Ruleset, Threat
+from ..errors import ClashError, FormatError, IllegalActionError
+from ..events import Event, EventKind
+from ..options import Ruleset, Threat
 
 # Stages of a game.
 SETUP: Final = 0
