@@ -1,6 +1,29 @@
-"""The rules engine: game state, legal actions, resolution, undo (the package's rooms: docs/architecture.md)."""
+"""The rules engine: game state, legal actions, resolution, undo.
 
-from .game import (
+One :class:`Game` holds a duel or a solo game.  Every decision is an integer action of the player
+whose decision it is (:attr:`Game.current_player`); :meth:`Game.apply` resolves it (verifying
+first, so a refused action changes nothing), :meth:`Game.undo` takes it back exactly, and
+:meth:`Game.clone` copies the game.
+
+>>> game = Game.random_duel(seed=1)
+>>> game.phase, game.current_player, game.action_text(game.legal_actions()[0])
+('summon', 0, 'end')
+>>> events = game.apply_text("end")
+>>> game.phase
+'combat'
+>>> game.undo() == game.parse_action("end"), game.phase
+(True, 'summon')
+
+The package is split by responsibility (docs/architecture.md, "The engine's rooms"): :mod:`.state`
+(the values), :mod:`.tables`, :mod:`.core` (the fields every room shares), :mod:`.chance`,
+:mod:`.views`, :mod:`.legality`, :mod:`.notation`, :mod:`.start` (setup), :mod:`.resolution`,
+:mod:`.combat`, :mod:`.automaton` (R7) and :mod:`.game`, where :class:`Game` is composed of them.
+This facade re-exports the public names every other module imports from ``clashofdecks.rules``.
+"""
+
+from .chance import rng_block, rng_next, seed_rng
+from .game import Game, register_board_drawer
+from .state import (
     C_ACTIVATED,
     C_CARD,
     C_DAMAGE,
@@ -17,16 +40,11 @@ from .game import (
     UNDO_LIMIT,
     Creature,
     DecisionKind,
-    Game,
     GameFields,
     GameOrigin,
     GameState,
     Outcome,
     Termination,
-    register_board_drawer,
-    rng_block,
-    rng_next,
-    seed_rng,
     termination_reason,
 )
 
