@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .cards import BASTION, CARD_IDS, CARD_INDEX, FORT, HEALTH, IS_INCANTATION, N_CARDS
 from .errors import InvalidPositionError
@@ -329,6 +329,33 @@ def _setup(value: Any, solo: bool) -> SetupState:
     return st
 
 
+class _Header(NamedTuple):
+    """A position's top-level fields, checked (everything but the players and a pending decision)."""
+
+    mode: str
+    solo: bool
+    ruleset: Ruleset
+    threat: Threat
+    turn: int
+    active: int
+    phase: str
+    mana: int
+    winner: Any
+    rng: int
+    hidden_ids: bool
+
+
+class _Sides(NamedTuple):
+    """The players' cards, checked: hands, lanes (``player*2 + lane``), public cards, the automaton's."""
+
+    hands: list[tuple[int, ...]]
+    lanes: list[tuple[Creature, ...]]
+    known: list[int]
+    deck: tuple[int, ...]
+    discard: tuple[int, ...]
+    last_turn: bool | None
+
+
 def load_position(data: Any, *, record_events: bool = True) -> Game:
     """Build a :class:`Game` from a position (a dict, or JSON text).
 
@@ -336,6 +363,58 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
     and once in all in solo, damage below health, known ids and keys); nothing about reachability.
     A position whose automaton is to act resolves the automaton's turn at once (R7: it is a rule).
     """
+    data = _position_object(data)
+    head = _header(data)
+    sides = _sides(data, head)
+    solo, winner, in_setup = head.solo, head.winner, head.phase == "setup"
+    deck = sides.deck
+    if solo and not deck and not in_setup:
+        raise InvalidPositionError("solo position without an automaton deck")
+    state_kw: dict[str, Any] = {}
+    if "pending" in data:
+        state_kw = _pending(
+            data["pending"], solo, winner, in_setup, sides.hands, deck, sides.lanes, head.active
+        )
+    termination = _termination(data, winner, solo)
+    last_turn = sides.last_turn
+    if last_turn is None:
+        # R7.8a: the last turn is the automaton's first turn that begins with its deck empty above its Fort.
+        fort1 = bool(deck) and deck[-1] == FORT
+        last_turn = solo and head.active == 1 and fort1 and len(deck) <= 1 and head.phase == "summon"
+    stage = SETUP if in_setup else SUMMON if head.phase == "summon" else COMBAT
+    state = GameState(
+        solo=solo,
+        ruleset=head.ruleset,
+        threat=head.threat,
+        stage=OVER if winner is not None else stage,
+        turn=head.turn,
+        active=head.active,
+        mana=head.mana,
+        winner=None if winner is None else DRAW if winner == "draw" else winner,
+        reason=termination_reason(termination, winner if winner in (0, 1) else None, head.ruleset.max_turns)
+        if winner is not None
+        else "",
+        termination=termination,
+        over_phase=stage,
+        hands=(sides.hands[0], sides.hands[1]),
+        lanes=tuple(sides.lanes),
+        known=(sides.known[0], sides.known[1]),
+        deck=deck,
+        discard=sides.discard,
+        last_turn=last_turn,
+        rng=head.rng,
+        setup=_setup(data["setup"], solo) if in_setup else None,
+        hidden_identities=head.hidden_ids,
+        **state_kw,
+    )
+    game = Game(state, record_events=record_events)
+    game.origin = GameOrigin(mode=head.mode, format="position", start_position=data)
+    game.resume()
+    return game
+
+
+def _position_object(data: Any) -> dict[str, Any]:
+    """The position as a dict with only known keys and every required one (``data``: a dict or JSON)."""
     if isinstance(data, str):
         try:
             data = json.loads(data)
@@ -349,6 +428,10 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
     for key in ("players", "active", "phase", "mana"):
         if key not in data:
             raise InvalidPositionError(f"missing required key {key!r}")
+    return data
+
+
+def _header(data: dict[str, Any]) -> _Header:
     mode = data.get("mode", "duel")
     if mode not in ("duel", "solo"):
         raise InvalidPositionError(f"mode must be 'duel' or 'solo', not {mode!r}")
@@ -377,15 +460,16 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         rng = _int(chance["seed"], "chance.seed", 0, (1 << 64) - 1) << 32
         rng |= _int(chance["draws"], "chance.draws", 0, _MASK32)
     hidden_ids = _bool(data.get("hidden_identities", False), "hidden_identities")
+    return _Header(mode, solo, ruleset, threat, turn, active, phase, mana, winner, rng, hidden_ids)
+
+
+def _sides(data: dict[str, Any], head: _Header) -> _Sides:
+    """Both players checked, in order, each card at most once per player (and once in all in solo)."""
     players = data["players"]
     if not isinstance(players, list) or len(players) != 2:
         raise InvalidPositionError("players must be a list of two players")
-    hands: list[tuple[int, ...]] = [(), ()]
-    lanes: list[tuple[Creature, ...]] = [(), (), (), ()]
-    known = [0, 0]
-    deck: tuple[int, ...] = ()
-    discard: tuple[int, ...] = ()
-    last_turn: bool | None = None
+    sides = _Sides([(), ()], [(), (), (), ()], [0, 0], (), (), None)
+    in_setup = head.phase == "setup"
     seen_all: set[int] = set()
     for p, pl in enumerate(players):
         where = f"players[{p}]"
@@ -394,7 +478,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         is_auto = pl.get("automaton", False)
         if is_auto is not True and is_auto is not False:
             raise _fail(where, "automaton must be true or false")
-        if is_auto != (solo and p == 1):
+        if is_auto != (head.solo and p == 1):
             raise _fail(where, "in solo, players[1] is the automaton (and only in solo)")
         allowed = (
             {"automaton", "deck", "discard", "lanes", "last_turn"} if is_auto else {"hand", "lanes", "public"}
@@ -403,75 +487,86 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
         if extra:
             raise _fail(where, f"unknown key {extra[0]!r}")
         top, bottom = _lanes(pl.get("lanes", {}), f"{where}.lanes")
-        lanes[p * 2], lanes[p * 2 + 1] = tuple(top), tuple(bottom)
+        sides.lanes[p * 2], sides.lanes[p * 2 + 1] = tuple(top), tuple(bottom)
         owned = [cr[0] for cr in top] + [cr[0] for cr in bottom]
         if in_setup and owned:
             raise _fail(f"{where}.lanes", "no creature is in play during the setup stage")
         if is_auto:
-            for key in ("deck", "discard"):
-                if not isinstance(pl.get(key, []), list):
-                    raise _fail(f"{where}.{key}", "must be a list")
-            if "last_turn" in pl:
-                last_turn = _bool(pl["last_turn"], f"{where}.last_turn")
+            sides, auto_owned = _automaton_side(pl, where, head, sides)
             if in_setup:
-                if pl.get("deck") or pl.get("discard"):
-                    raise _fail(where, "the automaton has no deck during the setup stage")
                 continue
-            if "deck" not in pl:
-                raise _fail(where, "the automaton needs a 'deck' (top card first, its fortress card last)")
-            deck = tuple(_card(v, f"{where}.deck[{i}]", fortress=True) for i, v in enumerate(pl["deck"]))
-            if not deck or deck[-1] < N_CARDS or any(c >= N_CARDS for c in deck[:-1]):
-                raise _fail(
-                    f"{where}.deck", "must end with its fortress card (BASTION or FORT) and hold it once"
-                )
-            if deck == (BASTION,) and winner is None:
-                raise _fail(
-                    f"{where}.deck",
-                    "empty above its Bastion: the Bastion would already have flipped to Fort (R7.7, R7.8a)",
-                )
-            discard = _cards(pl.get("discard", []), f"{where}.discard")
-            owned += list(deck[:-1]) + list(discard)
+            owned += auto_owned
         else:
-            hand_raw = pl.get("hand")
-            if not isinstance(hand_raw, list):
-                raise _fail(f"{where}.hand", "must be a list of card ids")
-            hand = tuple(_card(v, f"{where}.hand[{i}]", fortress=True) for i, v in enumerate(hand_raw))
-            if in_setup:
-                if hand:
-                    raise _fail(f"{where}.hand", "hands are dealt when the setup ends (R2.6): empty here")
-            else:
-                forts = [c for c in hand if c >= N_CARDS]
-                if len(forts) != 1:
-                    raise _fail(f"{where}.hand", f"must hold exactly one BASTION or FORT, found {len(forts)}")
-                # While an incantation resolves it is in no hand, and its caster's fortress is checked
-                # only once it is back at the right end (R3.4c, R5.4a): the caster's may be rightmost.
-                if hand[-1] >= N_CARDS and winner is None and p != _resolving_player(data):
-                    raise _fail(
-                        f"{where}.hand",
-                        "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3), "
-                        "except in the hand of a player whose incantation is resolving (R3.4c)",
-                    )
-            hands[p] = hand
-            owned += [c for c in hand if c < N_CARDS]
-            for i, cid in enumerate(_list(pl.get("public", []), f"{where}.public")):
-                c = _card(cid, f"{where}.public[{i}]")
-                if c not in hand:
-                    raise _fail(f"{where}.public[{i}]", f"{cid} is not in this hand")
-                known[p] |= 1 << c
+            owned += _hand_side(data, pl, p, head, sides)
         dupes = {CARD_IDS[c] for c in owned if owned.count(c) > 1}
         if dupes:
             raise _fail(where, f"card {sorted(dupes)[0]} appears more than once")
-        if solo:
+        if head.solo:
             both = seen_all & set(owned)
             if both:
                 raise _fail(where, f"in solo every card exists once: {CARD_IDS[min(both)]} is on both sides")
             seen_all |= set(owned)
-    if solo and not deck and not in_setup:
-        raise InvalidPositionError("solo position without an automaton deck")
-    fort1 = bool(deck) and deck[-1] == FORT
-    state_kw: dict[str, Any] = {}
-    if "pending" in data:
-        state_kw = _pending(data["pending"], solo, winner, in_setup, hands, deck, lanes, active)
+    return sides
+
+
+def _automaton_side(pl: dict[str, Any], where: str, head: _Header, sides: _Sides) -> tuple[_Sides, list[int]]:
+    """The automaton's deck, discard and last-turn flag checked into ``sides``; the cards it owns."""
+    for key in ("deck", "discard"):
+        if not isinstance(pl.get(key, []), list):
+            raise _fail(f"{where}.{key}", "must be a list")
+    if "last_turn" in pl:
+        sides = sides._replace(last_turn=_bool(pl["last_turn"], f"{where}.last_turn"))
+    if head.phase == "setup":
+        if pl.get("deck") or pl.get("discard"):
+            raise _fail(where, "the automaton has no deck during the setup stage")
+        return sides, []
+    if "deck" not in pl:
+        raise _fail(where, "the automaton needs a 'deck' (top card first, its fortress card last)")
+    deck = tuple(_card(v, f"{where}.deck[{i}]", fortress=True) for i, v in enumerate(pl["deck"]))
+    if not deck or deck[-1] < N_CARDS or any(c >= N_CARDS for c in deck[:-1]):
+        raise _fail(f"{where}.deck", "must end with its fortress card (BASTION or FORT) and hold it once")
+    if deck == (BASTION,) and head.winner is None:
+        raise _fail(
+            f"{where}.deck",
+            "empty above its Bastion: the Bastion would already have flipped to Fort (R7.7, R7.8a)",
+        )
+    discard = _cards(pl.get("discard", []), f"{where}.discard")
+    return sides._replace(deck=deck, discard=discard), list(deck[:-1]) + list(discard)
+
+
+def _hand_side(data: dict[str, Any], pl: dict[str, Any], p: int, head: _Header, sides: _Sides) -> list[int]:
+    """Player ``p``'s hand and public cards checked into ``sides``; the hand's cards (no fortress)."""
+    where = f"players[{p}]"
+    hand_raw = pl.get("hand")
+    if not isinstance(hand_raw, list):
+        raise _fail(f"{where}.hand", "must be a list of card ids")
+    hand = tuple(_card(v, f"{where}.hand[{i}]", fortress=True) for i, v in enumerate(hand_raw))
+    if head.phase == "setup":
+        if hand:
+            raise _fail(f"{where}.hand", "hands are dealt when the setup ends (R2.6): empty here")
+    else:
+        forts = [c for c in hand if c >= N_CARDS]
+        if len(forts) != 1:
+            raise _fail(f"{where}.hand", f"must hold exactly one BASTION or FORT, found {len(forts)}")
+        # While an incantation resolves it is in no hand, and its caster's fortress is checked
+        # only once it is back at the right end (R3.4c, R5.4a): the caster's may be rightmost.
+        if hand[-1] >= N_CARDS and head.winner is None and p != _resolving_player(data):
+            raise _fail(
+                f"{where}.hand",
+                "the fortress card cannot be rightmost in a game that goes on (R4.2, R4.3), "
+                "except in the hand of a player whose incantation is resolving (R3.4c)",
+            )
+    sides.hands[p] = hand
+    for i, cid in enumerate(_list(pl.get("public", []), f"{where}.public")):
+        c = _card(cid, f"{where}.public[{i}]")
+        if c not in hand:
+            raise _fail(f"{where}.public[{i}]", f"{cid} is not in this hand")
+        sides.known[p] |= 1 << c
+    return [c for c in hand if c < N_CARDS]
+
+
+def _termination(data: dict[str, Any], winner: Any, solo: bool) -> Termination:
+    """How a finished position ended (``termination``, else the default); refused for a game in play."""
     termination = _default_termination(winner, solo)
     if winner is not None:
         if "termination" in data:
@@ -482,39 +577,7 @@ def load_position(data: Any, *, record_events: bool = True) -> Game:
                 raise _fail("termination", f"unknown termination {data['termination']!r} ({names})") from None
     elif "termination" in data:
         raise InvalidPositionError("'termination' belongs to a finished game (winner not null)")
-    if last_turn is None:
-        # R7.8a: the last turn is the automaton's first turn that begins with its deck empty above its Fort.
-        last_turn = solo and active == 1 and fort1 and len(deck) <= 1 and phase == "summon"
-    stage = SETUP if in_setup else SUMMON if phase == "summon" else COMBAT
-    state = GameState(
-        solo=solo,
-        ruleset=ruleset,
-        threat=threat,
-        stage=OVER if winner is not None else stage,
-        turn=turn,
-        active=active,
-        mana=mana,
-        winner=None if winner is None else DRAW if winner == "draw" else winner,
-        reason=termination_reason(termination, winner if winner in (0, 1) else None, ruleset.max_turns)
-        if winner is not None
-        else "",
-        termination=termination,
-        over_phase=stage,
-        hands=(hands[0], hands[1]),
-        lanes=tuple(lanes),
-        known=(known[0], known[1]),
-        deck=deck,
-        discard=discard,
-        last_turn=last_turn,
-        rng=rng,
-        setup=_setup(data["setup"], solo) if in_setup else None,
-        hidden_identities=hidden_ids,
-        **state_kw,
-    )
-    game = Game(state, record_events=record_events)
-    game.origin = GameOrigin(mode=mode, format="position", start_position=data)
-    game.resume()
-    return game
+    return termination
 
 
 def _default_termination(winner: Any, solo: bool) -> Termination:

@@ -34,7 +34,7 @@ from ..engine import GameEngine
 from ..native import PackedEvaluation, check_layout
 from ..options import LEVELS, Threat
 from ..position import sample_determinization
-from ..rules import Game
+from ..rules import Creature, Game
 from .greedy import DEFAULT_WEIGHTS, card_value, evaluate, fortress_after, incoming_hits, weight_values
 
 #: The model file's format tag.
@@ -140,52 +140,12 @@ def features(game: Game, seat: int) -> list[float]:
     x[5] = game.turn / 10.0
     x[6] = game.mana / 4.0 if mine else 0.0
     threat_bits = sum(ABILITY_BITS[a] for a in game.threat.abilities) if solo else 0
-    lanes: list[list[tuple[int, int, bool, bool, bool, int]]] = [[], [], [], []]
+    lanes: list[list[Creature]] = [[], [], [], []]
     for p, lane, _pos, cr in game.creatures():
         lanes[p * 2 + lane].append(cr)
     discard = len(game.automaton_discard) if solo else 0
-    lives: list[int] = [0, 0]
-    sides: list[tuple[bool, int, int]] = []
-    for k, p in enumerate((seat, other)):
-        side, left, size = game.fortress(p)
-        bastion = side == "BASTION"
-        sides.append((bastion, left, size))
-        automaton = solo and p == 1
-        extra = (discard if automaton else size - 1) if bastion else 0
-        x[7 + k] = float(left + extra)
-        x[9 + k] = 1.0 if bastion else 0.0
-        x[11 + k] = float(size)
-        lives[k] = left
-        attack = health = count = abilities = 0
-        for row in (lanes[p * 2], lanes[p * 2 + 1]):
-            for i, cr in enumerate(row):
-                c = cr[0]
-                bits = ABILITIES[c] | (threat_bits if automaton else 0)
-                if i:
-                    bits |= AURA[row[i - 1][0]]
-                if i + 1 < len(row):
-                    bits |= AURA[row[i + 1][0]]
-                attack += ATTACK[c]
-                health += HEALTH[c] - cr[1]
-                count += 1
-                abilities += _popcount(bits)
-        x[13 + k] = float(attack)
-        x[15 + k] = float(health)
-        x[17 + k] = float(count)
-        x[19 + k] = float(abilities)
-    bits_by_player = (0, threat_bits)
-    lethal = [0.0, 0.0]
-    for k, p in enumerate((seat, other)):
-        target = 1 - k
-        hits = incoming_hits(lanes, p, bits_by_player)
-        x[21 + k] = float(min(sum(hits), lives[target]))
-        bastion, left, size = sides[target]
-        fallen = fortress_after(bastion, left, size, hits) if hits else (bastion, left)
-        lethal[k] = 1.0 if fallen is None else 0.0
-    x[23] = lethal[0] * x[4]
-    x[24] = lethal[1] * x[4]
-    x[25] = lethal[0] * (1.0 - x[4])
-    x[26] = lethal[1] * (1.0 - x[4])
+    sides = [_side_features(x, k, game, p, lanes, threat_bits, discard) for k, p in enumerate((seat, other))]
+    _lethal_features(x, lanes, seat, sides, threat_bits)
     if not (solo and seat == 1):
         _side, _left, size = sides[0]
         value = sum(
@@ -197,6 +157,61 @@ def features(game: Game, seat: int) -> list[float]:
     if not solo and game.active == other:
         x[36] = game.mana / 4.0
     return x
+
+
+def _side_features(
+    x: list[float], k: int, game: Game, p: int, lanes: list[list[Creature]], threat_bits: int, discard: int
+) -> tuple[bool, int, int]:
+    """Side ``k``'s (0: the seat's, 1: the other's) life, Bastion, hand and creature totals into ``x``;
+    returns the side's fortress as ``(bastion, places left, hand size)``."""
+    side, left, size = game.fortress(p)
+    bastion = side == "BASTION"
+    automaton = game.is_solo and p == 1
+    extra = (discard if automaton else size - 1) if bastion else 0
+    x[7 + k] = float(left + extra)
+    x[9 + k] = 1.0 if bastion else 0.0
+    x[11 + k] = float(size)
+    attack = health = count = abilities = 0
+    for row in (lanes[p * 2], lanes[p * 2 + 1]):
+        for i, cr in enumerate(row):
+            c = cr[0]
+            bits = ABILITIES[c] | (threat_bits if automaton else 0)
+            if i:
+                bits |= AURA[row[i - 1][0]]
+            if i + 1 < len(row):
+                bits |= AURA[row[i + 1][0]]
+            attack += ATTACK[c]
+            health += HEALTH[c] - cr[1]
+            count += 1
+            abilities += _popcount(bits)
+    x[13 + k] = float(attack)
+    x[15 + k] = float(health)
+    x[17 + k] = float(count)
+    x[19 + k] = float(abilities)
+    return bastion, left, size
+
+
+def _lethal_features(
+    x: list[float],
+    lanes: list[list[Creature]],
+    seat: int,
+    sides: list[tuple[bool, int, int]],
+    threat_bits: int,
+) -> None:
+    """``hits`` and the four ``lethal`` features into ``x`` (``x[4]``, whose turn, already set)."""
+    bits_by_player = (0, threat_bits)
+    lethal = [0.0, 0.0]
+    for k, p in enumerate((seat, 1 - seat)):
+        target = 1 - k
+        hits = incoming_hits(lanes, p, bits_by_player)
+        bastion, left, size = sides[target]
+        x[21 + k] = float(min(sum(hits), left))
+        fallen = fortress_after(bastion, left, size, hits) if hits else (bastion, left)
+        lethal[k] = 1.0 if fallen is None else 0.0
+    x[23] = lethal[0] * x[4]
+    x[24] = lethal[1] * x[4]
+    x[25] = lethal[0] * (1.0 - x[4])
+    x[26] = lethal[1] * (1.0 - x[4])
 
 
 def threat_features(t: Threat) -> tuple[float, ...]:
