@@ -1,8 +1,8 @@
-/* The compiled core of Clash of Decks: the play phase of rules.py in C99 (docs/native.md).
+/* The compiled core of Clash of Decks: the play phase of the rules package (rules/) in C99 (docs/native.md).
  *
- * A game is one flat, fixed-size struct (State); the functions below follow rules.py's methods
+ * A game is one flat, fixed-size struct (State); the functions below follow the rules package's methods
  * one for one (same names without the leading underscore), so a difference is easy to find.  The
- * setup stage and events stay in Python.  The game's chance is rules.py's: BLAKE2b-512 (RFC 7693)
+ * setup stage and events stay in Python.  The game's chance is the rules package's: BLAKE2b-512 (RFC 7693)
  * over the 12-byte little-endian RNG state ``seed << 32 | counter``, implemented here.
  *
  * Card facts are not compiled in: clashofdecks.native passes the tables of cards.py once
@@ -333,7 +333,7 @@ static int compute_legal(const State *s, int *out) {
     return n;
 }
 
-/* ------------------------------------------------------------------ resolution (rules.py, same order) */
+/* ------------------------------------------------------------------ resolution (rules/, same order) */
 
 static int attack_chain(State *s, int p, int c, int lane, int i);
 static void run_activations(State *s);
@@ -888,108 +888,178 @@ static int get_opt_pair(PyObject *seq, Py_ssize_t i, const char *what, uint8_t *
     return r;
 }
 
-/* Config tuple: (solo, rotated, timing_combat, prot_any, per_card, defence_minus_one, threat_bits,
- *                base_mana, extra_mana, max_turns or -1)
- * State tuple: see core_export (the same layout). */
-static int core_load(State *s, PyObject *config, PyObject *state) {
-    long v;
-    memset(s, 0, sizeof *s);
-    if (!PySequence_Check(config) || PySequence_Size(config) != 10 || !PySequence_Check(state) ||
-        PySequence_Size(state) != 21) {
-        PyErr_SetString(PyExc_ValueError, "Core(config, state): a 10-tuple and a 21-tuple");
+/* state[1], the turn: an int up to 2**62 (a 64-bit field). */
+static int load_turn(State *s, PyObject *state) {
+    PyObject *item = PySequence_GetItem(state, 1);
+    if (!item) return -1;
+    long long t = PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    if ((t == -1 && PyErr_Occurred()) || t < 0 || t > 0x3fffffffffffffffLL) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "turn must be an integer in 0..2**62");
         return -1;
     }
-    if (get_long(config, 0, 0, 1, "solo", &v)) return -1;
-    s->solo = (uint8_t)v;
-    if (get_long(config, 1, 0, 1, "rotated", &v)) return -1;
-    s->rotated = (uint8_t)v;
-    if (get_long(config, 2, 0, 1, "timing_combat", &v)) return -1;
-    s->timing_combat = (uint8_t)v;
-    if (get_long(config, 3, 0, 1, "prot_any", &v)) return -1;
-    s->prot_any = (uint8_t)v;
-    if (get_long(config, 4, 0, 1, "per_card", &v)) return -1;
-    s->per_card = (uint8_t)v;
-    if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return -1;
-    s->defence_minus_one = (uint8_t)v;
-    if (get_long(config, 6, 0, 127, "threat_bits", &v)) return -1;
-    s->threat_bits = (uint8_t)v;
-    if (get_long(config, 7, 0, 1000, "base_mana", &v)) return -1;
-    s->base_mana = (int32_t)v;
-    if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return -1;
-    s->extra_mana = (int32_t)v;
-    if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return -1;
-    s->max_turns = (int32_t)v;
+    s->turn = t;
+    return 0;
+}
 
-    if (get_long(state, 0, SUMMON, OVER, "stage", &v)) return -1;
-    s->stage = (uint8_t)v;
-    {
-        PyObject *item = PySequence_GetItem(state, 1);
-        if (!item) return -1;
-        long long t = PyLong_AsLongLong(item);
-        Py_DECREF(item);
-        if ((t == -1 && PyErr_Occurred()) || t < 0 || t > 0x3fffffffffffffffLL) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "turn must be an integer in 0..2**62");
-            return -1;
+/* state[9], the four lanes of creature 6-tuples. */
+static int load_lanes(State *s, PyObject *state) {
+    PyObject *lanes = PySequence_GetItem(state, 9);
+    if (!lanes) return -1;
+    int bad = !PySequence_Check(lanes) || PySequence_Size(lanes) != 4;
+    for (int k = 0; k < 4 && !bad; k++) {
+        PyObject *L = PySequence_GetItem(lanes, k);
+        if (!L) {
+            bad = 2;
+            break;
         }
-        s->turn = t;
-    }
-    if (get_long(state, 2, 0, 1, "active", &v)) return -1;
-    s->active = (uint8_t)v;
-    if (get_long(state, 3, -1000000, 1000000, "mana", &v)) return -1;
-    s->mana = (int32_t)v;
-    if (get_long(state, 4, -1, 2, "winner", &v)) return -1;
-    s->winner = v < 0 ? NONE : (uint8_t)v;
-    if (get_long(state, 5, 0, 3, "termination", &v)) return -1;
-    s->termination = (uint8_t)v;
-    if (get_long(state, 6, 0, 3, "over_phase", &v)) return -1;
-    s->over_phase = (uint8_t)v;
-    if (get_cards(state, 7, HAND_CAP, FORT, "hand 0", s->hands[0], &s->hand_len[0])) return -1;
-    if (get_cards(state, 8, HAND_CAP, FORT, "hand 1", s->hands[1], &s->hand_len[1])) return -1;
-    {
-        PyObject *lanes = PySequence_GetItem(state, 9);
-        if (!lanes) return -1;
-        int bad = !PySequence_Check(lanes) || PySequence_Size(lanes) != 4;
-        for (int k = 0; k < 4 && !bad; k++) {
-            PyObject *L = PySequence_GetItem(lanes, k);
-            if (!L) {
-                bad = 2;
-                break;
-            }
-            Py_ssize_t n = PySequence_Check(L) ? PySequence_Size(L) : -1;
-            if (n < 0 || n > LANE_CAP) {
-                Py_DECREF(L);
-                bad = 1;
-                break;
-            }
-            for (Py_ssize_t i = 0; i < n && !bad; i++) {
-                PyObject *cr = PySequence_GetItem(L, i);
-                long f[6];
-                static const long hi[6] = {N_CARDS - 1, 255, 1, 1, 1, 255};
-                if (!cr || !PySequence_Check(cr) || PySequence_Size(cr) != 6) {
-                    bad = 1;
-                } else {
-                    for (int j = 0; j < 6 && !bad; j++)
-                        if (get_long(cr, j, 0, hi[j], "a creature field", &f[j])) bad = 2;
-                }
-                Py_XDECREF(cr);
-                if (!bad) {
-                    Creature c = {(uint8_t)f[0], (uint8_t)f[1],
-                                  (uint8_t)((f[2] ? F_NEW : 0) | (f[3] ? F_PROT : 0) | (f[4] ? F_ACT : 0)),
-                                  (uint8_t)f[5]};
-                    s->lanes[k][i] = c;
-                }
-            }
-            s->lane_len[k] = (uint8_t)n;
+        Py_ssize_t n = PySequence_Check(L) ? PySequence_Size(L) : -1;
+        if (n < 0 || n > LANE_CAP) {
             Py_DECREF(L);
+            bad = 1;
+            break;
         }
-        Py_DECREF(lanes);
-        if (bad) {
-            if (bad == 1 || !PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "lanes must be 4 sequences of creature 6-tuples");
+        for (Py_ssize_t i = 0; i < n && !bad; i++) {
+            PyObject *cr = PySequence_GetItem(L, i);
+            long f[6];
+            static const long hi[6] = {N_CARDS - 1, 255, 1, 1, 1, 255};
+            if (!cr || !PySequence_Check(cr) || PySequence_Size(cr) != 6) {
+                bad = 1;
+            } else {
+                for (int j = 0; j < 6 && !bad; j++)
+                    if (get_long(cr, j, 0, hi[j], "a creature field", &f[j])) bad = 2;
+            }
+            Py_XDECREF(cr);
+            if (!bad) {
+                Creature c = {(uint8_t)f[0], (uint8_t)f[1],
+                              (uint8_t)((f[2] ? F_NEW : 0) | (f[3] ? F_PROT : 0) | (f[4] ? F_ACT : 0)),
+                              (uint8_t)f[5]};
+                s->lanes[k][i] = c;
+            }
+        }
+        s->lane_len[k] = (uint8_t)n;
+        Py_DECREF(L);
+    }
+    Py_DECREF(lanes);
+    if (bad) {
+        if (bad == 1 || !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "lanes must be 4 sequences of creature 6-tuples");
+        return -1;
+    }
+    return 0;
+}
+
+/* state[14], a pending return order (R3.9): None or (player, cards). */
+static int load_pending(State *s, PyObject *state) {
+    PyObject *item = PySequence_GetItem(state, 14);
+    if (!item) return -1;
+    s->pending_player = NONE;
+    if (item != Py_None) {
+        long q;
+        uint8_t n = 0;
+        if (get_long(item, 0, 0, 1, "pending player", &q) ||
+            get_cards(item, 1, 3, N_CARDS - 1, "pending cards", s->pending, &n)) {
+            Py_DECREF(item);
             return -1;
         }
+        if (n < 1) {
+            Py_DECREF(item);
+            PyErr_SetString(PyExc_ValueError, "a pending return order needs 1 to 3 cards");
+            return -1;
+        }
+        s->pending_player = (uint8_t)q;
+        s->pending_n = n;
     }
+    Py_DECREF(item);
+    return 0;
+}
+
+/* state[18], the automaton's summoning progress this turn: None or (spent, slot, revealed). */
+static int load_automaton_progress(State *s, PyObject *state) {
+    PyObject *item = PySequence_GetItem(state, 18);
+    if (!item) return -1;
+    if (item != Py_None) {
+        long a, b, c;
+        if (get_long(item, 0, -1000000, 1000000, "automaton cost spent", &a) ||
+            get_long(item, 1, 0, 1000000, "automaton lane slot", &b) ||
+            get_long(item, 2, 0, 1000000, "automaton cards revealed", &c)) {
+            Py_DECREF(item);
+            return -1;
+        }
+        s->auto_on = 1;
+        s->auto_spent = (int32_t)a;
+        s->auto_slot = (int32_t)b;
+        s->auto_shown = (int32_t)c;
+    }
+    Py_DECREF(item);
+    return 0;
+}
+
+/* state[20], the RNG state ``seed << 32 | counter``: 0..2**96-1. */
+static int load_rng(State *s, PyObject *state) {
+    PyObject *item = PySequence_GetItem(state, 20);
+    if (!item) return -1;
+    PyObject *mask = PyLong_FromUnsignedLongLong(0xffffffffULL);
+    PyObject *shift = PyLong_FromLong(32);
+    PyObject *lo = mask && PyLong_Check(item) ? PyNumber_And(item, mask) : NULL;
+    PyObject *hi = shift && PyLong_Check(item) ? PyNumber_Rshift(item, shift) : NULL;
+    PyObject *zero = PyLong_FromLong(0);
+    int bad = !lo || !hi || !zero || PyObject_RichCompareBool(item, zero, Py_LT) != 0;
+    Py_XDECREF(zero);
+    unsigned long long l = 0, h = 0;
+    if (!bad) {
+        l = PyLong_AsUnsignedLongLong(lo);
+        h = PyLong_AsUnsignedLongLong(hi);
+        bad = PyErr_Occurred() != NULL;
+    }
+    Py_XDECREF(mask);
+    Py_XDECREF(shift);
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    Py_DECREF(item);
+    if (bad) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "rng must be an integer in 0..2**96-1");
+        return -1;
+    }
+    s->rng_counter = (uint32_t)l;
+    s->rng_seed = (uint64_t)h;
+    return 0;
+}
+
+/* Consistency the fixed-size arrays rely on: each card at most once among a player's things
+ * (in the custom format both players may own the same card). */
+static int check_unique_cards(const State *s) {
+    uint64_t seen[2] = {0, 0};
+    int dup = 0;
+#define SEE(owner, c)                           \
+    do {                                        \
+        int c_ = (c);                           \
+        if (c_ < N_CARDS) {                     \
+            if (seen[owner] >> c_ & 1) dup = 1; \
+            seen[owner] |= 1ULL << c_;          \
+        }                                       \
+    } while (0)
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < s->hand_len[p]; i++) SEE(p, s->hands[p][i]);
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < s->lane_len[k]; i++) SEE(k >> 1, s->lanes[k][i].card);
+    for (int i = 0; i < s->deck_len; i++) SEE(1, s->deck[i]);
+    for (int i = 0; i < s->discard_len; i++) SEE(1, s->discard[i]);
+    if (s->pending_player != NONE)
+        for (int i = 0; i < s->pending_n; i++) SEE(s->pending_player, s->pending[i]);
+    if (s->cast_p != NONE) SEE(s->cast_p, s->cast_c);
+#undef SEE
+    if (dup) {
+        PyErr_SetString(PyExc_ValueError, "a card is in two places at once");
+        return -1;
+    }
+    return 0;
+}
+
+/* state[10], state[11]: per player a bit per card whose hand place is public (R9.2). */
+static int load_known(State *s, PyObject *state) {
     for (int p = 0; p < 2; p++) {
         PyObject *item = PySequence_GetItem(state, 10 + p);
         if (!item) return -1;
@@ -1002,115 +1072,12 @@ static int core_load(State *s, PyObject *config, PyObject *state) {
         }
         s->known[p] = k;
     }
-    if (get_cards(state, 12, DECK_CAP - 1, FORT, "the automaton's deck", s->deck, &s->deck_len)) return -1;
-    if (get_cards(state, 13, DECK_CAP - 1, N_CARDS - 1, "the automaton's discard", s->discard,
-                  &s->discard_len))
-        return -1;
-    {
-        PyObject *item = PySequence_GetItem(state, 14);
-        if (!item) return -1;
-        s->pending_player = NONE;
-        if (item != Py_None) {
-            long q;
-            uint8_t n = 0;
-            if (get_long(item, 0, 0, 1, "pending player", &q) ||
-                get_cards(item, 1, 3, N_CARDS - 1, "pending cards", s->pending, &n)) {
-                Py_DECREF(item);
-                return -1;
-            }
-            if (n < 1) {
-                Py_DECREF(item);
-                PyErr_SetString(PyExc_ValueError, "a pending return order needs 1 to 3 cards");
-                return -1;
-            }
-            s->pending_player = (uint8_t)q;
-            s->pending_n = n;
-        }
-        Py_DECREF(item);
-    }
-    if (get_opt_pair(state, 15, "resolving", &s->cast_p, &s->cast_c)) return -1;
-    if (get_opt_pair(state, 16, "attacker", &s->chain_p, &s->chain_c)) return -1;
-    if (get_long(state, 17, 0, 1, "ending", &v)) return -1;
-    s->ending = (uint8_t)v;
-    {
-        PyObject *item = PySequence_GetItem(state, 18);
-        if (!item) return -1;
-        if (item != Py_None) {
-            long a, b, c;
-            if (get_long(item, 0, -1000000, 1000000, "automaton cost spent", &a) ||
-                get_long(item, 1, 0, 1000000, "automaton lane slot", &b) ||
-                get_long(item, 2, 0, 1000000, "automaton cards revealed", &c)) {
-                Py_DECREF(item);
-                return -1;
-            }
-            s->auto_on = 1;
-            s->auto_spent = (int32_t)a;
-            s->auto_slot = (int32_t)b;
-            s->auto_shown = (int32_t)c;
-        }
-        Py_DECREF(item);
-    }
-    if (get_long(state, 19, 0, 1, "last_turn", &v)) return -1;
-    s->last_turn = (uint8_t)v;
-    {
-        PyObject *item = PySequence_GetItem(state, 20);
-        if (!item) return -1;
-        PyObject *mask = PyLong_FromUnsignedLongLong(0xffffffffULL);
-        PyObject *shift = PyLong_FromLong(32);
-        PyObject *lo = mask && PyLong_Check(item) ? PyNumber_And(item, mask) : NULL;
-        PyObject *hi = shift && PyLong_Check(item) ? PyNumber_Rshift(item, shift) : NULL;
-        PyObject *zero = PyLong_FromLong(0);
-        int bad = !lo || !hi || !zero || PyObject_RichCompareBool(item, zero, Py_LT) != 0;
-        Py_XDECREF(zero);
-        unsigned long long l = 0, h = 0;
-        if (!bad) {
-            l = PyLong_AsUnsignedLongLong(lo);
-            h = PyLong_AsUnsignedLongLong(hi);
-            bad = PyErr_Occurred() != NULL;
-        }
-        Py_XDECREF(mask);
-        Py_XDECREF(shift);
-        Py_XDECREF(lo);
-        Py_XDECREF(hi);
-        Py_DECREF(item);
-        if (bad) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "rng must be an integer in 0..2**96-1");
-            return -1;
-        }
-        s->rng_counter = (uint32_t)l;
-        s->rng_seed = (uint64_t)h;
-    }
-    /* Consistency the fixed-size arrays rely on: each card at most once among a player's things
-     * (in the custom format both players may own the same card). */
-    {
-        uint64_t seen[2] = {0, 0};
-        int dup = 0;
-#define SEE(owner, c)                              \
-    do {                                           \
-        int c_ = (c);                              \
-        if (c_ < N_CARDS) {                        \
-            if (seen[owner] >> c_ & 1) dup = 1;    \
-            seen[owner] |= 1ULL << c_;             \
-        }                                          \
-    } while (0)
-        for (int p = 0; p < 2; p++)
-            for (int i = 0; i < s->hand_len[p]; i++) SEE(p, s->hands[p][i]);
-        for (int k = 0; k < 4; k++)
-            for (int i = 0; i < s->lane_len[k]; i++) SEE(k >> 1, s->lanes[k][i].card);
-        for (int i = 0; i < s->deck_len; i++) SEE(1, s->deck[i]);
-        for (int i = 0; i < s->discard_len; i++) SEE(1, s->discard[i]);
-        if (s->pending_player != NONE)
-            for (int i = 0; i < s->pending_n; i++) SEE(s->pending_player, s->pending[i]);
-        if (s->cast_p != NONE) SEE(s->cast_p, s->cast_c);
-#undef SEE
-        if (dup) {
-            PyErr_SetString(PyExc_ValueError, "a card is in two places at once");
-            return -1;
-        }
-    }
-    /* The fortress cards: one per hand that plays (duel: both; solo: the player's), the automaton's
-     * at the bottom of its deck; the fort flags follow from them as rules.Game._set_state says. */
+    return 0;
+}
+
+/* The fortress cards: one per hand that plays (duel: both; solo: the player's), the automaton's
+ * at the bottom of its deck; the fort flags follow from them as rules/core.py's GameCore._set_state says. */
+static int check_fortresses(State *s) {
     for (int p = 0; p < 2; p++) {
         int forts = 0, flips = 0;
         for (int i = 0; i < s->hand_len[p]; i++) {
@@ -1138,6 +1105,80 @@ static int core_load(State *s, PyObject *config, PyObject *state) {
         PyErr_SetString(PyExc_ValueError, "a duel has no automaton deck or discard");
         return -1;
     }
+    return 0;
+}
+
+/* The rule options (see core_load's config tuple). */
+static int load_config(State *s, PyObject *config) {
+    long v;
+    if (get_long(config, 0, 0, 1, "solo", &v)) return -1;
+    s->solo = (uint8_t)v;
+    if (get_long(config, 1, 0, 1, "rotated", &v)) return -1;
+    s->rotated = (uint8_t)v;
+    if (get_long(config, 2, 0, 1, "timing_combat", &v)) return -1;
+    s->timing_combat = (uint8_t)v;
+    if (get_long(config, 3, 0, 1, "prot_any", &v)) return -1;
+    s->prot_any = (uint8_t)v;
+    if (get_long(config, 4, 0, 1, "per_card", &v)) return -1;
+    s->per_card = (uint8_t)v;
+    if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return -1;
+    s->defence_minus_one = (uint8_t)v;
+    if (get_long(config, 6, 0, 127, "threat_bits", &v)) return -1;
+    s->threat_bits = (uint8_t)v;
+    if (get_long(config, 7, 0, 1000, "base_mana", &v)) return -1;
+    s->base_mana = (int32_t)v;
+    if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return -1;
+    s->extra_mana = (int32_t)v;
+    if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return -1;
+    s->max_turns = (int32_t)v;
+    return 0;
+}
+
+/* Config tuple: (solo, rotated, timing_combat, prot_any, per_card, defence_minus_one, threat_bits,
+ *                base_mana, extra_mana, max_turns or -1)
+ * State tuple: see core_export (the same layout). */
+static int core_load(State *s, PyObject *config, PyObject *state) {
+    long v;
+    memset(s, 0, sizeof *s);
+    if (!PySequence_Check(config) || PySequence_Size(config) != 10 || !PySequence_Check(state) ||
+        PySequence_Size(state) != 21) {
+        PyErr_SetString(PyExc_ValueError, "Core(config, state): a 10-tuple and a 21-tuple");
+        return -1;
+    }
+    if (load_config(s, config)) return -1;
+
+    if (get_long(state, 0, SUMMON, OVER, "stage", &v)) return -1;
+    s->stage = (uint8_t)v;
+    if (load_turn(s, state)) return -1;
+    if (get_long(state, 2, 0, 1, "active", &v)) return -1;
+    s->active = (uint8_t)v;
+    if (get_long(state, 3, -1000000, 1000000, "mana", &v)) return -1;
+    s->mana = (int32_t)v;
+    if (get_long(state, 4, -1, 2, "winner", &v)) return -1;
+    s->winner = v < 0 ? NONE : (uint8_t)v;
+    if (get_long(state, 5, 0, 3, "termination", &v)) return -1;
+    s->termination = (uint8_t)v;
+    if (get_long(state, 6, 0, 3, "over_phase", &v)) return -1;
+    s->over_phase = (uint8_t)v;
+    if (get_cards(state, 7, HAND_CAP, FORT, "hand 0", s->hands[0], &s->hand_len[0])) return -1;
+    if (get_cards(state, 8, HAND_CAP, FORT, "hand 1", s->hands[1], &s->hand_len[1])) return -1;
+    if (load_lanes(s, state)) return -1;
+    if (load_known(s, state)) return -1;
+    if (get_cards(state, 12, DECK_CAP - 1, FORT, "the automaton's deck", s->deck, &s->deck_len)) return -1;
+    if (get_cards(state, 13, DECK_CAP - 1, N_CARDS - 1, "the automaton's discard", s->discard,
+                  &s->discard_len))
+        return -1;
+    if (load_pending(s, state)) return -1;
+    if (get_opt_pair(state, 15, "resolving", &s->cast_p, &s->cast_c)) return -1;
+    if (get_opt_pair(state, 16, "attacker", &s->chain_p, &s->chain_c)) return -1;
+    if (get_long(state, 17, 0, 1, "ending", &v)) return -1;
+    s->ending = (uint8_t)v;
+    if (load_automaton_progress(s, state)) return -1;
+    if (get_long(state, 19, 0, 1, "last_turn", &v)) return -1;
+    s->last_turn = (uint8_t)v;
+    if (load_rng(s, state)) return -1;
+    if (check_unique_cards(s)) return -1;
+    if (check_fortresses(s)) return -1;
     return 0;
 }
 
@@ -2054,6 +2095,67 @@ static int l_load(PyObject *packed, Learned *m) {
     return 0;
 }
 
+/* A side's fortress as evaluation.features reads it: Bastion (not yet flipped), places left before it
+ * is rightmost, hand size (the automaton: its deck). */
+typedef struct {
+    int bastion, left, size;
+} LSide;
+
+/* evaluation._side_features: side k's (0: seat's, 1: the other's) life, Bastion, hand and creature
+ * totals into x; its fortress into *side. */
+static void l_side_features(const State *s, int k, int p, int threat_bits, int discard, double *x, LSide *side) {
+    int automaton = s->solo && p == 1;
+    int bastion = !s->fort[p], left, size;
+    if (automaton) {
+        left = s->deck_len - 1;
+        size = s->deck_len;
+    } else {
+        size = s->hand_len[p];
+        left = size - 1 - hand_index(s, p, s->fort[p] ? FORT : BASTION);
+    }
+    side->bastion = bastion, side->left = left, side->size = size;
+    int extra = bastion ? (automaton ? discard : size - 1) : 0;
+    x[7 + k] = (double)(left + extra);
+    x[9 + k] = bastion ? 1.0 : 0.0;
+    x[11 + k] = (double)size;
+    int attack = 0, health = 0, count = 0, abilities = 0;
+    for (int lane = p * 2; lane < p * 2 + 2; lane++) {
+        const Creature *L = s->lanes[lane];
+        int n = s->lane_len[lane];
+        for (int i = 0; i < n; i++) {
+            int c = L[i].card;
+            attack += ATTACK[c];
+            health += HEALTH[c] - L[i].damage;
+            count++;
+            abilities += g_popcount(g_bits(L, n, i, automaton ? threat_bits : 0));
+        }
+    }
+    x[13 + k] = (double)attack;
+    x[15 + k] = (double)health;
+    x[17 + k] = (double)count;
+    x[19 + k] = (double)abilities;
+}
+
+/* evaluation._lethal_features: hits and the four lethal features into x (x[4], whose turn, set). */
+static void l_lethal_features(const State *s, int seat, const LSide sides[2], int threat_bits, double *x) {
+    int threat[2] = {0, threat_bits};
+    double lethal[2];
+    for (int k = 0; k < 2; k++) {
+        int p = k == 0 ? seat : 1 - seat, target = 1 - k;
+        int hits[2 * LANE_CAP];
+        int nh = g_incoming_hits(s, p, threat, hits);
+        int total = 0;
+        for (int i = 0; i < nh; i++) total += hits[i];
+        int bastion = sides[target].bastion, left = sides[target].left;
+        x[21 + k] = (double)(total < left ? total : left);
+        lethal[k] = nh && !g_fortress_after(&bastion, &left, sides[target].size, hits, nh) ? 1.0 : 0.0;
+    }
+    x[23] = lethal[0] * x[4];
+    x[24] = lethal[1] * x[4];
+    x[25] = lethal[0] * (1.0 - x[4]);
+    x[26] = lethal[1] * (1.0 - x[4]);
+}
+
 /* evaluation.features(game, seat) of a play-phase (or setup) state. */
 static void l_features(const State *s, int seat, const Learned *m, double *x) {
     for (int i = 0; i < L_FEATURES; i++) x[i] = 0.0;
@@ -2074,57 +2176,10 @@ static void l_features(const State *s, int seat, const Learned *m, double *x) {
     x[6] = mine ? (double)s->mana / 4.0 : 0.0;
     int threat_bits = solo ? s->threat_bits : 0;
     int discard = solo ? s->discard_len : 0;
-    int lives[2], bastions[2], lefts[2], sizes[2];
-    for (int k = 0; k < 2; k++) {
-        int p = k == 0 ? seat : other;
-        int automaton = solo && p == 1;
-        int bastion = !s->fort[p], left, size;
-        if (automaton) {
-            left = s->deck_len - 1;
-            size = s->deck_len;
-        } else {
-            size = s->hand_len[p];
-            left = size - 1 - hand_index(s, p, s->fort[p] ? FORT : BASTION);
-        }
-        bastions[k] = bastion, lefts[k] = left, sizes[k] = size;
-        int extra = bastion ? (automaton ? discard : size - 1) : 0;
-        x[7 + k] = (double)(left + extra);
-        x[9 + k] = bastion ? 1.0 : 0.0;
-        x[11 + k] = (double)size;
-        lives[k] = left;
-        int attack = 0, health = 0, count = 0, abilities = 0;
-        for (int lane = p * 2; lane < p * 2 + 2; lane++) {
-            const Creature *L = s->lanes[lane];
-            int n = s->lane_len[lane];
-            for (int i = 0; i < n; i++) {
-                int c = L[i].card;
-                attack += ATTACK[c];
-                health += HEALTH[c] - L[i].damage;
-                count++;
-                abilities += g_popcount(g_bits(L, n, i, automaton ? threat_bits : 0));
-            }
-        }
-        x[13 + k] = (double)attack;
-        x[15 + k] = (double)health;
-        x[17 + k] = (double)count;
-        x[19 + k] = (double)abilities;
-    }
-    int threat[2] = {0, threat_bits};
-    double lethal[2];
-    for (int k = 0; k < 2; k++) {
-        int p = k == 0 ? seat : other, target = 1 - k;
-        int hits[2 * LANE_CAP];
-        int nh = g_incoming_hits(s, p, threat, hits);
-        int total = 0;
-        for (int i = 0; i < nh; i++) total += hits[i];
-        x[21 + k] = (double)(total < lives[target] ? total : lives[target]);
-        int bastion = bastions[target], left = lefts[target];
-        lethal[k] = nh && !g_fortress_after(&bastion, &left, sizes[target], hits, nh) ? 1.0 : 0.0;
-    }
-    x[23] = lethal[0] * x[4];
-    x[24] = lethal[1] * x[4];
-    x[25] = lethal[0] * (1.0 - x[4]);
-    x[26] = lethal[1] * (1.0 - x[4]);
+    LSide sides[2];
+    l_side_features(s, 0, seat, threat_bits, discard, x, &sides[0]);
+    l_side_features(s, 1, other, threat_bits, discard, x, &sides[1]);
+    l_lethal_features(s, seat, sides, threat_bits, x);
     if (!(solo && seat == 1)) {
         /* sum() over Game.playable_cards (the 4 leftmost, fortress not counted) that it can pay for */
         double value = 0.0;
@@ -2132,7 +2187,7 @@ static void l_features(const State *s, int seat, const Learned *m, double *x) {
             int c = s->hands[seat][i];
             if (c >= N_CARDS) continue;
             seen++;
-            if (COST[c] <= sizes[0]) value += m->card_value[c];
+            if (COST[c] <= sides[0].size) value += m->card_value[c];
         }
         x[27] = value / 10.0;
     }
@@ -2443,6 +2498,121 @@ static int search_batch(Tree *t, const State *base, MTState *g, Bits *bits, cons
     return 0;
 }
 
+/* core_search's checks of its arguments and its score: a Python callable, (weights, scale) for the
+ * heuristic (into *heuristic) or a packed learned model (into *learned).  0, or -1 with an exception. */
+static int search_settings(const State *s, int player, SearchSettings *set, Learned *learned,
+                           GreedyWeights *heuristic) {
+    PyObject *weights;
+    if (!(set->mix >= 0.0 && set->mix <= 1.0)) {
+        PyErr_SetString(PyExc_ValueError, "search: mix is between 0 and 1");
+        return -1;
+    }
+    if (player != 0 && player != 1) {
+        PyErr_SetString(PyExc_ValueError, "search: player is 0 or 1");
+        return -1;
+    }
+    if (current_player(s) != player) {
+        PyErr_SetString(PyExc_ValueError, "search: the player is not the one to move");
+        return -1;
+    }
+    if (!(set->c >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "search: the exploration constant must be >= 0");
+        return -1;
+    }
+    set->learned = NULL;
+    set->heuristic = NULL;
+    if (PyTuple_Check(set->score) && PyTuple_GET_SIZE(set->score) == 2) {
+        if (!PyArg_ParseTuple(set->score, "Od", &weights, &set->heuristic_scale) || g_weights(weights, heuristic))
+            return -1;
+        if (!(set->heuristic_scale > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "search: the heuristic's scale must be > 0");
+            return -1;
+        }
+        set->heuristic = heuristic;
+        set->score = NULL;
+    } else if (PyTuple_Check(set->score)) {
+        if (l_load(set->score, learned)) return -1;
+        set->learned = learned;
+        set->score = NULL;
+    } else if (!PyCallable_Check(set->score)) {
+        PyErr_SetString(PyExc_TypeError, "search: score must be callable, (weights, scale) or a packed learned model");
+        return -1;
+    }
+    return 0;
+}
+
+/* What a search runs over: its tree, the state it starts from, its RNG and its settings. */
+typedef struct {
+    Tree *t;
+    const State *base;
+    MTState *g;
+    Bits *bits;
+    const SearchSettings *set;
+    int player, perfect, hidden_ids;
+} SearchRun;
+
+/* core_search's batches until the iteration cap (limit) or, with a clock (else NULL), until clock()
+ * reads deadline_at or later; the iterations done into *count.  0, or -1 with an exception set. */
+static int search_run(const SearchRun *r, long long limit, PyObject *clock, double deadline_at, long long *count) {
+    while (*count < limit) {
+        int failed;
+        if (!r->set->score) {
+            Py_BEGIN_ALLOW_THREADS;
+            failed = search_batch(r->t, r->base, r->g, r->bits, r->set, r->player, r->perfect, r->hidden_ids,
+                                  limit, count);
+            Py_END_ALLOW_THREADS;
+        } else {
+            failed = search_batch(r->t, r->base, r->g, r->bits, r->set, r->player, r->perfect, r->hidden_ids,
+                                  limit, count);
+            if (!failed) {
+                /* Let other threads run (a web server's event loop waits on a hint otherwise), as
+                 * the Python loop would every switch interval. */
+                Py_BEGIN_ALLOW_THREADS;
+                Py_END_ALLOW_THREADS;
+            }
+        }
+        if (failed) {
+            search_raise(failed);
+            return -1;
+        }
+        if ((*count & 7) != 0) break; /* the iteration cap, inside a batch */
+        if (PyErr_CheckSignals()) return -1;
+        if (clock) {
+            PyObject *now = PyObject_CallNoArgs(clock);
+            if (!now) return -1;
+            double x = PyFloat_AsDouble(now);
+            Py_DECREF(now);
+            if (x == -1.0 && PyErr_Occurred()) return -1;
+            if (x >= deadline_at) break;
+        }
+    }
+    return 0;
+}
+
+/* core_search's answer: (iterations done, mt_state after, ((action, visits, wins), ...) of the root's
+ * children); NULL with an exception set. */
+static PyObject *search_result(const Tree *t, MTState *g, long long count) {
+    int n_children = 0;
+    for (int32_t ch = t->nodes[0].child; ch >= 0; ch = t->nodes[ch].sibling) n_children++;
+    PyObject *stats = PyTuple_New(n_children);
+    if (!stats) return NULL;
+    int i = 0;
+    for (int32_t ch = t->nodes[0].child; ch >= 0; ch = t->nodes[ch].sibling, i++) {
+        PyObject *row = Py_BuildValue("(iLd)", t->nodes[ch].action, (long long)t->nodes[ch].visits, t->nodes[ch].wins);
+        if (!row) {
+            Py_DECREF(stats);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(stats, i, row);
+    }
+    PyObject *state_after = mt_export(g);
+    if (!state_after) {
+        Py_DECREF(stats);
+        return NULL;
+    }
+    return Py_BuildValue("(LNN)", count, state_after, stats);
+}
+
 /* search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities,
  *        cutoff_turns, max_rollout_actions, score, mix=0.0) -> (iterations done, mt_state after,
  *        ((action, visits, wins), ...) of the root's children)
@@ -2463,46 +2633,11 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
     SearchSettings set;
     Learned learned;
     GreedyWeights heuristic;
-    PyObject *weights;
     set.mix = 0.0;
     if (!PyArg_ParseTuple(args, "iOLOOdppLLO|d", &player, &mt_state, &iterations, &deadline, &clock, &set.c,
                           &perfect, &hidden_ids, &set.turns_after, &set.max_rollout, &set.score, &set.mix))
         return NULL;
-    if (!(set.mix >= 0.0 && set.mix <= 1.0)) {
-        PyErr_SetString(PyExc_ValueError, "search: mix is between 0 and 1");
-        return NULL;
-    }
-    if (player != 0 && player != 1) {
-        PyErr_SetString(PyExc_ValueError, "search: player is 0 or 1");
-        return NULL;
-    }
-    if (current_player(&self->s) != player) {
-        PyErr_SetString(PyExc_ValueError, "search: the player is not the one to move");
-        return NULL;
-    }
-    if (!(set.c >= 0.0)) {
-        PyErr_SetString(PyExc_ValueError, "search: the exploration constant must be >= 0");
-        return NULL;
-    }
-    set.learned = NULL;
-    set.heuristic = NULL;
-    if (PyTuple_Check(set.score) && PyTuple_GET_SIZE(set.score) == 2) {
-        if (!PyArg_ParseTuple(set.score, "Od", &weights, &set.heuristic_scale) || g_weights(weights, &heuristic))
-            return NULL;
-        if (!(set.heuristic_scale > 0.0)) {
-            PyErr_SetString(PyExc_ValueError, "search: the heuristic's scale must be > 0");
-            return NULL;
-        }
-        set.heuristic = &heuristic;
-        set.score = NULL;
-    } else if (PyTuple_Check(set.score)) {
-        if (l_load(set.score, &learned)) return NULL;
-        set.learned = &learned;
-        set.score = NULL;
-    } else if (!PyCallable_Check(set.score)) {
-        PyErr_SetString(PyExc_TypeError, "search: score must be callable, (weights, scale) or a packed learned model");
-        return NULL;
-    }
+    if (search_settings(&self->s, player, &set, &learned, &heuristic)) return NULL;
     if (deadline != Py_None && !PyCallable_Check(clock)) {
         PyErr_SetString(PyExc_TypeError, "search: clock must be callable with a deadline");
         return NULL;
@@ -2524,55 +2659,9 @@ static PyObject *core_search(CoreObject *self, PyObject *args) {
     }
     long long limit = iterations < 0 ? (1LL << 62) : iterations;
     long long count = 0;
-    while (count < limit) {
-        int failed;
-        if (!set.score) {
-            Py_BEGIN_ALLOW_THREADS;
-            failed = search_batch(&t, &base, &g, &bits, &set, player, perfect, hidden_ids, limit, &count);
-            Py_END_ALLOW_THREADS;
-        } else {
-            failed = search_batch(&t, &base, &g, &bits, &set, player, perfect, hidden_ids, limit, &count);
-            if (!failed) {
-                /* Let other threads run (a web server's event loop waits on a hint otherwise), as
-                 * the Python loop would every switch interval. */
-                Py_BEGIN_ALLOW_THREADS;
-                Py_END_ALLOW_THREADS;
-            }
-        }
-        if (failed) {
-            search_raise(failed);
-            goto done;
-        }
-        if ((count & 7) != 0) break; /* the iteration cap, inside a batch */
-        if (PyErr_CheckSignals()) goto done;
-        if (deadline != Py_None) {
-            PyObject *now = PyObject_CallNoArgs(clock);
-            if (!now) goto done;
-            double x = PyFloat_AsDouble(now);
-            Py_DECREF(now);
-            if (x == -1.0 && PyErr_Occurred()) goto done;
-            if (x >= deadline_at) break;
-        }
-    }
-    int n_children = 0;
-    for (int32_t ch = t.nodes[0].child; ch >= 0; ch = t.nodes[ch].sibling) n_children++;
-    PyObject *stats = PyTuple_New(n_children);
-    if (!stats) goto done;
-    int i = 0;
-    for (int32_t ch = t.nodes[0].child; ch >= 0; ch = t.nodes[ch].sibling, i++) {
-        PyObject *row = Py_BuildValue("(iLd)", t.nodes[ch].action, (long long)t.nodes[ch].visits, t.nodes[ch].wins);
-        if (!row) {
-            Py_DECREF(stats);
-            goto done;
-        }
-        PyTuple_SET_ITEM(stats, i, row);
-    }
-    PyObject *state_after = mt_export(&g);
-    if (!state_after) {
-        Py_DECREF(stats);
-        goto done;
-    }
-    result = Py_BuildValue("(LNN)", count, state_after, stats);
+    SearchRun run = {&t, &base, &g, &bits, &set, player, perfect, hidden_ids};
+    if (search_run(&run, limit, deadline != Py_None ? clock : NULL, deadline_at, &count)) goto done;
+    result = search_result(&t, &g, count);
 done:
     PyMem_RawFree(t.nodes);
     PyMem_RawFree(t.path);
