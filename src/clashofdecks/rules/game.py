@@ -42,6 +42,7 @@ from .state import (
 )
 from .views import GameViews
 
+#: Draws a game as SVG for notebooks (``Game._repr_svg_``); registered by the package facade with
 #: :func:`clashofdecks.board_svg.game_svg`, so this layer imports no drawing code.
 _board_drawer: list[Callable[[Game], str]] = []
 
