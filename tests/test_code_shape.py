@@ -139,3 +139,24 @@ def test_a_new_long_c_function_is_caught() -> None:
     assert c_functions(source) == [("fits", MAX_FUNCTION_LINES), ("too_long", MAX_FUNCTION_LINES + 1)]
     assert c_offenders(source, "_native.c") == [("_native.c", "too_long", MAX_FUNCTION_LINES + 1)]
     assert _allowed("_native.c", "mod_batch_step") and not _allowed("_native.c", "too_long")
+
+
+def test_every_method_a_room_declares_for_the_type_checker_exists() -> None:
+    """``GameCore`` declares other rooms' methods under ``TYPE_CHECKING`` only: each must be defined by
+    some room, or a call to it would fail at run time although mypy passes."""
+    from clashofdecks.rules import Game
+    from clashofdecks.rules.core import GameCore
+
+    tree = ast.parse((PACKAGE_DIR / "rules" / "core.py").read_text(encoding="utf-8"))
+    declared = [
+        node.name
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+        for node in block.body
+        if isinstance(node, ast.FunctionDef)
+    ]
+    assert len(declared) >= 10
+    for name in declared:
+        assert not hasattr(GameCore, name), f"{name} is only a declaration: GameCore must not define it"
+        owners = [k.__name__ for k in Game.__mro__ if name in vars(k)]
+        assert owners, f"GameCore declares {name} but no room defines it"

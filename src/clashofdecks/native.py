@@ -115,7 +115,7 @@ def check_layout(python: Mapping[str, int], where: str) -> None:
         )
 
 
-check_layout(PYTHON_LAYOUT, "cards.py, actions.py and rules.py")
+check_layout(PYTHON_LAYOUT, "cards.py, actions.py and rules/state.py")
 _INC_FLAGS: Final = tuple(int(x) for x in IS_INCANTATION)
 if _BUILT and set_cards(COST, ATTACK, HEALTH, _INC_FLAGS, ABILITIES, AURA) != A.ORDER_BASE:
     raise ImportError("clashofdecks._native disagrees with actions.py on the action layout (ORDER_BASE)")
