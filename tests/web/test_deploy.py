@@ -115,3 +115,17 @@ def test_two_processes_behind_the_documented_nginx(
     assert not any("198.51.100.7" in log for log in logs)
     assert any('"GET /api/cards HTTP/1.1" 200' in log for log in logs)
     assert any('"WEBSOCKET /ws HTTP/1.1" 101 - ' in log for log in logs)
+
+
+def test_the_documented_systemd_units_verify(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    text = DEPLOY_DOC.read_text(encoding="utf-8")
+    blocks = re.findall(r"```ini\n(.*?)```", text, re.S)
+    assert len(blocks) == 2, "docs/deploy.md: the serve template unit and the migration unit"
+    (tmp_path / "clash-serve@.service").write_text(blocks[0])
+    (tmp_path / "clash-migrate.service").write_text(blocks[1])
+    units = [str(tmp_path / "clash-serve@8001.service"), str(tmp_path / "clash-migrate.service")]
+    checked = subprocess.run([analyze, "verify", "--man=no", *units], capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stderr.strip() == "", checked.stderr

@@ -225,6 +225,7 @@ def test_a_second_process_on_one_sqlite_file_is_refused_until_the_first_dies(tmp
         lines = refused.stderr.strip().splitlines()
         assert len(lines) == 1 and "SQLite" in lines[0] and "PostgreSQL" in lines[0], refused.stderr
         assert "running at" not in refused.stdout
+        assert _serve(tmp_path, "--migrate-only").returncode == 1  # no migration under a running server
         assert first.proc is not None
         first.proc.send_signal(signal.SIGKILL)  # the kernel releases the lock of a killed process
         first.proc.wait(timeout=30)
@@ -234,3 +235,10 @@ def test_a_second_process_on_one_sqlite_file_is_refused_until_the_first_dies(tmp
         second.stop()
     finally:
         first.stop()
+
+
+def test_migrate_only_migrates_and_exits(tmp_path: Path) -> None:
+    done = _serve(tmp_path, "--migrate-only")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("The database is at revision 0") and "running at" not in done.stdout
+    assert (tmp_path / "web.sqlite3").exists()

@@ -230,12 +230,12 @@ def serve(
     )
     _use_test_clock(config)
     trusted = _trusted_proxies(forwarded_allow_ips)
-    # Held until the process ends: a second clash serve on this SQLite file is refused.
-    sqlite_lock = _sqlite_lock(database_url)
     if migrate_only:
         _migrate(database_url)
         return
     sockets = _listening_sockets(host, port, metrics_host, metrics_port)
+    # Held until the process ends: a second clash serve on this SQLite file is refused.
+    sqlite_lock = _sqlite_lock(database_url)
     port = sockets[0].getsockname()[1]  # the port the system chose for --port 0
     if metrics_port is not None:
         metrics_port = sockets[1].getsockname()[1]
@@ -274,11 +274,14 @@ def _migrate(database_url: str | None) -> None:
     """``--migrate-only``: the migrations every start runs, without serving."""
     from ..web.store import current_revision, open_store
 
+    lock = _sqlite_lock(database_url)  # never under a server running on this SQLite file
     store = open_store(database_url)
     try:
         click.echo(f"The database is at revision {current_revision(store.engine)}.")
     finally:
         store.close()
+        if lock is not None:
+            lock.close()
 
 
 def _require_web_extra() -> None:
