@@ -242,3 +242,19 @@ def test_migrate_only_migrates_and_exits(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("The database is at revision 0") and "running at" not in done.stdout
     assert (tmp_path / "web.sqlite3").exists()
+
+
+def test_the_access_log_file_is_reopened_after_logrotate_moves_it(tmp_path: Path) -> None:
+    from clashofdecks.web.access_log import access_logger
+
+    path = tmp_path / "access.log"
+    logger = access_logger(str(path))
+    assert logger is not None and access_logger("off") is None
+    logger.info("first line")
+    path.rename(tmp_path / "access.log.1")
+    logger.info("second line")
+    assert path.read_text(encoding="utf-8") == "second line\n"
+    assert (tmp_path / "access.log.1").read_text(encoding="utf-8") == "first line\n"
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+        handler.close()

@@ -17,6 +17,7 @@ one a trusted proxy forwarded (``--forwarded-allow-ips``), else the connection's
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import sys
 import time
 from pathlib import Path
@@ -44,7 +45,8 @@ def access_logger(target: str) -> logging.Logger | None:
     if target == "-":
         handler = logging.StreamHandler(sys.stderr)
     else:
-        handler = logging.FileHandler(Path(target), encoding="utf-8")
+        # Reopened when logrotate moves the file away (no signal to send, no copytruncate).
+        handler = logging.handlers.WatchedFileHandler(Path(target), encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
