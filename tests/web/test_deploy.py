@@ -35,14 +35,14 @@ def documented_nginx_config() -> str:
 def runnable_config(doc: str, ports: list[int], listen: int, tmp: Path) -> str:
     """The documented configuration with the test's ports, plain HTTP instead of TLS, and no
     redirect server; inside a main configuration that keeps every file in ``tmp``."""
-    assert "127.0.0.1:8001" in doc and "127.0.0.1:8002" in doc and "listen 443 ssl;" in doc
+    assert "127.0.0.1:8001" in doc and "127.0.0.1:8002" in doc and "listen 443 ssl http2;" in doc
     conf = doc.replace("127.0.0.1:8001", f"127.0.0.1:{ports[0]}").replace(
         "127.0.0.1:8002", f"127.0.0.1:{ports[1]}"
     )
-    conf = conf.replace("listen 443 ssl;", f"listen 127.0.0.1:{listen};")
-    conf = re.sub(r"^\s*(http2 on|ssl_certificate(_key)?\s.*?);\n", "", conf, flags=re.M)
+    conf = conf.replace("listen 443 ssl http2;", f"listen 127.0.0.1:{listen};")
+    conf = re.sub(r"^\s*ssl_certificate(_key)?\s.*?;\n", "", conf, flags=re.M)
     conf = re.sub(r"\nserver \{\n    listen 80;.*?\n\}\n", "\n", conf, flags=re.S)
-    assert "ssl" not in conf and "listen 80;" not in conf
+    assert "ssl_" not in conf and "listen 80;" not in conf
     temp_paths = "\n".join(
         f"    {kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
@@ -129,3 +129,33 @@ def test_the_documented_systemd_units_verify(tmp_path: Path) -> None:
     units = [str(tmp_path / "clash-serve@8001.service"), str(tmp_path / "clash-migrate.service")]
     checked = subprocess.run([analyze, "verify", "--man=no", *units], capture_output=True, text=True)
     assert checked.returncode == 0 and checked.stderr.strip() == "", checked.stderr
+
+
+def test_the_whole_documented_nginx_config_passes_nginx_t(tmp_path: Path) -> None:
+    """All of it, TLS and the redirect included (the round trip above serves plain HTTP)."""
+    openssl = shutil.which("openssl")
+    if NGINX is None or openssl is None:
+        pytest.skip("nginx or openssl is not installed")
+    cert, key = tmp_path / "fullchain.pem", tmp_path / "privkey.pem"
+    args = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=cards.example.org"]
+    subprocess.run(
+        [openssl, *args, "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    doc = documented_nginx_config()
+    conf = doc.replace("/etc/ssl/clash/fullchain.pem", str(cert)).replace(
+        "/etc/ssl/clash/privkey.pem", str(key)
+    )
+    assert conf != doc
+    main = tmp_path / "nginx.conf"
+    main.write_text(
+        f"pid {tmp_path / 'nginx.pid'};\nerror_log {tmp_path / 'error.log'};\nevents {{ }}\n"
+        f"http {{\n    access_log off;\n{conf}\n}}\n"
+    )
+    checked = subprocess.run(
+        [NGINX, "-t", "-p", str(tmp_path), "-c", str(main), "-e", str(tmp_path / "error.log")],
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0 and "test is successful" in checked.stderr, checked.stderr
