@@ -64,7 +64,8 @@ from clashofdecks.cli import serve_cmd
 from clashofdecks.agents.registry import make_agent
 from clashofdecks.web import workers
 from clashofdecks.web.games import AI_LEVELS
-from clashofdecks.web.server import ServerConfig, create_app
+from clashofdecks.web.app import create_app
+from clashofdecks.web.server import ServerConfig
 create_app(ServerConfig())
 workers.warm_up()
 for strength in AI_LEVELS:

@@ -20,7 +20,8 @@ pytest.importorskip("uvicorn", reason="the web extra is not installed")
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
-from clashofdecks.web.server import ServerConfig, create_app
+from clashofdecks.web.app import create_app
+from clashofdecks.web.server import ServerConfig
 from conftest import free_port
 
 

@@ -14,10 +14,18 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import click
 
-_WEB_MODULES = ("starlette", "uvicorn", "sqlalchemy", "alembic")
+if TYPE_CHECKING:
+    from ..web.routes_ops import OpsConfig
+    from ..web.server import ServerConfig
+
+_WEB_MODULES = ("starlette", "uvicorn", "sqlalchemy", "alembic", "prometheus_client")
+#: Proxies trusted by default to forward the client's address: this machine's (a proxy elsewhere is
+#: named with --forwarded-allow-ips; a client reaching the port directly cannot pose as another).
+DEFAULT_TRUSTED_PROXIES = "127.0.0.1,::1"
 #: TEST ONLY (docs/web.md, "Clocks"): a file whose content is the time (seconds since the epoch) the
 #: game clocks read instead of the system clock, so browser tests jump time without sleeping.
 TEST_CLOCK_ENV = "CLASH_TEST_CLOCK_FILE"
@@ -144,6 +152,40 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     help="Login attempts a client address may make per minute (an account: 5 failures per 15 minutes); "
     "more get HTTP 429.",
 )
+@click.option(
+    "--access-log",
+    default="-",
+    show_default=True,
+    metavar="FILE|-|off",
+    help="One line per request and per WebSocket: appended to FILE, - for stderr, off for none.",
+)
+@click.option(
+    "--forwarded-allow-ips",
+    default=DEFAULT_TRUSTED_PROXIES,
+    show_default=True,
+    help="Proxies (addresses or networks, comma-separated; * any, none no one) whose X-Forwarded-For "
+    "and X-Forwarded-Proto are believed: the client address of rate limits and the access log.",
+)
+@click.option(
+    "--metrics-port",
+    default=None,
+    type=click.IntRange(0, 65535),
+    help="Serve Prometheus metrics at /metrics on this separate port (default: no metrics).",
+)
+@click.option(
+    "--metrics-host", default="127.0.0.1", show_default=True, help="Address of the metrics listener."
+)
+@click.option(
+    "--metrics-allow",
+    default="",
+    metavar="ADDRESSES",
+    help="Client addresses or networks (comma-separated) that may read /metrics on the main port.",
+)
+@click.option(
+    "--migrate-only",
+    is_flag=True,
+    help="Bring the database to the newest schema and exit (once, before starting several processes).",
+)
 def serve(
     host: str,
     port: int,
@@ -157,21 +199,20 @@ def serve(
     analysis_running: int,
     analysis_queue: int,
     login_rate: float,
+    access_log: str,
+    forwarded_allow_ips: str,
+    metrics_port: int | None,
+    metrics_host: str,
+    metrics_allow: str,
+    migrate_only: bool,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
-    missing = _missing_web_modules()
-    if missing:
-        click.echo(
-            "clash serve needs the web extra (missing: "
-            + ", ".join(missing)
-            + "). Install it with:  pip install -e '.[web]'",
-            err=True,
-        )
-        sys.exit(2)
+    _require_web_extra()
     import uvicorn
 
+    from ..web.app import create_app
     from ..web.protocol import TRANSPORT_MAX_BYTES
-    from ..web.server import ServerConfig, create_app
+    from ..web.server import ServerConfig
 
     config = ServerConfig(
         database_url=database_url,
@@ -187,26 +228,125 @@ def serve(
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,
     )
-    test_clock = os.environ.get(TEST_CLOCK_ENV)
-    if test_clock:
-        config.clock = file_clock(Path(test_clock))
-        click.echo(f"TEST ONLY: the game clocks read the time from {test_clock} ({TEST_CLOCK_ENV})", err=True)
-    sock = _listening_socket(host, port)
-    port = sock.getsockname()[1]  # the port the system chose for --port 0
+    _use_test_clock(config)
+    trusted = _trusted_proxies(forwarded_allow_ips)
+    if migrate_only:
+        _migrate(database_url)
+        return
+    sockets = _listening_sockets(host, port, metrics_host, metrics_port)
+    # Held until the process ends: a second clash serve on this SQLite file is refused.
+    sqlite_lock = _sqlite_lock(database_url)
+    port = sockets[0].getsockname()[1]  # the port the system chose for --port 0
+    if metrics_port is not None:
+        metrics_port = sockets[1].getsockname()[1]
+    ops = _ops_config(access_log, metrics_port, metrics_allow)
     everywhere = host in ("0.0.0.0", "::")
     shown = public_url or f"http://{'127.0.0.1' if everywhere else host}:{port}/"
     click.echo(f"Clash of Decks is running at {shown}  (Ctrl-C stops it)")
     if everywhere and not public_url:
         click.echo("Listening on every interface: pass --public-url http://THIS-MACHINE:PORT so that")
         click.echo("invite links work on other devices (docs/web.md, 'On a LAN').")
+    if metrics_port is not None:
+        click.echo(f"Prometheus metrics at http://{metrics_host}:{metrics_port}/metrics")
     uvicorn_config = uvicorn.Config(
-        create_app(config),
+        create_app(config, ops),
         host=host,
         port=port,
         ws_max_size=TRANSPORT_MAX_BYTES,
         # Frames are about 1-2 KB: compressing each costs more CPU than it saves on any real network.
         ws_per_message_deflate=False,
         proxy_headers=True,
+        forwarded_allow_ips=trusted,
         log_level="warning",
     )
-    uvicorn.Server(uvicorn_config).run(sockets=[sock])
+    uvicorn.Server(uvicorn_config).run(sockets=sockets)
+    del sqlite_lock  # the lock is released here, as the process ends
+
+
+def _use_test_clock(config: ServerConfig) -> None:
+    test_clock = os.environ.get(TEST_CLOCK_ENV)
+    if test_clock:
+        config.clock = file_clock(Path(test_clock))
+        click.echo(f"TEST ONLY: the game clocks read the time from {test_clock} ({TEST_CLOCK_ENV})", err=True)
+
+
+def _migrate(database_url: str | None) -> None:
+    """``--migrate-only``: the migrations every start runs, without serving."""
+    from ..web.store import current_revision, open_store
+
+    lock = _sqlite_lock(database_url)  # never under a server running on this SQLite file
+    store = open_store(database_url)
+    try:
+        click.echo(f"The database is at revision {current_revision(store.engine)}.")
+    finally:
+        store.close()
+        if lock is not None:
+            lock.close()
+
+
+def _require_web_extra() -> None:
+    missing = _missing_web_modules()
+    if missing:
+        click.echo(
+            "clash serve needs the web extra (missing: "
+            + ", ".join(missing)
+            + "). Install it with:  pip install -e '.[web]'",
+            err=True,
+        )
+        sys.exit(2)
+
+
+def _listening_sockets(
+    host: str, port: int, metrics_host: str, metrics_port: int | None
+) -> list[socket.socket]:
+    """The game's listening socket, and the metrics listener's when asked for."""
+    if metrics_port is not None and metrics_port == port and port != 0 and metrics_host == host:
+        raise click.ClickException("--metrics-port must differ from --port")
+    sockets = [_listening_socket(host, port)]
+    if metrics_port is not None:
+        sockets.append(_listening_socket(metrics_host, metrics_port))
+    return sockets
+
+
+def _trusted_proxies(value: str) -> list[str] | str:
+    """``--forwarded-allow-ips`` for uvicorn, checked: a mistyped address is an error, not a
+    proxy silently distrusted."""
+    from ..web.routes_ops import parse_networks
+
+    text = value.strip()
+    if text == "*":
+        return "*"
+    if text.lower() in ("", "none"):
+        return []
+    try:
+        return [str(network) for network in parse_networks(text)]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--forwarded-allow-ips") from None
+
+
+def _sqlite_lock(database_url: str | None) -> IO[str] | None:
+    from ..web.sqlite_lock import DatabaseInUseError, hold_sqlite_lock
+
+    try:
+        return hold_sqlite_lock(database_url)
+    except DatabaseInUseError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot lock the SQLite database: {exc}") from None
+
+
+def _ops_config(access_log: str, metrics_port: int | None, metrics_allow: str) -> OpsConfig:
+    from ..web.access_log import access_logger
+    from ..web.routes_ops import OpsConfig, parse_networks
+
+    try:
+        allowed = parse_networks(metrics_allow)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--metrics-allow") from None
+    try:
+        logger = access_logger(access_log)
+    except OSError as exc:
+        raise click.BadParameter(
+            f"cannot open {access_log}: {exc.strerror}", param_hint="--access-log"
+        ) from None
+    return OpsConfig(access_log=logger, metrics_port=metrics_port, metrics_allow=allowed)

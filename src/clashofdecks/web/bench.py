@@ -320,6 +320,8 @@ def run_web_bench(
         env = {**os.environ, "CLASH_DATA_DIR": data}
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(port)]
         cmd += ["--rate", "10000", "--create-rate", "100000", "--agent-workers", "0"]
+        # Logged as a deployment logs, to a file: stderr is a pipe read only if the server fails.
+        cmd += ["--access-log", os.path.join(data, "access.log")]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         url = f"http://127.0.0.1:{port}"
         try:

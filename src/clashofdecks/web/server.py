@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
-import math
 import multiprocessing
 import os
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,23 +26,20 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from sqlalchemy.engine import Connection as DbConnection
-from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ..errors import ActionSyntaxError, ClashError, IllegalActionError, RecordError
 from ..events import Event
-from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
+from ..options import LEVELS
 from ..record import GameRecord
 from ..session import AGENT, REMOTE, NotYourTurnError, SessionError, UndoError
 from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
 from . import identity as ident
-from . import workers
+from . import metrics, workers
 from .clocks import TIME_CONTROLS, ClockState
 from .games import (
     AI_LEVELS,
@@ -54,7 +49,6 @@ from .games import (
     NewGame,
     abandoned_result,
     board_abilities,
-    card_catalogue,
     clock_control,
     clock_of_row,
     clock_row,
@@ -66,25 +60,20 @@ from .games import (
     frame_for,
     game_row,
     join_frame,
-    mistake_labels,
-    names_of_seats,
     record_of_row,
-    replay_frames,
     rulebook_level,
     seat_names,
     seat_part,
     session_of_row,
     undo_event,
 )
-from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
+from .identity import SESSION_COOKIE
 from .protocol import (
     MAX_NAME_CHARS,
-    AddressRateLimiter,
     Message,
     ProtocolError,
     RateLimiter,
     error_frame,
-    parse_message,
 )
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, MatchQueue, QueueError, ai_for_rating, display
 from .store import (
@@ -96,12 +85,11 @@ from .store import (
     SeatRow,
     SeatTakenError,
     Store,
-    StoreError,
     Write,
     open_store,
     token_hash,
 )
-from .tutorial import TutorialError, try_step, tutorial_json, tutorial_steps
+from .tutorial import TutorialError, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
 T = TypeVar("T")
@@ -515,6 +503,7 @@ class GameServer:
                 s.save_clock(live.id, moved, conn=c)
 
             await self.write(store_move)
+        metrics.action_accepted()
         if session.is_over:
             result = final_result(session)
             await self._finish(live, result)
@@ -1175,586 +1164,6 @@ def _summary(row: GameRow, player: str | None, now: float = 0.0) -> dict[str, An
         "updated": row.updated_at,
         "mine": player is not None and any(s.owner == player for s in row.seats),
     }
-
-
-def create_app(config: ServerConfig | None = None) -> Starlette:
-    """The ASGI app (``server.state.server`` is the :class:`GameServer`)."""
-    config = config or ServerConfig()
-    server = GameServer(config)
-    creations = AddressRateLimiter(config.create_rate / 60.0, config.create_burst)
-    # Identities are limited like games (their own bucket, the same pace): a script making
-    # identities by the thousand is refused like one making games.
-    new_identities = AddressRateLimiter(config.create_rate / 60.0, config.create_burst)
-    logins_by_address = AddressRateLimiter(config.login_rate_address / 60.0, config.login_rate_address)
-    logins_by_account = AddressRateLimiter(config.login_rate_account / 900.0, config.login_rate_account)
-
-    def too_many(limiter: AddressRateLimiter, key: str, message: str) -> Response | None:
-        """429 when ``key`` has drawn from ``limiter`` faster than it allows.  Checked before the
-        body is read where it can be: a refused request costs the server almost nothing."""
-        if limiter.allow(key):
-            return None
-        wait = max(1, math.ceil(limiter.retry_after(key)))
-        body = {"error": f"{message}; try again in {wait} s", "code": "rate_limited", "retry_after": wait}
-        return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
-
-    def creation_refused(request: Request) -> Response | None:
-        return too_many(
-            creations,
-            _address(request),
-            f"too many new games from this address; at most {config.create_rate:g} a minute",
-        )
-
-    async def who(request: Request) -> tuple[IdentityRow | None, str | None]:
-        """The identity of the request's session, and the session's hash."""
-        sid = _session_id(request.headers, request.cookies)
-        if sid is None:
-            return None, None
-        hashed = ident.session_hash(sid)
-        return await server.run_db(lambda s: s.identity_of_session(hashed)), hashed
-
-    async def json_body(request: Request) -> Any:
-        raw = await _read_body(request, MAX_OPTIONS_BYTES)
-        if raw is None:
-            raise InputError(f"a request is at most {MAX_OPTIONS_BYTES} bytes")
-        try:
-            return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            raise InputError("the request body is not JSON") from None
-
-    def fields(data: Any, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(data, dict):
-            raise InputError("the request must be a JSON object")
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise InputError(f"unknown field {unknown[0][:40]!r}")
-        return data
-
-    def bad(message: str, status: int = 400, code: str = "bad_input") -> Response:
-        return JSONResponse({"error": message, "code": code}, status_code=status)
-
-    async def new_session(response: Response, request: Request, identity_id: str, old: str | None) -> str:
-        sid = ident.new_session_id()
-        new_hash = ident.session_hash(sid)
-        await server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
-        _set_session(response, sid, request, config)
-        return sid
-
-    async def page(request: Request) -> Response:
-        return HTMLResponse(
-            _index_html(), headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-store"}
-        )
-
-    async def me(request: Request) -> Response:
-        """Who this browser is.  A browser that still has the former release's player cookie and no
-        session is recognised once (migration 0002_identities) and gets a session of its own."""
-        row, hashed = await who(request)
-        if row is not None or hashed is not None:
-            return JSONResponse(_me(row))
-        legacy = request.cookies.get(LEGACY_COOKIE)
-        if legacy:
-            legacy_hash = ident.session_hash(legacy)
-            row = await server.run_db(lambda s: s.identity_of_session(legacy_hash, legacy=True))
-            if row is not None:
-                response = JSONResponse(_me(row))
-                await new_session(response, request, row.id, legacy_hash)
-                response.delete_cookie(LEGACY_COOKIE)
-                return response
-        return JSONResponse(_me(None))
-
-    async def set_me(request: Request) -> Response:
-        refused = _cross_site_refusal(request, config)
-        if refused is not None:
-            return refused
-        row, _hashed = await who(request)
-        if row is None:
-            return bad("no identity: POST /api/identities first", 401, "no_identity")
-        try:
-            name = ident.display_name(fields(await json_body(request), {"display_name"}).get("display_name"))
-        except InputError as exc:
-            return bad(str(exc))
-        await server.run_db(lambda s: s.set_display_name(row.id, name))
-        row.display_name = name
-        return JSONResponse(_me(row))
-
-    async def new_identity(request: Request) -> Response:
-        """A guest identity (the page calls it on a first visit; bots with ``"bearer": true`` get the
-        session id in the answer, for an ``Authorization: Bearer`` header, and no cookie)."""
-        refused = _cross_site_refusal(request, config) or too_many(
-            new_identities,
-            _address(request),
-            f"too many new identities from this address; at most {config.create_rate:g} a minute",
-        )
-        if refused is not None:
-            return refused
-        try:
-            data = fields(await json_body(request), {"display_name", "bearer"})
-            # An unnamed guest has no display name: its seats get the default names of the game's
-            # language ("Spieler 1"), never an English word.
-            name = ident.display_name(data["display_name"]) if "display_name" in data else ""
-            bearer = data.get("bearer", False)
-            if type(bearer) is not bool:
-                raise InputError("'bearer' must be true or false")
-        except InputError as exc:
-            return bad(str(exc))
-        current, _hashed = await who(request)
-        if current is not None and not bearer:
-            return JSONResponse(_me(current))  # a second tab of a first visit: the same guest
-        sid = ident.new_session_id()
-        for _attempt in range(5):
-            row = IdentityRow(ident.new_identity_id(), ident.new_handle(), name)
-            try:
-                await server.run_db(functools.partial(_create_identity, row=row, sid=sid))
-                break
-            except Exception as exc:  # a handle taken (40 random bits: very rare): another one
-                error = exc
-        else:
-            raise error
-        body = _me(row)
-        if bearer:
-            body["session"] = sid
-            return JSONResponse(body)
-        response = JSONResponse(body)
-        _set_session(response, sid, request, config)
-        return response
-
-    async def register(request: Request) -> Response:
-        """The current guest becomes an account (same identity: its games stay its own)."""
-        refused = _cross_site_refusal(request, config) or too_many(
-            new_identities, _address(request), "too many new accounts from this address"
-        )
-        if refused is not None:
-            return refused
-        row, hashed = await who(request)
-        if row is None:
-            return bad("no identity: POST /api/identities first", 401, "no_identity")
-        if row.is_account:
-            return bad("you are signed in to an account already", 409, "has_account")
-        try:
-            data = fields(await json_body(request), {"username", "password"})
-            name = ident.username(data.get("username"))
-            pw = ident.password(data.get("password"))
-        except InputError as exc:
-            return bad(str(exc))
-        hashed_pw = await asyncio.to_thread(ident.hash_password, pw)
-        try:
-            await server.run_db(lambda s: s.make_account(row.id, name, hashed_pw))
-        except StoreError as exc:
-            return bad(str(exc), 409, "has_account")
-        except Exception:  # the unique index: the username is taken
-            return bad("that username is taken", 409, "username_taken")
-        row.username = name
-        response = JSONResponse(_me(row))
-        await new_session(response, request, row.id, hashed)
-        return response
-
-    async def login(request: Request) -> Response:
-        refused = _cross_site_refusal(request, config) or too_many(
-            logins_by_address, _address(request), "too many login attempts from this address"
-        )
-        if refused is not None:
-            return refused
-        try:
-            data = fields(await json_body(request), {"username", "password"})
-            name = ident.username(data.get("username"))
-            pw = ident.password(data.get("password"))
-        except InputError:
-            return bad("wrong username or password", 401, "login_failed")
-        if not logins_by_account.would_allow(name):
-            return too_many(logins_by_account, name, "too many failed logins for this account") or bad("")
-        account = await server.run_db(lambda s: s.identity_by_username(name))
-        ok, rehash = await asyncio.to_thread(
-            ident.verify_password, account.password_hash if account else None, pw
-        )
-        if account is None or not ok:
-            # For the operator: who was tried from where (never the password or a session id).
-            log.warning("failed login for %r from %s", name, _address(request))
-            logins_by_account.allow(name)  # failures count against the account, successes do not
-            # One answer whether the username exists or not (no enumeration of accounts).
-            return bad("wrong username or password", 401, "login_failed")
-        if rehash is not None:
-            await server.run_db(lambda s: s.set_password_hash(account.id, rehash))
-        current, hashed = await who(request)
-        if current is not None and current.id != account.id and not current.is_account:
-            guest_id = current.id
-            await server.run_db(lambda s: s.merge_guest(guest_id, account.id))
-        response = JSONResponse(_me(account))
-        # A new session id at login: a session id planted before it (fixation) signs nobody in.
-        await new_session(response, request, account.id, hashed)
-        return response
-
-    async def logout(request: Request) -> Response:
-        refused = _cross_site_refusal(request, config)
-        if refused is not None:
-            return refused
-        _row, hashed = await who(request)
-        if hashed is not None:
-            await server.run_db(lambda s: s.end_session(hashed))
-        response = JSONResponse(_me(None))
-        response.delete_cookie(SESSION_COOKIE)
-        return response
-
-    async def delete_account(request: Request) -> Response:
-        """Delete the identity and what is personal (names, username, password hash, sessions);
-        its games stay, their seats anonymised.  An account confirms with its password."""
-        refused = _cross_site_refusal(request, config)
-        if refused is not None:
-            return refused
-        row, _hashed = await who(request)
-        if row is None:
-            return bad("no identity: nothing to delete", 401, "no_identity")
-        try:
-            data = fields(await json_body(request), {"password"})
-        except InputError as exc:
-            return bad(str(exc))
-        if row.is_account:
-            account = row.username or ""
-            if not logins_by_account.would_allow(account):
-                return too_many(logins_by_account, account, "too many failed password attempts") or bad("")
-            pw = data.get("password")
-            ok, _rehash = await asyncio.to_thread(
-                ident.verify_password, row.password_hash, pw if isinstance(pw, str) else ""
-            )
-            if not ok:
-                logins_by_account.allow(account)
-                return bad("wrong password", 401, "login_failed")
-        await server.run_db(lambda s: s.delete_identity(row.id, ANONYMOUS_NAME))
-        for live in server.games.values():  # games in memory forget the owner too
-            for seat in live.seats:
-                if seat.owner == row.id:
-                    seat.owner, seat.token_hash, seat.name = None, None, ANONYMOUS_NAME
-        response = JSONResponse({"deleted": True})
-        response.delete_cookie(SESSION_COOKIE)
-        return response
-
-    async def leaderboard(request: Request) -> Response:
-        fmt = request.query_params.get("format", "draft")
-        if fmt not in RATED_FORMATS:
-            return bad(f"'format' must be one of {', '.join(RATED_FORMATS)}")
-        include = request.query_params.get("include", "")
-        if include not in ("", "provisional"):
-            return bad("'include' may only be 'provisional'")
-        players = await server.run_db(lambda s: s.leaderboard(fmt, provisional=include == "provisional"))
-        return JSONResponse({"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players})
-
-    async def player(request: Request) -> Response:
-        handle = request.path_params["handle"]
-        if not _HANDLE.fullmatch(handle):
-            return bad("no such player", 404, "no_player")
-        row = await server.run_db(lambda s: s.identity_by_handle(handle))
-        if row is None:
-            return bad("no such player", 404, "no_player")
-        body = await server.run_db(lambda s: _player_body(s, row))
-        return JSONResponse(body)
-
-    async def cards(request: Request) -> Response:
-        return JSONResponse(card_catalogue(), headers={"Cache-Control": "max-age=3600"})
-
-    async def words(request: Request) -> Response:
-        """The page's words in one language (the catalog's ``web.`` messages), English under them for
-        any key the language lacks, and the languages to offer."""
-        from ..ui.i18n import language_name, languages, web_words
-
-        lang = request.query_params.get("lang", "en")
-        if lang not in languages():
-            lang = "en"
-        body = {
-            "lang": lang,
-            "languages": [{"code": code, "name": language_name(code)} for code in languages()],
-            "words": web_words(lang),
-            "fallback": web_words("en") if lang != "en" else {},
-        }
-        return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
-
-    async def rules(request: Request) -> Response:
-        from ..ui.i18n import ability_help, ability_keys, languages, rules_summary
-
-        lang = request.query_params.get("lang", "en")
-        if lang not in languages():
-            lang = "en"
-        body = {
-            "lang": lang,
-            "summary": list(rules_summary(lang)),
-            "abilities": {a: ability_help(lang, a) for a in ability_keys()},
-        }
-        return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
-
-    async def tutorial(request: Request) -> Response:
-        lang = request.query_params.get("lang", "en")
-        if lang not in LANGUAGES:
-            return JSONResponse({"error": f"lang must be one of {', '.join(LANGUAGES)}"}, status_code=400)
-        return JSONResponse(tutorial_json(lang), headers={"Cache-Control": "max-age=3600"})
-
-    async def tutorial_step(request: Request) -> Response:
-        """One click of the tutorial: stateless (the step's position is loaded afresh), nothing stored."""
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return JSONResponse(
-                {"error": "send the step as JSON (Content-Type: application/json)"}, status_code=415
-            )
-        raw = await _read_body(request, MAX_TUTORIAL_BYTES)
-        if raw is None:
-            return JSONResponse(
-                {"error": f"a tutorial step is at most {MAX_TUTORIAL_BYTES} bytes"}, status_code=413
-            )
-        try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
-        try:
-            index, action, lang = _tutorial_request(data)
-            return JSONResponse(try_step(index, action, lang))
-        except ClashError as exc:  # a bad request, or action text that names no action
-            return JSONResponse({"error": str(exc)}, status_code=400)
-
-    async def favicon(request: Request) -> Response:
-        # Browsers ask /favicon.ico of every site; without it each page logs a 404 in the console.
-        icon = resources.files("clashofdecks.web").joinpath("static/favicon.ico").read_bytes()
-        return Response(icon, media_type="image/x-icon", headers={"Cache-Control": "max-age=86400"})
-
-    async def lobby(request: Request) -> Response:
-        row, _hashed = await who(request)
-        player = row.id if row is not None else None
-        now = config.clock()
-        open_rows = await server.run_db(lambda s: s.list_games(status="active", limit=30))
-        mine_rows = (
-            await server.run_db(lambda s: s.list_games(owner=player, limit=30)) if player is not None else []
-        )
-        body = {
-            "ai_levels": list(AI_LEVELS),
-            "ai_default": DEFAULT_AI,
-            "levels": sorted(LEVELS),
-            "threat_choices": {k: list(v) for k, v in THREAT_CHOICES.items()},
-            "threat_abilities": list(THREAT_ABILITIES),
-            "formats": ["draft", "precon"],
-            "time_controls": ["none", *TIME_CONTROLS],
-            "open": [_summary(r, player, now) for r in open_rows if r.kind != "imported"],
-            "mine": [_summary(r, player, now) for r in mine_rows],
-        }
-        return JSONResponse(body)
-
-    async def my_campaign(request: Request) -> Response:
-        row, _hashed = await who(request)
-        if row is None:
-            return bad("no identity: POST /api/identities first", 401, "no_identity")
-        identity_id = row.id
-        levels = await server.run_db(lambda s: s.campaign_of_identity(identity_id))
-        return JSONResponse(campaign_json(levels))
-
-    async def player_campaign(request: Request) -> Response:
-        handle = request.path_params["handle"]
-        if not _HANDLE.fullmatch(handle):
-            return bad("no such player", 404, "no_player")
-        levels = await server.run_db(lambda s: s.campaign_of(handle))
-        if levels is None:
-            return bad("no such player", 404, "no_player")
-        return JSONResponse(campaign_json(levels))
-
-    async def new_game(request: Request) -> Response:
-        refused = _cross_site_refusal(request, config) or creation_refused(request)
-        if refused is not None:
-            return refused
-        row, _hashed = await who(request)
-        if row is None:
-            return bad("no identity: POST /api/identities first", 401, "no_identity")
-        raw = await _read_body(request, MAX_OPTIONS_BYTES)
-        if raw is None:
-            return JSONResponse({"error": f"options are at most {MAX_OPTIONS_BYTES} bytes"}, status_code=413)
-        try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
-        try:
-            req = _new_game_request(data)
-            if not req.name.strip() and row.display_name:
-                req.name = row.display_name
-            live, tokens = await server.create_game(req, row.id)
-        except (GameSetupError, ThreatError, ClashError, ValueError, TypeError) as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        base = _base_url(request, config)
-        creator = live.session.participant_seat(0)
-        mine = [tokens[s] for s in sorted(tokens) if s == creator or req.kind == "hotseat"]
-        body: dict[str, Any] = {
-            "id": live.id,
-            "seat": creator,
-            "tokens": mine,
-            "url": f"{base}/g/{live.id}#t={','.join(mine)}",
-        }
-        if req.kind == "friend":
-            # "&rated=1": the invitee's page asks whether to play it rated before taking the seat.
-            offer = "&rated=1" if req.rated else ""
-            body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}{offer}"
-        return JSONResponse(body)
-
-    async def finished_row(game_id: str) -> GameRow | Response:
-        row = await server.run_db(lambda s: s.load_game(game_id))
-        if row is None:
-            return JSONResponse({"error": "no such game"}, status_code=404)
-        if row.status != "over":
-            # The record holds the seed, which decides every hidden card: only finished games.
-            return JSONResponse({"error": "records are given for finished games only"}, status_code=403)
-        return row
-
-    async def record(request: Request) -> Response:
-        row = await finished_row(request.path_params["game_id"])
-        if isinstance(row, Response):
-            return row
-        rec = record_of_row(row).to_dict()
-        if row.kind == "imported" and rec["result"] and rec["result"].get("termination") == "imported":
-            rec["result"] = None
-        return JSONResponse(
-            rec, headers={"Content-Disposition": f'attachment; filename="clash-{row.id}.json"'}
-        )
-
-    async def replay(request: Request) -> Response:
-        row = await finished_row(request.path_params["game_id"])
-        if isinstance(row, Response):
-            return row
-        from ..ui.i18n import languages
-
-        rec = record_of_row(row)
-        lang = request.query_params.get("lang", "en")
-        if lang not in languages():
-            lang = "en"
-        names = names_of_seats(row.seats, lang)
-        frames = replay_frames(rec, lang, names)
-        return JSONResponse(
-            {
-                "id": row.id,
-                "players": list(names),
-                "mode": row.mode,
-                "result": row.result,
-                "frames": frames,
-            }
-        )
-
-    async def analysis(request: Request) -> Response:
-        status, body = await server.analysis(request.path_params["game_id"])
-        if status == 200 and body.get("status") == "done" and body["analysis"].get("mistakes"):
-            # The played and the better actions as sentences in the page's language (?lang=).
-            lang = request.query_params.get("lang", "en")
-            row = await finished_row(request.path_params["game_id"])
-            if lang in LANGUAGES and not isinstance(row, Response):
-                rec, names = record_of_row(row), names_of_seats(row.seats, lang)
-                analysis = dict(body["analysis"])
-                analysis["mistakes"] = mistake_labels(rec, analysis["mistakes"], lang, names)
-                body = {**body, "analysis": analysis}
-        headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else None
-        return JSONResponse(body, status_code=status, headers=headers)
-
-    async def import_record(request: Request) -> Response:
-        refused = _cross_site_refusal(request, config) or creation_refused(request)
-        if refused is not None:
-            return refused
-        owner, _hashed = await who(request)
-        if owner is None:
-            return bad("no identity: POST /api/identities first", 401, "no_identity")
-        body = await _read_body(request, MAX_RECORD_BYTES)
-        if body is None:
-            return JSONResponse({"error": "a record is at most 1 MiB"}, status_code=413)
-        try:
-            rec = GameRecord.from_dict(json.loads(body))
-            live = await server.import_record(rec, owner.id)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            return JSONResponse({"error": "the file is not JSON"}, status_code=400)
-        except ClashError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse({"id": live.id, "replay": f"/r/{live.id}"})
-
-    async def socket(ws: WebSocket) -> None:
-        if not _origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), config):
-            await ws.close(code=4403)
-            return
-        sid = _session_id(ws.headers, ws.cookies)
-        row = None
-        if sid is not None:
-            hashed = ident.session_hash(sid)
-            row = await server.run_db(lambda s: s.identity_of_session(hashed))
-        await ws.accept()
-        conn = Connection(
-            ws,
-            RateLimiter(config.rate, config.burst),
-            identity=row.id if row else None,
-            display_name=row.display_name if row else "",
-        )
-        try:
-            while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                text = message.get("text")
-                if text is None:
-                    text = message.get("bytes") or b""
-                if not conn.limiter.allow():
-                    await conn.send(error_frame("rate_limited", "too many messages; slow down"))
-                    continue
-                try:
-                    msg = parse_message(text)
-                    await server.handle(conn, msg)
-                except ProtocolError as exc:
-                    await conn.send(error_frame(exc.code, exc.message))
-                except ClashError as exc:
-                    await conn.send(error_frame("illegal", str(exc)))
-                except Exception:
-                    log.exception("message failed")
-                    await conn.send(
-                        error_frame("server_error", "the server could not do that; nothing changed")
-                    )
-                    if conn.live is not None:
-                        # Memory may be ahead of the store: reload the game from the store.
-                        server.games.pop(conn.live.id, None)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            server.disconnect(conn)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await server.start()
-        try:
-            yield
-        finally:
-            await server.stop()
-
-    static = StaticFiles(packages=[("clashofdecks.web", "static")])
-    app = Starlette(
-        routes=[
-            Route("/", page),
-            Route("/g/{game_id}", page),
-            Route("/r/{game_id}", page),
-            Route("/rules", page),
-            Route("/tutorial", page),
-            Route("/account", page),
-            Route("/leaderboard", page),
-            Route("/p/{handle}", page),
-            Route("/api/leaderboard", leaderboard),
-            Route("/api/players/{handle}", player),
-            Route("/api/me", me),
-            Route("/api/me", set_me, methods=["POST"]),
-            Route("/api/identities", new_identity, methods=["POST"]),
-            Route("/api/account/register", register, methods=["POST"]),
-            Route("/api/account/login", login, methods=["POST"]),
-            Route("/api/account/logout", logout, methods=["POST"]),
-            Route("/api/account/delete", delete_account, methods=["POST"]),
-            Route("/favicon.ico", favicon),
-            Route("/api/cards", cards),
-            Route("/api/lobby", lobby),
-            Route("/api/campaign", my_campaign),
-            Route("/api/players/{handle}/campaign", player_campaign),
-            Route("/api/rules", rules),
-            Route("/api/tutorial", tutorial),
-            Route("/api/tutorial/step", tutorial_step, methods=["POST"]),
-            Route("/api/i18n", words),
-            Route("/api/games", new_game, methods=["POST"]),
-            Route("/api/games/{game_id}/record", record),
-            Route("/api/games/{game_id}/replay", replay),
-            Route("/api/games/{game_id}/analysis", analysis),
-            Route("/api/import", import_record, methods=["POST"]),
-            WebSocketRoute("/ws", socket),
-            Mount("/static", app=static, name="static"),
-        ],
-        lifespan=lifespan,
-    )
-    app.state.server = server
-    return app
 
 
 _CSP = (

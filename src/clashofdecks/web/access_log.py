@@ -1,0 +1,137 @@
+"""The access log of ``clash serve`` (``--access-log``): one line per HTTP request, and two per
+WebSocket (when it opens, and when it closes with its duration).
+
+A line is the Common Log Format plus the duration in seconds, as nginx's ``$request_time``::
+
+    127.0.0.1 - - [01/Dec/2026:18:07:33 +0000] "GET /api/lobby HTTP/1.1" 200 1834 0.004
+    127.0.0.1 - - [01/Dec/2026:18:07:34 +0000] "WEBSOCKET /ws HTTP/1.1" 101 - 0.001 open
+    127.0.0.1 - - [01/Dec/2026:18:09:10 +0000] "WEBSOCKET /ws HTTP/1.1" 101 48211 95.870 close 1000
+
+Only the method, the path, the status, the bytes sent, the duration and the client's address are
+written: never the query string, a header, a cookie or a message, so no session id, token or invite
+secret reaches the log (invite tokens travel in the URL's fragment, which no browser sends, and in
+socket messages).  Paths name games and players by their public ids.  The client's address is the
+one a trusted proxy forwarded (``--forwarded-allow-ips``), else the connection's peer.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+#: The logger the lines go to (its handler decides where: a file, stderr, or nothing).
+ACCESS_LOGGER = "clashofdecks.web.access"
+#: Characters written as they are in a logged path; others are %-escaped (a path is one token).
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+def access_logger(target: str) -> logging.Logger | None:
+    """The logger for ``--access-log``: ``-`` stderr, ``off`` none, else a file appended to.
+    Raises OSError when the file cannot be opened."""
+    if target == "off":
+        return None
+    logger = logging.getLogger(ACCESS_LOGGER)
+    for old in list(logger.handlers):
+        logger.removeHandler(old)
+        old.close()
+    handler: logging.Handler
+    if target == "-":
+        handler = logging.StreamHandler(sys.stderr)
+    else:
+        # Reopened when logrotate moves the file away (no signal to send, no copytruncate).
+        handler = logging.handlers.WatchedFileHandler(Path(target), encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # the lines are the operator's file, not the app's warnings
+    return logger
+
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "-"
+
+
+def _request_line(scope: Scope, method: str) -> str:
+    path = quote(scope.get("path", ""), safe=_PATH_SAFE)
+    return f'"{method} {path} HTTP/{scope.get("http_version", "1.1")}"'
+
+
+def _line(scope: Scope, method: str, status: int, sent: int | None, seconds: float, tail: str = "") -> str:
+    stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime())
+    size = "-" if sent is None else str(sent)
+    line = f"{_client(scope)} - - [{stamp}] {_request_line(scope, method)} {status} {size} {seconds:.3f}"
+    return f"{line} {tail}" if tail else line
+
+
+class AccessLogMiddleware:
+    """ASGI middleware writing the access log of every HTTP request and WebSocket."""
+
+    def __init__(self, app: ASGIApp, logger: logging.Logger) -> None:
+        self.app = app
+        self.logger = logger
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start = time.perf_counter()
+        status, sent = 500, 0  # an app that raised before answering: the server answers 500
+
+        async def counting_send(message: Message) -> None:
+            nonlocal status, sent
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            elif message["type"] == "http.response.body":
+                sent += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, counting_send)
+        finally:
+            self.logger.info(
+                _line(scope, scope.get("method", "-"), status, sent, time.perf_counter() - start)
+            )
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start = time.perf_counter()
+        state: dict[str, Any] = {"accepted": False, "sent": 0, "code": None}
+
+        async def watching_send(message: Message) -> None:
+            kind = message["type"]
+            if kind == "websocket.accept":
+                state["accepted"] = True
+                self.logger.info(_line(scope, "WEBSOCKET", 101, None, time.perf_counter() - start, "open"))
+            elif kind == "websocket.send":
+                state["sent"] += len((message.get("text") or "").encode()) + len(message.get("bytes") or b"")
+            elif kind == "websocket.close" and state["code"] is None:
+                state["code"] = message.get("code", 1000)
+            await send(message)
+
+        async def watching_receive() -> Message:
+            message = await receive()
+            if message["type"] == "websocket.disconnect" and state["code"] is None:
+                state["code"] = message.get("code", 1005)
+            return message
+
+        try:
+            await self.app(scope, watching_receive, watching_send)
+        finally:
+            seconds = time.perf_counter() - start
+            code = state["code"] if state["code"] is not None else 1006
+            if state["accepted"]:
+                self.logger.info(_line(scope, "WEBSOCKET", 101, state["sent"], seconds, f"close {code}"))
+            else:  # refused before the handshake finished (a foreign Origin): the server answered 403
+                self.logger.info(_line(scope, "WEBSOCKET", 403, 0, seconds, f"refused {code}"))

@@ -1,0 +1,123 @@
+"""Prometheus metrics of ``clash serve`` (``--metrics-port``, ``--metrics-allow``; docs/web.md,
+"Operating").
+
+The instrumentation points are one-line calls, named here so they are easy to find (and to put back
+if a change of the action path drops one):
+
+* :func:`action_accepted` — in ``GameServer._apply``, once an action is stored and applied (players'
+  and the AI's alike: ``rate(clash_actions_accepted_total[1m])`` is actions per second);
+* :func:`observe_action` — in the socket route, from the receipt of an ``act`` message to its
+  acknowledgement (the ``state`` frame) sent to that socket;
+* :func:`socket_opened` / :func:`socket_closed` — in the socket route.
+
+Connected players, games in progress and the queue are read from the :class:`GameServer` when
+Prometheus asks (:class:`ServerCollector`), so the game code holds no gauge to keep right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from .server import GameServer
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+# Not registered anywhere on creation: each app's registry adds them (one process, one app in
+# production; tests may start several apps in one process, and they share these counts).
+ACTIONS_ACCEPTED = Counter(
+    "clash_actions_accepted", "Actions accepted, stored and applied (players' and the AI's)", registry=None
+)
+ACTION_LATENCY = Histogram(
+    "clash_action_latency_seconds",
+    "From the receipt of an act message to its acknowledgement frame sent to that socket",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=None,
+)
+OPEN_SOCKETS = Gauge(
+    "clash_open_sockets", "Game WebSockets open (players, spectators, the lobby)", registry=None
+)
+
+
+def action_accepted() -> None:
+    ACTIONS_ACCEPTED.inc()
+
+
+def observe_action(seconds: float) -> None:
+    ACTION_LATENCY.observe(seconds)
+
+
+def socket_opened() -> None:
+    OPEN_SOCKETS.inc()
+
+
+def socket_closed() -> None:
+    OPEN_SOCKETS.dec()
+
+
+class ServerCollector(Collector):
+    """Gauges read from the server's memory at each scrape (this process's games and queue)."""
+
+    def __init__(self, server: GameServer) -> None:
+        self.server = server
+
+    def collect(self) -> Iterator[Metric]:
+        games = list(self.server.games.values())
+        players = {
+            conn.identity
+            for live in games
+            for conn in list(live.connections)
+            if conn.seats and conn.identity is not None
+        }
+        yield GaugeMetricFamily(
+            "clash_connected_players",
+            "Identities with a seat's socket open on this process",
+            value=len(players),
+        )
+        in_progress = sum(1 for live in games if not live.session.is_over)
+        yield GaugeMetricFamily(
+            "clash_games_in_progress", "Unfinished games held in this process's memory", value=in_progress
+        )
+        yield GaugeMetricFamily(
+            "clash_queue_length", "Identities waiting in the play-now queue", value=_queue_length(self.server)
+        )
+
+
+def _queue_length(server: GameServer) -> int:
+    return len(server.queue.waiting)
+
+
+def registry_for(server: GameServer) -> CollectorRegistry:
+    """A registry of this app's metrics and the process's (CPU, memory, open files, GC)."""
+    registry = CollectorRegistry(auto_describe=True)
+    for collector in (
+        PROCESS_COLLECTOR,
+        PLATFORM_COLLECTOR,
+        GC_COLLECTOR,
+        ACTIONS_ACCEPTED,
+        ACTION_LATENCY,
+        OPEN_SOCKETS,
+        ServerCollector(server),
+    ):
+        registry.register(collector)
+    return registry
+
+
+def exposition(registry: CollectorRegistry) -> bytes:
+    """The text Prometheus scrapes."""
+    return generate_latest(registry)

@@ -1,0 +1,275 @@
+"""HTTP routes of identities and accounts: who this browser is, guests, accounts (register, sign in and out,
+delete), the leaderboard, players' pages and campaigns (docs/web.md, "Identities")."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from . import identity as ident
+from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
+from .ratings import LEADERBOARD_GAMES, RATED_FORMATS
+from .routes_common import RouteGroup
+from .server import (
+    _HANDLE,
+    ANONYMOUS_NAME,
+    _address,
+    _create_identity,
+    _cross_site_refusal,
+    _me,
+    _player_body,
+    _set_session,
+    campaign_json,
+)
+from .store import IdentityRow, StoreError
+
+log = logging.getLogger("clashofdecks.web")
+
+
+class AccountRoutes(RouteGroup):
+    """Identities, accounts, players."""
+
+    async def me(self, request: Request) -> Response:
+        """Who this browser is.  A browser that still has the former release's player cookie and no
+        session is recognised once (migration 0002_identities) and gets a session of its own."""
+        row, hashed = await self.who(request)
+        if row is not None or hashed is not None:
+            return JSONResponse(_me(row))
+        legacy = request.cookies.get(LEGACY_COOKIE)
+        if legacy:
+            legacy_hash = ident.session_hash(legacy)
+            row = await self.server.run_db(lambda s: s.identity_of_session(legacy_hash, legacy=True))
+            if row is not None:
+                response = JSONResponse(_me(row))
+                await self.new_session(response, request, row.id, legacy_hash)
+                response.delete_cookie(LEGACY_COOKIE)
+                return response
+        return JSONResponse(_me(None))
+
+    async def set_me(self, request: Request) -> Response:
+        refused = _cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        row, _hashed = await self.who(request)
+        if row is None:
+            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
+        try:
+            name = ident.display_name(
+                self.fields(await self.json_body(request), {"display_name"}).get("display_name")
+            )
+        except InputError as exc:
+            return self.bad(str(exc))
+        await self.server.run_db(lambda s: s.set_display_name(row.id, name))
+        row.display_name = name
+        return JSONResponse(_me(row))
+
+    async def new_identity(self, request: Request) -> Response:
+        """A guest identity (the page calls it on a first visit; bots with ``"bearer": true`` get the
+        session id in the answer, for an ``Authorization: Bearer`` header, and no cookie)."""
+        refused = _cross_site_refusal(request, self.config) or self.too_many(
+            self.limits.new_identities,
+            _address(request),
+            f"too many new identities from this address; at most {self.config.create_rate:g} a minute",
+        )
+        if refused is not None:
+            return refused
+        try:
+            data = self.fields(await self.json_body(request), {"display_name", "bearer"})
+            # An unnamed guest has no display name: its seats get the default names of the game's
+            # language ("Spieler 1"), never an English word.
+            name = ident.display_name(data["display_name"]) if "display_name" in data else ""
+            bearer = data.get("bearer", False)
+            if type(bearer) is not bool:
+                raise InputError("'bearer' must be true or false")
+        except InputError as exc:
+            return self.bad(str(exc))
+        current, _hashed = await self.who(request)
+        if current is not None and not bearer:
+            return JSONResponse(_me(current))  # a second tab of a first visit: the same guest
+        sid = ident.new_session_id()
+        for _attempt in range(5):
+            row = IdentityRow(ident.new_identity_id(), ident.new_handle(), name)
+            try:
+                await self.server.run_db(functools.partial(_create_identity, row=row, sid=sid))
+                break
+            except Exception as exc:  # a handle taken (40 random bits: very rare): another one
+                error = exc
+        else:
+            raise error
+        body = _me(row)
+        if bearer:
+            body["session"] = sid
+            return JSONResponse(body)
+        response = JSONResponse(body)
+        _set_session(response, sid, request, self.config)
+        return response
+
+    async def register(self, request: Request) -> Response:
+        """The current guest becomes an account (same identity: its games stay its own)."""
+        refused = _cross_site_refusal(request, self.config) or self.too_many(
+            self.limits.new_identities, _address(request), "too many new accounts from this address"
+        )
+        if refused is not None:
+            return refused
+        row, hashed = await self.who(request)
+        if row is None:
+            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
+        if row.is_account:
+            return self.bad("you are signed in to an account already", 409, "has_account")
+        try:
+            data = self.fields(await self.json_body(request), {"username", "password"})
+            name = ident.username(data.get("username"))
+            pw = ident.password(data.get("password"))
+        except InputError as exc:
+            return self.bad(str(exc))
+        hashed_pw = await asyncio.to_thread(ident.hash_password, pw)
+        try:
+            await self.server.run_db(lambda s: s.make_account(row.id, name, hashed_pw))
+        except StoreError as exc:
+            return self.bad(str(exc), 409, "has_account")
+        except Exception:  # the unique index: the username is taken
+            return self.bad("that username is taken", 409, "username_taken")
+        row.username = name
+        response = JSONResponse(_me(row))
+        await self.new_session(response, request, row.id, hashed)
+        return response
+
+    async def login(self, request: Request) -> Response:
+        refused = _cross_site_refusal(request, self.config) or self.too_many(
+            self.limits.logins_by_address, _address(request), "too many login attempts from this address"
+        )
+        if refused is not None:
+            return refused
+        try:
+            data = self.fields(await self.json_body(request), {"username", "password"})
+            name = ident.username(data.get("username"))
+            pw = ident.password(data.get("password"))
+        except InputError:
+            return self.bad("wrong username or password", 401, "login_failed")
+        if not self.limits.logins_by_account.would_allow(name):
+            return self.too_many(
+                self.limits.logins_by_account, name, "too many failed logins for this account"
+            ) or self.bad("")
+        account = await self.server.run_db(lambda s: s.identity_by_username(name))
+        ok, rehash = await asyncio.to_thread(
+            ident.verify_password, account.password_hash if account else None, pw
+        )
+        if account is None or not ok:
+            # For the operator: who was tried from where (never the password or a session id).
+            log.warning("failed login for %r from %s", name, _address(request))
+            self.limits.logins_by_account.allow(name)  # failures count against the account, successes do not
+            # One answer whether the username exists or not (no enumeration of accounts).
+            return self.bad("wrong username or password", 401, "login_failed")
+        if rehash is not None:
+            await self.server.run_db(lambda s: s.set_password_hash(account.id, rehash))
+        current, hashed = await self.who(request)
+        if current is not None and current.id != account.id and not current.is_account:
+            guest_id = current.id
+            await self.server.run_db(lambda s: s.merge_guest(guest_id, account.id))
+        response = JSONResponse(_me(account))
+        # A new session id at login: a session id planted before it (fixation) signs nobody in.
+        await self.new_session(response, request, account.id, hashed)
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        refused = _cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        _row, hashed = await self.who(request)
+        if hashed is not None:
+            await self.server.run_db(lambda s: s.end_session(hashed))
+        response = JSONResponse(_me(None))
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    async def delete_account(self, request: Request) -> Response:
+        """Delete the identity and what is personal (names, username, password hash, sessions);
+        its games stay, their seats anonymised.  An account confirms with its password."""
+        refused = _cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        row, _hashed = await self.who(request)
+        if row is None:
+            return self.bad("no identity: nothing to delete", 401, "no_identity")
+        try:
+            data = self.fields(await self.json_body(request), {"password"})
+        except InputError as exc:
+            return self.bad(str(exc))
+        if row.is_account:
+            account = row.username or ""
+            if not self.limits.logins_by_account.would_allow(account):
+                return self.too_many(
+                    self.limits.logins_by_account, account, "too many failed password attempts"
+                ) or self.bad("")
+            pw = data.get("password")
+            ok, _rehash = await asyncio.to_thread(
+                ident.verify_password, row.password_hash, pw if isinstance(pw, str) else ""
+            )
+            if not ok:
+                self.limits.logins_by_account.allow(account)
+                return self.bad("wrong password", 401, "login_failed")
+        await self.server.run_db(lambda s: s.delete_identity(row.id, ANONYMOUS_NAME))
+        for live in self.server.games.values():  # games in memory forget the owner too
+            for seat in live.seats:
+                if seat.owner == row.id:
+                    seat.owner, seat.token_hash, seat.name = None, None, ANONYMOUS_NAME
+        response = JSONResponse({"deleted": True})
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    async def leaderboard(self, request: Request) -> Response:
+        fmt = request.query_params.get("format", "draft")
+        if fmt not in RATED_FORMATS:
+            return self.bad(f"'format' must be one of {', '.join(RATED_FORMATS)}")
+        include = request.query_params.get("include", "")
+        if include not in ("", "provisional"):
+            return self.bad("'include' may only be 'provisional'")
+        players = await self.server.run_db(lambda s: s.leaderboard(fmt, provisional=include == "provisional"))
+        return JSONResponse({"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players})
+
+    async def player(self, request: Request) -> Response:
+        handle = request.path_params["handle"]
+        if not _HANDLE.fullmatch(handle):
+            return self.bad("no such player", 404, "no_player")
+        row = await self.server.run_db(lambda s: s.identity_by_handle(handle))
+        if row is None:
+            return self.bad("no such player", 404, "no_player")
+        body = await self.server.run_db(lambda s: _player_body(s, row))
+        return JSONResponse(body)
+
+    async def my_campaign(self, request: Request) -> Response:
+        row, _hashed = await self.who(request)
+        if row is None:
+            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
+        identity_id = row.id
+        levels = await self.server.run_db(lambda s: s.campaign_of_identity(identity_id))
+        return JSONResponse(campaign_json(levels))
+
+    async def player_campaign(self, request: Request) -> Response:
+        handle = request.path_params["handle"]
+        if not _HANDLE.fullmatch(handle):
+            return self.bad("no such player", 404, "no_player")
+        levels = await self.server.run_db(lambda s: s.campaign_of(handle))
+        if levels is None:
+            return self.bad("no such player", 404, "no_player")
+        return JSONResponse(campaign_json(levels))
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/api/leaderboard", self.leaderboard),
+            Route("/api/players/{handle}", self.player),
+            Route("/api/me", self.me),
+            Route("/api/me", self.set_me, methods=["POST"]),
+            Route("/api/identities", self.new_identity, methods=["POST"]),
+            Route("/api/account/register", self.register, methods=["POST"]),
+            Route("/api/account/login", self.login, methods=["POST"]),
+            Route("/api/account/logout", self.logout, methods=["POST"]),
+            Route("/api/account/delete", self.delete_account, methods=["POST"]),
+            Route("/api/campaign", self.my_campaign),
+            Route("/api/players/{handle}/campaign", self.player_campaign),
+        ]

@@ -1,0 +1,114 @@
+"""What every route group of the web app shares: the :class:`GameServer`, the options, the
+per-address rate limits, and the small helpers of request handling (who asks, JSON bodies, errors).
+
+The app (``web/app.py``) builds one :class:`Limits` and hands it to each route group, so a limit
+counts across groups (new identities and new accounts draw from one bucket)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from . import identity as ident
+from .identity import InputError
+from .protocol import AddressRateLimiter
+from .server import (
+    MAX_OPTIONS_BYTES,
+    GameServer,
+    ServerConfig,
+    _address,
+    _read_body,
+    _session_id,
+    _set_session,
+)
+from .store import IdentityRow
+
+
+@dataclass
+class Limits:
+    """The per-address (and per-account) rate limits of HTTP requests."""
+
+    creations: AddressRateLimiter
+    new_identities: AddressRateLimiter
+    logins_by_address: AddressRateLimiter
+    logins_by_account: AddressRateLimiter
+
+    @classmethod
+    def of(cls, config: ServerConfig) -> Limits:
+        return cls(
+            creations=AddressRateLimiter(config.create_rate / 60.0, config.create_burst),
+            # Identities are limited like games (their own bucket, the same pace): a script making
+            # identities by the thousand is refused like one making games.
+            new_identities=AddressRateLimiter(config.create_rate / 60.0, config.create_burst),
+            logins_by_address=AddressRateLimiter(config.login_rate_address / 60.0, config.login_rate_address),
+            logins_by_account=AddressRateLimiter(
+                config.login_rate_account / 900.0, config.login_rate_account
+            ),
+        )
+
+
+class RouteGroup:
+    """A group of routes (its handlers are methods) with the helpers they share."""
+
+    def __init__(self, server: GameServer, limits: Limits) -> None:
+        self.server = server
+        self.config = server.config
+        self.limits = limits
+
+    def too_many(self, limiter: AddressRateLimiter, key: str, message: str) -> Response | None:
+        """429 when ``key`` has drawn from ``limiter`` faster than it allows.  Checked before the
+        body is read where it can be: a refused request costs the server almost nothing."""
+        if limiter.allow(key):
+            return None
+        wait = max(1, math.ceil(limiter.retry_after(key)))
+        body = {"error": f"{message}; try again in {wait} s", "code": "rate_limited", "retry_after": wait}
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
+
+    def creation_refused(self, request: Request) -> Response | None:
+        return self.too_many(
+            self.limits.creations,
+            _address(request),
+            f"too many new games from this address; at most {self.config.create_rate:g} a minute",
+        )
+
+    async def who(self, request: Request) -> tuple[IdentityRow | None, str | None]:
+        """The identity of the request's session, and the session's hash."""
+        sid = _session_id(request.headers, request.cookies)
+        if sid is None:
+            return None, None
+        hashed = ident.session_hash(sid)
+        return await self.server.run_db(lambda s: s.identity_of_session(hashed)), hashed
+
+    async def json_body(self, request: Request) -> Any:
+        raw = await _read_body(request, MAX_OPTIONS_BYTES)
+        if raw is None:
+            raise InputError(f"a request is at most {MAX_OPTIONS_BYTES} bytes")
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            raise InputError("the request body is not JSON") from None
+
+    def fields(self, data: Any, allowed: set[str]) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise InputError("the request must be a JSON object")
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise InputError(f"unknown field {unknown[0][:40]!r}")
+        return data
+
+    def bad(self, message: str, status: int = 400, code: str = "bad_input") -> Response:
+        return JSONResponse({"error": message, "code": code}, status_code=status)
+
+    async def new_session(
+        self, response: Response, request: Request, identity_id: str, old: str | None
+    ) -> str:
+        sid = ident.new_session_id()
+        new_hash = ident.session_hash(sid)
+        await self.server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
+        _set_session(response, sid, request, self.config)
+        return sid

@@ -1,0 +1,106 @@
+"""HTTP routes of the page itself and what it reads once: the HTML, the card catalogue, the words, the
+rules, the tutorial, the icon and the static files."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import ClashError
+from ..ui.i18n import LANGUAGES
+from .games import card_catalogue
+from .routes_common import RouteGroup
+from .server import _CSP, MAX_TUTORIAL_BYTES, _index_html, _read_body, _tutorial_request
+from .tutorial import try_step, tutorial_json
+
+
+class PageRoutes(RouteGroup):
+    """The page and its static data."""
+
+    async def page(self, request: Request) -> Response:
+        return HTMLResponse(
+            _index_html(), headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-store"}
+        )
+
+    async def cards(self, request: Request) -> Response:
+        return JSONResponse(card_catalogue(), headers={"Cache-Control": "max-age=3600"})
+
+    async def words(self, request: Request) -> Response:
+        """The page's words in one language (the catalog's ``web.`` messages), English under them for
+        any key the language lacks, and the languages to offer."""
+        from ..ui.i18n import language_name, languages, web_words
+
+        lang = request.query_params.get("lang", "en")
+        if lang not in languages():
+            lang = "en"
+        body = {
+            "lang": lang,
+            "languages": [{"code": code, "name": language_name(code)} for code in languages()],
+            "words": web_words(lang),
+            "fallback": web_words("en") if lang != "en" else {},
+        }
+        return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
+
+    async def rules(self, request: Request) -> Response:
+        from ..ui.i18n import ability_help, ability_keys, languages, rules_summary
+
+        lang = request.query_params.get("lang", "en")
+        if lang not in languages():
+            lang = "en"
+        body = {
+            "lang": lang,
+            "summary": list(rules_summary(lang)),
+            "abilities": {a: ability_help(lang, a) for a in ability_keys()},
+        }
+        return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
+
+    async def tutorial(self, request: Request) -> Response:
+        lang = request.query_params.get("lang", "en")
+        if lang not in LANGUAGES:
+            return JSONResponse({"error": f"lang must be one of {', '.join(LANGUAGES)}"}, status_code=400)
+        return JSONResponse(tutorial_json(lang), headers={"Cache-Control": "max-age=3600"})
+
+    async def tutorial_step(self, request: Request) -> Response:
+        """One click of the tutorial: stateless (the step's position is loaded afresh), nothing stored."""
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse(
+                {"error": "send the step as JSON (Content-Type: application/json)"}, status_code=415
+            )
+        raw = await _read_body(request, MAX_TUTORIAL_BYTES)
+        if raw is None:
+            return JSONResponse(
+                {"error": f"a tutorial step is at most {MAX_TUTORIAL_BYTES} bytes"}, status_code=413
+            )
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        try:
+            index, action, lang = _tutorial_request(data)
+            return JSONResponse(try_step(index, action, lang))
+        except ClashError as exc:  # a bad request, or action text that names no action
+            return JSONResponse({"error": str(exc)}, status_code=400)
+
+    async def favicon(self, request: Request) -> Response:
+        # Browsers ask /favicon.ico of every site; without it each page logs a 404 in the console.
+        icon = resources.files("clashofdecks.web").joinpath("static/favicon.ico").read_bytes()
+        return Response(icon, media_type="image/x-icon", headers={"Cache-Control": "max-age=86400"})
+
+    def routes(self) -> list[BaseRoute]:
+        # Paths the page itself answers (its script shows the right view).
+        pages = ["/", "/g/{game_id}", "/r/{game_id}", "/rules", "/tutorial", "/account", "/leaderboard"]
+        return [
+            *(Route(path, self.page) for path in [*pages, "/p/{handle}"]),
+            Route("/favicon.ico", self.favicon),
+            Route("/api/cards", self.cards),
+            Route("/api/rules", self.rules),
+            Route("/api/tutorial", self.tutorial),
+            Route("/api/tutorial/step", self.tutorial_step, methods=["POST"]),
+            Route("/api/i18n", self.words),
+            Mount("/static", app=StaticFiles(packages=[("clashofdecks.web", "static")]), name="static"),
+        ]
