@@ -268,17 +268,21 @@ def test_backend_choice_and_refusals() -> None:
     assert python_only.unwrapped.backend == "python"
     with pytest.raises(ValueError, match="setup stage"):
         _batch(DUEL_V1_ID, 2, backend="compiled")
-    with pytest.raises(ValueError, match="random agent"):
-        _batch(DUEL_V1_ID, 2, format="random", opponent="greedy", backend="compiled")
+    with pytest.raises(ValueError, match="random or the greedy agent"):
+        _batch(DUEL_V1_ID, 2, format="random", opponent="mcts:10", backend="compiled")
+    with pytest.raises(ValueError, match="observation_dtype"):
+        _batch(DUEL_V1_ID, 2, observation_dtype="float16")
+    with pytest.raises(ValueError, match="infostate"):
+        _batch(DUEL_V1_ID, 2, observation_dtype="uint8", observation="infostate")
     with pytest.raises(ValueError, match="backend"):
         _batch(DUEL_V1_ID, 2, backend="gpu")
     if native.AVAILABLE:
         batch = _batch(DUEL_V1_ID, 3, format="random")
         _, info = batch.reset(seed=0)
-        before = batch.unwrapped._slots[:]
+        before = batch.unwrapped._compiled._slots[:]
         with pytest.raises(ValueError, match="outside the action space"):
             batch.step(np.array([0, 780, 1]))
-        assert batch.unwrapped._slots == before  # nothing moved
+        assert batch.unwrapped._compiled._slots == before  # nothing moved
         # Actions of another dtype are taken as the single environment takes them.
         legal = _random_actions(np.random.default_rng(1), info["action_mask"])
         twin = _batch(DUEL_V1_ID, 3, format="random")
@@ -305,3 +309,163 @@ def test_the_cores_generator_seeding_is_pythons() -> None:
 
     for seed in (0, 1, 2**32 - 1, 2**32, 2**63 - 2, 123_456_789_012_345_678):
         assert _native.mt_seeded_state(seed) == random.Random(seed).getstate()[1], seed
+
+
+# ---------------------------------------------------------------------------- options of the batch
+
+
+def _step_both(a: Any, b: Any, actions: Any) -> tuple[Any, Any]:
+    return a.step(actions), b.step(actions)
+
+
+def _assert_same_results(r1: Any, r2: Any) -> None:
+    """Rewards, flags and infos (all keys, dtypes and values) of two batches' step results."""
+    for x, y in zip(r1[1:4], r2[1:4], strict=True):
+        assert x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
+    _assert_same_infos(r1[4], r2[4])
+
+
+def _assert_same_infos(i1: dict[str, Any], i2: dict[str, Any]) -> None:
+    assert sorted(i1) == sorted(i2)
+    for key in i1:
+        assert i1[key].dtype == i2[key].dtype, key
+        np.testing.assert_array_equal(i1[key], i2[key], err_msg=key)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        (DUEL_V1_ID, {"format": "random"}),
+        (DUEL_V1_ID, {"format": "random", "max_turns": 300}),  # turn counts beyond 255 are capped
+        (DUEL_V1_ID, {"format": "precon", "opponent": "greedy"}),
+        (SOLO_V1_ID, {"level": 3}),
+    ],
+)
+def test_uint8_observation_is_the_float_observations_counts(env_id: str, kwargs: dict[str, Any]) -> None:
+    """The compact observation: the same games, each feature's count; counts x units is the float
+    observation (bit for bit but the turn fraction), in either backend."""
+    from clashofdecks.envs.compact import count_scales
+
+    n, seed = 4, 12
+    compact = _batch(env_id, n, observation_dtype="uint8", **kwargs)
+    floats = _batch(env_id, n, **kwargs)
+    assert compact.single_observation_space.dtype == np.uint8
+    assert compact.observation_space.shape == (n, OBSERVATION_LAYOUT.size)
+    units = compact.unwrapped.observation_units
+    turn = OBSERVATION_LAYOUT.slices["turn"].start
+    cap = kwargs.get("max_turns", 100)
+    assert units[turn] == np.float32(1 / cap)
+    (o1, i1), (o2, i2) = compact.reset(seed=seed), floats.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for step in range(250):
+        assert o1.dtype == np.uint8 and o1 in compact.observation_space
+        rebuilt = o1.astype(np.float32) * units
+        others = np.ones(OBSERVATION_LAYOUT.size, dtype=bool)
+        others[turn] = False
+        np.testing.assert_array_equal(rebuilt[:, others], o2[:, others], err_msg=f"step {step}")
+        np.testing.assert_allclose(rebuilt[:, turn], o2[:, turn], rtol=1e-6)
+        expected_turns = np.minimum(np.minimum(i2["turn"], cap), 255)
+        np.testing.assert_array_equal(o1[:, turn], expected_turns)
+        r1, r2 = _step_both(compact, floats, _random_actions(rng, i1["action_mask"]))
+        _assert_same_results(r1, r2)
+        (o1, i1), (o2, i2) = (r1[0], r1[4]), (r2[0], r2[4])
+    assert count_scales(cap)[turn] == cap
+
+
+def test_compiled_uint8_batch_equals_the_python_uint8_batch() -> None:
+    _compiled_or_skip()
+    n, seed = 6, 31
+    compiled = _batch(DUEL_V1_ID, n, format="random", observation_dtype="uint8")
+    python = _batch(DUEL_V1_ID, n, format="random", observation_dtype="uint8", backend="python")
+    assert (compiled.unwrapped.backend, python.unwrapped.backend) == ("compiled", "python")
+    (o1, i1), (o2, i2) = compiled.reset(seed=seed), python.reset(seed=seed)
+    _assert_same_infos(i1, i2)
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for _ in range(400):
+        np.testing.assert_array_equal(o1, o2)
+        actions = _random_actions(rng, i1["action_mask"])
+        if rng.random() < 0.1:
+            actions[0] = int(np.flatnonzero(i1["action_mask"][0] == 0)[-1])
+        r1, r2 = _step_both(compiled, python, actions)
+        _assert_same_results(r1, r2)
+        (o1, i1), o2 = (r1[0], r1[4]), r2[0]
+        ended += int((r1[2] | r1[3]).sum())
+    assert ended >= 10
+
+
+@pytest.mark.parametrize(("n", "seed", "kwargs"), [(5, 3, {}), (4, 77, {"observation_dtype": "uint8"})])
+def test_compiled_batch_against_greedy_equals_the_python_batch(
+    n: int, seed: int, kwargs: dict[str, Any]
+) -> None:
+    """The greedy agent in the core's batch: the same sample, scores and tie-breaks as the agent of the
+    single environment, so the same games (observations, masks, rewards, flags, infos)."""
+    _compiled_or_skip()
+    compiled = _batch(DUEL_V1_ID, n, format="random", opponent="greedy", **kwargs)
+    python = _batch(DUEL_V1_ID, n, format="random", opponent="greedy", backend="python", **kwargs)
+    assert (compiled.unwrapped.backend, python.unwrapped.backend) == ("compiled", "python")
+    (o1, i1), (o2, i2) = compiled.reset(seed=seed), python.reset(seed=seed)
+    _assert_same_infos(i1, i2)
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for _ in range(300):
+        np.testing.assert_array_equal(o1, o2)
+        r1, r2 = _step_both(compiled, python, _random_actions(rng, i1["action_mask"]))
+        _assert_same_results(r1, r2)
+        (o1, i1), o2 = (r1[0], r1[4]), r2[0]
+        ended += int((r1[2] | r1[3]).sum())
+    assert ended >= 5
+
+
+def test_compiled_batch_against_greedy_follows_single_environments() -> None:
+    _compiled_or_skip()
+    n = 3
+    batch = _batch(DUEL_V1_ID, n, format="random", opponent="greedy")
+    assert batch.unwrapped.backend == "compiled"
+    single = _SingleEnvs(DUEL_V1_ID, n, 5, format="random", opponent="greedy")
+    obs, info = batch.reset(seed=5)
+    rng = np.random.default_rng(6)
+    wins = 0
+    for _ in range(200):
+        np.testing.assert_array_equal(obs, np.stack(single.obs))
+        actions = _random_actions(rng, info["action_mask"])
+        obs, rewards, terminated, truncated, info = batch.step(actions)
+        expected = single.step(actions)
+        single.obs = [e[0] for e in expected]
+        np.testing.assert_array_equal(rewards, [e[1] for e in expected])
+        np.testing.assert_array_equal(terminated | truncated, [e[2] or e[3] for e in expected])
+        np.testing.assert_array_equal(info["action_mask"], np.stack([e[4]["action_mask"] for e in expected]))
+        wins += int((rewards < 0).sum())
+    assert wins >= 2  # greedy beats a random learner: its games ended
+
+
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_copy_false_hands_out_the_batchs_buffers_with_the_same_values(backend: str) -> None:
+    n = 3
+    shared = _batch(DUEL_V1_ID, n, format="random", copy=False, backend=backend)
+    fresh = _batch(DUEL_V1_ID, n, format="random", backend=backend)
+    (o1, i1), (o2, i2) = shared.reset(seed=4), fresh.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        np.testing.assert_array_equal(o1, o2)
+        actions = _random_actions(rng, i1["action_mask"])
+        r1, r2 = _step_both(shared, fresh, actions)
+        _assert_same_results(r1, r2)
+        (o1, i1), (o2, i2) = (r1[0], r1[4]), (r2[0], r2[4])
+    again = shared.step(_random_actions(rng, i1["action_mask"]))
+    assert again[0] is o1 and again[4]["action_mask"] is i1["action_mask"]  # the batch's own buffers
+    assert fresh.step(_random_actions(rng, i2["action_mask"]))[0] is not o2
+
+
+def test_read_only_actions_are_accepted_and_never_written() -> None:
+    _compiled_or_skip()
+    batch = _batch(DUEL_V1_ID, 3, format="random")
+    _, info = batch.reset(seed=1)
+    rng = np.random.default_rng(2)
+    for _ in range(80):  # through autoresets: the resetting sub-envs' actions are ignored, not zeroed
+        actions = _random_actions(rng, info["action_mask"]).astype(np.int64)
+        actions.flags.writeable = False
+        kept = actions.copy()
+        _, _, _, _, info = batch.step(actions)
+        np.testing.assert_array_equal(actions, kept)

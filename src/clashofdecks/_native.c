@@ -2806,96 +2806,129 @@ enum {
 #define E_CARD_KINDS 34    /* encoding.CARD_KINDS */
 #define E_DEFAULT_TURNS 100 /* encoding.DEFAULT_MAX_TURNS */
 
+/* What a batch call needs besides its arrays (batch_reset's and batch_step's `spec`): the layout, the
+ * observation's dtype (float32, or uint8 counts: envs/compact.py) and the opponent (the random agent,
+ * or the greedy agent with its weights). */
+typedef struct {
+    long o[O_COUNT];
+    int u8;
+    int greedy;
+    GreedyWeights w;
+} EnvSpec;
+
+/* One observation row: exactly one of f (float32) and u (uint8 counts) is set. */
+typedef struct {
+    float *f;
+    uint8_t *u;
+} ERow;
+
 /* k * float32(1 / scale) in float32, as encoding._scaled (the multiplication rounded to float32). */
 static float e_scaled(int k, double scale) { return (float)k * (float)(1.0 / scale); }
 
-static void e_hand(float *out, const long *o, const State *s, int k, int p, int hidden_ids) {
+/* Feature i is the count k (a one-hot: 1) of the given scale: k / scale in float32, or k itself (at
+ * most 255, as the float encoder caps its counts) in uint8. */
+static inline void e_set(ERow r, long i, int k, double scale) {
+    if (k > 255) k = 255;
+    if (r.u)
+        r.u[i] = (uint8_t)k;
+    else
+        r.f[i] = e_scaled(k, scale);
+}
+
+static inline void e_one(ERow r, long i) { e_set(r, i, 1, 1.0); }
+
+static void e_hand(ERow out, const long *o, const State *s, int k, int p, int hidden_ids) {
     int n = s->hand_len[p];
     const uint8_t *hand = s->hands[p];
     int fi = 0;
     int want = s->fort[p] ? FORT : BASTION;
     while (fi < n && hand[fi] != want) fi++;
-    float *f = out + o[O_FORTRESS] + k * 3;
-    f[0] = s->fort[p] ? 1.0f : 0.0f;
-    f[1] = e_scaled(n - 1 - fi, E_HAND_CAP);
-    f[2] = e_scaled(n, E_HAND_CAP);
+    long f = o[O_FORTRESS] + k * 3;
+    e_set(out, f, s->fort[p] ? 1 : 0, 1.0);
+    e_set(out, f + 1, n - 1 - fi, E_HAND_CAP);
+    e_set(out, f + 2, n, E_HAND_CAP);
     uint64_t known = s->known[p];
     for (int i = 0; i < n && i < E_HAND_CAP; i++) {
         int c = hand[i];
         int public_card = c >= N_CARDS || ((known >> c) & 1);
         if (k == 0) {
-            out[o[O_HAND_ME] + i * E_CARD_KINDS + c] = 1.0f;
-            out[o[O_HAND_ME_FLAGS] + i * 3] = 1.0f;
-            if (public_card) out[o[O_HAND_ME_FLAGS] + i * 3 + 2] = 1.0f;
+            e_one(out, o[O_HAND_ME] + i * E_CARD_KINDS + c);
+            e_one(out, o[O_HAND_ME_FLAGS] + i * 3);
+            if (public_card) e_one(out, o[O_HAND_ME_FLAGS] + i * 3 + 2);
         } else {
             if (!public_card) {
-                out[o[O_HAND_OPP] + i * (E_CARD_KINDS + 1) + E_CARD_KINDS] = 1.0f;
-                if (!hidden_ids) out[o[O_OPP_HIDDEN] + c] = 1.0f;
+                e_one(out, o[O_HAND_OPP] + i * (E_CARD_KINDS + 1) + E_CARD_KINDS);
+                if (!hidden_ids) e_one(out, o[O_OPP_HIDDEN] + c);
             } else {
-                out[o[O_HAND_OPP] + i * (E_CARD_KINDS + 1) + c] = 1.0f;
+                e_one(out, o[O_HAND_OPP] + i * (E_CARD_KINDS + 1) + c);
             }
-            out[o[O_HAND_OPP_FLAGS] + i * 2] = 1.0f;
+            e_one(out, o[O_HAND_OPP_FLAGS] + i * 2);
         }
     }
     /* the playable window (R3.2): the 4 leftmost places besides the fortress card */
     int taken = 0;
     for (int i = 0; i < 5 && i < n && taken < 4; i++) {
         if (i == fi) continue;
-        if (k == 0)
-            out[o[O_HAND_ME_FLAGS] + i * 3 + 1] = 1.0f;
-        else
-            out[o[O_HAND_OPP_FLAGS] + i * 2 + 1] = 1.0f;
+        e_one(out, k == 0 ? o[O_HAND_ME_FLAGS] + i * 3 + 1 : o[O_HAND_OPP_FLAGS] + i * 2 + 1);
         taken++;
     }
 }
 
-static void e_lane(float *out, const long *o, const State *s, int slot, int k, int extra) {
+static void e_lane(ERow out, const long *o, const State *s, int slot, int k, int extra) {
     int n = s->lane_len[k];
     if (!n) return;
-    out[o[O_LANE_SIZES] + slot] = e_scaled(n < 255 ? n : 255, E_LANE_CAP);
+    e_set(out, o[O_LANE_SIZES] + slot, n, E_LANE_CAP);
     const Creature *L = s->lanes[k];
     for (int i = 0; i < n && i < E_LANE_CAP; i++) {
         const Creature *cr = &L[i];
         int c = cr->card, d = cr->damage, sp = cr->sprint;
-        float *f = out + o[O_LANES] + (slot * E_LANE_CAP + i) * E_FEATURES;
-        f[0] = 1.0f;
-        f[1 + c] = 1.0f;
-        float *st = f + 1 + N_CARDS;
-        int atk = ATTACK[c] + sp;
+        long f = o[O_LANES] + (slot * E_LANE_CAP + i) * E_FEATURES;
+        e_one(out, f);
+        e_one(out, f + 1 + c);
+        long st = f + 1 + N_CARDS;
         int left = HEALTH[c] - d;
-        st[0] = e_scaled(d < 255 ? d : 255, 10);
-        st[1] = e_scaled(atk < 255 ? atk : 255, 10);
-        st[2] = e_scaled(left > 0 ? left : 0, 10);
-        st[3] = e_scaled(ATTACK[c], 10);
-        st[4] = e_scaled(HEALTH[c], 10);
-        float *fl = st + 5;
-        if (cr->flags & F_NEW) fl[0] = 1.0f;
-        if (cr->flags & F_PROT) fl[1] = 1.0f;
-        if (cr->flags & F_ACT) fl[2] = 1.0f;
-        if (sp) fl[3] = e_scaled(sp, 10);
+        e_set(out, st, d, 10);
+        e_set(out, st + 1, ATTACK[c] + sp, 10);
+        e_set(out, st + 2, left > 0 ? left : 0, 10);
+        e_set(out, st + 3, ATTACK[c], 10);
+        e_set(out, st + 4, HEALTH[c], 10);
+        long fl = st + 5;
+        if (cr->flags & F_NEW) e_one(out, fl);
+        if (cr->flags & F_PROT) e_one(out, fl + 1);
+        if (cr->flags & F_ACT) e_one(out, fl + 2);
+        if (sp) e_set(out, fl + 3, sp, 10);
         int bits = g_bits(L, n, i, extra);
         for (int j = 0; j < 7; j++)
-            if (bits & (1 << j)) fl[4 + j] = 1.0f;
+            if (bits & (1 << j)) e_one(out, fl + 4 + j);
     }
 }
 
+/* The turn feature: turn / cap (in double, then float32, as encoding._write_header); in uint8 the
+ * turn itself, capped at the cap and at 255. */
+static void e_turn(ERow out, const long *o, const State *s) {
+    long long cap = s->max_turns > 0 ? s->max_turns : E_DEFAULT_TURNS;
+    long long turn = s->turn < cap ? s->turn : cap;
+    if (out.u)
+        out.u[o[O_TURN]] = (uint8_t)(turn < 255 ? turn : 255);
+    else
+        out.f[o[O_TURN]] = (float)((double)turn / (double)cap);
+    if (s->turn >= cap) e_one(out, o[O_TURN] + 1);
+}
+
 /* encoding.encode_observation for a duel (not the setup stage), written into a zeroed row. */
-static void e_observe(float *out, const long *o, const State *s, int seat, int hidden_ids) {
+static void e_observe(ERow out, const long *o, const State *s, int seat, int hidden_ids) {
     int opp = 1 - seat;
-    out[o[O_SEAT] + seat] = 1.0f;
-    out[o[O_PHASE] + s->stage] = 1.0f;
+    e_one(out, o[O_SEAT] + seat);
+    e_one(out, o[O_PHASE] + s->stage);
     if (s->stage == OVER) {
-        out[o[O_TO_MOVE] + 2] = 1.0f;
+        e_one(out, o[O_TO_MOVE] + 2);
     } else {
         int mover = current_player(s);
-        out[o[O_TO_MOVE] + (mover != 0 && mover != 1 ? 2 : (mover == seat ? 0 : 1))] = 1.0f;
+        e_one(out, o[O_TO_MOVE] + (mover != 0 && mover != 1 ? 2 : (mover == seat ? 0 : 1)));
     }
-    out[o[O_ACTIVE] + (s->active == seat ? 0 : 1)] = 1.0f;
-    long long cap = s->max_turns > 0 ? s->max_turns : E_DEFAULT_TURNS;
-    long long turn = s->turn;
-    out[o[O_TURN]] = (float)((double)(turn < cap ? turn : cap) / (double)cap);
-    if (turn >= cap) out[o[O_TURN] + 1] = 1.0f;
-    out[o[O_MANA]] = e_scaled(s->mana < 255 ? s->mana : 255, 10);
+    e_one(out, o[O_ACTIVE] + (s->active == seat ? 0 : 1));
+    e_turn(out, o, s);
+    e_set(out, o[O_MANA], s->mana, 10);
     if (s->hand_len[seat]) e_hand(out, o, s, 0, seat, hidden_ids);
     if (s->hand_len[opp]) e_hand(out, o, s, 1, opp, hidden_ids);
     const int players[4] = {seat, seat, opp, opp};
@@ -2904,25 +2937,42 @@ static void e_observe(float *out, const long *o, const State *s, int seat, int h
         e_lane(out, o, s, slot, p * 2 + (slot & 1), p == 1 ? s->threat_bits : 0);
     }
     if (s->pending_player != NONE) {
-        out[o[O_PENDING] + (s->pending_player == seat ? 0 : 1)] = 1.0f;
-        for (int i = 0; i < s->pending_n && i < 3; i++) out[o[O_PENDING_CARDS] + i * N_CARDS + s->pending[i]] = 1.0f;
+        e_one(out, o[O_PENDING] + (s->pending_player == seat ? 0 : 1));
+        for (int i = 0; i < s->pending_n && i < 3; i++) e_one(out, o[O_PENDING_CARDS] + i * N_CARDS + s->pending[i]);
     }
+}
+
+/* Zero `count` features of row r from feature `at`. */
+static inline void e_zero(ERow r, long at, long count) {
+    if (r.u)
+        memset(r.u + at, 0, (size_t)count);
+    else
+        memset(r.f + at, 0, sizeof(float) * (size_t)count);
+}
+
+/* Row i of the observation buffer. */
+static inline ERow e_row(void *obs, const EnvSpec *sp, Py_ssize_t i) {
+    ERow r = {NULL, NULL};
+    if (sp->u8)
+        r.u = (uint8_t *)obs + i * sp->o[O_SIZE];
+    else
+        r.f = (float *)obs + i * sp->o[O_SIZE];
+    return r;
 }
 
 /* One slot's observation row and mask row; the mask only when the learner decides.  fresh: zero the
  * whole row first; else the row is the slot's previous observation, and only what e_observe can have
  * written is zeroed: everything up to the lanes, the creature rows written last time, and everything
  * after the lanes (the lanes are most of the row, and a duel has at most 7 creatures a side). */
-static void e_write(EnvSlot *e, float *obs, uint8_t *mask, const long *o, int fresh) {
+static void e_write(EnvSlot *e, ERow obs, uint8_t *mask, const long *o, int fresh) {
     if (fresh) {
-        memset(obs, 0, sizeof(float) * (size_t)o[O_SIZE]);
+        e_zero(obs, 0, o[O_SIZE]);
     } else {
-        memset(obs, 0, sizeof(float) * (size_t)o[O_LANES]);
+        e_zero(obs, 0, o[O_LANES]);
         for (int slot = 0; slot < 4; slot++)
-            memset(obs + o[O_LANES] + slot * E_LANE_CAP * E_FEATURES, 0,
-                   sizeof(float) * E_FEATURES * (size_t)e->rows_written[slot]);
+            e_zero(obs, o[O_LANES] + slot * E_LANE_CAP * E_FEATURES, (long)E_FEATURES * e->rows_written[slot]);
         long after = o[O_LANES] + 4 * E_LANE_CAP * E_FEATURES;
-        memset(obs + after, 0, sizeof(float) * (size_t)(o[O_SIZE] - after));
+        e_zero(obs, after, o[O_SIZE] - after);
     }
     const int players[4] = {e->seat, e->seat, 1 - e->seat, 1 - e->seat};
     for (int slot = 0; slot < 4; slot++) {
@@ -2938,14 +2988,53 @@ static void e_write(EnvSlot *e, float *obs, uint8_t *mask, const long *o, int fr
     }
 }
 
-/* The agent's replies until the learner decides or the game ends. */
-static void e_opponent(EnvSlot *e) {
+#define E_STUCK -1   /* the greedy agent found no action it could score (a bug if reached) */
+#define E_SAMPLE -2  /* the greedy agent's determinization found too few unseen cards */
+
+/* GreedyAgent.act on the core (agents/greedy.py: one legal action is played without a draw; else
+ * core.greedy_action: the determinization from the agent's generator, every action scored, a tie
+ * broken by randrange), drawing from the slot's MT19937 exactly as the agent's random.Random. */
+static int e_greedy(EnvSlot *e, const int *legal, int n, const GreedyWeights *w, int *action) {
+    if (n == 1) {
+        *action = legal[0];
+        return 0;
+    }
+    int player = current_player(&e->s), best[MAX_LEGAL];
+    Bits bits = {NULL, &e->g};
+    State sample = e->s;
+    if (determinize_state(&sample, player, e->hidden_ids, &bits)) return E_SAMPLE;
+    long illegal = -1;
+    int nb = g_best(&sample, player, legal, n, 1, w, best, &illegal);
+    if (!nb) return E_STUCK;
+    int pick = 0;
+    if (nb > 1) pick = mt_below(&e->g, nb);
+    *action = best[pick];
+    return 0;
+}
+
+/* The opponent's replies until the learner decides or the game ends: the random agent
+ * (legal[randrange(n)], agents/random_agent.py) or the greedy agent.  0, or E_STUCK / E_SAMPLE. */
+static int e_opponent(EnvSlot *e, const EnvSpec *sp) {
     int legal[MAX_LEGAL];
     while (e->s.stage != OVER && current_player(&e->s) != e->seat) {
-        int n = compute_legal(&e->s, legal);
+        int n = compute_legal(&e->s, legal), action;
         if (!n) break;
-        dispatch(&e->s, legal[mt_below(&e->g, n)]);
+        if (!sp->greedy) {
+            action = legal[mt_below(&e->g, n)];
+        } else {
+            int failed = e_greedy(e, legal, n, &sp->w, &action);
+            if (failed) return failed;
+        }
+        dispatch(&e->s, action);
     }
+    return 0;
+}
+
+static void e_opponent_error(int code) {
+    if (code == E_SAMPLE)
+        PyErr_SetString(PyExc_ValueError, "batch: the greedy agent's sample: Sample larger than population");
+    else
+        PyErr_SetString(PyExc_RuntimeError, "batch: the greedy agent found no legal action to score");
 }
 
 static int e_layout(PyObject *layout, long *o) {
@@ -2968,12 +3057,51 @@ static int e_layout(PyObject *layout, long *o) {
     return 0;
 }
 
-/* Buffers: each a C-contiguous writable buffer of exactly `bytes` bytes. */
-static int e_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t bytes, const char *what) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+/* spec = (layout, uint8, greedy weights or None): see EnvSpec. */
+static int e_spec(PyObject *spec, EnvSpec *sp) {
+    PyObject *layout, *weights;
+    int u8;
+    memset(sp, 0, sizeof *sp);
+    if (!PyArg_ParseTuple(spec, "OpO;batch: the spec is (layout, uint8, weights or None)", &layout, &u8, &weights))
+        return -1;
+    if (e_layout(layout, sp->o)) return -1;
+    sp->u8 = u8;
+    if (weights == Py_None) return 0;
+    sp->greedy = 1;
+    return g_weights(weights, &sp->w);
+}
+
+/* Buffers: each a C-contiguous buffer (writable unless read_only) of exactly `bytes` bytes. */
+static int e_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t bytes, const char *what, int read_only) {
+    if (PyObject_GetBuffer(obj, view, (read_only ? 0 : PyBUF_WRITABLE) | PyBUF_C_CONTIGUOUS) < 0) return -1;
     if (view->len != bytes) {
         PyErr_Format(PyExc_ValueError, "batch: %s has %zd bytes, not %zd", what, view->len, bytes);
         PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* count buffers of objs into views, objs[k] of sizes[k] * n bytes, the first `inputs` read only; on
+ * failure none is held. */
+static int e_buffers(PyObject **objs, Py_buffer *views, const Py_ssize_t *sizes, const char *const *names, int count,
+                     int inputs, Py_ssize_t n) {
+    for (int got = 0; got < count; got++) {
+        if (e_buffer(objs[got], &views[got], sizes[got] * n, names[got], got < inputs)) {
+            for (int k = 0; k < got; k++) PyBuffer_Release(&views[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The slots bytearray: whole EnvSlots; *n their number. */
+static int e_slots(PyObject *obj, Py_buffer *view, Py_ssize_t *n) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    *n = view->len / (Py_ssize_t)sizeof(EnvSlot);
+    if (*n * (Py_ssize_t)sizeof(EnvSlot) != view->len) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "batch: the slots buffer is not whole slots");
         return -1;
     }
     return 0;
@@ -3042,103 +3170,111 @@ static uint64_t np_seed_draw(NpBitGen *bg) {
     return (uint64_t)(m >> 64);
 }
 
-/* batch_reset(slots, indices, capsules, config, layout, obs, mask, turns): for each slot i of
- * `indices` (int64), the single environment's reset on the random deal: (game seed, agent seed, build
- * seed) drawn from capsules[i] (sub-env i's np_random.bit_generator.capsule), the deal
- * (rules.Game.random_duel) under `config` (native.duel_config(ruleset): a duel's Core configuration),
- * the agent's generator, and the rows written; turns[i] the game's turn. */
+/* The duel configuration (native.duel_config(ruleset): 10 numbers), checked as Core() checks it. */
+static int e_config(PyObject *config, State *conf) {
+    long v;
+    memset(conf, 0, sizeof *conf);
+    if (!PySequence_Check(config) || PySequence_Size(config) != 10) {
+        PyErr_SetString(PyExc_ValueError, "batch: the configuration is a 10-tuple");
+        return -1;
+    }
+    if (get_long(config, 0, 0, 0, "solo", &v)) return -1;
+    if (get_long(config, 1, 0, 1, "rotated", &v)) return -1;
+    conf->rotated = (uint8_t)v;
+    if (get_long(config, 2, 0, 1, "timing_combat", &v)) return -1;
+    conf->timing_combat = (uint8_t)v;
+    if (get_long(config, 3, 0, 1, "prot_any", &v)) return -1;
+    conf->prot_any = (uint8_t)v;
+    if (get_long(config, 4, 0, 1, "per_card", &v)) return -1;
+    conf->per_card = (uint8_t)v;
+    if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return -1;
+    conf->defence_minus_one = (uint8_t)v;
+    if (get_long(config, 6, 0, 127, "threat_bits", &v)) return -1;
+    conf->threat_bits = (uint8_t)v;
+    if (get_long(config, 7, 0, 1000, "base_mana", &v)) return -1;
+    conf->base_mana = (int32_t)v;
+    if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return -1;
+    conf->extra_mana = (int32_t)v;
+    if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return -1;
+    conf->max_turns = (int32_t)v;
+    return 0;
+}
+
+/* The single environment's reset in slot e on the random deal: (game seed, agent seed, build seed)
+ * drawn from the sub-environment's np_random (bg), the deal (rules.Game.random_duel) under conf, the
+ * agent's random.Random(agent seed), the opponent's replies and the rows written. */
+static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EnvSpec *sp, ERow row, uint8_t *mask) {
+    uint64_t game_seed = np_seed_draw(bg);
+    uint64_t agent_seed = np_seed_draw(bg);
+    (void)np_seed_draw(bg); /* the build seed: drawn, as the environment draws it */
+    State *s = &e->s;
+    random_duel_state(s, game_seed);
+    s->rotated = conf->rotated;
+    s->timing_combat = conf->timing_combat;
+    s->prot_any = conf->prot_any;
+    s->per_card = conf->per_card;
+    s->defence_minus_one = conf->defence_minus_one;
+    s->threat_bits = conf->threat_bits;
+    s->base_mana = conf->base_mana;
+    s->extra_mana = conf->extra_mana;
+    s->max_turns = conf->max_turns;
+    mt_seed(&e->g, agent_seed);
+    e->seat = 0; /* the random deal has no coin toss: participant 0 is seat 0 */
+    e->hidden_ids = 1;
+    int failed = e_opponent(e, sp);
+    if (failed) return failed;
+    e_write(e, row, mask, sp->o, 1);
+    return 0;
+}
+
+/* e_deal in the slots idx[0..count); v: the obs, mask and turn buffers.  -1 with an exception set. */
+static int e_deal_slots(EnvSlot *all, Py_ssize_t n, const int64_t *idx, Py_ssize_t count, PyObject *capsules,
+                        const State *conf, const EnvSpec *sp, Py_buffer *v) {
+    for (Py_ssize_t k = 0; k < count; k++) {
+        int64_t i = idx[k];
+        if (i < 0 || i >= n) {
+            PyErr_SetString(PyExc_IndexError, "batch: no such slot");
+            return -1;
+        }
+        NpBitGen *bg = PyCapsule_GetPointer(PyList_GET_ITEM(capsules, i), "BitGenerator");
+        if (!bg) return -1;
+        int failed = e_deal(&all[i], bg, conf, sp, e_row(v[0].buf, sp, i), (uint8_t *)v[1].buf + i * ACTION_SPACE_N);
+        if (failed) {
+            e_opponent_error(failed);
+            return -1;
+        }
+        ((int64_t *)v[2].buf)[i] = all[i].s.turn;
+    }
+    return 0;
+}
+
+/* batch_reset(slots, indices, capsules, config, spec, obs, mask, turns): for each slot i of `indices`
+ * (int64), the single environment's reset (e_deal) with capsules[i] (sub-env i's
+ * np_random.bit_generator.capsule) and `config` (native.duel_config(ruleset)); turns[i] the turn. */
 static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *slots, *idx_obj, *capsules, *config, *layout, *obs_obj, *mask_obj, *turn_obj;
-    if (!PyArg_ParseTuple(args, "OOO!OOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &config, &layout, &obs_obj,
-                          &mask_obj, &turn_obj))
+    PyObject *slots, *idx_obj, *capsules, *config, *spec_obj, *arrays[3];
+    if (!PyArg_ParseTuple(args, "OOO!OOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &config, &spec_obj,
+                          &arrays[0], &arrays[1], &arrays[2]))
         return NULL;
     if (!cards_ready) return NotReady();
-    long o[O_COUNT];
-    if (e_layout(layout, o)) return NULL;
-    /* The configuration, checked as Core() checks it (core_load with the dealt game's state). */
+    EnvSpec sp;
     State conf;
-    {
-        long v;
-        memset(&conf, 0, sizeof conf);
-        if (!PySequence_Check(config) || PySequence_Size(config) != 10) {
-            PyErr_SetString(PyExc_ValueError, "batch: the configuration is a 10-tuple");
-            return NULL;
-        }
-        if (get_long(config, 0, 0, 0, "solo", &v)) return NULL;
-        if (get_long(config, 1, 0, 1, "rotated", &v)) return NULL;
-        conf.rotated = (uint8_t)v;
-        if (get_long(config, 2, 0, 1, "timing_combat", &v)) return NULL;
-        conf.timing_combat = (uint8_t)v;
-        if (get_long(config, 3, 0, 1, "prot_any", &v)) return NULL;
-        conf.prot_any = (uint8_t)v;
-        if (get_long(config, 4, 0, 1, "per_card", &v)) return NULL;
-        conf.per_card = (uint8_t)v;
-        if (get_long(config, 5, 0, 1, "defence_minus_one", &v)) return NULL;
-        conf.defence_minus_one = (uint8_t)v;
-        if (get_long(config, 6, 0, 127, "threat_bits", &v)) return NULL;
-        conf.threat_bits = (uint8_t)v;
-        if (get_long(config, 7, 0, 1000, "base_mana", &v)) return NULL;
-        conf.base_mana = (int32_t)v;
-        if (get_long(config, 8, 0, 1000, "extra_mana", &v)) return NULL;
-        conf.extra_mana = (int32_t)v;
-        if (get_long(config, 9, -1, 0x7fffffffL, "max_turns", &v)) return NULL;
-        conf.max_turns = (int32_t)v;
-    }
-    Py_buffer sv;
-    if (PyObject_GetBuffer(slots, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(EnvSlot);
-    Py_buffer iv, ov, mv, tv;
+    if (e_spec(spec_obj, &sp) || e_config(config, &conf)) return NULL;
+    Py_buffer sv, iv, v[3];
+    Py_ssize_t n;
+    if (e_slots(slots, &sv, &n)) return NULL;
     int ok = 0;
+    const Py_ssize_t sizes[3] = {(sp.u8 ? 1 : (Py_ssize_t)sizeof(float)) * sp.o[O_SIZE], ACTION_SPACE_N, 8};
+    static const char *const names[3] = {"obs", "mask", "turn"};
     if (PyList_GET_SIZE(capsules) != n) {
         PyErr_SetString(PyExc_ValueError, "batch: one capsule per slot");
     } else if (PyObject_GetBuffer(idx_obj, &iv, PyBUF_C_CONTIGUOUS) == 0) {
         if (iv.len % 8) {
             PyErr_SetString(PyExc_ValueError, "batch: the indices are int64");
-        } else if (!e_buffer(obs_obj, &ov, (Py_ssize_t)sizeof(float) * o[O_SIZE] * n, "obs")) {
-            if (!e_buffer(mask_obj, &mv, ACTION_SPACE_N * n, "mask")) {
-                if (!e_buffer(turn_obj, &tv, 8 * n, "turn")) {
-                    ok = 1;
-                    const int64_t *idx = iv.buf;
-                    EnvSlot *all = sv.buf;
-                    for (Py_ssize_t k = 0; k < iv.len / 8 && ok; k++) {
-                        int64_t i = idx[k];
-                        if (i < 0 || i >= n) {
-                            PyErr_SetString(PyExc_IndexError, "batch: no such slot");
-                            ok = 0;
-                            break;
-                        }
-                        NpBitGen *bg = PyCapsule_GetPointer(PyList_GET_ITEM(capsules, i), "BitGenerator");
-                        if (!bg) {
-                            ok = 0;
-                            break;
-                        }
-                        uint64_t game_seed = np_seed_draw(bg);
-                        uint64_t agent_seed = np_seed_draw(bg);
-                        (void)np_seed_draw(bg); /* the build seed: drawn, as the environment draws it */
-                        EnvSlot *e = &all[i];
-                        random_duel_state(&e->s, game_seed);
-                        e->s.rotated = conf.rotated;
-                        e->s.timing_combat = conf.timing_combat;
-                        e->s.prot_any = conf.prot_any;
-                        e->s.per_card = conf.per_card;
-                        e->s.defence_minus_one = conf.defence_minus_one;
-                        e->s.threat_bits = conf.threat_bits;
-                        e->s.base_mana = conf.base_mana;
-                        e->s.extra_mana = conf.extra_mana;
-                        e->s.max_turns = conf.max_turns;
-                        mt_seed(&e->g, agent_seed);
-                        e->seat = 0;
-                        e->hidden_ids = 1;
-                        e_opponent(e);
-                        e_write(e, (float *)ov.buf + i * o[O_SIZE], (uint8_t *)mv.buf + i * ACTION_SPACE_N, o, 1);
-                        ((int64_t *)tv.buf)[i] = e->s.turn;
-                    }
-                    PyBuffer_Release(&tv);
-                }
-                PyBuffer_Release(&mv);
-            }
-            PyBuffer_Release(&ov);
+        } else if (!e_buffers(arrays, v, sizes, names, 3, 0, n)) {
+            ok = !e_deal_slots(sv.buf, n, iv.buf, iv.len / 8, capsules, &conf, &sp, v);
+            for (int k = 0; k < 3; k++) PyBuffer_Release(&v[k]);
         }
         PyBuffer_Release(&iv);
     }
@@ -3156,86 +3292,101 @@ static PyObject *mod_mt_seeded_state(PyObject *m, PyObject *arg) {
     return mt_export(&g);
 }
 
-/* batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn,
- * illegal, winner, termination): one learner decision in every slot not in `skip` (actions int64,
- * in range, checked by the caller), then the agent's replies; writes every array row of those slots.
- * An illegal action gets `penalty` and changes nothing.  winner: -1 a draw (or still playing), else
- * the winning seat; termination: the core's code, -1 while playing. */
+/* batch_step's arrays, one row per slot. */
+typedef struct {
+    const int64_t *actions;
+    const uint8_t *skip;
+    void *obs;
+    uint8_t *mask, *term, *trunc, *illegal;
+    double *rewards;
+    int64_t *turn, *winner;
+    int8_t *termination;
+} EArrays;
+
+/* Before any game moves (a bad batch changes nothing): each stepped slot's action is in the action
+ * space and the slot awaits the learner's decision.  -1 with an exception set. */
+static int e_check(const EnvSlot *slots, Py_ssize_t n, const EArrays *a) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (a->skip[i]) continue;
+        int64_t x = a->actions[i];
+        if (x < 0 || x >= ACTION_SPACE_N) {
+            PyErr_Format(PyExc_ValueError, "action %lld is outside the action space (0-%d)", (long long)x,
+                         ACTION_SPACE_N - 1);
+            return -1;
+        }
+        if (slots[i].s.stage == OVER || current_player(&slots[i].s) != slots[i].seat) {
+            PyErr_Format(PyExc_RuntimeError, "batch: slot %zd has no decision of the learner (reset it)", i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One learner decision in slot i (an illegal one: the penalty, nothing changes), the opponent's
+ * replies, and the slot's rows.  0, or E_STUCK / E_SAMPLE. */
+static int e_step_slot(EnvSlot *e, Py_ssize_t i, const EArrays *a, const EnvSpec *sp, double penalty) {
+    int legal[MAX_LEGAL];
+    int action = (int)a->actions[i];
+    int k = compute_legal(&e->s, legal), ok = 0;
+    for (int j = 0; j < k && !ok; j++) ok = legal[j] == action;
+    a->illegal[i] = (uint8_t)!ok;
+    if (ok) {
+        dispatch(&e->s, action);
+        int failed = e_opponent(e, sp);
+        if (failed) return failed;
+    }
+    const State *s = &e->s;
+    int over = s->stage == OVER;
+    int capped = over && s->termination == T_TURN_CAP;
+    a->term[i] = (uint8_t)(over && !capped);
+    a->trunc[i] = (uint8_t)capped;
+    a->rewards[i] = !ok ? penalty : (!over || s->winner > 1 ? 0.0 : (s->winner == e->seat ? 1.0 : -1.0));
+    a->winner[i] = over && s->winner <= 1 ? s->winner : -1;
+    a->termination[i] = (int8_t)(over ? s->termination : -1);
+    a->turn[i] = s->turn;
+    e_write(e, e_row(a->obs, sp, i), a->mask + i * ACTION_SPACE_N, sp->o, 0);
+    return 0;
+}
+
+/* batch_step(slots, spec, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn,
+ * illegal, winner, termination): one learner decision in every slot not in `skip` (actions int64),
+ * then the opponent's replies; writes every array row of those slots.  winner: -1 a draw (or still
+ * playing), else the winning seat; termination: the core's code, -1 while playing. */
 static PyObject *mod_batch_step(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *objs[14];
+    PyObject *slots, *spec_obj, *objs[11];
     double penalty;
-    if (!PyArg_ParseTuple(args, "OOdOOOOOOOOOOO", &objs[0], &objs[1], &penalty, &objs[3], &objs[4], &objs[5], &objs[6],
-                          &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &objs[12], &objs[13]))
+    if (!PyArg_ParseTuple(args, "OOdOOOOOOOOOOO", &slots, &spec_obj, &penalty, &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10]))
         return NULL;
     if (!cards_ready) return NotReady();
-    long o[O_COUNT];
-    if (e_layout(objs[1], o)) return NULL;
-    Py_buffer sv;
-    if (PyObject_GetBuffer(objs[0], &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    Py_ssize_t n = sv.len / (Py_ssize_t)sizeof(EnvSlot);
-    if (n * (Py_ssize_t)sizeof(EnvSlot) != sv.len) {
-        PyBuffer_Release(&sv);
-        PyErr_SetString(PyExc_ValueError, "batch: the slots buffer is not whole slots");
-        return NULL;
-    }
-    /* actions, skip, obs, mask, rewards, terminated, truncated, turn, illegal, winner, termination */
-    const Py_ssize_t sizes[11] = {8, 1, (Py_ssize_t)sizeof(float) * o[O_SIZE], ACTION_SPACE_N, 8, 1, 1, 8, 1, 8, 1};
-    static const char *names[11] = {"actions", "skip", "obs", "mask", "rewards", "terminated",
-                                    "truncated", "turn", "illegal", "winner", "termination"};
-    Py_buffer v[11];
-    int got = 0;
-    for (; got < 11; got++)
-        if (e_buffer(objs[3 + got], &v[got], sizes[got] * n, names[got])) break;
-    if (got < 11) {
-        for (int k = 0; k < got; k++) PyBuffer_Release(&v[k]);
+    EnvSpec sp;
+    if (e_spec(spec_obj, &sp)) return NULL;
+    Py_buffer sv, v[11];
+    Py_ssize_t n;
+    if (e_slots(slots, &sv, &n)) return NULL;
+    const Py_ssize_t sizes[11] = {
+        8, 1, (sp.u8 ? 1 : (Py_ssize_t)sizeof(float)) * sp.o[O_SIZE], ACTION_SPACE_N, 8, 1, 1, 8, 1, 8, 1};
+    static const char *const names[11] = {"actions", "skip", "obs", "mask", "rewards", "terminated",
+                                          "truncated", "turn", "illegal", "winner", "termination"};
+    if (e_buffers(objs, v, sizes, names, 11, 2, n)) {
         PyBuffer_Release(&sv);
         return NULL;
     }
-    const int64_t *actions = v[0].buf;
-    const uint8_t *skip = v[1].buf;
-    float *obs = v[2].buf;
-    uint8_t *mask = v[3].buf, *term = v[5].buf, *trunc = v[6].buf, *illegal = v[8].buf;
-    double *rewards = v[4].buf;
-    int64_t *turn = v[7].buf, *winner = v[9].buf;
-    int8_t *termination = v[10].buf;
-    EnvSlot *slots = sv.buf;
-    int bad = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    int legal[MAX_LEGAL];
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (skip[i]) continue;
-        EnvSlot *e = &slots[i];
-        int64_t a = actions[i];
-        if (a < 0 || a >= ACTION_SPACE_N || e->s.stage == OVER || current_player(&e->s) != e->seat) {
-            bad = 1; /* the caller checks the range and resets finished games: a bug if reached */
-            continue;
-        }
-        int k = compute_legal(&e->s, legal), ok = 0;
-        for (int j = 0; j < k && !ok; j++) ok = legal[j] == (int)a;
-        illegal[i] = (uint8_t)!ok;
-        if (ok) {
-            dispatch(&e->s, (int)a);
-            e_opponent(e);
-        }
-        const State *s = &e->s;
-        int over = s->stage == OVER;
-        int capped = over && s->termination == T_TURN_CAP;
-        term[i] = (uint8_t)(over && !capped);
-        trunc[i] = (uint8_t)capped;
-        rewards[i] = !ok ? penalty : (!over || s->winner > 1 ? 0.0 : (s->winner == e->seat ? 1.0 : -1.0));
-        winner[i] = over && s->winner <= 1 ? s->winner : -1;
-        termination[i] = (int8_t)(over ? s->termination : -1);
-        turn[i] = s->turn;
-        e_write(e, obs + i * o[O_SIZE], mask + i * ACTION_SPACE_N, o, 0);
+    EArrays a = {v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[5].buf, v[6].buf, v[8].buf,
+                 v[4].buf, v[7].buf, v[9].buf, v[10].buf};
+    EnvSlot *all = sv.buf;
+    int bad = e_check(all, n, &a), failed = 0;
+    if (!bad) {
+        Py_BEGIN_ALLOW_THREADS;
+        for (Py_ssize_t i = 0; i < n && !failed; i++)
+            if (!a.skip[i]) failed = e_step_slot(&all[i], i, &a, &sp, penalty);
+        Py_END_ALLOW_THREADS;
+        if (failed) e_opponent_error(failed);
     }
-    Py_END_ALLOW_THREADS;
     for (int k = 0; k < 11; k++) PyBuffer_Release(&v[k]);
     PyBuffer_Release(&sv);
-    if (bad) {
-        PyErr_SetString(PyExc_RuntimeError, "batch: a slot without a learner's decision was stepped");
-        return NULL;
-    }
+    if (bad || failed) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -3248,11 +3399,11 @@ static PyMethodDef module_methods[] = {
      "random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws)"},
     {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
     {"batch_reset", mod_batch_reset, METH_VARARGS,
-     "batch_reset(slots, indices, capsules, config, layout, obs, mask, turns)"},
+     "batch_reset(slots, indices, capsules, config, spec, obs, mask, turns)"},
     {"mt_seeded_state", mod_mt_seeded_state, METH_O,
      "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
     {"batch_step", mod_batch_step, METH_VARARGS,
-     "batch_step(slots, layout, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn, "
+     "batch_step(slots, spec, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn, "
      "illegal, winner, termination)"},
     {NULL, NULL, 0, NULL},
 };

@@ -102,6 +102,9 @@ def random_duel(seed: int) -> Core: ...
 def random_duel_games(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]: ...
 
 # The batched environment (envs/vector.py): slots in a bytearray, arrays through the buffer protocol.
+# spec: (the layout's offsets, uint8 observation, the greedy opponent's 9 weights or None: random).
+BatchSpec = tuple[Sequence[int], bool, Sequence[float] | None]
+
 def batch_slot_size() -> int: ...
 def mt_seeded_state(seed: int) -> tuple[int, ...]: ...
 def batch_reset(
@@ -109,14 +112,14 @@ def batch_reset(
     indices: object,
     capsules: list[object],
     config: Sequence[int],
-    layout: Sequence[int],
+    spec: BatchSpec,
     obs: object,
     mask: object,
     turns: object,
 ) -> None: ...
 def batch_step(
     slots: bytearray,
-    layout: Sequence[int],
+    spec: BatchSpec,
     penalty: float,
     actions: object,
     skip: object,

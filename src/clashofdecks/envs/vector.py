@@ -16,15 +16,20 @@ Infos are arrays in Gymnasium's vector layout (each key with its ``_key`` mask):
 (N, 780) int8, ``seat``, ``turn``, ``illegal_action`` for every sub-environment, and ``winner`` (-1 a
 draw) and ``termination`` (strings) for those whose game ended at this step.
 
+``observation_dtype="uint8"`` (the observation vector only) gives the compact observation of
+:mod:`.compact`: each feature's count instead of its float (a quarter of the bytes written and
+copied per step); :attr:`ClashOfDecksVectorEnv.observation_units` turns it back into the float
+observation (``obs * units``).
+
 Two implementations give the same results (``backend``):
 
 - ``"compiled"`` (chosen by ``"auto"`` when the compiled core is available and the configuration is
-  one it covers: a duel on the benchmark's ``random`` deal against the ``random`` agent, the
-  observation vector, the penalty for an illegal action): ``_native.batch_step`` plays the learner's
-  decision and the agent's replies in every game and writes observations, masks, rewards and flags
-  with no per-game Python.  A reset draws the seeds from the sub-environment's ``np_random`` as the
-  single environment does and deals in the core (``_native.batch_reset``, which reads each
-  sub-environment's ``np_random`` through its bit generator's capsule).
+  one it covers: a duel on the benchmark's ``random`` deal against the ``random`` or the ``greedy``
+  agent, the observation vector, the penalty for an illegal action): ``_native.batch_step`` plays
+  the learner's decision and the agent's replies in every game and writes observations, masks,
+  rewards and flags with no per-game Python.  A reset draws the seeds from the sub-environment's
+  ``np_random`` as the single environment does and deals in the core (``_native.batch_reset``,
+  which reads each sub-environment's ``np_random`` through its bit generator's capsule).
 - ``"python"`` (everything else, and ``"auto"`` without the compiled core): N single environments,
   their results written into batch arrays.
 """
@@ -36,6 +41,7 @@ from typing import Any, Final
 import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -43,8 +49,10 @@ from .. import actions as A
 from .. import native
 from ..errors import IllegalActionError
 from ..rules import Termination
-from .encoding import OBSERVATION_LAYOUT
+from .compact import COUNT_CAP, OBSERVATION_DTYPES, count_scales, to_counts, unit_vector
+from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
+from .match import check_choice
 
 #: The backends (see the module docstring); ``"auto"`` picks the compiled one where it applies.
 BACKENDS: Final = ("auto", "compiled", "python")
@@ -79,80 +87,100 @@ assert OBSERVATION_LAYOUT.slices["lanes"].shape == (2, 2, 12, 49)
 _TERMINATION_NAMES: Final = np.array([t.value for t in Termination], dtype=object)
 #: The info keys every sub-environment has at every step (the rest only when its game ends).
 _ALWAYS: Final = ("action_mask", "seat", "turn", "illegal_action")
+#: The opponents the compiled batch plays (agent specs).
+_COMPILED_OPPONENTS: Final = ("random", "greedy")
 
 
 class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     """``num_envs`` games of one ``-v1`` environment stepped together (see the module docstring).
 
-    ``copy`` (default True): return fresh arrays; with False the observation array is the batch's own
-    buffer, overwritten by the next call (read it, do not write in it: the compiled backend updates
-    the rows in place).  ``backend``: ``"auto"``, ``"compiled"`` (an error naming the
-    reason where it does not apply) or ``"python"``; :attr:`backend` is the one in use.  With the
-    compiled backend, :attr:`envs` only hold each sub-environment's ``np_random``: their games are not
-    the ones being played.
+    ``copy`` (default True): return fresh arrays; with False the observation array and the info
+    arrays of every sub-environment (``action_mask``, ``seat``, ``turn``, ``illegal_action``) are the
+    batch's own buffers, overwritten by the next call (read them, do not write in them: the compiled
+    backend updates the rows in place).  ``observation_dtype``: ``"float32"`` or the compact
+    ``"uint8"`` counts (:mod:`.compact`; :attr:`observation_units` converts them back).
+    ``backend``: ``"auto"``, ``"compiled"`` (an error naming the reason where it does not apply) or
+    ``"python"``; :attr:`backend` is the one in use.  With the compiled backend, :attr:`envs` only
+    hold each sub-environment's ``np_random``: their games are not the ones being played.
     """
 
-    def __init__(self, envs: list[ClashOfDecksEnv], *, copy: bool = True, backend: str = "auto") -> None:
+    def __init__(
+        self,
+        envs: list[ClashOfDecksEnv],
+        *,
+        copy: bool = True,
+        backend: str = "auto",
+        observation_dtype: str = "float32",
+    ) -> None:
         if not envs:
             raise ValueError("num_envs must be at least 1")
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {backend!r}")
-        reason = compiled_unsupported(envs[0])
+        check_choice("backend", backend, BACKENDS)
+        check_choice("observation_dtype", observation_dtype, OBSERVATION_DTYPES)
+        first = envs[0]
+        if observation_dtype == "uint8" and first.observation_kind != "observation":
+            raise ValueError("observation_dtype='uint8' is for the observation vector, not the infostate")
+        reason = compiled_unsupported(first)
         if backend == "compiled" and reason is not None:
             raise ValueError(f"the compiled batch does not apply: {reason}")
         self.backend = "compiled" if backend != "python" and reason is None else "python"
         super().__init__()
         self.envs = envs
-        self.num_envs = len(envs)
+        self.num_envs = n = len(envs)
         self.copy = copy
-        first = envs[0]
+        self.observation_dtype = observation_dtype
         self.metadata = {**first.metadata, "autoreset_mode": AutoresetMode.NEXT_STEP}
         self.render_mode = first.render_mode
-        self.single_observation_space = first.observation_space
+        self.single_observation_space = self._row_space(first, observation_dtype)
         self.single_action_space = first.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        n, shape = self.num_envs, first.observation_space.shape
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        shape = self.single_observation_space.shape
         assert shape is not None  # a Box
-        self._obs = np.zeros((n, *shape), dtype=np.float32)
+        self._obs = np.zeros((n, *shape), dtype=np.dtype(observation_dtype))
         self._masks = np.zeros((n, A.ACTION_SPACE), dtype=np.int8)
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminations = np.zeros(n, dtype=np.bool_)
         self._truncations = np.zeros(n, dtype=np.bool_)
         self._autoreset = np.zeros(n, dtype=np.bool_)
+        self._seats = np.zeros(n, dtype=np.int64)
+        self._turns = np.zeros(n, dtype=np.int64)
+        self._illegal = np.zeros(n, dtype=np.bool_)
+        self._all = np.ones(n, dtype=np.bool_)
         self._has_reset = False
+        cap = first.ruleset.max_turns or DEFAULT_MAX_TURNS
+        self._scales = count_scales(cap) if observation_dtype == "uint8" else None
         if self.backend == "compiled":
-            from .. import _native
+            self._compiled = _CompiledBatch(self, first, observation_dtype == "uint8")
 
-            self._slots = bytearray(_native.batch_slot_size() * n)
-            self._seats = np.zeros(n, dtype=np.int64)
-            self._turns = np.zeros(n, dtype=np.int64)
-            self._illegal = np.zeros(n, dtype=np.bool_)
-            self._winners = np.zeros(n, dtype=np.int64)
-            self._terminations_code = np.zeros(n, dtype=np.int8)
-            self._config = native.duel_config(first.ruleset)
-            self._capsules: list[Any] = [None] * n
+    @staticmethod
+    def _row_space(first: ClashOfDecksEnv, observation_dtype: str) -> spaces.Box:
+        space = first.observation_space
+        assert isinstance(space, spaces.Box)
+        if observation_dtype == "float32":
+            return space
+        return spaces.Box(0, COUNT_CAP, shape=space.shape, dtype=np.uint8)
+
+    @property
+    def observation_units(self) -> npt.NDArray[np.float32]:
+        """Per feature, the float a count of 1 stands for: ``obs * units`` is the float observation
+        (:mod:`.compact`; all ones for the float32 observation)."""
+        if self._scales is None:
+            return np.ones(self._obs.shape[1], dtype=np.float32)
+        return unit_vector(self.envs[0].ruleset.max_turns or DEFAULT_MAX_TURNS)
 
     # ------------------------------------------------------------------ Gymnasium API
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+    ) -> tuple[npt.NDArray[Any], dict[str, Any]]:
         """Reset every sub-environment (or those of ``options["reset_mask"]``): sub-env i with
         ``seed + i``, the i-th seed of a list, or unseeded for ``None``."""
         n = self.num_envs
-        if seed is None:
-            seeds: list[int | None] = [None] * n
-        elif isinstance(seed, int | np.integer):
-            seeds = [int(seed) + i for i in range(n)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"a list of seeds needs one per sub-environment ({n}), not {len(seeds)}")
+        seeds = _seeds(seed, n)
         options = dict(options or {})
         reset_mask = options.pop("reset_mask", None)
         if reset_mask is None:
-            chosen = np.ones(n, dtype=np.bool_)
+            chosen = self._all
         else:
             chosen = np.asarray(reset_mask)
             if chosen.dtype != np.bool_ or chosen.shape != (n,) or not chosen.any():
@@ -162,10 +190,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         infos = self._empty_infos()
         if self.backend == "compiled":
             indices = np.flatnonzero(chosen)
-            for i in indices:
-                gym.Env.reset(self.envs[i], seed=seeds[i])  # seeds np_random as its own reset does
-                self._capsules[i] = self.envs[i].np_random.bit_generator.capsule
-            self._deal(indices)
+            self._compiled.reset(indices, seeds)
             infos["seat"][indices] = self._seats[indices]
             infos["turn"][indices] = self._turns[indices]
         else:
@@ -181,7 +206,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     def step(
         self, actions: Any
     ) -> tuple[
-        npt.NDArray[np.float32],
+        npt.NDArray[Any],
         npt.NDArray[np.float64],
         npt.NDArray[np.bool_],
         npt.NDArray[np.bool_],
@@ -194,12 +219,19 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         if batch.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {batch.shape}")
         if self.backend == "compiled":
-            if batch.dtype.kind not in "iu":  # e.g. floats or objects: each checked as the single env does
-                converted = np.zeros(self.num_envs, dtype=np.int64)
-                for i in np.flatnonzero(~self._autoreset):
-                    converted[i] = _as_action(batch[i])
-                batch = converted
-            return self._step_compiled(batch)
+            infos = self._compiled.step(batch)
+        else:
+            infos = self._step_python(batch)
+        self._autoreset = self._terminations | self._truncations
+        return (
+            self._observations(),
+            self._fresh(self._rewards),
+            self._fresh(self._terminations),
+            self._fresh(self._truncations),
+            self._finish_infos(infos, self._all),
+        )
+
+    def _step_python(self, batch: npt.NDArray[Any]) -> dict[str, Any]:
         stepping = np.flatnonzero(~self._autoreset)
         # Check every action before any game moves: a bad batch changes nothing.
         chosen = [_as_action(batch[i]) for i in stepping]
@@ -219,96 +251,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             self._terminations[i] = terminated
             self._truncations[i] = truncated
             self._write(int(i), obs, info, infos)
-        self._autoreset = self._terminations | self._truncations
-        return (
-            self._observations(),
-            self._rewards.copy(),
-            self._terminations.copy(),
-            self._truncations.copy(),
-            self._finish_infos(infos, np.ones(self.num_envs, dtype=np.bool_)),
-        )
-
-    def _deal(self, indices: npt.NDArray[np.intp]) -> None:
-        """New games in the slots ``indices``, dealt in the core, exactly the single environment's
-        reset: each sub-env's (game, agent, build) seeds drawn from its own ``np_random`` (through its
-        bit generator's capsule, as ``integers(0, 2**63 - 1, size=3)`` draws them), the random deal,
-        the agent's ``random.Random(agent seed)``."""
-        from .. import _native
-
-        if not len(indices):
-            return
-        _native.batch_reset(
-            self._slots,
-            np.ascontiguousarray(indices, dtype=np.int64),
-            self._capsules,
-            self._config,
-            _COMPILED_LAYOUT,
-            self._obs,
-            self._masks,
-            self._turns,
-        )
-        self._seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
-
-    def _step_compiled(
-        self, batch: npt.NDArray[Any]
-    ) -> tuple[
-        npt.NDArray[np.float32],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]:
-        from .. import _native
-
-        resetting = self._autoreset
-        stepping = batch[~resetting]
-        if stepping.size and (stepping.min() < 0 or stepping.max() >= A.ACTION_SPACE):
-            bad = int(stepping[(stepping < 0) | (stepping >= A.ACTION_SPACE)][0])
-            raise ValueError(f"action {bad} is outside the action space (0-{A.ACTION_SPACE - 1})")
-        actions = np.ascontiguousarray(batch, dtype=np.int64)
-        actions[resetting] = 0
-        _native.batch_step(
-            self._slots,
-            _COMPILED_LAYOUT,
-            self.envs[0].illegal_penalty,
-            actions,
-            resetting.astype(np.uint8),
-            self._obs,
-            self._masks,
-            self._rewards,
-            self._terminations,
-            self._truncations,
-            self._turns,
-            self._illegal,
-            self._winners,
-            self._terminations_code,
-        )
-        if resetting.any():
-            self._deal(np.flatnonzero(resetting))
-            self._rewards[resetting] = 0.0
-            self._terminations[resetting] = self._truncations[resetting] = self._illegal[resetting] = False
-            self._terminations_code[resetting] = -1
-        self._autoreset = self._terminations | self._truncations
-        infos: dict[str, Any] = {
-            "seat": self._seats.copy(),
-            "turn": self._turns.copy(),
-            "illegal_action": self._illegal.copy(),
-        }
-        ended = self._terminations_code >= 0
-        if ended.any():
-            infos["winner"] = np.where(ended, self._winners, 0)
-            infos["_winner"] = ended
-            names = np.full(self.num_envs, None, dtype=object)
-            names[ended] = _TERMINATION_NAMES[self._terminations_code[ended]]
-            infos["termination"] = names
-            infos["_termination"] = ended.copy()
-        return (
-            self._observations(),
-            self._rewards.copy(),
-            self._terminations.copy(),
-            self._truncations.copy(),
-            self._finish_infos(infos, np.ones(self.num_envs, dtype=np.bool_)),
-        )
+        return infos
 
     def render(self) -> tuple[Any, ...]:
         return tuple(env.render() for env in self.envs)
@@ -334,7 +277,10 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
     def _write(
         self, i: int, obs: npt.NDArray[np.float32], info: dict[str, Any], infos: dict[str, Any]
     ) -> None:
-        self._obs[i] = obs
+        if self._scales is None:
+            self._obs[i] = obs
+        else:
+            to_counts(obs, self._scales, self._obs[i])
         self._masks[i] = info["action_mask"]
         infos["seat"][i] = info["seat"]
         infos["turn"][i] = info["turn"]
@@ -349,20 +295,143 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
             infos["termination"][i] = info["termination"]
             infos["_winner"][i] = infos["_termination"][i] = True
 
-    def _observations(self) -> npt.NDArray[np.float32]:
-        return self._obs.copy() if self.copy else self._obs
+    def _fresh(self, array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``array`` itself with ``copy=False``, else a copy."""
+        return array.copy() if self.copy else array
+
+    def _observations(self) -> npt.NDArray[Any]:
+        return self._fresh(self._obs)
 
     def _finish_infos(self, infos: dict[str, Any], present: npt.NDArray[np.bool_]) -> dict[str, Any]:
         """Add the mask array and the ``_key`` masks of the keys every written sub-env has."""
         if present.all():
-            infos["action_mask"] = self._masks.copy()
-        else:  # a partial reset: the others' entries are empty, as in SyncVectorEnv
-            infos["action_mask"] = np.where(present[:, None], self._masks, 0).astype(np.int8)
-            for key in ("seat", "turn", "illegal_action"):
-                infos[key][~present] = 0
+            infos["action_mask"] = self._fresh(self._masks)
+            for key in _ALWAYS:
+                infos[f"_{key}"] = self._fresh(self._all)
+            return infos
+        # A partial reset: the others' entries are empty, as in SyncVectorEnv.
+        infos["action_mask"] = np.where(present[:, None], self._masks, 0).astype(np.int8)
+        for key in ("seat", "turn", "illegal_action"):
+            infos[key][~present] = 0
         for key in _ALWAYS:
             infos[f"_{key}"] = present.copy()
         return infos
+
+
+class _CompiledBatch:
+    """The compiled backend of a :class:`ClashOfDecksVectorEnv`: the games in slots of one
+    bytearray, stepped and dealt by ``_native.batch_step`` / ``batch_reset`` straight into the batch's
+    arrays."""
+
+    def __init__(self, batch: ClashOfDecksVectorEnv, first: ClashOfDecksEnv, compact: bool) -> None:
+        from .. import _native
+
+        n = batch.num_envs
+        self._batch = batch
+        self._slots = bytearray(_native.batch_slot_size() * n)
+        self._winners = np.zeros(n, dtype=np.int64)
+        self._terminations_code = np.zeros(n, dtype=np.int8)
+        self._config = native.duel_config(first.ruleset)
+        self._capsules: list[Any] = [None] * n
+        self._penalty = first.illegal_penalty
+        weights = None
+        if first.opponent_spec == "greedy":
+            from ..agents.greedy import DEFAULT_WEIGHTS, weight_values
+
+            weights = weight_values(DEFAULT_WEIGHTS)
+        self._spec = (_COMPILED_LAYOUT, compact, weights)
+
+    def reset(self, indices: npt.NDArray[np.intp], seeds: list[int | None]) -> None:
+        """Seed the sub-environments ``indices`` (``np_random`` as their own reset seeds it) and deal."""
+        batch = self._batch
+        for i in indices:
+            env = batch.envs[i]
+            gym.Env.reset(env, seed=seeds[i])
+            self._capsules[i] = env.np_random.bit_generator.capsule
+        self.deal(indices)
+
+    def deal(self, indices: npt.NDArray[np.intp]) -> None:
+        """New games in the slots ``indices``, dealt in the core, exactly the single environment's
+        reset: each sub-env's (game, agent, build) seeds drawn from its own ``np_random`` (through its
+        bit generator's capsule, as ``integers(0, 2**63 - 1, size=3)`` draws them), the random deal,
+        the agent's ``random.Random(agent seed)``."""
+        from .. import _native
+
+        if not len(indices):
+            return
+        batch = self._batch
+        _native.batch_reset(
+            self._slots,
+            np.ascontiguousarray(indices, dtype=np.int64),
+            self._capsules,
+            self._config,
+            self._spec,
+            batch._obs,
+            batch._masks,
+            batch._turns,
+        )
+        batch._seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
+
+    def step(self, actions: npt.NDArray[Any]) -> dict[str, Any]:
+        """One learner decision in every game not being reset (the core checks every action first:
+        a bad batch changes nothing); the finished games dealt anew.  The infos of the step."""
+        from .. import _native
+
+        batch = self._batch
+        resetting = batch._autoreset
+        if actions.dtype.kind not in "iu":  # e.g. floats or objects: each checked as the single env does
+            converted = np.zeros(batch.num_envs, dtype=np.int64)
+            for i in np.flatnonzero(~resetting):
+                converted[i] = _as_action(actions[i])
+            actions = converted
+        _native.batch_step(
+            self._slots,
+            self._spec,
+            self._penalty,
+            np.ascontiguousarray(actions, dtype=np.int64),
+            resetting,
+            batch._obs,
+            batch._masks,
+            batch._rewards,
+            batch._terminations,
+            batch._truncations,
+            batch._turns,
+            batch._illegal,
+            self._winners,
+            self._terminations_code,
+        )
+        if resetting.any():
+            self.deal(np.flatnonzero(resetting))
+            batch._rewards[resetting] = 0.0
+            batch._terminations[resetting] = batch._truncations[resetting] = False
+            batch._illegal[resetting] = False
+            self._terminations_code[resetting] = -1
+        infos: dict[str, Any] = {
+            "seat": batch._fresh(batch._seats),
+            "turn": batch._fresh(batch._turns),
+            "illegal_action": batch._fresh(batch._illegal),
+        }
+        ended = self._terminations_code >= 0
+        if ended.any():
+            infos["winner"] = np.where(ended, self._winners, 0)
+            infos["_winner"] = ended
+            names = np.full(batch.num_envs, None, dtype=object)
+            names[ended] = _TERMINATION_NAMES[self._terminations_code[ended]]
+            infos["termination"] = names
+            infos["_termination"] = ended.copy()
+        return infos
+
+
+def _seeds(seed: int | list[int | None] | None, n: int) -> list[int | None]:
+    """Each sub-environment's seed: ``seed + i``, the i-th of a list, or None."""
+    if seed is None:
+        return [None] * n
+    if isinstance(seed, int | np.integer):
+        return [int(seed) + i for i in range(n)]
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise ValueError(f"a list of seeds needs one per sub-environment ({n}), not {len(seeds)}")
+    return seeds
 
 
 def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
@@ -376,7 +445,7 @@ def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
     checks = (
         (env.mode == "duel", "it plays the duel only (the solo game's setup stage stays in Python)"),
         (env.format == "random", "it plays the random deal only (the setup stage of R2 stays in Python)"),
-        (env.opponent_spec == "random", "its opponent is the random agent only"),
+        (env.opponent_spec in _COMPILED_OPPONENTS, "its opponent is the random or the greedy agent only"),
         (env.observation_kind == "observation", "it writes the observation vector only"),
         (env.illegal_action == "penalty", "it gives the penalty for an illegal action only"),
         (env.render_mode is None, "it does not render"),
@@ -385,21 +454,31 @@ def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
 
 
 def make_solo_vector(
-    num_envs: int = 1, *, copy: bool = True, backend: str = "auto", **kwargs: Any
+    num_envs: int = 1,
+    *,
+    copy: bool = True,
+    backend: str = "auto",
+    observation_dtype: str = "float32",
+    **kwargs: Any,
 ) -> ClashOfDecksVectorEnv:
     """``vector_entry_point`` of ``ClashOfDecks/Solo-v1``: ``num_envs`` solo games with the options of
     :class:`~.gym_env.SoloEnvV1`."""
     envs: list[ClashOfDecksEnv] = [SoloEnvV1(**kwargs) for _ in range(_count(num_envs))]
-    return ClashOfDecksVectorEnv(envs, copy=copy, backend=backend)
+    return ClashOfDecksVectorEnv(envs, copy=copy, backend=backend, observation_dtype=observation_dtype)
 
 
 def make_duel_vector(
-    num_envs: int = 1, *, copy: bool = True, backend: str = "auto", **kwargs: Any
+    num_envs: int = 1,
+    *,
+    copy: bool = True,
+    backend: str = "auto",
+    observation_dtype: str = "float32",
+    **kwargs: Any,
 ) -> ClashOfDecksVectorEnv:
     """``vector_entry_point`` of ``ClashOfDecks/Duel-v1``: ``num_envs`` duels with the options of
     :class:`~.gym_env.DuelEnvV1` (``opponent``: ``random`` by default, ``greedy``, any agent spec)."""
     envs: list[ClashOfDecksEnv] = [DuelEnvV1(**kwargs) for _ in range(_count(num_envs))]
-    return ClashOfDecksVectorEnv(envs, copy=copy, backend=backend)
+    return ClashOfDecksVectorEnv(envs, copy=copy, backend=backend, observation_dtype=observation_dtype)
 
 
 def _count(num_envs: object) -> int:
