@@ -334,7 +334,9 @@ def run_web_bench(
             client_cpu = time.process_time() - client_before
             cpu_after = [_cpu_seconds(s.proc.pid) for s in servers]
             if None not in cpu_before and None not in cpu_after and result.actions:
-                used = sum(cast(float, a) - cast(float, b) for a, b in zip(cpu_after, cpu_before, strict=True))
+                used = sum(
+                    cast(float, a) - cast(float, b) for a, b in zip(cpu_after, cpu_before, strict=True)
+                )
                 result.server_cpu_ms_per_action = used * 1000 / result.actions
             if result.actions:
                 result.client_cpu_ms_per_action = client_cpu * 1000 / result.actions
