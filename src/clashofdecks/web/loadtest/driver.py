@@ -260,6 +260,8 @@ def _summary(
         "ack_max_ms": _figure(ack, "Max Response Time"),
         "delivery_p99_ms": _figure(delivery, "99%"),
         "deliveries": int(_figure(delivery, "Request Count") or 0),
+        "reconnects_after_kill": int(_figure(stats.get("reconnect"), "Request Count") or 0),
+        "reconnect_p99_ms": _figure(stats.get("reconnect"), "99%"),
         "games_played": check.games,
         "games_finished": check.finished_games,
         "errors": errors,
@@ -295,7 +297,13 @@ def summary_markdown(s: dict[str, Any]) -> str:
         ),
         ("act→other seat p99", f"{ms(s['delivery_p99_ms'])} ({s['deliveries']:,} deliveries)"),
         ("errors", str(s["errors"])),
-        ("server killed", "no" if s["killed_after_s"] is None else f"after {s['killed_after_s']:.0f} s"),
+        (
+            "server killed",
+            "no"
+            if s["killed_after_s"] is None
+            else f"after {s['killed_after_s']:.0f} s; {s['reconnects_after_kill']} seats reconnected "
+            f"(p99 {ms(s['reconnect_p99_ms'])})",
+        ),
         ("lost actions", f"{s['lost_actions']} (mismatched: {s['mismatched_actions']})"),
         (
             "load average (1 min) before · during",

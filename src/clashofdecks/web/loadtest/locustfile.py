@@ -109,14 +109,18 @@ class DuelPlayers(User):
         killed = self.settings.killed()
         return [a for a in self.settings.addresses if a not in killed] or list(self.settings.addresses)
 
+    def home_address(self, home: int) -> str:
+        """The first live address from ``home`` on (``same``: where both seats of a game go)."""
+        addresses, alive = self.settings.addresses, self.alive_addresses()
+        ring = [addresses[(home + i) % len(addresses)] for i in range(len(addresses))]
+        return next(a for a in ring if a in alive)
+
     def address_for(self, duel: Duel | None, avoid: str | None = None) -> str:
-        """``same``: the game's home, or the first live address after it; ``split``: any live one,
-        another than ``avoid`` when there is one."""
-        addresses = self.settings.addresses
-        alive = self.alive_addresses()
+        """``same``: the game's home address; ``split``: any live one, another than ``avoid`` when
+        there is one."""
         if self.settings.same_process and duel is not None:
-            ring = [addresses[(duel.home + i) % len(addresses)] for i in range(len(addresses))]
-            return next(a for a in ring if a in alive)
+            return self.home_address(duel.home)
+        alive = self.alive_addresses()
         others = [a for a in alive if a != avoid]
         return self.rng.choice(others or alive)
 
@@ -145,7 +149,7 @@ class DuelPlayers(User):
     @task
     def play_duel(self) -> None:
         home = self.rng.randrange(len(self.settings.addresses))
-        address = self.settings.addresses[home] if self.settings.same_process else self.address_for(None)
+        address = self.home_address(home) if self.settings.same_process else self.address_for(None)
         try:
             game = self.post(address, "/api/games", {"kind": "friend", "format": "draft"}, self.sessions[0])
         except (OSError, ValueError):
