@@ -11,7 +11,7 @@ SERVE_STAMP := $(VENV)/.serve-installed
 CHECK_STAMP := $(VENV)/.check-installed
 NATIVE_STAMP := build/native.stamp
 
-.PHONY: serve play check setup setup-serve test test-fast lint types bench font clean
+.PHONY: serve play check setup setup-serve test test-fast lint types bench font loadtest clean
 
 # No `pip install --upgrade pip`: the venv's own pip installs everything here, and upgrading it only
 # added time to the first start.
@@ -29,7 +29,7 @@ $(SERVE_STAMP): pyproject.toml | $(BIN)/python
 # Every extra includes the web one (through dev), so the full install also makes the lean one ready.
 $(CHECK_STAMP): pyproject.toml mtgrules/pyproject.toml | $(BIN)/python
 	rm -f src/clashofdecks/_native*.so
-	$(BIN)/pip install -q -e '.[dev,cluster,analysis,rl,train,envbench]'
+	$(BIN)/pip install -q -e '.[dev,cluster,analysis,rl,train,envbench,loadtest]'
 	$(BIN)/pip install -q -e './mtgrules[cli,dev]'
 	mkdir -p build && touch $(NATIVE_STAMP) $(SERVE_STAMP) $@
 
@@ -69,6 +69,28 @@ check: lint types test
 
 bench: setup
 	$(BIN)/clash bench
+
+# The Locust load test (docs/performance.md, "Capacity with Locust"): GAMES at once against PROCESSES
+# servers on DATABASE (postgresql://…; empty: SQLite, one process) for DURATION seconds; KILL=1
+# SIGKILLs one server halfway; ASSIGN=same keeps both seats of a game on one server.  The summary is
+# written to loadtest-results/.  The extra's two packages are installed on their own: an editable
+# install of the project would compile the core again.
+LOADTEST_STAMP := $(VENV)/.loadtest-installed
+GAMES ?= 100
+PROCESSES ?= 1
+DURATION ?= 120
+KILL ?= 0
+ASSIGN ?= split
+DATABASE ?=
+
+$(LOADTEST_STAMP): pyproject.toml | $(SERVE_STAMP)
+	$(BIN)/pip install -q 'locust>=2.20' 'websocket-client>=1.6'
+	touch $@
+
+loadtest: setup-serve $(LOADTEST_STAMP)
+	$(BIN)/python -m clashofdecks.web.loadtest --games $(GAMES) --processes $(PROCESSES) \
+		--duration $(DURATION) --assign $(ASSIGN) $(if $(DATABASE),--database $(DATABASE)) \
+		$(if $(filter 1,$(KILL)),--kill) $(ARGS)
 
 # The Japanese web font subset (docs/web.md, "Japanese"): rebuild it after the Japanese words change.
 # FONT_SOURCE: the Noto Sans CJK collection (default: that of Debian's fonts-noto-cjk package).

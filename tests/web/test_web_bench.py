@@ -9,6 +9,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from conftest import pg_url
+
 
 def test_clash_bench_web_small() -> None:
     code = "from clashofdecks.cli import main; main()"
@@ -19,6 +23,7 @@ def test_clash_bench_web_small() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads(result.stdout)
     assert data["duels"] == 3 and data["finished"] == 3
+    assert "processes" not in data  # the one-process output is as it was
     assert data["errors"] == []
     assert data["actions"] > 60 and data["p99_ms"] >= data["p50_ms"] > 0
 
@@ -35,3 +40,37 @@ def test_bots_still_playing_at_the_deadline_are_reported() -> None:
     data = json.loads(result.stdout)
     assert data["finished"] == 0
     assert data["errors"] == ["4 bots were still playing after 0.05 s"]
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    code = "from clashofdecks.cli import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, "bench", *args], capture_output=True, text=True, timeout=900, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--web", "--processes", "2"], "--processes above 1 needs --database postgresql://"),
+        (["--web", "--processes", "2", "--database", "sqlite:///x.db"], "needs --database postgresql://"),
+        (["--web", "--processes", "0"], "--processes"),
+        (["--web", "--processes", "65"], "--processes"),
+        (["--processes", "2"], "--processes and --database belong to --web"),
+        (["--database", "postgresql://u@h/db"], "--processes and --database belong to --web"),
+    ],
+)
+def test_bench_web_processes_arguments(args: list[str], message: str) -> None:
+    result = _bench(*args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not pg_url(), reason="CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
+def test_bench_web_on_two_processes_of_one_database() -> None:
+    result = _bench("--web", "--web-duels", "4", "--processes", "2", "--database", str(pg_url()), "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["processes"] == 2 and data["duels"] == 4 and data["finished"] == 4
+    assert data["errors"] == [] and data["actions"] > 60
+    assert data["server_cpu_ms_per_action"] is not None

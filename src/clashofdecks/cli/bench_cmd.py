@@ -13,6 +13,7 @@ from rich.table import Table
 MAX_GAMES: Final = 1_000_000
 MAX_ROUNDS: Final = 100
 MAX_ISMCTS_ITERATIONS: Final = 1_000_000
+MAX_WEB_PROCESSES: Final = 64
 
 
 @click.command()
@@ -42,6 +43,19 @@ MAX_ISMCTS_ITERATIONS: Final = 1_000_000
 @click.option("--web", is_flag=True, help="Instead: the web server under load (bot duels over WebSockets).")
 @click.option("--web-duels", default=100, show_default=True, help="Concurrent duels of --web.")
 @click.option(
+    "--processes",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, MAX_WEB_PROCESSES),
+    help="Server processes of --web, sharing the duels (more than 1 needs --database, PostgreSQL).",
+)
+@click.option(
+    "--database",
+    "database_url",
+    default=None,
+    help="Database URL of --web's servers (postgresql://user:pass@host/db); default: SQLite, one process.",
+)
+@click.option(
     "--envs",
     "with_envs",
     is_flag=True,
@@ -70,14 +84,18 @@ def bench(
     as_json: bool,
     web: bool,
     web_duels: int,
+    processes: int,
+    database_url: str | None,
     with_envs: bool,
     env_seconds: float,
     vec_envs: int,
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     if web:
-        _web_bench(web_duels, seed, as_json)
+        _web_bench(web_duels, seed, as_json, processes, database_url)
         return
+    if processes != 1 or database_url is not None:
+        raise click.UsageError("--processes and --database belong to --web")
     from ..bench import AUTOSAVE_EARLY, AUTOSAVE_LATE, run_bench
 
     envs_figures = None
@@ -139,7 +157,7 @@ def bench(
         click.echo(format_envs_bench(envs_figures))
 
 
-def _web_bench(duels: int, seed: int, as_json: bool) -> None:
+def _web_bench(duels: int, seed: int, as_json: bool, processes: int, database_url: str | None) -> None:
     """``--web``: docs/web.md, "Load"."""
     from .serve_cmd import _missing_web_modules
 
@@ -147,13 +165,25 @@ def _web_bench(duels: int, seed: int, as_json: bool) -> None:
         raise click.UsageError("clash bench --web needs the web extra: pip install -e '.[web]'")
     if duels < 1:
         raise click.BadParameter("--web-duels must be at least 1")
+    if processes > 1 and not (database_url or "").startswith(("postgresql://", "postgres://")):
+        raise click.UsageError(
+            "--processes above 1 needs --database postgresql://…: the processes share one database"
+        )
     from ..web.bench import run_web_bench
 
-    res = run_web_bench(duels=duels, seed=seed)
+    try:
+        res = run_web_bench(duels=duels, seed=seed, processes=processes, database=database_url)
+    except RuntimeError as exc:  # a server that did not start: its log's end says why
+        raise click.ClickException(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(res.to_dict(), indent=2))
+        out = res.to_dict()
+        if processes > 1:  # the one-process output stays as it was
+            out["processes"] = processes
+        click.echo(json.dumps(out, indent=2))
         return
-    table = Table(title=f"clash bench --web ({res.duels} duels, two bots each, loopback, SQLite)")
+    where = "PostgreSQL" if (database_url or "").startswith(("postgresql://", "postgres://")) else "SQLite"
+    shared = "" if processes == 1 else f", {processes} server processes"
+    table = Table(title=f"clash bench --web ({res.duels} duels, two bots each, loopback, {where}{shared})")
     table.add_column("figure")
     table.add_column("value", justify="right")
     table.add_row("duels finished", f"{res.finished} / {res.duels}")

@@ -2,7 +2,10 @@
 
 It starts ``clash serve`` in a subprocess on loopback with its default SQLite store (in a temporary
 data directory) and rate limits above the bots' pace, creates ``duels`` friend duels over HTTP, and
-connects two client bots per duel over WebSockets.  A bot answers every frame that gives it a
+connects two client bots per duel over WebSockets.  With ``processes`` > 1 it starts that many
+servers on one PostgreSQL database and gives each a share of the duels (both seats of a duel on
+the process that created it: the bots measure how far processes scale, the Locust load test in
+``web/loadtest`` how moves travel between them).  A bot answers every frame that gives it a
 decision with a random legal action at once; the latency of an action is the time from sending it
 to receiving the state frame that acknowledges it.  Reports actions/s and p50/p99 latency.
 """
@@ -15,11 +18,8 @@ import hashlib
 import json
 import os
 import random
-import socket
 import statistics
 import struct
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
+
+from .serveprocs import start_servers, stop_servers, wait_ready
 
 
 @dataclass
@@ -49,12 +51,6 @@ class WebBenchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _post(url: str, body: dict[str, Any], session: str | None = None) -> dict[str, Any]:
@@ -219,29 +215,31 @@ class BotProtocol(asyncio.Protocol):
             self.send({"type": "act", "action": self.rng.choice(frame["legal"]), "index": self.sent_index})
 
 
-async def _run(url: str, duels: int, seed: int, max_actions: int, seconds: float) -> WebBenchResult:
+async def _run(urls: list[str], duels: int, seed: int, max_actions: int, seconds: float) -> WebBenchResult:
+    """Play ``duels`` duels, duel i wholly (its creation and both seats) on ``urls[i % len(urls)]``:
+    with several processes on one database, each owns a share of the games."""
     loop = asyncio.get_running_loop()
     # Seats belong to identities: one identity creates (and plays the first seat of) every duel,
     # another takes every second seat through its invite token (docs/web.md, "Identities").
     hosts, guests = [
-        (await loop.run_in_executor(None, _post, url + "/api/identities", {"bearer": True}))["session"]
+        (await loop.run_in_executor(None, _post, urls[0] + "/api/identities", {"bearer": True}))["session"]
         for _ in range(2)
     ]
     games = []
-    for _ in range(duels):
-        games.append(
-            await loop.run_in_executor(
-                None, _post, url + "/api/games", {"kind": "friend", "format": "draft"}, hosts
-            )
+    for i in range(duels):
+        url = urls[i % len(urls)]
+        game = await loop.run_in_executor(
+            None, _post, url + "/api/games", {"kind": "friend", "format": "draft"}, hosts
         )
-    parts = urlsplit(url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+        games.append((url, game))
     latencies: list[float] = []
     errors: list[str] = []
     rng = random.Random(seed)
     bots: list[BotProtocol] = []
     start = time.perf_counter()
-    for g in games:
+    for url, g in games:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "127.0.0.1", parts.port or 80
         for token, session in ((g["tokens"][0], hosts), (g["invite"].split("#t=")[1], guests)):
             bot = BotProtocol(
                 host,
@@ -312,46 +310,36 @@ def _cpu_seconds(pid: int) -> float | None:
 
 
 def run_web_bench(
-    *, duels: int = 100, seed: int = 1, max_actions: int = 2000, seconds: float = 300.0
+    *,
+    duels: int = 100,
+    seed: int = 1,
+    max_actions: int = 2000,
+    seconds: float = 300.0,
+    processes: int = 1,
+    database: str | None = None,
 ) -> WebBenchResult:
-    """Start a server, play ``duels`` bot duels on it, stop it; see the module docstring."""
-    port = _free_port()
+    """Start ``processes`` servers (on ``database``, else each on SQLite in a temporary data
+    directory: one process only), play ``duels`` bot duels on them, stop them; see the module
+    docstring.  The server CPU per action is that of every process together."""
+    if processes > 1 and database is None:
+        raise ValueError("several server processes need a shared database (PostgreSQL)")
     with tempfile.TemporaryDirectory(prefix="clash-web-bench-") as data:
-        env = {**os.environ, "CLASH_DATA_DIR": data}
-        cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(port)]
-        cmd += ["--rate", "10000", "--create-rate", "100000", "--agent-workers", "0"]
-        # Logged as a deployment logs, to a file: stderr is a pipe read only if the server fails.
-        cmd += ["--access-log", os.path.join(data, "access.log")]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        url = f"http://127.0.0.1:{port}"
+        servers = start_servers(processes, Path(data), database=database, extra=("--agent-workers", "0"))
         try:
-            started = time.monotonic()
-            while True:
-                if proc.poll() is not None:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    raise RuntimeError(f"the server did not start: {err[-500:]}")
-                try:
-                    with urllib.request.urlopen(url + "/api/cards", timeout=1):
-                        break
-                except OSError:
-                    if time.monotonic() - started > 60:
-                        raise RuntimeError("the server did not start in 60 s") from None
-                    time.sleep(0.1)
-            cpu_before = _cpu_seconds(proc.pid)
+            wait_ready(servers)
+            cpu_before = [_cpu_seconds(s.proc.pid) for s in servers]
             client_before = time.process_time()
             with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
-                result = runner.run(_run(url, duels, seed, max_actions, seconds))
+                result = runner.run(_run([s.url for s in servers], duels, seed, max_actions, seconds))
             client_cpu = time.process_time() - client_before
-            cpu = _cpu_seconds(proc.pid)
-            if cpu is not None and cpu_before is not None and result.actions:
-                result.server_cpu_ms_per_action = (cpu - cpu_before) * 1000 / result.actions
+            cpu_after = [_cpu_seconds(s.proc.pid) for s in servers]
+            if None not in cpu_before and None not in cpu_after and result.actions:
+                used = sum(
+                    cast(float, a) - cast(float, b) for a, b in zip(cpu_after, cpu_before, strict=True)
+                )
+                result.server_cpu_ms_per_action = used * 1000 / result.actions
             if result.actions:
                 result.client_cpu_ms_per_action = client_cpu * 1000 / result.actions
             return result
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_servers(servers)

@@ -1,0 +1,317 @@
+"""The load test's driver (``python -m clashofdecks.web.loadtest``, docs/performance.md, "Capacity
+with Locust"): start N ``clash serve`` processes on one database, run the Locust scenario
+(``locustfile.py``) headless against them, optionally SIGKILL one server halfway, then check the
+store — every action a client was acknowledged is stored, once, as it was sent — and write a
+summary (``summary.json`` and ``summary.md`` in the output folder).
+
+Locust runs in its own process (``python -m locust``: it patches the standard library with gevent,
+which must not happen in this one); this module needs only the web extra.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..serveprocs import ServeProcess, kill, raise_open_file_limit, start_servers, stop_servers, wait_ready
+from .settings import ACKS_ENV, ADDRESSES_ENV, ASSIGN_ENV, ASSIGNMENTS, KILLED_ENV, PACE_ENV
+
+LOCUSTFILE = Path(__file__).with_name("locustfile.py")
+#: The names of the scenario's measured events (its module docstring).
+ACK, DELIVERY = "act→ack", "act→other seat"
+
+
+@dataclass
+class LoadConfig:
+    games: int = 10
+    processes: int = 1
+    duration: float = 60.0
+    kill: bool = False
+    #: The servers' shared database; None: SQLite in the output folder (one process only).
+    database: str | None = None
+    assign: str = "split"
+    pace: tuple[float, float] = (2.0, 8.0)
+    #: New games (Locust users) started per second until ``games`` play at once.
+    spawn_rate: float = 50.0
+    #: Locust processes generating the load (Locust's ``--processes``).
+    locust_processes: int = 1
+    out: Path = field(default_factory=lambda: Path("loadtest-results"))
+
+    def check(self) -> None:
+        """ValueError naming the first bad setting."""
+        if self.games < 1 or self.processes < 1 or self.locust_processes < 1:
+            raise ValueError("games, processes and Locust processes must be at least 1")
+        if self.duration <= 0 or self.spawn_rate <= 0:
+            raise ValueError("the duration and the spawn rate must be positive")
+        if self.assign not in ASSIGNMENTS:
+            raise ValueError(f"the assignment must be one of {', '.join(ASSIGNMENTS)}")
+        if not 0 <= self.pace[0] <= self.pace[1]:
+            raise ValueError("the pace must be LOW,HIGH seconds with 0 <= LOW <= HIGH")
+        if self.processes > 1 and not (self.database or "").startswith(("postgresql://", "postgres://")):
+            raise ValueError("several server processes need a shared PostgreSQL database (--database)")
+        if self.kill and self.processes < 2:
+            raise ValueError("killing a server needs at least 2 processes (the players move to another)")
+
+
+@dataclass
+class AckCheck:
+    """The store against what the clients were acknowledged."""
+
+    acknowledged: int
+    games: int
+    finished_games: int
+    #: Acknowledged actions missing from the store (game, index), at most 20 listed.
+    lost: list[tuple[str, int]] = field(default_factory=list)
+    lost_count: int = 0
+    #: Acknowledged actions stored with another seat or action text, or more than once.
+    mismatched: list[tuple[str, int]] = field(default_factory=list)
+    mismatched_count: int = 0
+
+
+def read_acks(path: Path) -> dict[tuple[str, int], tuple[int, str]]:
+    """The acks file: (game, index) → (seat, action); a torn last line (a killed writer) is skipped."""
+    acks: dict[tuple[str, int], tuple[int, str]] = {}
+    if not path.exists():
+        return acks
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+            acks[(str(row["game"]), int(row["index"]))] = (int(row["seat"]), str(row["action"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return acks
+
+
+def _chunks(items: list[str], size: int = 500) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def check_acknowledged(database_url: str, acks_path: Path) -> AckCheck:
+    """Compare every acknowledged action with the store's ``actions`` rows (see :class:`AckCheck`)."""
+    import sqlalchemy as sa
+
+    from ..store import actions, games, normalize_url
+
+    acks = read_acks(acks_path)
+    game_ids = sorted({game for game, _ in acks})
+    stored: dict[tuple[str, int], list[tuple[int, str]]] = {}
+    finished = 0
+    engine = sa.create_engine(normalize_url(database_url))
+    try:
+        with engine.connect() as conn:
+            for chunk in _chunks(game_ids):
+                query = sa.select(actions.c.game_id, actions.c.idx, actions.c.seat, actions.c.action)
+                for game_id, idx, seat, action in conn.execute(query.where(actions.c.game_id.in_(chunk))):
+                    stored.setdefault((game_id, idx), []).append((seat, action))
+                over = sa.select(sa.func.count()).where(games.c.id.in_(chunk), games.c.status == "over")
+                finished += int(conn.execute(over).scalar_one())
+    finally:
+        engine.dispose()
+    result = AckCheck(acknowledged=len(acks), games=len(game_ids), finished_games=finished)
+    for key, seen in sorted(acks.items()):
+        rows = stored.get(key, [])
+        if not rows:
+            result.lost_count += 1
+            if len(result.lost) < 20:
+                result.lost.append(key)
+        elif rows != [seen]:
+            result.mismatched_count += 1
+            if len(result.mismatched) < 20:
+                result.mismatched.append(key)
+    return result
+
+
+def read_locust_stats(prefix: Path) -> tuple[dict[str, dict[str, str]], list[dict[str, str]]]:
+    """Locust's ``--csv`` files: the stats rows by name, and the failures."""
+    stats: dict[str, dict[str, str]] = {}
+    failures: list[dict[str, str]] = []
+    stats_file = prefix.with_name(prefix.name + "_stats.csv")
+    failures_file = prefix.with_name(prefix.name + "_failures.csv")
+    if stats_file.exists():
+        with stats_file.open(encoding="utf-8", newline="") as f:
+            stats = {row["Name"]: row for row in csv.DictReader(f)}
+    if failures_file.exists():
+        with failures_file.open(encoding="utf-8", newline="") as f:
+            failures = list(csv.DictReader(f))
+    return stats, failures
+
+
+def _figure(row: dict[str, str] | None, column: str) -> float | None:
+    if row is None or row.get(column) in (None, "", "N/A"):
+        return None
+    return float(row[column])
+
+
+def _locust_command(config: LoadConfig, addresses: list[str], csv_prefix: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--only-summary"]
+    cmd += ["-u", str(config.games), "-r", f"{config.spawn_rate:g}", "--run-time", f"{config.duration:g}s"]
+    cmd += ["--host", addresses[0], "--csv", str(csv_prefix), "--exit-code-on-error", "0"]
+    if config.locust_processes > 1:
+        cmd += ["--processes", str(config.locust_processes)]
+    return cmd
+
+
+def run_load(config: LoadConfig, say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run the load test (module docstring); returns the summary it also writes."""
+    config.check()
+    limits = raise_open_file_limit()
+    out = config.out.resolve()
+    (out / "servers").mkdir(parents=True, exist_ok=True)
+    database = config.database or f"sqlite:///{out / 'servers' / 'web.sqlite3'}"
+    acks, killed_file, csv_prefix = out / "acks.jsonl", out / "killed.txt", out / "locust"
+    for stale in (acks, killed_file):
+        stale.unlink(missing_ok=True)
+    say(f"starting {config.processes} server process(es) on {database.split('@')[-1]}")
+    servers = start_servers(
+        config.processes, out / "servers", database=database, extra=("--agent-workers", "0")
+    )
+    try:
+        wait_ready(servers)
+        addresses = [s.url for s in servers]
+        env = {
+            **os.environ,
+            ADDRESSES_ENV: ",".join(addresses),
+            ASSIGN_ENV: config.assign,
+            PACE_ENV: f"{config.pace[0]:g},{config.pace[1]:g}",
+            ACKS_ENV: str(acks),
+            KILLED_ENV: str(killed_file),
+        }
+        load_before = os.getloadavg()
+        say(f"Locust: {config.games} games for {config.duration:g} s against {', '.join(addresses)}")
+        with (out / "locust.log").open("wb") as log:
+            locust = subprocess.Popen(
+                _locust_command(config, addresses, csv_prefix), env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+            killed_at, load_during = _halfway(config, servers, locust, killed_file, say)
+            locust.wait(timeout=config.duration + 300)
+        if locust.returncode != 0:
+            tail = (out / "locust.log").read_text(encoding="utf-8", errors="replace")[-500:]
+            raise RuntimeError(f"Locust failed (exit {locust.returncode}): {tail}")
+    finally:
+        stop_servers(servers)
+    stats, failures = read_locust_stats(csv_prefix)
+    check = check_acknowledged(database, acks)
+    summary = _summary(config, stats, failures, check, limits, load_before, load_during, killed_at)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
+    return summary
+
+
+def _halfway(
+    config: LoadConfig,
+    servers: list[ServeProcess],
+    locust: subprocess.Popen[bytes],
+    killed_file: Path,
+    say: Callable[[str], None],
+) -> tuple[float | None, tuple[float, float, float]]:
+    """Halfway through the run: read the load average and, with ``kill``, SIGKILL the last server
+    (its address written to the killed file first, so the players know the drop is the kill's).
+    Returns the second the server died (None: no kill) and the load average."""
+    started = time.monotonic()
+    try:
+        locust.wait(timeout=config.duration / 2)
+        return None, os.getloadavg()  # Locust ended early: nothing to kill in
+    except subprocess.TimeoutExpired:
+        pass
+    load = os.getloadavg()
+    if not config.kill:
+        return None, load
+    victim = servers[-1]
+    killed_file.write_text(victim.url + "\n", encoding="utf-8")
+    kill(victim)
+    say(f"killed {victim.url} (SIGKILL)")
+    return time.monotonic() - started, load
+
+
+def _summary(
+    config: LoadConfig,
+    stats: dict[str, dict[str, str]],
+    failures: list[dict[str, str]],
+    check: AckCheck,
+    limits: tuple[int, int],
+    load_before: tuple[float, float, float],
+    load_during: tuple[float, float, float],
+    killed_at: float | None,
+) -> dict[str, Any]:
+    ack, delivery = stats.get(ACK), stats.get(DELIVERY)
+    errors = sum(int(row.get("Occurrences", 0) or 0) for row in failures)
+    return {
+        "games": config.games,
+        "processes": config.processes,
+        "assign": config.assign,
+        "duration_s": config.duration,
+        "pace_s": list(config.pace),
+        "database": "PostgreSQL" if (config.database or "").startswith("postgres") else "SQLite",
+        "open_file_limit": limits[0],
+        "actions_acknowledged": check.acknowledged,
+        "actions_per_s": _figure(ack, "Requests/s"),
+        "ack_p50_ms": _figure(ack, "50%"),
+        "ack_p95_ms": _figure(ack, "95%"),
+        "ack_p99_ms": _figure(ack, "99%"),
+        "ack_max_ms": _figure(ack, "Max Response Time"),
+        "delivery_p99_ms": _figure(delivery, "99%"),
+        "deliveries": int(_figure(delivery, "Request Count") or 0),
+        "reconnects_after_kill": int(_figure(stats.get("reconnect"), "Request Count") or 0),
+        "reconnect_p99_ms": _figure(stats.get("reconnect"), "99%"),
+        "games_played": check.games,
+        "games_finished": check.finished_games,
+        "errors": errors,
+        "error_kinds": [
+            {"name": r.get("Name"), "error": r.get("Error"), "occurrences": r.get("Occurrences")}
+            for r in failures[:20]
+        ],
+        "killed_after_s": killed_at,
+        "lost_actions": check.lost_count,
+        "lost_examples": check.lost,
+        "mismatched_actions": check.mismatched_count,
+        "load_average_before": list(load_before),
+        "load_average_during": list(load_during),
+        "config": {**asdict(config), "out": str(config.out)},
+    }
+
+
+def summary_markdown(s: dict[str, Any]) -> str:
+    """The summary as a markdown table (what docs/performance.md quotes)."""
+
+    def ms(value: Any) -> str:
+        return "—" if value is None else f"{value:,.0f} ms"
+
+    rows = [
+        ("games at once", f"{s['games']:,} ({s['games_played']:,} played, {s['games_finished']:,} finished)"),
+        ("server processes", f"{s['processes']} ({s['database']}, seats: {s['assign']})"),
+        ("duration · pace", f"{s['duration_s']:g} s · {s['pace_s'][0]:g}–{s['pace_s'][1]:g} s a decision"),
+        ("actions acknowledged", f"{s['actions_acknowledged']:,}"),
+        ("actions/s", "—" if s["actions_per_s"] is None else f"{s['actions_per_s']:,.1f}"),
+        (
+            "act→ack p50 · p95 · p99 · max",
+            " · ".join(ms(s[k]) for k in ("ack_p50_ms", "ack_p95_ms", "ack_p99_ms", "ack_max_ms")),
+        ),
+        ("act→other seat p99", f"{ms(s['delivery_p99_ms'])} ({s['deliveries']:,} deliveries)"),
+        ("errors", str(s["errors"])),
+        (
+            "server killed",
+            "no"
+            if s["killed_after_s"] is None
+            else f"after {s['killed_after_s']:.0f} s; {s['reconnects_after_kill']} seats reconnected "
+            f"(p99 {ms(s['reconnect_p99_ms'])})",
+        ),
+        ("lost actions", f"{s['lost_actions']} (mismatched: {s['mismatched_actions']})"),
+        (
+            "load average (1 min) before · during",
+            f"{s['load_average_before'][0]:.2f} · {s['load_average_during'][0]:.2f}",
+        ),
+        ("open-file limit", f"{s['open_file_limit']:,}"),
+    ]
+    lines = ["| figure | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]
+    for kind in s["error_kinds"]:
+        lines.append(f"\n- {kind['occurrences']}× {kind['name']}: {kind['error']}")
+    return "\n".join(lines) + "\n"
