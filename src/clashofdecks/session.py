@@ -32,9 +32,10 @@ from typing import Any, Final, Protocol
 
 from .agents.base import Agent, is_build_stage
 from .agents.registry import UnknownAgentError, make_agent
-from .errors import ClashError, RecordError
+from .errors import ClashError, IllegalActionError, RecordError
 from .events import Event, EventKind
 from .formats import seat_of, start_game
+from .game_loop import Decider, game_steps, next_decision
 from .options import Ruleset, Threat
 from .position import view
 from .record import GameRecord, Replay, record_game, result_of, start_of, write_json_atomically
@@ -61,6 +62,22 @@ class NotYourTurnError(SessionError):
 
 class UndoError(SessionError):
     """Undo is not possible now (nothing of this seat's to take back, or it would reveal too much)."""
+
+
+class StaleActionError(SessionError):
+    """A decision sent for an earlier moment of the game (its index is not the number of actions
+    taken: the game moved on, or was taken back, since the sender looked)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedAction:
+    """A decision :meth:`GameSession.check` accepted: the seat, the action as an integer and in its
+    canonical notation, and the index it will have in the record."""
+
+    seat: int
+    action: int
+    text: str
+    index: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +169,17 @@ class SessionStore(Protocol):
     def latest(self) -> str | None:
         """The id of the most recently saved unfinished game, or ``None``."""
         ...
+
+
+def abilities_of(game: Game) -> dict[str, list[list[list[str]]]]:
+    """:meth:`GameSession.abilities` of a game without a session (the tutorial's positions)."""
+    out: dict[str, list[list[list[str]]]] = {"have": [], "granted": []}
+    for p in (0, 1):
+        for ln in (0, 1):
+            lane = game.lane(p, ln)
+            out["have"].append([list(c["abilities"]) for c in lane])  # type: ignore[call-overload]
+            out["granted"].append([list(c["granted"]) for c in lane])  # type: ignore[call-overload]
+    return out
 
 
 def default_data_dir() -> Path:
@@ -423,40 +451,116 @@ class GameSession:
         self._steps.append(step)
         return step
 
-    def _check_can_act(self, seat: int) -> None:
+    def _check_can_act(self, seat: int, index: int | None = None) -> None:
         if self.is_over:
             raise SessionError("the game is over")
         if seat not in (0, 1):
             raise SessionError(f"there is no seat {seat!r}")
+        if index is not None and index != len(self._steps):
+            raise StaleActionError(
+                f"the game has {len(self._steps)} actions; the decision was made at {index!r}"
+            )
         if seat != self.to_move:
             raise NotYourTurnError(f"it is not seat {seat}'s decision (seat {self.to_move} is to move)")
 
-    def act(self, seat: int, action: str | int) -> Step:
-        """Apply ``seat``'s decision (text or integer); refused with nothing changed when it is not
-        that seat's turn, does not parse, or is illegal.  Saves the game afterwards."""
-        self._check_can_act(seat)
-        code = self.game.parse_action(action) if isinstance(action, str) else action
-        step = self._apply(seat, code)
+    def check(self, seat: int, action: str | int, index: int | None = None) -> CheckedAction:
+        """Whether ``seat`` may make the decision ``action`` (text or integer) now, changing nothing.
+
+        ``index``, when given, is the number of actions the sender saw: another number is a
+        :class:`StaleActionError`.  Refusals, in this order: the game is over (:class:`SessionError`),
+        no such seat, a stale index, not this seat's decision (:class:`NotYourTurnError`), text that
+        names no action (:class:`~clashofdecks.errors.ActionSyntaxError`), an action the rules do not
+        allow now (:class:`~clashofdecks.errors.IllegalActionError`, saying why)."""
+        self._check_can_act(seat, index)
+        game = self.game
+        code = game.parse_action(action) if isinstance(action, str) else action
+        if not game.is_legal(code):
+            raise IllegalActionError(game.explain_illegal(code))
+        return CheckedAction(seat, code, game.action_text(code), len(self._steps))
+
+    def act(self, seat: int, action: str | int, index: int | None = None) -> Step:
+        """Apply ``seat``'s decision (text or integer); refused with nothing changed for the reasons
+        :meth:`check` gives.  Saves the game afterwards."""
+        checked = self.check(seat, action, index)
+        step = self._apply(seat, checked.action)
         self._autosave()
         return step
+
+    def _deciders(self) -> list[Decider[Game] | None]:
+        """Each seat's decider for :func:`~clashofdecks.game_loop.game_steps`: its agent, or nobody."""
+        return [agent.act if (agent := self._agents.get(s)) is not None else None for s in (0, 1)]
+
+    def _resigned_stops(self, game: Game) -> bool:
+        return self._resigned is not None
+
+    def _apply_events(self, seat: int, action: int) -> Sequence[Event]:
+        return self._apply(seat, action).events
 
     def advance_agents(self, max_steps: int | None = None) -> list[Step]:
         """While an agent seat is to move: it chooses and the session applies (saving after each)."""
         out: list[Step] = []
-        while self.is_agent_turn() and (max_steps is None or len(out) < max_steps):
-            seat = self.to_move
-            action = self._agents[seat].act(self.game)
-            out.append(self._apply(seat, action))
+        loop = game_steps(
+            self.game,
+            self._deciders(),
+            stop=self._resigned_stops,
+            apply=self._apply_events,
+            max_steps=max_steps,
+        )
+        for _played in loop:
+            out.append(self._steps[-1])
             self._autosave()
         return out
 
     def agent_choice(self) -> int:
         """The action the agent seat to move would choose (without applying it): for front ends that
         run the agent in a worker and then call :meth:`act`."""
-        seat = self.to_move
-        if seat not in self._agents:
+        decision = None if self._resigned is not None else next_decision(self.game, self._deciders())
+        if decision is None:
             raise SessionError("no agent is to move")
-        return self._agents[seat].act(self.game)
+        return decision[1]
+
+    # ------------------------------------------------------------------ what front ends show
+
+    @property
+    def phase(self) -> str:
+        """``setup``, ``summon``, ``combat`` or ``over`` (by the rules: a game resigned during its
+        setup is still in ``setup``; :attr:`is_over` says whether it ended)."""
+        return self.game.phase
+
+    @property
+    def turn(self) -> int:
+        """The game's turn number."""
+        return self.game.turn
+
+    @property
+    def active(self) -> int:
+        """The seat whose turn it is (the seat to move may be the other, choosing a return order)."""
+        return self.game.active
+
+    @property
+    def is_solo(self) -> bool:
+        """A solo game (seat 1 is the automaton)."""
+        return self.game.is_solo
+
+    def playable_cards(self, seat: int) -> list[str]:
+        """The cards of ``seat``'s hand it can play now (none for the automaton's seat)."""
+        if self.game.is_solo and seat == 1:
+            return []
+        return list(self.game.playable_cards(seat))
+
+    def abilities(self) -> dict[str, list[list[list[str]]]]:
+        """Per player and lane (player 0's lanes first), each creature's current abilities
+        (``have``) and which of them are granted (``granted``: Aura, solo threat): public facts."""
+        return abilities_of(self.game)
+
+    def can_hint(self, seat: int, *, in_setup: bool = True) -> bool:
+        """Whether :meth:`hint` would answer for ``seat`` now (its own decision in a game that goes
+        on); ``in_setup=False`` also refuses the setup's decisions (the web's rule)."""
+        try:
+            self._check_can_act(seat)
+        except SessionError:
+            return False
+        return in_setup or self.game.phase != "setup"
 
     # ------------------------------------------------------------------ undo, hint, resign
 
@@ -490,10 +594,14 @@ class GameSession:
             return False
         return True
 
-    def undo(self, seat: int) -> list[str]:
+    def undo(self, seat: int, index: int | None = None) -> list[str]:
         """Take back ``seat``'s last decision of this turn and every decision after it; returns the
         actions taken back, latest first.  Never past hidden information shown to anyone (a reveal,
-        a deal, a reshuffle), never a setup decision, never into an earlier turn (:class:`UndoError`)."""
+        a deal, a reshuffle), never a setup decision, never into an earlier turn (:class:`UndoError`).
+        ``index``, when given, is the number of actions the asker saw (:class:`StaleActionError` when
+        the game has moved on since)."""
+        if index is not None and index != len(self._steps) and not self.is_over:
+            raise StaleActionError("the game moved on; undo refused")
         start = self._undo_start(seat)
         taken: list[str] = []
         while len(self._steps) > start:
@@ -585,6 +693,7 @@ __all__ = [
     "AUTOMATON",
     "HUMAN",
     "REMOTE",
+    "CheckedAction",
     "FileStore",
     "GameSession",
     "Hint",
@@ -592,7 +701,9 @@ __all__ = [
     "Seat",
     "SessionError",
     "SessionStore",
+    "StaleActionError",
     "Step",
     "UndoError",
+    "abilities_of",
     "default_data_dir",
 ]

@@ -19,6 +19,7 @@ import numpy.typing as npt
 from .. import actions as A
 from ..cards import CARD_INDEX, N_CARDS
 from ..formats import seat_of, start_game
+from ..game_loop import game_steps
 from ..options import Ruleset, Threat
 from ..rules import DecisionKind, Game, Termination
 from .encoding import DEFAULT_MAX_TURNS, encode_infostate, encode_observation, legal_mask
@@ -44,6 +45,10 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     """Refuse an option value that is not one of ``choices``, naming them."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
+
+
+def _not_building(game: Game) -> bool:
+    return game.decision_kind is not DecisionKind.BUILD
 
 
 class Match:
@@ -85,19 +90,21 @@ class Match:
         if not self._in_setup:
             return
         game = self.game
-        while game.decision_kind is DecisionKind.BUILD:
-            if self._build_rng is None:
-                self._build_rng = random.Random(self._build_seed)
-            cards = self._build_rng.sample(range(N_CARDS), A.DECK_SIZE_CUSTOM)
-            player = game.current_player
-            action = A.BUILD_BASE + A.build_rank(cards)
-            game.apply(action)
-            self.history.append((player, action))
+        builder = self._random_build
+        for step in game_steps(game, [builder, builder], stop=_not_building):
+            self.history.append((step.seat, step.action))
         if game.phase != "setup":
             self._in_setup = False
             for seat in (0, 1):
                 if self.dealt[seat] is None and not (game.is_solo and seat == 1):
                     self.dealt[seat] = [CARD_INDEX[c] for c in game.hand(seat)]
+
+    def _random_build(self, game: Game) -> int:
+        """A uniformly random 10-card deck from the match's build RNG (see the module)."""
+        if self._build_rng is None:
+            self._build_rng = random.Random(self._build_seed)
+        cards = self._build_rng.sample(range(N_CARDS), A.DECK_SIZE_CUSTOM)
+        return A.BUILD_BASE + A.build_rank(cards)
 
     @property
     def over(self) -> bool:

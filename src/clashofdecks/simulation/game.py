@@ -32,6 +32,7 @@ from ..agents.registry import make_agent
 from ..engine import GameEngine
 from ..errors import ClashError
 from ..formats import seat_of, setup_summary, start_game
+from ..game_loop import Decider, game_steps, play_out
 from ..native import AVAILABLE as NATIVE_AVAILABLE
 from ..native import NativeGame, NativeUnsupportedError
 from ..options import Ruleset, Threat
@@ -157,19 +158,51 @@ def _to_core(game: Game) -> NativeGame | None:
     return core
 
 
-def _play_on_core(game: NativeGame, by_seat: Sequence[Agent | None], seats: tuple[str, str]) -> int:
-    """Play ``game`` to its end on the compiled core; returns the actions taken (the hot loop of a
-    long run of cheap agents: each agent's ``act`` is looked up once)."""
-    acts = [None if agent is None else native_act(agent) for agent in by_seat]
-    apply = game.apply
+def _deciders(spec: GameSpec, by_seat: Sequence[Agent | None]) -> list[Decider[Game] | None]:
+    """Each seat's decider in the Python engine: its agent, except that a batch that chose the decks
+    (``spec.decks``: every pairing gets played) takes the deck decision for it."""
+    deciders: list[Decider[Game] | None] = []
+    for seat, agent in enumerate(by_seat):
+        if agent is None:
+            deciders.append(None)
+        elif spec.decks is None:
+            deciders.append(agent.act)
+        else:
+            deciders.append(_deck_chooser(agent, spec.decks[seat]))
+    return deciders
+
+
+def _deck_chooser(agent: Agent, deck: int) -> Decider[Game]:
+    def decide(game: Game) -> int:
+        if game.phase == "setup" and setup_summary(game)["decision"] == "deck":
+            return game.parse_action(f"deck {deck}")
+        return agent.act(game)
+
+    return decide
+
+
+def _play_python(
+    game: Game, deciders: Sequence[Decider[Game] | None], tally: CardTally | None, to_core: bool
+) -> int:
+    """Step the Python engine's game (:func:`game_steps`) to its end, or only through the setup when
+    it moves to the compiled core at the first turn (``to_core``); returns the actions taken."""
+    stop = _past_setup if to_core else None
     actions = 0
-    while (player := game.current_player) >= 0:  # -1 once the game is over
-        act = acts[player]
-        if act is None:
-            raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
-        apply(act(game))
+    for step in game_steps(game, deciders, stop=stop):
+        if tally is not None:
+            tally.observe(game, step.events)
         actions += 1
     return actions
+
+
+def _past_setup(game: Game) -> bool:
+    return game.phase != "setup"
+
+
+def _check_finished(game: GameEngine, seats: tuple[str, str]) -> None:
+    if not game.is_over():
+        player = game.current_player
+        raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
 
 
 def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> tuple[GameResult, GameEngine]:
@@ -203,33 +236,32 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     by_seat = [agents[1], agents[0]] if swapped else [agents[0], agents[1]]
     seats = (spec.participants[1], spec.participants[0]) if swapped else spec.participants
     to_core = plays_on_core(spec, agents)
+    deciders = _deciders(spec, by_seat)
+    actions = _play_python(python_game, deciders, tally, to_core)
     game: GameEngine = python_game
-    on_core = False
-    actions = 0
-    while not game.is_over():
-        if to_core and python_game.phase != "setup":
-            to_core = False  # one conversion, at the first turn
-            core = _to_core(python_game)
-            if core is not None:
-                game, on_core = core, True
-                actions += _play_on_core(core, by_seat, seats)
-                break
-        player = python_game.current_player
-        agent = by_seat[player]
-        if agent is None:
-            raise SimulationError(f"seat {player} ({seats[player]}) has a decision but no agent")
-        if (
-            spec.decks is not None
-            and python_game.phase == "setup"
-            and setup_summary(python_game)["decision"] == "deck"
-        ):
-            # The batch chose the decks (every pairing gets played); the agents play them.
-            events = python_game.apply_text(f"deck {spec.decks[player]}")
-        else:
-            events = python_game.apply(agent.act(python_game))
-        if tally is not None:
-            tally.observe(python_game, events)
-        actions += 1
+    core = _to_core(python_game) if to_core and not python_game.is_over() else None
+    if core is not None:
+        game = core
+        core_deciders = [None if agent is None else native_act(agent) for agent in by_seat]
+        actions += play_out(core, core_deciders)
+    elif to_core:
+        actions += _play_python(python_game, deciders, tally, False)  # the core refused the position
+    _check_finished(game, seats)
+    return _result(spec, python_game, game, actions, by_seat, seats, swapped, tally), game
+
+
+def _result(
+    spec: GameSpec,
+    python_game: Game,
+    game: GameEngine,
+    actions: int,
+    by_seat: Sequence[Agent | None],
+    seats: tuple[str, str],
+    swapped: bool,
+    tally: CardTally | None,
+) -> GameResult:
+    """The result of the finished ``game`` (with its record written when the spec asks for one)."""
+    on_core = game is not python_game
     outcome = game.outcome
     assert outcome is not None
     record_path: str | None = None
@@ -242,7 +274,7 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     if tally is not None:
         assert not on_core  # so do per-card counts
         cards = tally.finish(python_game)
-    result = GameResult(
+    return GameResult(
         index=spec.index,
         seed=spec.seed,
         seats=seats,
@@ -258,7 +290,6 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
         searches=(_search_tally(by_seat[0]), _search_tally(by_seat[1])),
         on_core=on_core,
     )
-    return result, game
 
 
 __all__ = [

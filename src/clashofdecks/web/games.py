@@ -20,7 +20,7 @@ from ..formats import setup_summary
 from ..options import LEVELS, Ruleset, Threat
 from ..record import GameRecord, result_of
 from ..rules import Game
-from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat
+from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat, abilities_of
 from .clocks import ClockState, TimeControl, time_control
 from .store import ClockRow, GameRow, SeatRow, token_hash
 
@@ -220,7 +220,7 @@ def final_result(session: GameSession) -> dict[str, Any]:
     """The record's ``result`` of a finished game, as ``session.record().result`` gives it, without
     building the record (which replays the whole game: milliseconds on the event loop)."""
     outcome = session.outcome
-    return {} if outcome is None else result_of(outcome, session.game.turn)
+    return {} if outcome is None else result_of(outcome, session.turn)
 
 
 def record_of_row(row: GameRow) -> GameRecord:
@@ -255,7 +255,7 @@ def session_of_row(row: GameRow) -> GameSession:
 def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
     """The absent seat loses (its opponent is told); stored like a resignation, with its own reason."""
     outcome = session.resign(absent)
-    result = result_of(outcome, session.game.turn)
+    result = result_of(outcome, session.turn)
     result["reason"] = f"player {absent} left the game and did not come back in time"
     result["abandoned"] = True
     return result
@@ -388,7 +388,7 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
     from ..ui.action_text import describe_actions, prompt_line
 
     session = live.session
-    game = session.game
+    game = session.game  # read only: the sentences (ui.action_text) are written from the game itself
     to_move = session.to_move
     if not seats:
         seat: int | None = None
@@ -396,7 +396,7 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
         seat = next(iter(seats))
     else:
         seat = to_move if to_move in seats else min(seats)
-    in_setup = game.phase == "setup"  # also a game resigned during its setup
+    in_setup = session.phase == "setup"  # also a game resigned during its setup
     legal = session.legal_actions(seat) if seat is not None and seat == to_move else []
     build = seat is not None and seat == to_move and session.is_build_stage()
     names = seat_names(live, lang)
@@ -421,7 +421,7 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
         "can_undo": seat is not None and not session.is_over and session.can_undo(seat),
     }
     if not in_setup and seat is not None:
-        own["playable"] = game.playable_cards(seat) if not (game.is_solo and seat == 1) else []
+        own["playable"] = session.playable_cards(seat)
     return own
 
 
@@ -435,16 +435,15 @@ def common_part(
     broadcast serialises them once for all the game's connections of one language.  ``now`` is the
     server's time, for a clocked game's time left."""
     session = live.session
-    game = session.game
     common: dict[str, Any] = {
         "game": live.id,
         "kind": live.kind,
         "rated": live.rated,
-        "mode": "solo" if game.is_solo else "duel",
+        "mode": "solo" if session.is_solo else "duel",
         "index": len(session.steps),
-        "turn": game.turn,
-        "phase": "over" if session.is_over else game.phase,
-        "active": game.active,
+        "turn": session.turn,
+        "phase": "over" if session.is_over else session.phase,
+        "active": session.active,
         "to_move": session.to_move,
         "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
         "events": events or [],
@@ -460,7 +459,7 @@ def common_part(
             "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
             "reason": override.get("reason", outcome.reason),
         }
-    if game.phase != "setup":
+    if session.phase != "setup":
         common["abilities"] = abilities if abilities is not None else board_abilities(session)
     return common
 
@@ -479,18 +478,12 @@ def join_frame(own: dict[str, Any], common_json: str) -> str:
 def board_abilities(session: GameSession) -> dict[str, list[list[list[str]]]]:
     """Per player and lane, each creature's current abilities and which of them are granted (Aura,
     solo threat): public facts of the board."""
-    return game_abilities(session.game)
+    return session.abilities()
 
 
 def game_abilities(game: Game) -> dict[str, list[list[list[str]]]]:
     """:func:`board_abilities` of a game without a session (the tutorial's positions)."""
-    out: dict[str, list[list[list[str]]]] = {"have": [], "granted": []}
-    for p in (0, 1):
-        for ln in (0, 1):
-            lane = game.lane(p, ln)
-            out["have"].append([list(c["abilities"]) for c in lane])  # type: ignore[call-overload]
-            out["granted"].append([list(c["granted"]) for c in lane])  # type: ignore[call-overload]
-    return out
+    return abilities_of(game)
 
 
 def card_catalogue() -> dict[str, Any]:
@@ -520,15 +513,16 @@ def replay_frames(
     card may be shown once the game is over) with the action (notation, and as a sentence in
     ``lang``: ``label``) and its events, in ``lang`` with the players' ``names``."""
     from ..position import dump_position
-    from ..record import initial_game
+    from ..record import Replay
     from ..ui.action_text import default_names, describe_action
 
-    game = initial_game(record)
+    replay = Replay(record, record_events=True)
+    game = replay.game
     names = names or default_names(game, lang)
     frames: list[dict[str, Any]] = []
 
     def snapshot(
-        action: str | None, label: str | None, seat: int | None, events: tuple[Event, ...]
+        action: str | None, label: str | None, seat: int | None, events: Sequence[Event]
     ) -> dict[str, Any]:
         setup = game.phase == "setup"
         return {
@@ -542,12 +536,17 @@ def replay_frames(
             "events": [event_json(e, lang, names) for e in events],
         }
 
+    #: The step being applied: its text, its sentence (said before it is played) and its seat.
+    before: list[tuple[str, str, int]] = []
+
+    def apply(action: int) -> None:
+        text, label, seat = before.pop()
+        frames.append(snapshot(text, label, seat, game.apply(action)))
+
     frames.append(snapshot(None, None, None, game.take_events()))
-    for text in record.actions:
-        seat = game.current_player
-        label = describe_action(game, text, lang, names=names, addressee=None)
-        events = game.apply_text(text)
-        frames.append(snapshot(text, label, seat, events))
+    for step in replay.steps(apply=apply):
+        label = describe_action(game, step.text, lang, names=names, addressee=None)
+        before.append((step.text, label, game.current_player))
     return frames
 
 

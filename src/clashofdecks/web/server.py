@@ -34,7 +34,7 @@ from ..errors import ActionSyntaxError, ClashError, IllegalActionError, RecordEr
 from ..events import Event
 from ..options import LEVELS
 from ..record import GameRecord
-from ..session import AGENT, REMOTE, NotYourTurnError, SessionError, UndoError
+from ..session import AGENT, REMOTE, NotYourTurnError, SessionError, StaleActionError, UndoError
 from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
@@ -386,7 +386,7 @@ class GameServer:
         public part is built and serialised once per language, each seat's part once per seat, so
         connections that see the same (spectators, one language) share one text."""
         session = live.session
-        abilities = None if session.game.phase == "setup" else board_abilities(session)
+        abilities = None if session.phase == "setup" else board_abilities(session)
         now = self.config.clock()
         common_by_lang: dict[str, str] = {}
         own_by_seats: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
@@ -471,16 +471,8 @@ class GameServer:
         """Check, store, then apply one action (the caller holds the game's lock).  Raises the
         session's errors with nothing changed."""
         session = live.session
-        if session.is_over:
-            raise SessionError("the game is over")
-        if seat != session.to_move:
-            raise NotYourTurnError(f"it is not seat {seat}'s decision (seat {session.to_move} is to move)")
-        game = session.game
-        code = game.parse_action(text)
-        if not game.is_legal(code):
-            raise IllegalActionError(game.explain_illegal(code))
-        canonical = game.action_text(code)
-        index = len(session.steps)
+        checked = session.check(seat, text)
+        code, canonical, index = checked.action, checked.text, checked.index
         clock = live.clock
         if clock is None:
             await self.write(ActionWrite(live.id, index, seat, canonical))
@@ -735,13 +727,14 @@ class GameServer:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
             if msg.type == "act":
-                if msg.get("index") != len(session.steps):
+                try:
+                    session.check(seat, msg.get("action"), msg.get("index"))
+                    events = await self._apply(live, seat, msg.get("action"))
+                except StaleActionError:
                     raise ProtocolError(
                         "stale",
                         f"the game has {len(session.steps)} actions; your page showed {msg.get('index')}",
-                    )
-                try:
-                    events = await self._apply(live, seat, msg.get("action"))
+                    ) from None
                 except NotYourTurnError as exc:
                     raise ProtocolError("not_your_turn", str(exc)) from None
                 except ActionSyntaxError as exc:
@@ -751,10 +744,10 @@ class GameServer:
                 except SessionError as exc:
                     raise ProtocolError("game_over", str(exc)) from None
             elif msg.type == "undo":
-                if msg.get("index") != len(session.steps):
-                    raise ProtocolError("stale", "the game moved on; undo refused")
                 try:
-                    taken = session.undo(seat)
+                    taken = session.undo(seat, msg.get("index"))
+                except StaleActionError as exc:
+                    raise ProtocolError("stale", str(exc)) from None
                 except UndoError as exc:
                     raise ProtocolError("undo_refused", str(exc)) from None
                 keep = len(session.steps)
@@ -860,7 +853,7 @@ class GameServer:
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
-            if seat != session.to_move or session.game.phase == "setup":
+            if not session.can_hint(seat, in_setup=False):
                 raise ProtocolError("hint_unavailable", "hints are given on your own turn, after the setup")
             record = session.record().to_dict()
             index = len(session.steps)

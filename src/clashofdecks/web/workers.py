@@ -11,18 +11,22 @@ import time
 from typing import Any
 
 from ..agents.registry import make_agent
-from ..record import GameRecord, initial_game
+from ..errors import RecordError
+from ..game_loop import next_decision
+from ..record import GameRecord, replay
 
 
 def agent_action(record: dict[str, Any], spec: str, seed: int) -> str:
-    """The action ``spec`` chooses in the position the record leads to."""
-    rec = GameRecord.from_dict(record)
-    game = initial_game(rec, record_events=False)
-    for text in rec.actions:
-        game.apply_text(text)
+    """The action ``spec`` chooses in the position the record leads to: a stateless job (the game is
+    replayed from its record, the agent made afresh with the move's seed), so any process can take
+    it over.  The decision is the game loop's (:func:`~clashofdecks.game_loop.next_decision`)."""
+    game = replay(GameRecord.from_dict(record), check_result=False)
     agent = make_agent(spec, seed)
     agent.reset(seed)
-    return game.action_text(agent.act(game))
+    decision = next_decision(game, [agent.act, agent.act])
+    if decision is None:
+        raise RecordError("the recorded game has no decision to make (it is over)")
+    return game.action_text(decision[1])
 
 
 def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float, str]:
