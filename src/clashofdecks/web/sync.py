@@ -129,6 +129,7 @@ class GameSync:
         #: The newest revision announced for each game being caught up, and the task doing it.
         self.wanted: dict[str, int] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.notices: set[asyncio.Task[None]] = set()
         #: Names this process in a notice's ``skip`` (a connection id means nothing elsewhere).
         self.origin = secrets.token_hex(8)
 
@@ -137,7 +138,7 @@ class GameSync:
 
     async def stop(self) -> None:
         await self.bus.stop()
-        for task in list(self.tasks.values()):
+        for task in [*self.tasks.values(), *self.notices]:
             task.cancel()
 
     async def notify_game(self, game_id: str, frame: dict[str, Any], skip: object | None = None) -> None:
@@ -157,6 +158,19 @@ class GameSync:
             live.rematch_offers.update(s for s in frame["seats"] if s in (0, 1))
         if frame.get("type") == "rematch" and isinstance(frame.get("game"), str):
             live.rematch_game = frame["game"]
+        catching_up = self.tasks.get(game_id)
+        if catching_up is None:
+            await self._deliver(live, frame, skip)
+        else:  # the change announced before it is shown first (a seat "joined" once it is taken)
+            task = asyncio.create_task(self._deliver(live, frame, skip, after=catching_up))
+            self.notices.add(task)
+            task.add_done_callback(self.notices.discard)
+
+    async def _deliver(
+        self, live: LiveGame, frame: dict[str, Any], skip: str | None, after: asyncio.Task[None] | None = None
+    ) -> None:
+        if after is not None:
+            await asyncio.wait([after])
         for conn in list(live.connections):
             if skip is None or self._key(conn) != skip:
                 await conn.send(frame)
