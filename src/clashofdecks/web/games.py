@@ -92,6 +92,8 @@ class LiveGame:
     clock: ClockState | None = None
     #: The rulebook level (0-5) of a solo game that counts for the campaign; None otherwise.
     campaign_level: int | None = None
+    #: The stored game's revision this copy is at: every write of the game expects it (web/sync.py).
+    revision: int = 0
 
     @property
     def n_actions(self) -> int:

@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -40,6 +40,7 @@ from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
 from . import identity as ident
 from . import metrics, workers
+from .bus import bus_for
 from .clocks import TIME_CONTROLS, ClockState
 from .games import (
     AI_LEVELS,
@@ -80,6 +81,7 @@ from .store import (
     ActionWrite,
     AnalysisRow,
     CampaignLevel,
+    ClockRow,
     GameRow,
     IdentityRow,
     SeatRow,
@@ -89,6 +91,7 @@ from .store import (
     open_store,
     token_hash,
 )
+from .sync import GameSync, History, history
 from .tutorial import TutorialError, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
@@ -190,6 +193,8 @@ class GameServer:
         self.analysis_jobs = 0
         #: Who waits for a rated duel (in this process's memory: docs/web.md, "The queue").
         self.queue = MatchQueue(clock=config.clock)
+        #: The change bus and the catch-up of games other processes changed (web/sync.py).
+        self.sync: GameSync | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -198,6 +203,8 @@ class GameServer:
         loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self.db, open_store, self.config.database_url)
         self.inline_db = self.store.engine.dialect.name == "sqlite"
+        self.sync = GameSync(self, bus_for(self.store, self.run_db))
+        await self.sync.start()
         self.pool = self._new_pool()
         await loop.run_in_executor(self.pool, workers.warm_up)
         self.watcher = asyncio.create_task(self._watch())
@@ -215,6 +222,8 @@ class GameServer:
                 await self.watcher
         for task in [*self.agent_tasks, *self.analyses.values()]:
             task.cancel()
+        if self.sync is not None:
+            await self.sync.stop()
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
         if self.store is not None and self.db is not None:
@@ -238,6 +247,38 @@ class GameServer:
         if self.flusher is None or self.flusher.done():
             self.flusher = asyncio.create_task(self._flush())
         await fut
+
+    async def write_game(
+        self,
+        live: LiveGame,
+        fn: ActionWrite | Callable[[Store, DbConnection], None],
+        *,
+        then: Callable[[Store, DbConnection], None] | None = None,
+        shown: History | None = None,
+    ) -> None:
+        """Store a write that changes ``live`` (the caller holds its lock), with ``then`` in the same
+        transaction, only if the stored game is still at this copy's revision.  If another server
+        process changed it first, nothing is written: the copy catches up, its pages are sent the
+        new state, and :class:`~clashofdecks.web.sync.StaleError` is raised.  ``shown``: the history
+        the pages were shown, when the session in memory is already past it (web/sync.py)."""
+        assert self.sync is not None
+        expected = live.revision
+        write: ActionWrite | Callable[[Store, DbConnection], None]
+        if isinstance(fn, ActionWrite):
+            action = replace(fn, revision=expected)
+            write = action if then is None else functools.partial(_append_then, action=action, then=then)
+        else:
+            write = functools.partial(_bumped, fn=fn, then=then, game_id=live.id, expected=expected)
+        await self.sync.checked(live, lambda: self.write(write), shown)
+        live.revision = expected + 1
+
+    async def notify_game(
+        self, game_id: str, frame: dict[str, Any], *, skip: Connection | None = None
+    ) -> None:
+        """Send a notice frame to every connection of the game, on every server process (through
+        the change bus), except ``skip``."""
+        assert self.sync is not None
+        await self.sync.notify_game(game_id, frame, skip)
 
     async def _flush(self) -> None:
         assert self.store is not None and self.db is not None
@@ -290,7 +331,13 @@ class GameServer:
                 log.error("game %s does not replay from the store: %s", game_id, exc)
                 return None
             live = LiveGame(
-                row.id, row.kind, session, row.seats, rated=row.rated, rated_offer=row.rated_offer
+                row.id,
+                row.kind,
+                session,
+                row.seats,
+                rated=row.rated,
+                rated_offer=row.rated_offer,
+                revision=row.revision,
             )
             if row.clock is not None:
                 live.clock = clock_of_row(row.clock)
@@ -415,10 +462,10 @@ class GameServer:
         task.add_done_callback(self.agent_tasks.discard)
 
     async def _run_agents(self, live: LiveGame) -> None:
-        session = live.session
         try:
             while True:
                 async with self.lock(live.id):
+                    session = live.session  # a catch-up (web/sync.py) may have replaced it
                     if session.is_over or not session.is_agent_turn():
                         break
                     seat = session.to_move
@@ -430,6 +477,7 @@ class GameServer:
                     workers.agent_action, record, spec, session.seed * 2 + seat + index
                 )
                 async with self.lock(live.id):
+                    session = live.session
                     if len(session.steps) != index or session.to_move != seat:
                         continue  # the game moved on meanwhile (an undo): think again
                     events = await self._apply(live, seat, text)
@@ -475,7 +523,7 @@ class GameServer:
         code, canonical, index = checked.action, checked.text, checked.index
         clock = live.clock
         if clock is None:
-            await self.write(ActionWrite(live.id, index, seat, canonical))
+            await self.write_game(live, ActionWrite(live.id, index, seat, canonical))
             step = session.act(seat, code)
         else:
             now = self.config.clock()
@@ -485,16 +533,16 @@ class GameServer:
             # The clock's new state depends on who decides next: apply, then store the action and the
             # clock in one transaction before anyone is told (a failed write makes the socket handler
             # drop the game from memory, which then reloads from the store).
+            shown = history(session)
             step = session.act(seat, code)
             clock.moved(session.to_move, now)
             moved = clock_row(clock)
-            action = ActionWrite(live.id, index, seat, canonical)
-
-            def store_move(s: Store, c: DbConnection) -> None:
-                s.append_actions([action], c)
-                s.save_clock(live.id, moved, conn=c)
-
-            await self.write(store_move)
+            await self.write_game(
+                live,
+                ActionWrite(live.id, index, seat, canonical),
+                then=functools.partial(_save_clock, game_id=live.id, clock=moved),
+                shown=shown,
+            )
         metrics.action_accepted()
         if session.is_over:
             result = final_result(session)
@@ -528,7 +576,8 @@ class GameServer:
             if credit is not None and level is not None:
                 s.record_campaign(credit[0], level, credit[1], conn=c)
 
-        await self.write(finish)
+        # The session in memory has ended already: a refused write rebuilds it from the store.
+        await self.write_game(live, finish, shown=history(live.session))
         if live.kind != "imported":
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
 
@@ -715,7 +764,6 @@ class GameServer:
             raise ProtocolError("hello_first", "send 'hello' with the game id first")
         if not conn.seats:
             raise ProtocolError("spectator", "spectators watch; they cannot act")
-        session = live.session
         if msg.type == "hint":
             await self._hint(conn, live)
             return
@@ -723,9 +771,12 @@ class GameServer:
             await self._rematch(conn, live)
             return
         async with self.lock(live.id):
+            session = live.session  # read under the lock: a catch-up may replace it
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
+            if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
+                await self._catch_up_stale(live)
             if msg.type == "act":
                 try:
                     session.check(seat, msg.get("action"), msg.get("index"))
@@ -744,6 +795,7 @@ class GameServer:
                 except SessionError as exc:
                     raise ProtocolError("game_over", str(exc)) from None
             elif msg.type == "undo":
+                shown = history(session)
                 try:
                     taken = session.undo(seat, msg.get("index"))
                 except StaleActionError as exc:
@@ -751,7 +803,9 @@ class GameServer:
                 except UndoError as exc:
                     raise ProtocolError("undo_refused", str(exc)) from None
                 keep = len(session.steps)
-                await self.write(lambda s, c: s.truncate_actions(live.id, keep, conn=c))
+                await self.write_game(
+                    live, functools.partial(_truncate, game_id=live.id, keep=keep), shown=shown
+                )
                 events = [undo_event(live, taken)]
             else:  # resign
                 outcome = session.resign(seat)
@@ -760,6 +814,15 @@ class GameServer:
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
         await self.broadcast(live, events)
         self.schedule_agents(live)
+
+    async def _catch_up_stale(self, live: LiveGame) -> None:
+        """A page whose index is not this copy's: another process may have moved the game on (a
+        page that reconnected here from there), so the copy catches up and the page is sent the
+        game as it stands; the message is then answered ``stale`` (the caller holds the lock)."""
+        assert self.sync is not None
+        if not self.inline_db:
+            await self.sync.refresh(live, locked=True)
+        raise ProtocolError("stale", "the game has moved on; it is shown as it stands now")
 
     def _acting_seat(self, conn: Connection, live: LiveGame) -> int:
         if len(conn.seats) == 1:
@@ -777,11 +840,14 @@ class GameServer:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
+            if not self.inline_db and self.sync is not None and live.connections:
+                # Followed here already, so maybe changed elsewhere since: read the store first.
+                await self.sync.refresh(live, locked=True)
             seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
             if self._start_clock(live):
                 assert live.clock is not None
                 started = clock_row(live.clock)
-                await self.write(lambda s, c: s.save_clock(live.id, started, conn=c))
+                await self.write_game(live, functools.partial(_save_clock, game_id=live.id, clock=started))
                 if live.connections:
                     await self.broadcast(live, [])  # the creator's page shows the clock running
         conn.live = live
@@ -797,9 +863,10 @@ class GameServer:
         frame["log"] = events_json(live, history, conn.lang)
         await conn.send(frame)
         self.schedule_agents(live)  # an agent stopped by a failure tries again when a page opens
-        for other in list(live.connections):
-            if other is not conn and seats:
-                await other.send({"type": "notice", "code": "joined", "seats": sorted(seats)})
+        if seats:
+            await self.notify_game(
+                live.id, {"type": "notice", "code": "joined", "seats": sorted(seats)}, skip=conn
+            )
 
     async def _seats_of(
         self, conn: Connection, live: LiveGame, tokens: list[str], *, accept_rated: bool = False
@@ -837,13 +904,15 @@ class GameServer:
             game_id, seat = live.id, row.seat
             assert me is not None
             try:
-                await self.write(functools.partial(_claim, game_id=game_id, seat=seat, owner=me))
+                await self.write_game(live, functools.partial(_claim, game_id=game_id, seat=seat, owner=me))
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
             if live.rated_offer:
                 # The invitee's answer to a duel offered as rated: rated only when both chose it.
-                await self.write(functools.partial(_answer_rated, game_id=live.id, accepted=accept_rated))
+                await self.write_game(
+                    live, functools.partial(_answer_rated, game_id=live.id, accepted=accept_rated)
+                )
                 live.rated_offer, live.rated = False, accept_rated
         return {s.seat for s in live.seats if me is not None and s.owner == me and s.kind == REMOTE}
 
@@ -950,10 +1019,8 @@ class GameServer:
                 raise ProtocolError("rematch_refused", "both seats of this duel need their players")
             live.rematch_offers.update(conn.seats)
             if live.kind == "friend" and not all(s in live.rematch_offers for s in (0, 1)):
-                for other in list(live.connections):
-                    await other.send(
-                        {"type": "notice", "code": "rematch_offered", "seats": sorted(live.rematch_offers)}
-                    )
+                offer = {"type": "notice", "code": "rematch_offered", "seats": sorted(live.rematch_offers)}
+                await self.notify_game(live.id, offer)
                 return
             head = live.session.record()
             names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
@@ -965,8 +1032,7 @@ class GameServer:
                 req, [o for o in owners if o is not None][:2], rated=live.rated
             )
             live.rematch_game = new.id
-        for other in list(live.connections):
-            await other.send({"type": "rematch", "game": new.id})
+        await self.notify_game(live.id, {"type": "rematch", "game": new.id})
 
     def disconnect(self, conn: Connection) -> None:
         if conn.identity is not None:
@@ -1019,6 +1085,37 @@ def _create_identity(store: Store, *, row: IdentityRow, sid: str) -> None:
 
 def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str) -> None:
     store.claim_seat(game_id, seat, owner, conn=conn)
+
+
+def _save_clock(store: Store, conn: DbConnection, *, game_id: str, clock: ClockRow) -> None:
+    store.save_clock(game_id, clock, conn=conn)
+
+
+def _truncate(store: Store, conn: DbConnection, *, game_id: str, keep: int) -> None:
+    store.truncate_actions(game_id, keep, conn=conn)
+
+
+def _bumped(
+    store: Store,
+    conn: DbConnection,
+    *,
+    fn: Callable[[Store, DbConnection], None],
+    then: Callable[[Store, DbConnection], None] | None,
+    game_id: str,
+    expected: int,
+) -> None:
+    """A write of a game behind its revision check (web/sync.py), in one transaction."""
+    store.bump_revision(game_id, expected, conn)
+    fn(store, conn)
+    if then is not None:
+        then(store, conn)
+
+
+def _append_then(
+    store: Store, conn: DbConnection, *, action: ActionWrite, then: Callable[[Store, DbConnection], None]
+) -> None:
+    store.append_actions([action], conn)  # checks the action's revision
+    then(store, conn)
 
 
 # ---------------------------------------------------------------------------- HTTP

@@ -40,6 +40,9 @@ games = sa.Table(
     sa.Column("n_actions", sa.Integer, nullable=False, default=0),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
+    #: Bumped by every write that changes the game (compare-and-set: :meth:`Store.bump_revision`):
+    #: a server process whose copy is older is told so (:class:`StaleGameError`).  Migration 0006_sync.
+    sa.Column("revision", sa.Integer, nullable=False, default=0, server_default="0"),
 )
 
 seats = sa.Table(
@@ -237,6 +240,7 @@ class GameRow:
     status: str = "active"
     result: dict[str, Any] | None = None
     n_actions: int = 0
+    revision: int = 0
     created_at: float = 0.0
     updated_at: float = 0.0
     seats: list[SeatRow] = field(default_factory=list)
@@ -296,12 +300,15 @@ class SeatTakenError(Exception):
 @dataclass(frozen=True)
 class ActionWrite:
     """One action to store (the server's hot path): many of them are written with one statement per
-    table (:meth:`Store.append_actions`)."""
+    table (:meth:`Store.append_actions`).  ``revision``: the game's revision the writer's copy is at
+    (the write fails with :class:`StaleGameError` if the stored game is at another); None: unchecked
+    (tests, tools)."""
 
     game_id: str
     idx: int
     seat: int
     text: str
+    revision: int | None = None
 
 
 #: A write of a group commit: an action, or any other write given the transaction's connection.
@@ -313,12 +320,37 @@ _INSERT_ACTION = actions.insert()
 _ADVANCE_GAME = (
     games.update()
     .where(games.c.id == sa.bindparam("game"))
-    .values(n_actions=sa.bindparam("n"), updated_at=sa.bindparam("now"))
+    .values(n_actions=sa.bindparam("n"), updated_at=sa.bindparam("now"), revision=games.c.revision + 1)
 )
+_ADVANCE_GAME_AT = (
+    games.update()
+    .where(games.c.id == sa.bindparam("game"), games.c.revision == sa.bindparam("expected"))
+    .values(n_actions=sa.bindparam("n"), updated_at=sa.bindparam("now"), revision=games.c.revision + 1)
+)
+_BUMP_REVISION = (
+    games.update()
+    .where(games.c.id == sa.bindparam("game"), games.c.revision == sa.bindparam("expected"))
+    .values(revision=games.c.revision + 1, updated_at=sa.bindparam("now"))
+)
+#: The PostgreSQL channel every change of a game, and every notice, is announced on (web/bus.py).
+CHANGES_CHANNEL = "clash_games"
+#: NOTIFY refuses payloads of 8,000 bytes and more; a notice frame is a few dozen.
+NOTICE_MAX_BYTES = 4000
+_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
 
 
 class StoreError(Exception):
     """A database write that did not happen (the caller must not acknowledge the action)."""
+
+
+class StaleGameError(StoreError):
+    """A write refused because the stored game changed since the writer's copy (another server
+    process wrote to it): nothing was written; the writer catches up from the store."""
+
+
+def change_payload(game_id: str, revision: int) -> str:
+    """The text of a change notification: a game's id and its new revision, never a frame."""
+    return json.dumps({"game": game_id, "revision": revision}, separators=(",", ":"))
 
 
 class Store:
@@ -420,9 +452,25 @@ class Store:
 
     def append_actions(self, writes: list[ActionWrite], conn: Connection | None = None) -> None:
         """Store several actions (of different games, or consecutive ones of a game) with one
-        statement per table; fails as a whole if any index is already taken."""
+        statement per table; fails as a whole if any index is already taken, or with
+        :class:`StaleGameError` if a game is not at the revision its write expects."""
         now = time.time()
+        checked = [w for w in writes if w.revision is not None]
+        unchecked = [w for w in writes if w.revision is None]
         with self._begin(conn) as conn:
+            # The revision first: on PostgreSQL the UPDATE locks the game's row, so a second writer
+            # of the same game waits, then finds the revision moved on (0 rows), not a key clash.
+            if checked:
+                params = [
+                    {"game": w.game_id, "n": w.idx + 1, "now": now, "expected": w.revision} for w in checked
+                ]
+                done = conn.execute(_ADVANCE_GAME_AT, params)
+                if done.rowcount != len(checked):
+                    raise StaleGameError("a game changed in the store since this process last read it")
+            if unchecked:
+                conn.execute(
+                    _ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in unchecked]
+                )
             conn.execute(
                 _INSERT_ACTION,
                 [
@@ -430,7 +478,38 @@ class Store:
                     for w in writes
                 ],
             )
-            conn.execute(_ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in writes])
+            self._announce(conn, [(w.game_id, w.revision + 1) for w in checked if w.revision is not None])
+
+    def bump_revision(self, game_id: str, expected: int, conn: Connection | None = None) -> int:
+        """Move a game from revision ``expected`` to the next, in the transaction of the write that
+        changes the game, and return it; :class:`StaleGameError` (and the caller's transaction rolls
+        back) if the stored game is at another revision: another process changed it."""
+        with self._begin(conn) as conn:
+            done = conn.execute(_BUMP_REVISION, {"game": game_id, "expected": expected, "now": time.time()})
+            if done.rowcount != 1:
+                raise StaleGameError(f"game {game_id} changed in the store since this process last read it")
+            self._announce(conn, [(game_id, expected + 1)])
+            return expected + 1
+
+    def _announce(self, conn: Connection, changes: list[tuple[str, int]]) -> None:
+        """On PostgreSQL, NOTIFY the other server processes of these changes: delivered when the
+        transaction commits, never for one rolled back."""
+        if changes and conn.dialect.name == "postgresql":
+            conn.execute(
+                _NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": change_payload(g, r)} for g, r in changes]
+            )
+
+    def announce_notice(self, game_id: str, frame: dict[str, Any], skip: str | None = None) -> None:
+        """NOTIFY every server process of a notice for the game's connections, except the one
+        ``skip`` names (PostgreSQL only; web/bus.py)."""
+        message: dict[str, Any] = {"game": game_id, "notice": frame}
+        if skip is not None:
+            message["skip"] = skip
+        payload = json.dumps(message, separators=(",", ":"))
+        if len(payload.encode()) > NOTICE_MAX_BYTES:
+            raise StoreError(f"a notice of {len(payload)} bytes is too long for NOTIFY")
+        with self.engine.begin() as conn:
+            conn.execute(_NOTIFY, {"channel": CHANGES_CHANNEL, "payload": payload})
 
     def truncate_actions(self, game_id: str, keep: int, conn: Connection | None = None) -> None:
         """Undo: keep the first ``keep`` actions."""
@@ -936,6 +1015,7 @@ def _game_row(g: Any) -> GameRow:
         status=g.status,
         result=json.loads(g.result) if g.result else None,
         n_actions=g.n_actions,
+        revision=g.revision,
         created_at=g.created_at,
         updated_at=g.updated_at,
     )

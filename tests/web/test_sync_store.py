@@ -1,0 +1,96 @@
+"""The store's side of several server processes: each game's revision, checked and bumped by every
+write of it (a stale write changes nothing and fails only itself), and on PostgreSQL a notification
+per change, delivered at commit (docs/web.md, "Several processes").
+
+SQLite always; PostgreSQL when ``CLASH_TEST_PG_URL`` names a server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from test_web_store import _row, db_url  # noqa: F401  (db_url: the fixture of both databases)
+
+from clashofdecks.web.store import CHANGES_CHANNEL, ActionWrite, StaleGameError, Store, open_store
+
+
+def _two_games(url: str) -> Store:
+    store = open_store(url)
+    store.create_game(_row("g1"))
+    store.create_game(_row("g2", owner="p2"))
+    return store
+
+
+def test_every_checked_write_bumps_the_revision_and_a_stale_one_changes_nothing(db_url: str) -> None:  # noqa: F811
+    store = _two_games(db_url)
+    store.append_actions([ActionWrite("g1", 0, 0, "deck 1", revision=0)])
+    row = store.load_game("g1")
+    assert row is not None and row.revision == 1 and row.actions == [(0, "deck 1")]
+    # A second process whose copy is at revision 0 writes the same index, then the next one.
+    for idx in (0, 1):
+        with pytest.raises(StaleGameError):
+            store.append_actions([ActionWrite("g1", idx, 0, "deck 2", revision=0)])
+    with pytest.raises(StaleGameError):
+        store.bump_revision("g1", 0)
+    row = store.load_game("g1")
+    assert row is not None and row.revision == 1 and row.actions == [(0, "deck 1")] and row.n_actions == 1
+    assert store.bump_revision("g1", 1) == 2
+    store.close()
+
+
+def test_an_undo_then_an_action_reusing_its_index_is_seen_as_a_change(db_url: str) -> None:  # noqa: F811
+    """The key (game, index) cannot tell: after an undo the next action reuses the index."""
+    store = _two_games(db_url)
+    store.append_actions([ActionWrite("g1", 0, 0, "deck 1", revision=0)])
+    with store.engine.begin() as conn:
+        store.bump_revision("g1", 1, conn)
+        store.truncate_actions("g1", 0, conn)
+    behind = ActionWrite("g1", 0, 0, "deck 3", revision=1)  # the copy saw the action, not the undo
+    with pytest.raises(StaleGameError):
+        store.append_actions([behind])
+    store.append_actions([ActionWrite("g1", 0, 0, "deck 2", revision=2)])
+    row = store.load_game("g1")
+    assert row is not None and row.actions == [(0, "deck 2")] and row.revision == 3
+    store.close()
+
+
+def test_a_stale_write_in_a_group_commit_fails_only_itself(db_url: str) -> None:  # noqa: F811
+    store = _two_games(db_url)
+    store.append_actions([ActionWrite("g2", 0, 0, "deck 4", revision=0)])
+    writes: list[Any] = [
+        ActionWrite("g1", 0, 0, "deck 1", revision=0),
+        ActionWrite("g2", 1, 0, "deck 2", revision=0),  # behind: g2 is at revision 1
+        lambda conn: store.bump_revision("g1", 1, conn),  # a later write of g1 in the same batch
+    ]
+    errors = store.batch(writes)
+    assert errors[0] is None and isinstance(errors[1], StaleGameError) and errors[2] is None
+    g1, g2 = store.load_game("g1"), store.load_game("g2")
+    assert g1 is not None and g1.revision == 2 and g1.actions == [(0, "deck 1")]
+    assert g2 is not None and g2.revision == 1 and g2.actions == [(0, "deck 4")]
+    store.close()
+
+
+def test_postgresql_announces_each_change_at_commit_and_never_a_rolled_back_one(db_url: str) -> None:  # noqa: F811
+    if not db_url.startswith("postgresql"):
+        pytest.skip("NOTIFY is PostgreSQL's (SQLite keeps one process)")
+    import psycopg
+
+    store = _two_games(db_url)
+    with psycopg.connect(db_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANGES_CHANNEL}")
+        store.append_actions([ActionWrite("g1", 0, 0, "deck 1", revision=0)])
+        with pytest.raises(sa.exc.IntegrityError), store.engine.begin() as conn:
+            store.bump_revision("g2", 0, conn)
+            conn.execute(sa.text("INSERT INTO games (id) VALUES ('g1')"))  # fails: rolls back the bump
+        store.announce_notice("g2", {"type": "notice", "code": "joined", "seats": [1]}, skip="abc:1")
+        got = [json.loads(n.payload) for n in listener.notifies(timeout=2, stop_after=2)]
+    assert got == [
+        {"game": "g1", "revision": 1},
+        {"game": "g2", "notice": {"type": "notice", "code": "joined", "seats": [1]}, "skip": "abc:1"},
+    ]
+    row = store.load_game("g2")
+    assert row is not None and row.revision == 0
+    store.close()
