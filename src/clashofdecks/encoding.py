@@ -202,7 +202,6 @@ INFOSTATE_LAYOUT: Final = Layout(
 )
 
 
-
 def layout_id(layout: Layout) -> str:
     """A short fingerprint of ``layout``'s slices (names and shapes, in order): a model trained on
     one layout records it, and refuses to load against another (docs/ai.md)."""
