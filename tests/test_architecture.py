@@ -25,6 +25,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "notation",
         ("position", "formats", "record", "scenario", "threat_text", "board_svg", ""),
     ),  # "": the facade
+    # The observation encoder: above the core (it needs numpy), below both its readers, the agents
+    # (the neural agent) and the environments.
+    ("features", ("encoding",)),
     ("agents", ("agents",)),
     ("session and simulation", ("session", "simulation", "sim", "arena", "analyze", "bench", "native_check")),
     ("front ends", ("ui", "cli", "web", "envs", "__main__")),

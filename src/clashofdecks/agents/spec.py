@@ -23,6 +23,7 @@ SETTING_TYPES: Final[dict[str, type]] = {
     "eval": str,
     "mix": float,
     "setup": str,
+    "model": str,  # a weights file (neural:model=PATH)
 }
 
 

@@ -56,6 +56,9 @@ def _register() -> None:
     from .train_decks_cmd import train_decks
 
     main.add_command(train_decks)
+    from .train_neural_cmd import train_neural
+
+    main.add_command(train_neural)
 
 
 _register()

@@ -1,0 +1,71 @@
+"""``clash train-neural``: train the ``neural`` agent's network by self-play.
+
+docs/ai.md, "The neural agent"."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+@click.command(name="train-neural")
+@click.option(
+    "--out-dir",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Checkpoints (iter-K.bin, latest.bin), settings.json and log.jsonl go here.",
+)
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option(
+    "--address", help="With --backend ray: join this Ray cluster (e.g. auto) instead of a local one."
+)
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(1, 256), help="Self-play processes."
+)
+@click.option(
+    "--hours", type=click.FloatRange(0.0, 1000.0, min_open=True), help="Stop after this much wall time."
+)
+@click.option("--iterations", type=click.IntRange(1, 100_000), help="Stop after this many iterations.")
+@click.option("--games", type=click.IntRange(1, 1_000_000), help="Self-play games per iteration.")
+@click.option("--teacher", help="The search agent of the first iteration (an agent spec).")
+@click.option(
+    "--search-iterations", type=click.IntRange(1, 1_000_000), help="neural:N's search in later iterations."
+)
+@click.option("--hidden", type=click.IntRange(8, 1024), help="Units per hidden layer.")
+@click.option("--epochs", type=click.IntRange(1, 1000), help="Passes over the samples per iteration.")
+@click.option("--seed", type=int, help="Seed of the first game and of the network's initialisation.")
+@click.option(
+    "--ship", type=click.Path(path_type=Path, dir_okay=False), help="Copy the last checkpoint here."
+)
+def train_neural(
+    out_dir: Path,
+    backend: str,
+    address: str | None,
+    workers: int,
+    ship: Path | None,
+    **overrides: Any,
+) -> None:
+    """Self-play and search distillation: play duels, fit the network, checkpoint, repeat."""
+    from ..simulation.neural_training import TrainingError, TrainSettings, local_selfplay, ray_selfplay, train
+
+    renamed = {"games": "games_per_iteration"}
+    given = {renamed.get(k, k): v for k, v in overrides.items() if v is not None}
+    settings = dataclasses.replace(TrainSettings(), **given)
+    try:
+        selfplay, close = ray_selfplay(workers, address) if backend == "ray" else local_selfplay(workers)
+        try:
+            last = train(settings, out_dir, selfplay, log=lambda entry: click.echo(json.dumps(entry)))
+        finally:
+            close()
+    except TrainingError as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException(f"interrupted; the last checkpoint is {out_dir / 'latest.bin'}") from None
+    if ship is not None:
+        shutil.copyfile(last, ship)
+        click.echo(f"shipped {last} to {ship}")
