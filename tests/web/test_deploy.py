@@ -61,34 +61,41 @@ def nginx_front(tmp_path: Path) -> Iterator[tuple[ServerProcess, list[ServerProc
     if database is None:
         pytest.skip("CLASH_TEST_PG_URL is not set (two processes need PostgreSQL)")
     backends = [
-        ServerProcess(tmp_path / f"app{i}", "--agent-workers", "0", database=database).start() for i in (1, 2)
+        ServerProcess(tmp_path / f"app{i}", "--agent-workers", "0", database=database) for i in (1, 2)
     ]
     front = ServerProcess(tmp_path / "front")  # not started: its helpers talk to nginx's port
     conf = tmp_path / "nginx.conf"
-    conf.write_text(
-        runnable_config(documented_nginx_config(), [b.port for b in backends], front.port, tmp_path)
-    )
-    nginx = subprocess.Popen(
-        [NGINX, "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "error.log")],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
+    nginx: subprocess.Popen[bytes] | None = None
     try:
-        deadline = time.monotonic() + 30  # start-up guard, not a timed assertion
-        while True:
-            assert nginx.poll() is None, (tmp_path / "error.log").read_text()
-            try:
-                with urllib.request.urlopen(front.url + "/healthz", timeout=2):
-                    break
-            except (OSError, urllib.error.URLError):
-                assert time.monotonic() < deadline, "nginx did not answer"
-                time.sleep(0.1)
+        for backend in backends:
+            backend.start()
+        ports = [b.port for b in backends]
+        conf.write_text(runnable_config(documented_nginx_config(), ports, front.port, tmp_path))
+        nginx = subprocess.Popen(
+            [NGINX, "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "error.log")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        _wait_until_answering(nginx, front.url + "/healthz", tmp_path / "error.log")
         yield front, backends
     finally:
-        nginx.terminate()
-        nginx.wait(timeout=30)
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(timeout=30)
         for backend in backends:
             backend.stop()
+
+
+def _wait_until_answering(nginx: subprocess.Popen[bytes], url: str, error_log: Path) -> None:
+    deadline = time.monotonic() + 30  # start-up guard, not a timed assertion
+    while True:
+        assert nginx.poll() is None, error_log.read_text()
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (OSError, urllib.error.URLError):
+            assert time.monotonic() < deadline, "nginx did not answer"
+            time.sleep(0.1)
 
 
 def test_two_processes_behind_the_documented_nginx(

@@ -336,7 +336,7 @@ def _sqlite_lock(database_url: str | None) -> IO[str] | None:
 
 
 def _ops_config(access_log: str, metrics_port: int | None, metrics_allow: str) -> OpsConfig:
-    from ..web.access_log import access_logger
+    from ..web.access_log import AccessLog
     from ..web.routes_ops import OpsConfig, parse_networks
 
     try:
@@ -344,9 +344,9 @@ def _ops_config(access_log: str, metrics_port: int | None, metrics_allow: str) -
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--metrics-allow") from None
     try:
-        logger = access_logger(access_log)
+        log = AccessLog.open(access_log)
     except OSError as exc:
         raise click.BadParameter(
             f"cannot open {access_log}: {exc.strerror}", param_hint="--access-log"
         ) from None
-    return OpsConfig(access_log=logger, metrics_port=metrics_port, metrics_allow=allowed)
+    return OpsConfig(access_log=log, metrics_port=metrics_port, metrics_allow=allowed)

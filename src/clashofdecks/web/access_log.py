@@ -16,42 +16,66 @@ one a trusted proxy forwarded (``--forwarded-allow-ips``), else the connection's
 
 from __future__ import annotations
 
-import logging
-import logging.handlers
+import contextlib
+import os
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import quote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-#: The logger the lines go to (its handler decides where: a file, stderr, or nothing).
-ACCESS_LOGGER = "clashofdecks.web.access"
 #: Characters written as they are in a logged path; others are %-escaped (a path is one token).
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
+#: Seconds between checks that the log file is still where it was (logrotate moves it away).
+_REOPEN_CHECK_SECONDS = 1.0
 
 
-def access_logger(target: str) -> logging.Logger | None:
-    """The logger for ``--access-log``: ``-`` stderr, ``off`` none, else a file appended to.
-    Raises OSError when the file cannot be opened."""
-    if target == "off":
-        return None
-    logger = logging.getLogger(ACCESS_LOGGER)
-    for old in list(logger.handlers):
-        logger.removeHandler(old)
-        old.close()
-    handler: logging.Handler
-    if target == "-":
-        handler = logging.StreamHandler(sys.stderr)
-    else:
-        # Reopened when logrotate moves the file away (no signal to send, no copytruncate).
-        handler = logging.handlers.WatchedFileHandler(Path(target), encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False  # the lines are the operator's file, not the app's warnings
-    return logger
+class AccessLog:
+    """Where the lines go: stderr, or a file appended to, one line a write.  Not the ``logging``
+    module: a record costs it a stack walk and more, per request, on the event loop.  A file moved
+    away (logrotate) is noticed within a second and a new one opened at the path."""
+
+    def __init__(self, stream: TextIO, path: str | None = None) -> None:
+        self.stream = stream
+        self.path = path
+        self._checked = time.monotonic()
+
+    @classmethod
+    def open(cls, target: str) -> AccessLog | None:
+        """``--access-log``: ``-`` stderr, ``off`` None, else a file (OSError when it cannot be opened)."""
+        if target == "off":
+            return None
+        if target == "-":
+            return cls(sys.stderr)
+        return cls(open(target, "a", encoding="utf-8", buffering=1), target)
+
+    def write(self, line: str) -> None:
+        if self.path is not None and time.monotonic() - self._checked > _REOPEN_CHECK_SECONDS:
+            self._reopen_if_moved()
+        try:
+            self.stream.write(line + "\n")
+            if self.path is None:
+                self.stream.flush()
+        except (OSError, ValueError):  # a full disk or a closed stream must not fail the request
+            pass
+
+    def _reopen_if_moved(self) -> None:
+        assert self.path is not None
+        self._checked = time.monotonic()
+        try:
+            moved = os.stat(self.path).st_ino != os.fstat(self.stream.fileno()).st_ino
+        except OSError:  # gone: make it again
+            moved = True
+        if moved:
+            with contextlib.suppress(OSError):  # not reopened: the next check tries again
+                fresh = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+                self.stream.close()
+                self.stream = fresh
+
+    def close(self) -> None:
+        if self.path is not None:
+            self.stream.close()
 
 
 def _client(scope: Scope) -> str:
@@ -64,19 +88,30 @@ def _request_line(scope: Scope, method: str) -> str:
     return f'"{method} {path} HTTP/{scope.get("http_version", "1.1")}"'
 
 
+_stamp_cache: tuple[int, str] = (0, "")
+
+
+def _stamp() -> str:
+    """The time of the Common Log Format, made once a second (strftime per line is measurable)."""
+    global _stamp_cache
+    now = int(time.time())
+    if _stamp_cache[0] != now:
+        _stamp_cache = (now, time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)))
+    return _stamp_cache[1]
+
+
 def _line(scope: Scope, method: str, status: int, sent: int | None, seconds: float, tail: str = "") -> str:
-    stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime())
     size = "-" if sent is None else str(sent)
-    line = f"{_client(scope)} - - [{stamp}] {_request_line(scope, method)} {status} {size} {seconds:.3f}"
+    line = f"{_client(scope)} - - [{_stamp()}] {_request_line(scope, method)} {status} {size} {seconds:.3f}"
     return f"{line} {tail}" if tail else line
 
 
 class AccessLogMiddleware:
     """ASGI middleware writing the access log of every HTTP request and WebSocket."""
 
-    def __init__(self, app: ASGIApp, logger: logging.Logger) -> None:
+    def __init__(self, app: ASGIApp, log: AccessLog) -> None:
         self.app = app
-        self.logger = logger
+        self.log = log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -101,9 +136,7 @@ class AccessLogMiddleware:
         try:
             await self.app(scope, receive, counting_send)
         finally:
-            self.logger.info(
-                _line(scope, scope.get("method", "-"), status, sent, time.perf_counter() - start)
-            )
+            self.log.write(_line(scope, scope.get("method", "-"), status, sent, time.perf_counter() - start))
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = time.perf_counter()
@@ -113,7 +146,7 @@ class AccessLogMiddleware:
             kind = message["type"]
             if kind == "websocket.accept":
                 state["accepted"] = True
-                self.logger.info(_line(scope, "WEBSOCKET", 101, None, time.perf_counter() - start, "open"))
+                self.log.write(_line(scope, "WEBSOCKET", 101, None, time.perf_counter() - start, "open"))
             elif kind == "websocket.send":
                 state["sent"] += len((message.get("text") or "").encode()) + len(message.get("bytes") or b"")
             elif kind == "websocket.close" and state["code"] is None:
@@ -132,6 +165,6 @@ class AccessLogMiddleware:
             seconds = time.perf_counter() - start
             code = state["code"] if state["code"] is not None else 1006
             if state["accepted"]:
-                self.logger.info(_line(scope, "WEBSOCKET", 101, state["sent"], seconds, f"close {code}"))
+                self.log.write(_line(scope, "WEBSOCKET", 101, state["sent"], seconds, f"close {code}"))
             else:  # refused before the handshake finished (a foreign Origin): the server answered 403
-                self.logger.info(_line(scope, "WEBSOCKET", 403, 0, seconds, f"refused {code}"))
+                self.log.write(_line(scope, "WEBSOCKET", 403, 0, seconds, f"refused {code}"))

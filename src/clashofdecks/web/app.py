@@ -45,7 +45,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
     ]
     middleware: list[Middleware] = []
     if ops.access_log is not None:  # outermost: a request the gate refuses is logged too
-        middleware.append(Middleware(AccessLogMiddleware, logger=ops.access_log))
+        middleware.append(Middleware(AccessLogMiddleware, log=ops.access_log))
     if ops.metrics_port is not None:
         middleware.append(Middleware(MetricsPortGate, metrics_port=ops.metrics_port))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

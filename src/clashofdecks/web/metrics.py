@@ -10,14 +10,14 @@ if a change of the action path drops one):
   acknowledgement (the ``state`` frame) sent to that socket;
 * :func:`socket_opened` / :func:`socket_closed` — in the socket route.
 
-Connected players, games in progress and the queue are read from the :class:`GameServer` when
-Prometheus asks (:class:`ServerCollector`), so the game code holds no gauge to keep right.
+Connected players, games in progress and the queue are read from the server when Prometheus asks
+(:class:`ServerGauges`, made by ``routes_ops.py``), so the game code holds no gauge to keep right.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -32,9 +32,6 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-
-if TYPE_CHECKING:
-    from .server import GameServer
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -70,39 +67,31 @@ def socket_closed() -> None:
     OPEN_SOCKETS.dec()
 
 
-class ServerCollector(Collector):
+@dataclass(frozen=True)
+class ServerGauges(Collector):
     """Gauges read from the server's memory at each scrape (this process's games and queue)."""
 
-    def __init__(self, server: GameServer) -> None:
-        self.server = server
+    connected_players: Callable[[], int]
+    games_in_progress: Callable[[], int]
+    queue_length: Callable[[], int]
 
     def collect(self) -> Iterator[Metric]:
-        games = list(self.server.games.values())
-        players = {
-            conn.identity
-            for live in games
-            for conn in list(live.connections)
-            if conn.seats and conn.identity is not None
-        }
         yield GaugeMetricFamily(
             "clash_connected_players",
             "Identities with a seat's socket open on this process",
-            value=len(players),
-        )
-        in_progress = sum(1 for live in games if not live.session.is_over)
-        yield GaugeMetricFamily(
-            "clash_games_in_progress", "Unfinished games held in this process's memory", value=in_progress
+            value=self.connected_players(),
         )
         yield GaugeMetricFamily(
-            "clash_queue_length", "Identities waiting in the play-now queue", value=_queue_length(self.server)
+            "clash_games_in_progress",
+            "Unfinished games held in this process's memory",
+            value=self.games_in_progress(),
+        )
+        yield GaugeMetricFamily(
+            "clash_queue_length", "Identities waiting in the play-now queue", value=self.queue_length()
         )
 
 
-def _queue_length(server: GameServer) -> int:
-    return len(server.queue.waiting)
-
-
-def registry_for(server: GameServer) -> CollectorRegistry:
+def registry_with(gauges: ServerGauges) -> CollectorRegistry:
     """A registry of this app's metrics and the process's (CPU, memory, open files, GC)."""
     registry = CollectorRegistry(auto_describe=True)
     for collector in (
@@ -112,7 +101,7 @@ def registry_for(server: GameServer) -> CollectorRegistry:
         ACTIONS_ACCEPTED,
         ACTION_LATENCY,
         OPEN_SOCKETS,
-        ServerCollector(server),
+        gauges,
     ):
         registry.register(collector)
     return registry

@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import metrics
+from .access_log import AccessLog
 from .routes_common import Limits, RouteGroup
 from .server import GameServer
 from .store import Store
@@ -32,7 +33,7 @@ class OpsConfig:
     """The operator's options of ``clash serve`` that shape the app (docs/web.md, "Operating")."""
 
     #: Where the access log goes (None: no access log).
-    access_log: logging.Logger | None = None
+    access_log: AccessLog | None = None
     #: The port of the metrics listener: requests arriving there get ``/metrics`` and nothing else.
     metrics_port: int | None = None
     #: Client addresses that may read ``/metrics`` on the main port.
@@ -61,6 +62,20 @@ def _ping(store: Store) -> None:
         conn.execute(sa.text("SELECT 1"))
 
 
+def _gauges_of(server: GameServer) -> metrics.ServerGauges:
+    def connected_players() -> int:
+        games = list(server.games.values())
+        return len({c.identity for g in games for c in list(g.connections) if c.seats and c.identity})
+
+    def games_in_progress() -> int:
+        return sum(1 for live in list(server.games.values()) if not live.session.is_over)
+
+    def queue_length() -> int:
+        return len(server.queue.waiting)
+
+    return metrics.ServerGauges(connected_players, games_in_progress, queue_length)
+
+
 def _arrived_on(scope: Scope, port: int | None) -> bool:
     server = scope.get("server")
     return port is not None and server is not None and server[1] == port
@@ -72,7 +87,7 @@ class OpsRoutes(RouteGroup):
     def __init__(self, server: GameServer, limits: Limits, ops: OpsConfig) -> None:
         super().__init__(server, limits)
         self.ops = ops
-        self.registry = metrics.registry_for(server) if ops.metrics_enabled else None
+        self.registry = metrics.registry_with(_gauges_of(server)) if ops.metrics_enabled else None
 
     async def healthz(self, request: Request) -> Response:
         """The process answers (no database touched: a slow database must not get it restarted)."""
