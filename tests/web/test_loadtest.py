@@ -50,6 +50,7 @@ def test_the_scenario_plays_games_and_a_deleted_acknowledged_action_is_reported(
     assert summary["actions_acknowledged"] > 20 and summary["deliveries"] > 20
     assert summary["lost_actions"] == 0 and summary["mismatched_actions"] == 0
     assert summary["ack_p99_ms"] is not None and summary["load_average_before"]
+    assert summary["server_cpu_ms_per_action"] > 0 and summary["generator_cpu_ms_per_action"] > 0
     assert "| lost actions | 0 (mismatched: 0) |" in (out / "summary.md").read_text(encoding="utf-8")
 
     # The same store with one acknowledged action deleted: the check names it.
@@ -152,6 +153,8 @@ def test_summary_markdown_lists_the_figures_and_the_errors() -> None:
         "reconnect_p99_ms": 400.0,
         "lost_actions": 0,
         "mismatched_actions": 0,
+        "server_cpu_ms_per_action": 1.234,
+        "generator_cpu_ms_per_action": None,
         "load_average_before": [1.5, 1.0, 1.0],
         "load_average_during": [3.25, 2.0, 1.0],
         "open_file_limit": 1048576,
@@ -162,3 +165,4 @@ def test_summary_markdown_lists_the_figures_and_the_errors() -> None:
     assert "after 150 s; 10 seats reconnected (p99 400 ms)" in text
     assert "| load average (1 min) before · during | 1.50 · 3.25 |" in text
     assert "- 3× stalled: no frame" in text
+    assert "| CPU per action: servers · Locust | 1.23 ms · — |" in text
