@@ -17,7 +17,12 @@ from typing import Any
 
 import pytest
 
-from clashofdecks.web.loadtest.driver import check_acknowledged, read_acks, summary_markdown
+from clashofdecks.web.loadtest.driver import (
+    _without_password,
+    check_acknowledged,
+    read_acks,
+    summary_markdown,
+)
 from clashofdecks.web.loadtest.settings import Settings
 from conftest import pg_url
 
@@ -107,6 +112,7 @@ def test_two_processes_one_killed_halfway_lose_no_acknowledged_action(tmp_path: 
     assert summary["killed_after_s"] is not None
     assert summary["actions_acknowledged"] > 20
     assert summary["lost_actions"] == 0 and summary["mismatched_actions"] == 0
+    assert ":***@" in summary["config"]["database"] and url not in (out / "summary.json").read_text()
     # Every drop was the kill's: no "connection lost", no error frame, no seat left behind.
     kinds = {kind["name"] for kind in summary["error_kinds"]}
     assert not kinds & {"connection lost", "error frame", "reconnect failed", "stalled"}, kinds
@@ -166,3 +172,12 @@ def test_summary_markdown_lists_the_figures_and_the_errors() -> None:
     assert "| load average (1 min) before · during | 1.50 · 3.25 |" in text
     assert "- 3× stalled: no frame" in text
     assert "| CPU per action: servers · Locust | 1.23 ms · — |" in text
+
+
+def test_the_summary_never_shows_the_database_password() -> None:
+    assert (
+        _without_password("postgresql://clash:secret@db:5432/clash") == "postgresql://clash:***@db:5432/clash"
+    )
+    assert _without_password("postgresql://clash@db/clash") == "postgresql://clash@db/clash"
+    assert _without_password("sqlite:////tmp/web.sqlite3") == "sqlite:////tmp/web.sqlite3"
+    assert _without_password(None) is None

@@ -178,7 +178,7 @@ def run_load(config: LoadConfig, say: Callable[[str], None] = print) -> dict[str
     database = config.database or f"sqlite:///{out / 'servers' / 'web.sqlite3'}"
     for stale in (out / "acks.jsonl", out / "killed.txt"):
         stale.unlink(missing_ok=True)
-    say(f"starting {config.processes} server process(es) on {database.split('@')[-1]}")
+    say(f"starting {config.processes} server process(es) on {_without_password(database)}")
     servers = start_servers(
         config.processes, out / "servers", database=database, extra=("--agent-workers", "0")
     )
@@ -322,8 +322,18 @@ def _summary(
         "generator_cpu_ms_per_action": None if per_action is None else facts.generator_cpu_s * per_action,
         "load_average_before": list(facts.load_before),
         "load_average_during": list(facts.load_during),
-        "config": {**asdict(config), "out": str(config.out)},
+        "config": {**asdict(config), "out": str(config.out), "database": _without_password(config.database)},
     }
+
+
+def _without_password(url: str | None) -> str | None:
+    """A database URL fit for a summary someone may publish: its password replaced by ``***``."""
+    if url is None or "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in credentials else url
 
 
 def _ms2(value: float | None) -> str:
