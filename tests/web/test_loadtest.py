@@ -17,7 +17,12 @@ from typing import Any
 
 import pytest
 
-from clashofdecks.web.loadtest.driver import check_acknowledged, read_acks, summary_markdown
+from clashofdecks.web.loadtest.driver import (
+    _without_password,
+    check_acknowledged,
+    read_acks,
+    summary_markdown,
+)
 from clashofdecks.web.loadtest.settings import Settings
 from conftest import pg_url
 
@@ -50,6 +55,7 @@ def test_the_scenario_plays_games_and_a_deleted_acknowledged_action_is_reported(
     assert summary["actions_acknowledged"] > 20 and summary["deliveries"] > 20
     assert summary["lost_actions"] == 0 and summary["mismatched_actions"] == 0
     assert summary["ack_p99_ms"] is not None and summary["load_average_before"]
+    assert summary["server_cpu_ms_per_action"] > 0 and summary["generator_cpu_ms_per_action"] > 0
     assert "| lost actions | 0 (mismatched: 0) |" in (out / "summary.md").read_text(encoding="utf-8")
 
     # The same store with one acknowledged action deleted: the check names it.
@@ -106,6 +112,7 @@ def test_two_processes_one_killed_halfway_lose_no_acknowledged_action(tmp_path: 
     assert summary["killed_after_s"] is not None
     assert summary["actions_acknowledged"] > 20
     assert summary["lost_actions"] == 0 and summary["mismatched_actions"] == 0
+    assert ":***@" in summary["config"]["database"] and url not in (out / "summary.json").read_text()
     # Every drop was the kill's: no "connection lost", no error frame, no seat left behind.
     kinds = {kind["name"] for kind in summary["error_kinds"]}
     assert not kinds & {"connection lost", "error frame", "reconnect failed", "stalled"}, kinds
@@ -152,6 +159,8 @@ def test_summary_markdown_lists_the_figures_and_the_errors() -> None:
         "reconnect_p99_ms": 400.0,
         "lost_actions": 0,
         "mismatched_actions": 0,
+        "server_cpu_ms_per_action": 1.234,
+        "generator_cpu_ms_per_action": None,
         "load_average_before": [1.5, 1.0, 1.0],
         "load_average_during": [3.25, 2.0, 1.0],
         "open_file_limit": 1048576,
@@ -162,3 +171,13 @@ def test_summary_markdown_lists_the_figures_and_the_errors() -> None:
     assert "after 150 s; 10 seats reconnected (p99 400 ms)" in text
     assert "| load average (1 min) before · during | 1.50 · 3.25 |" in text
     assert "- 3× stalled: no frame" in text
+    assert "| CPU per action: servers · Locust | 1.23 ms · — |" in text
+
+
+def test_the_summary_never_shows_the_database_password() -> None:
+    assert (
+        _without_password("postgresql://clash:secret@db:5432/clash") == "postgresql://clash:***@db:5432/clash"
+    )
+    assert _without_password("postgresql://clash@db/clash") == "postgresql://clash@db/clash"
+    assert _without_password("sqlite:////tmp/web.sqlite3") == "sqlite:////tmp/web.sqlite3"
+    assert _without_password(None) is None

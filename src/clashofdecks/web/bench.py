@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
-from .serveprocs import start_servers, stop_servers, wait_ready
+from .serveprocs import cpu_seconds, start_servers, stop_servers, wait_ready
 
 
 @dataclass
@@ -299,16 +299,6 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
-def _cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of a process so far (Linux ``/proc``), or None elsewhere."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
-        fields = text.rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def run_web_bench(
     *,
     duels: int = 100,
@@ -327,12 +317,12 @@ def run_web_bench(
         servers = start_servers(processes, Path(data), database=database, extra=("--agent-workers", "0"))
         try:
             wait_ready(servers)
-            cpu_before = [_cpu_seconds(s.proc.pid) for s in servers]
+            cpu_before = [cpu_seconds(s.proc.pid) for s in servers]
             client_before = time.process_time()
             with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
                 result = runner.run(_run([s.url for s in servers], duels, seed, max_actions, seconds))
             client_cpu = time.process_time() - client_before
-            cpu_after = [_cpu_seconds(s.proc.pid) for s in servers]
+            cpu_after = [cpu_seconds(s.proc.pid) for s in servers]
             if None not in cpu_before and None not in cpu_after and result.actions:
                 used = sum(
                     cast(float, a) - cast(float, b) for a, b in zip(cpu_after, cpu_before, strict=True)

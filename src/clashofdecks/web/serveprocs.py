@@ -37,6 +37,16 @@ def raise_open_file_limit() -> tuple[int, int]:
     return resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process so far (Linux ``/proc``), or None elsewhere."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+        fields = text.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclass
 class ServeProcess:
     proc: subprocess.Popen[bytes]

@@ -13,15 +13,24 @@ from __future__ import annotations
 import csv
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from ..serveprocs import ServeProcess, kill, raise_open_file_limit, start_servers, stop_servers, wait_ready
+from ..serveprocs import (
+    ServeProcess,
+    cpu_seconds,
+    kill,
+    raise_open_file_limit,
+    start_servers,
+    stop_servers,
+    wait_ready,
+)
 from .settings import ACKS_ENV, ADDRESSES_ENV, ASSIGN_ENV, ASSIGNMENTS, KILLED_ENV, PACE_ENV
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
@@ -167,43 +176,75 @@ def run_load(config: LoadConfig, say: Callable[[str], None] = print) -> dict[str
     out = config.out.resolve()
     (out / "servers").mkdir(parents=True, exist_ok=True)
     database = config.database or f"sqlite:///{out / 'servers' / 'web.sqlite3'}"
-    acks, killed_file, csv_prefix = out / "acks.jsonl", out / "killed.txt", out / "locust"
-    for stale in (acks, killed_file):
+    for stale in (out / "acks.jsonl", out / "killed.txt"):
         stale.unlink(missing_ok=True)
-    say(f"starting {config.processes} server process(es) on {database.split('@')[-1]}")
+    say(f"starting {config.processes} server process(es) on {_without_password(database)}")
     servers = start_servers(
         config.processes, out / "servers", database=database, extra=("--agent-workers", "0")
     )
     try:
         wait_ready(servers)
-        addresses = [s.url for s in servers]
-        env = {
-            **os.environ,
-            ADDRESSES_ENV: ",".join(addresses),
-            ASSIGN_ENV: config.assign,
-            PACE_ENV: f"{config.pace[0]:g},{config.pace[1]:g}",
-            ACKS_ENV: str(acks),
-            KILLED_ENV: str(killed_file),
-        }
-        load_before = os.getloadavg()
-        say(f"Locust: {config.games} games for {config.duration:g} s against {', '.join(addresses)}")
-        with (out / "locust.log").open("wb") as log:
-            locust = subprocess.Popen(
-                _locust_command(config, addresses, csv_prefix), env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-            killed_at, load_during = _halfway(config, servers, locust, killed_file, say)
-            locust.wait(timeout=config.duration + 300)
-        if locust.returncode != 0:
-            tail = (out / "locust.log").read_text(encoding="utf-8", errors="replace")[-500:]
-            raise RuntimeError(f"Locust failed (exit {locust.returncode}): {tail}")
+        facts = _run_locust(config, servers, out, say)
     finally:
         stop_servers(servers)
-    stats, failures = read_locust_stats(csv_prefix)
-    check = check_acknowledged(database, acks)
-    summary = _summary(config, stats, failures, check, limits, load_before, load_during, killed_at)
+    facts.open_file_limit = limits[0]
+    stats, failures = read_locust_stats(out / "locust")
+    check = check_acknowledged(database, out / "acks.jsonl")
+    summary = _summary(config, stats, failures, check, facts)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
     return summary
+
+
+@dataclass
+class RunFacts:
+    """What the driver sees of a run besides Locust's statistics."""
+
+    load_before: tuple[float, float, float]
+    load_during: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    killed_at: float | None = None
+    #: CPU seconds the servers used during the run (all together; None where the OS does not say).
+    server_cpu_s: float | None = None
+    #: CPU seconds the load generator (Locust and its worker processes) used.
+    generator_cpu_s: float = 0.0
+    open_file_limit: int = 0
+
+
+def _run_locust(
+    config: LoadConfig, servers: list[ServeProcess], out: Path, say: Callable[[str], None]
+) -> RunFacts:
+    addresses = [s.url for s in servers]
+    env = {
+        **os.environ,
+        ADDRESSES_ENV: ",".join(addresses),
+        ASSIGN_ENV: config.assign,
+        PACE_ENV: f"{config.pace[0]:g},{config.pace[1]:g}",
+        ACKS_ENV: str(out / "acks.jsonl"),
+        KILLED_ENV: str(out / "killed.txt"),
+    }
+    facts = RunFacts(load_before=os.getloadavg())
+    cpu_before = [cpu_seconds(s.proc.pid) for s in servers]
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    say(f"Locust: {config.games} games for {config.duration:g} s against {', '.join(addresses)}")
+    with (out / "locust.log").open("wb") as log:
+        cmd = _locust_command(config, addresses, out / "locust")
+        locust = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        killed_cpu = _halfway(config, servers, locust, out / "killed.txt", facts, say)
+        locust.wait(timeout=config.duration + 300)
+    cpu_after = [killed_cpu if not s.alive() else cpu_seconds(s.proc.pid) for s in servers]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # Reaped children since the start: Locust, and the killed server (whose CPU is known).
+    facts.generator_cpu_s = (
+        children.ru_utime + children.ru_stime - children_before.ru_utime - children_before.ru_stime
+    ) - (killed_cpu or 0.0)
+    if None not in cpu_before and None not in cpu_after:
+        facts.server_cpu_s = sum(
+            cast(float, a) - cast(float, b) for a, b in zip(cpu_after, cpu_before, strict=True)
+        )
+    if locust.returncode != 0:
+        tail = (out / "locust.log").read_text(encoding="utf-8", errors="replace")[-500:]
+        raise RuntimeError(f"Locust failed (exit {locust.returncode}): {tail}")
+    return facts
 
 
 def _halfway(
@@ -211,25 +252,29 @@ def _halfway(
     servers: list[ServeProcess],
     locust: subprocess.Popen[bytes],
     killed_file: Path,
+    facts: RunFacts,
     say: Callable[[str], None],
-) -> tuple[float | None, tuple[float, float, float]]:
+) -> float | None:
     """Halfway through the run: read the load average and, with ``kill``, SIGKILL the last server
     (its address written to the killed file first, so the players know the drop is the kill's).
-    Returns the second the server died (None: no kill) and the load average."""
+    Returns the killed server's CPU seconds (its whole life) or None."""
     started = time.monotonic()
     try:
         locust.wait(timeout=config.duration / 2)
-        return None, os.getloadavg()  # Locust ended early: nothing to kill in
+        facts.load_during = os.getloadavg()
+        return None  # Locust ended early: nothing to kill in
     except subprocess.TimeoutExpired:
         pass
-    load = os.getloadavg()
+    facts.load_during = os.getloadavg()
     if not config.kill:
-        return None, load
+        return None
     victim = servers[-1]
     killed_file.write_text(victim.url + "\n", encoding="utf-8")
+    used = cpu_seconds(victim.proc.pid)
     kill(victim)
     say(f"killed {victim.url} (SIGKILL)")
-    return time.monotonic() - started, load
+    facts.killed_at = time.monotonic() - started
+    return used
 
 
 def _summary(
@@ -237,12 +282,10 @@ def _summary(
     stats: dict[str, dict[str, str]],
     failures: list[dict[str, str]],
     check: AckCheck,
-    limits: tuple[int, int],
-    load_before: tuple[float, float, float],
-    load_during: tuple[float, float, float],
-    killed_at: float | None,
+    facts: RunFacts,
 ) -> dict[str, Any]:
     ack, delivery = stats.get(ACK), stats.get(DELIVERY)
+    per_action = 1000 / check.acknowledged if check.acknowledged else None
     errors = sum(int(row.get("Occurrences", 0) or 0) for row in failures)
     return {
         "games": config.games,
@@ -251,7 +294,7 @@ def _summary(
         "duration_s": config.duration,
         "pace_s": list(config.pace),
         "database": "PostgreSQL" if (config.database or "").startswith("postgres") else "SQLite",
-        "open_file_limit": limits[0],
+        "open_file_limit": facts.open_file_limit,
         "actions_acknowledged": check.acknowledged,
         "actions_per_s": _figure(ack, "Requests/s"),
         "ack_p50_ms": _figure(ack, "50%"),
@@ -269,14 +312,32 @@ def _summary(
             {"name": r.get("Name"), "error": r.get("Error"), "occurrences": r.get("Occurrences")}
             for r in failures[:20]
         ],
-        "killed_after_s": killed_at,
+        "killed_after_s": facts.killed_at,
         "lost_actions": check.lost_count,
         "lost_examples": check.lost,
         "mismatched_actions": check.mismatched_count,
-        "load_average_before": list(load_before),
-        "load_average_during": list(load_during),
-        "config": {**asdict(config), "out": str(config.out)},
+        "server_cpu_ms_per_action": (
+            None if per_action is None or facts.server_cpu_s is None else facts.server_cpu_s * per_action
+        ),
+        "generator_cpu_ms_per_action": None if per_action is None else facts.generator_cpu_s * per_action,
+        "load_average_before": list(facts.load_before),
+        "load_average_during": list(facts.load_during),
+        "config": {**asdict(config), "out": str(config.out), "database": _without_password(config.database)},
     }
+
+
+def _without_password(url: str | None) -> str | None:
+    """A database URL fit for a summary someone may publish: its password replaced by ``***``."""
+    if url is None or "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in credentials else url
+
+
+def _ms2(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f} ms"
 
 
 def summary_markdown(s: dict[str, Any]) -> str:
@@ -305,6 +366,10 @@ def summary_markdown(s: dict[str, Any]) -> str:
             f"(p99 {ms(s['reconnect_p99_ms'])})",
         ),
         ("lost actions", f"{s['lost_actions']} (mismatched: {s['mismatched_actions']})"),
+        (
+            "CPU per action: servers · Locust",
+            f"{_ms2(s['server_cpu_ms_per_action'])} · {_ms2(s['generator_cpu_ms_per_action'])}",
+        ),
         (
             "load average (1 min) before · during",
             f"{s['load_average_before'][0]:.2f} · {s['load_average_during'][0]:.2f}",

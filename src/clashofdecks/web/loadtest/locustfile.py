@@ -212,7 +212,8 @@ class SeatPlayer:
                 self.act()
                 continue
             if self.due is None and now - self.last_frame_at > STALL_SECONDS:
-                self.user.fail("stalled", f"no frame for {STALL_SECONDS:g} s in game {self.duel.game}")
+                # The message names no game, so that Locust counts the stalls as one kind of error.
+                self.user.fail("stalled", f"no frame for {STALL_SECONDS:g} s")
                 return
             assert self.ws is not None
             self.ws.settimeout(max(0.01, self.due - now) if self.due is not None else 5.0)
@@ -246,7 +247,7 @@ class SeatPlayer:
                 continue
             self.reconnect_started = started if killed else None
             return True
-        self.user.fail("reconnect failed", f"game {self.duel.game}: no address took the seat back")
+        self.user.fail("reconnect failed", "no address took the seat back")
         return False
 
     def on_frame(self, frame: dict[str, Any]) -> None:
@@ -269,6 +270,12 @@ class SeatPlayer:
         self.seat = int(frame["seat"])
         index = int(frame["index"])
         self.seen(index, now, answers_hello)
+        if answers_hello:
+            # An action of this seat that the new state does not include never reached the store
+            # (never acknowledged, so not lost): forget it and decide again.
+            for idx, sent in list(self.duel.sent.items()):
+                if sent.seat == self.seat and not sent.acked and idx >= index:
+                    del self.duel.sent[idx]
         if frame.get("result") is not None:
             self.over = True
             return
