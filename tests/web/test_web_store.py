@@ -6,6 +6,8 @@ its absence is an error, on a developer machine the tests are skipped saying so)
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,23 +29,11 @@ from conftest import pg_url
 
 
 def _reset_pg(url: str) -> None:
+    """An empty database: every table of every revision (and any a newer branch adds) dropped."""
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
-        for table in (
-            "clocks",
-            "campaign",
-            "rating_history",
-            "ratings",
-            "rated_games",
-            "analyses",
-            "sessions",
-            "identities",
-            "actions",
-            "seats",
-            "games",
-            "alembic_version",
-        ):
-            conn.execute(sa.text(f"DROP TABLE IF EXISTS {table} CASCADE"))
+        conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+        conn.execute(sa.text("CREATE SCHEMA public"))
     engine.dispose()
 
 
@@ -321,3 +311,24 @@ def test_ratings_are_applied_once_and_guests_stay_off_the_leaderboard(db_url: st
         assert store.player_ratings("idb") == ([], [])
     finally:
         store.close()
+
+
+def test_processes_starting_at_once_on_an_empty_postgresql_database_all_migrate_it() -> None:
+    """Several ``clash serve`` processes started together: one migrates, the others wait for it (an
+    advisory lock) instead of colliding on the tables they would all create."""
+    url = pg_url()
+    if not url:
+        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server for the storage tests)")
+    _reset_pg(url)
+    code = f"from clashofdecks.web.store import open_store; open_store({url!r}).close()"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) for _ in range(4)
+    ]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, errors
+    engine = sa.create_engine(normalize_url(url))
+    try:
+        assert current_revision(engine) is not None
+    finally:
+        engine.dispose()
+    _reset_pg(url)

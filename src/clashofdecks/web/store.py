@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import sqlalchemy as sa
 from alembic import command
@@ -1021,11 +1021,19 @@ def _game_row(g: Any) -> GameRow:
     )
 
 
+#: The PostgreSQL advisory lock taken while migrating (any constant the app uses for nothing else).
+_MIGRATION_LOCK: Final = 0x434C415348  # "CLASH"
+
+
 def migrate(engine: Engine, revision: str = "head") -> None:
     """Bring the database to ``revision`` with the migrations shipped in this package."""
     cfg = Config()
     cfg.set_main_option("script_location", "clashofdecks.web:migrations")
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # Several processes may start at once on an empty database: one migrates, the others
+            # wait here (the lock ends with the transaction) and then find nothing left to do.
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
 
