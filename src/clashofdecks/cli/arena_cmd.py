@@ -11,7 +11,7 @@ from typing import Any, Final
 import click
 
 from ..simulation.runner import MAX_GAMES, MAX_WORKERS
-from .simulate_cmd import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
+from .common import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 
 #: Most bootstrap resamples (each refits the model; the samples are kept in memory).
 MAX_BOOTSTRAP: Final = 100_000
@@ -104,9 +104,8 @@ def arena(
     from ..options import Threat
     from ..simulation.arena import run_arena, run_solo, tasks_for
     from ..simulation.game import GameResult
-    from ..simulation.runner import Backend, Interrupted
+    from ..simulation.runner import Backend, Interrupted, open_backend
     from ..threat_text import parse_threat
-    from .simulate_cmd import open_backend
 
     err = Console(stderr=True)
 

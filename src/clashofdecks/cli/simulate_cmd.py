@@ -14,24 +14,12 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Final
+from collections.abc import Callable
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
-from rich.text import Text
 
 from ..errors import ClashError
 from ..options import Threat
@@ -46,62 +34,9 @@ from ..simulation.batch import (
     summarize,
 )
 from ..simulation.game import GameResult
-from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted, LocalBackend, default_workers
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Interrupted, default_workers, open_backend
 from ..simulation.store import RunInfo, StoreWriter, run_id
-
-#: The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
-EXIT_INTERRUPTED: Final = 130
-
-
-class RateColumn(ProgressColumn):
-    """Games per second, from the bar's own speed estimate."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:,.0f} games/s")
-
-
-def progress_bar(console: Console, label: str) -> Progress:
-    """The bar of ``clash simulate`` and ``clash arena``: done/total, rate, time left."""
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    )
-
-
-@contextmanager
-def open_backend(kind: str, workers: int | None, address: str | None, games: int) -> Iterator[Backend]:
-    """The backend of ``--backend``: local processes, or Ray (a local instance, or ``address``)."""
-    if kind == "local":
-        if address is not None:
-            raise ClashError("--address is for --backend ray")
-        yield LocalBackend.for_games(workers, games)
-        return
-    from ..simulation.ray_backend import RayBackend
-
-    with RayBackend(min(workers, games) if workers else None, address=address) as backend:
-        yield backend
-
-
-backend_option = click.option(
-    "--backend",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Where games are played: local processes, or Ray (pip install 'clashofdecks[cluster]').",
-)
-address_option = click.option(
-    "--address",
-    default=None,
-    metavar="ADDR",
-    help="With --backend ray: join this Ray cluster (e.g. auto, or ray://head:10001) instead of "
-    "starting a local Ray instance.",
-)
+from .common import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 
 
 def _pct(x: float) -> str:
