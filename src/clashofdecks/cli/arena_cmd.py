@@ -17,8 +17,9 @@ from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..options import Threat
 from ..simulation.arena import run_arena, run_solo, tasks_for
+from ..simulation.backends import open_backend
 from ..simulation.game import GameResult
-from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted, open_backend
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted
 from ..threat_text import parse_threat
 from .common import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 

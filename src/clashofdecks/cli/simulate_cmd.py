@@ -25,6 +25,7 @@ from rich.table import Table
 
 from ..errors import ClashError
 from ..options import Threat
+from ..simulation.backends import open_backend
 from ..simulation.batch import (
     ALL_DECK_PAIRS,
     DEFAULT_MAX_TURNS,
@@ -36,7 +37,7 @@ from ..simulation.batch import (
     summarize,
 )
 from ..simulation.game import GameResult
-from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Interrupted, default_workers, open_backend
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Interrupted, default_workers
 from ..simulation.store import RunInfo, StoreWriter, run_id
 from .common import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 

@@ -23,7 +23,6 @@ import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from multiprocessing.pool import AsyncResult
 from typing import Final, Protocol, TypeVar
 
@@ -206,21 +205,6 @@ def run_specs(
     return results
 
 
-@contextmanager
-def open_backend(kind: str, workers: int | None, address: str | None, games: int) -> Iterator[Backend]:
-    """The backend named ``kind``: ``local`` processes, or ``ray`` (a local Ray instance, or the
-    cluster at ``address``), for a run of ``games`` games on at most ``workers`` workers."""
-    if kind == "local":
-        if address is not None:
-            raise SimulationError("--address is for --backend ray")
-        yield LocalBackend.for_games(workers, games)
-        return
-    from .ray_backend import RayBackend
-
-    with RayBackend(min(workers, games) if workers else None, address=address) as backend:
-        yield backend
-
-
 __all__ = [
     "MAX_GAMES",
     "MAX_WORKERS",
@@ -229,7 +213,6 @@ __all__ = [
     "LocalBackend",
     "chunk_size",
     "default_workers",
-    "open_backend",
     "play_chunk",
     "run_specs",
 ]
