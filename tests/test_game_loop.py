@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,23 @@ def test_play_out_runs_to_the_end_and_counts() -> None:
     assert next_decision(game, [pick, pick]) is None
     assert list(game_steps(game, [pick, pick])) == []
     assert record_game(game).result is not None
+
+
+def test_play_out_plays_what_the_steps_play() -> None:
+    for seed in range(3):
+        stepped, counted = Game.random_duel(seed=seed), Game.random_duel(seed=seed)
+        deciders = [_seeded_picker(seed), _seeded_picker(seed + 50)]
+        steps = list(game_steps(stepped, deciders))
+        deciders = [_seeded_picker(seed), _seeded_picker(seed + 50)]
+        assert play_out(counted, deciders) == len(steps)
+        assert counted.history == stepped.history and counted.outcome == stepped.outcome
+
+
+def _seeded_picker(seed: int) -> Callable[[Game], int]:
+    rng = random.Random(seed)
+
+    def pick(game: Game) -> int:
+        legal = game.legal_actions()
+        return legal[rng.randrange(len(legal))]
+
+    return pick
