@@ -19,7 +19,8 @@ PACKAGE = "clashofdecks"
 #: Layers, lowest first: a module may import its own layer and the layers below, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("errors", "events", "cards", "options", "worker_processes")),
-    ("rules", ("actions", "setup", "rules", "engine", "game_loop", "native")),  # native: the optional compiled core's face
+    # native: the optional compiled core's face; game_loop: the one step iterator over either engine
+    ("rules", ("actions", "setup", "rules", "engine", "game_loop", "native")),
     # "" below is the package facade (clashofdecks/__init__.py).
     (
         "notation",

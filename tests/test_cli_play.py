@@ -711,7 +711,7 @@ class FakeReadline:
 
 
 def completions_of(reader: object, line: str) -> list[str]:
-    from clashofdecks.cli.play_cmd import LineReader
+    from clashofdecks.ui.terminal import LineReader
 
     assert isinstance(reader, LineReader)
     reader._readline = FakeReadline(line)
@@ -723,7 +723,7 @@ def completions_of(reader: object, line: str) -> list[str]:
 
 
 def test_tab_completion_offers_commands_actions_and_card_ids_for_a_custom_deck() -> None:
-    from clashofdecks.cli.play_cmd import LineReader
+    from clashofdecks.ui.terminal import LineReader
 
     session = GameSession.new(
         mode="duel", format="custom", seed=2, participants=[Seat.human(), Seat.agent_seat("random")]

@@ -374,8 +374,9 @@ ENGLISH = (
 def _screens(lang: str) -> list[str]:
     """Text of every kind of screen in ``lang``: setup (draft, decks, card pool), solo and duel
     games (full and compact, own and hidden hands), choices with glosses, help, game over, events."""
-    from clashofdecks.cli.play_cmd import localised_names, score_words
+    from clashofdecks.cli.play_cmd import score_words
     from clashofdecks.ui.render import render_screen
+    from clashofdecks.ui.terminal import localised_names
 
     out: list[str] = []
     solo_names = localised_names(("@player", "@automaton"), lang)

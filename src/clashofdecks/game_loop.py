@@ -82,9 +82,16 @@ def game_steps(
 
 
 def play_out(game: G, deciders: Sequence[Decider[G] | None]) -> int:
-    """Run :func:`game_steps` to its end without keeping the steps; returns how many there were."""
+    """:func:`game_steps` to its end without its steps (no step object, no generator: the hot loop of
+    a long simulation on the compiled core); returns how many decisions were applied.  It stops
+    where :func:`game_steps` would: game over, or a seat without a decider to move."""
+    apply_action = game.apply
     count = 0
-    for _ in game_steps(game, deciders):
+    while (seat := game.current_player) >= 0:  # -1 once the game is over
+        decide = deciders[seat]
+        if decide is None:
+            break
+        apply_action(decide(game))
         count += 1
     return count
 

@@ -6,12 +6,22 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any, Final
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, Final, NoReturn
 
 import click
+from rich.console import Console
 
-from ..simulation.runner import MAX_GAMES, MAX_WORKERS
-from .simulate_cmd import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
+from ..agents.registry import make_agent
+from ..errors import ClashError
+from ..options import Threat
+from ..simulation.arena import run_arena, run_solo, tasks_for
+from ..simulation.backends import open_backend
+from ..simulation.game import GameResult
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted
+from ..threat_text import parse_threat
+from .common import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 
 #: Most bootstrap resamples (each refits the model; the samples are kept in memory).
 MAX_BOOTSTRAP: Final = 100_000
@@ -97,104 +107,47 @@ def arena(
     --backend ray plays on Ray (a local instance, or the cluster at --address); the results are the
     same.  Ctrl-C stops the run and exits with code 130 (--log keeps every finished game).
     """
-    from rich.console import Console
-
-    from ..agents.registry import make_agent
-    from ..errors import ClashError
-    from ..options import Threat
-    from ..simulation.arena import run_arena, run_solo, tasks_for
-    from ..simulation.game import GameResult
-    from ..simulation.runner import Backend, Interrupted
-    from ..threat_text import parse_threat
-    from .simulate_cmd import open_backend
-
+    threat_opts, total = _checked_options(mode, agents, games, seed, level, threat)
     err = Console(stderr=True)
-
-    def fail(message: str) -> None:
-        click.echo(f"clash arena: {message}", err=True)
-        sys.exit(2)
-
-    threat_opts: Threat | None = None
-    try:
-        for spec in agents:
-            make_agent(spec)
-        if mode == "duel":
-            if len(agents) < 2:
-                fail("a duel arena needs at least two agents (or use --mode solo)")
-            if level is not None or threat is not None:
-                fail("--level and --threat are solo options (add --mode solo)")
-            total = len(tasks_for(len(agents), games, seed))
-        else:
-            if level is not None and threat is not None:
-                fail("give --level or --threat, not both")
-            threat_opts = parse_threat(threat) if threat is not None else Threat.level(level or 0)
-            total = len(agents) * games
-            if total > MAX_GAMES:
-                fail(f"{len(agents)} agents × {games:,} games is more than {MAX_GAMES:,} games")
-    except ClashError as exc:
-        fail(str(exc))
+    log = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
     progress = progress_bar(err, "[bold]arena")
-    result: Any
-    with progress:
-        bar = progress.add_task("games", total=total)
+    try:
+        with progress:
+            bar = progress.add_task("games", total=total)
 
-        log = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+            def on_result(r: GameResult, done: int, _total: int) -> None:
+                progress.update(bar, completed=done)
+                if log is not None:
+                    log.write(json.dumps(_log_entry(r)) + "\n")
+                    log.flush()
 
-        def on_result(r: GameResult, done: int, _total: int) -> None:
-            progress.update(bar, completed=done)
-            if log is not None:
-                players = list(reversed(r.seats) if r.participants_swapped else r.seats)
-                entry: dict[str, Any] = {
-                    "deal": r.seed,
-                    "participants": players,
-                    "winner": r.winner_name,
-                    "turns": r.turns,
-                }
-                tallies = list(reversed(r.searches) if r.participants_swapped else r.searches)
-                if any(t is not None for t in tallies):  # beside "participants", in their order
-                    entry["searches"] = [None if t is None else _tally_json(t) for t in tallies]
-                log.write(json.dumps(entry) + "\n")
-                log.flush()
-
-        def _run(played_on: Backend) -> Any:
-            if mode == "duel":
-                return run_arena(
+            def play(played_on: Backend) -> Any:
+                if mode == "duel":
+                    return run_arena(
+                        agents,
+                        games=games,
+                        seed=seed,
+                        format=fmt,
+                        max_turns=max_turns or None,
+                        bootstrap=bootstrap,
+                        on_result=on_result,
+                        backend=played_on,
+                    )
+                return run_solo(
                     agents,
                     games=games,
                     seed=seed,
                     format=fmt,
+                    threat=threat_opts,
                     max_turns=max_turns or None,
-                    bootstrap=bootstrap,
                     on_result=on_result,
                     backend=played_on,
                 )
-            return run_solo(
-                agents,
-                games=games,
-                seed=seed,
-                format=fmt,
-                threat=threat_opts,
-                max_turns=max_turns or None,
-                on_result=on_result,
-                backend=played_on,
-            )
 
-        try:
-            engine = open_backend(backend, workers or None, address, total)
-            with engine as played_on:
-                result = _run(played_on)
-        except Interrupted as stop:
-            click.echo(
-                f"clash arena: interrupted: {len(stop.results)} of {total} games finished"
-                + (f" (each is in {log_path})" if log_path else ""),
-                err=True,
-            )
-            sys.exit(EXIT_INTERRUPTED)
-        except ClashError as exc:
-            fail(str(exc))
-        finally:
-            if log is not None:
-                log.close()
+            result = _played(play, open_backend(backend, workers or None, address, total), total, log_path)
+    finally:
+        if log is not None:
+            log.close()
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
@@ -202,6 +155,69 @@ def arena(
         _print_duel(result, agents, games, seed, fmt, max_turns)
     else:
         _print_solo(result, level)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"clash arena: {message}", err=True)
+    sys.exit(2)
+
+
+def _checked_options(
+    mode: str, agents: tuple[str, ...], games: int, seed: int, level: int | None, threat: str | None
+) -> tuple[Threat | None, int]:
+    """The solo threat (R8.2) and the number of games the run plays; a bad option exits with status 2."""
+    threat_opts: Threat | None = None
+    try:
+        for spec in agents:
+            make_agent(spec)
+        if mode == "duel":
+            if len(agents) < 2:
+                _fail("a duel arena needs at least two agents (or use --mode solo)")
+            if level is not None or threat is not None:
+                _fail("--level and --threat are solo options (add --mode solo)")
+            return None, len(tasks_for(len(agents), games, seed))
+        if level is not None and threat is not None:
+            _fail("give --level or --threat, not both")
+        threat_opts = parse_threat(threat) if threat is not None else Threat.level(level or 0)
+        total = len(agents) * games
+        if total > MAX_GAMES:
+            _fail(f"{len(agents)} agents × {games:,} games is more than {MAX_GAMES:,} games")
+    except ClashError as exc:
+        _fail(str(exc))
+    return threat_opts, total
+
+
+def _log_entry(r: GameResult) -> dict[str, Any]:
+    """The ``--log`` line of one finished game (its participants in the arena's order)."""
+    players = list(reversed(r.seats) if r.participants_swapped else r.seats)
+    entry: dict[str, Any] = {
+        "deal": r.seed,
+        "participants": players,
+        "winner": r.winner_name,
+        "turns": r.turns,
+    }
+    tallies = list(reversed(r.searches) if r.participants_swapped else r.searches)
+    if any(t is not None for t in tallies):  # beside "participants", in their order
+        entry["searches"] = [None if t is None else _tally_json(t) for t in tallies]
+    return entry
+
+
+def _played(
+    play: Callable[[Backend], Any], backend: AbstractContextManager[Backend], total: int, log_path: str | None
+) -> Any:
+    """``play`` on the backend; Ctrl-C exits with status 130, a failure with 2 (no traceback)."""
+    try:
+        with backend as played_on:
+            return play(played_on)
+    except Interrupted as stop:
+        click.echo(
+            f"clash arena: interrupted: {len(stop.results)} of {total} games finished"
+            + (f" (each is in {log_path})" if log_path else ""),
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    except ClashError as exc:
+        _fail(str(exc))
 
 
 def _tally_json(tally: Any) -> dict[str, Any]:

@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import os
 import random
-import select
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
@@ -49,6 +47,7 @@ from ..ui.render import (
     render_help,
     render_screen,
 )
+from ..ui.terminal import LineReader, localised_names, stdin_reader
 
 
 def _opponent_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -65,8 +64,6 @@ def _opponent_spec(ctx: click.Context, param: click.Parameter, value: str | None
 
 #: Events worth a short pause when a human watches (the "step by step" of combat).
 _PACED = frozenset({EventKind.ATTACKED, EventKind.CAST, EventKind.REVEALED, EventKind.TURN_STARTED})
-#: The commands of the prompt (besides actions), for tab completion.
-COMMANDS = ("help", "hint", "undo", "save ", "load ", "board", "quit")
 #: Exit statuses (also in the command's help).
 EXIT_OK, EXIT_LOAD_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -87,108 +84,7 @@ class SafeStore(FileStore):
             self.error = None
 
 
-# ---------------------------------------------------------------------------- reading lines
-
-
-@dataclass
-class LineReader:
-    """Reads one line after a prompt.  At a terminal: ``input`` with ``readline`` (arrow keys, history,
-    tab completion of :attr:`completions`); otherwise a plain line from standard input.
-
-    Returns ``None`` at end of input (Ctrl-D); Ctrl-C raises :class:`KeyboardInterrupt` to the caller.
-    """
-
-    console: Console
-    interactive: bool = False
-    completions: Callable[[], Sequence[str]] = lambda: ()
-    #: Command words completed besides :attr:`completions` (a trailing space: an argument follows).
-    commands: Sequence[str] = COMMANDS
-    #: Words completed anywhere on the line (the card ids while a custom deck is typed, R2.5).
-    words: Callable[[], Sequence[str]] = lambda: ()
-    _readline: Any = None
-
-    def __post_init__(self) -> None:
-        if self.interactive:
-            try:
-                import readline
-            except ImportError:  # e.g. Windows without pyreadline: plain input()
-                readline = None  # type: ignore[assignment]
-            if readline is not None:
-                readline.set_completer_delims(" ")
-                readline.set_completer(self._complete)
-                readline.parse_and_bind("tab: complete")
-                self._readline = readline
-
-    def _complete(self, text: str, state: int) -> str | None:
-        """readline's completer: the next word of every command or legal action the line starts."""
-        rl = self._readline
-        line = rl.get_line_buffer()[: rl.get_endidx()]
-        start = rl.get_begidx()
-        words: list[str] = []
-        for option in (*self.commands, *self.completions()):
-            if option.lower().startswith(line.lower()):
-                rest = option[start:]
-                word = rest.split(" ", 1)[0]
-                word += " " if " " in rest.strip() or option.endswith(" ") else ""
-                if word and word not in words:
-                    words.append(word)
-        if start > 0:
-            for extra in self.words():
-                if extra.lower().startswith(text.lower()) and f"{extra} " not in words:
-                    words.append(f"{extra} ")
-        return words[state] if state < len(words) else None
-
-    def __call__(self, prompt: str) -> str | None:
-        if self.interactive:
-            self.console.file.flush()
-            try:
-                return input(prompt)
-            except EOFError:
-                return None
-        self.console.print(prompt, end="", highlight=False, markup=False)
-        self.console.file.flush()
-        line = sys.stdin.readline()
-        if not line:
-            return None
-        return line.rstrip("\n")
-
-    def discard_typeahead(self) -> bool:
-        """Throw away what was typed while the other side played (a terminal only); whether anything was."""
-        if not self.interactive:
-            return False
-        try:
-            import termios
-
-            ready, _, _ = select.select([sys.stdin], [], [], 0)
-            if not ready:
-                return False
-            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
-        except (ImportError, OSError, ValueError):
-            return False
-        return True
-
-
-def stdin_reader(console: Console, commands: Sequence[str] = COMMANDS) -> LineReader:
-    """The reader for this process's standard input (interactive when it is a terminal)."""
-    return LineReader(console, interactive=sys.stdin.isatty(), commands=commands)
-
-
 # ---------------------------------------------------------------------------- names
-
-
-def localised_names(names: tuple[str, str], lang: str) -> tuple[str, str]:
-    """Display names: placeholders ``@player``, ``@player N``, ``@automaton`` become words of ``lang``."""
-    out = []
-    for n in names:
-        if n == "@player":
-            out.append(t(lang, "player"))
-        elif n.startswith("@player "):
-            out.append(f"{t(lang, 'player')} {n.split()[1]}")
-        elif n == "@automaton":
-            out.append(t(lang, "automaton_name"))
-        else:
-            out.append(n)
-    return out[0], out[1]
 
 
 def seat_names(session: GameSession, lang: str) -> tuple[str, str]:
@@ -851,25 +747,17 @@ def play(
     `end`); `help` explains the rules and abilities; `hint`, `undo`, `save FILE [--force]`,
     `load FILE`, `quit`.  Every game is saved after each action; `clash play --resume` continues it.
     """
-    if mode is None:
-        mode = "duel" if vs is not None else "solo"
-    solo_options = (
-        level is not None
-        or threat_text is not None
-        or any(v is not None for v in (base_mana, extra_mana, resilience, defence))
-        or automaton_starts
-        or bool(abilities)
+    threat_options = (
+        level,
+        base_mana,
+        extra_mana,
+        automaton_starts,
+        resilience,
+        defence,
+        abilities,
+        threat_text,
     )
-    if mode == "solo" and vs is not None:
-        raise click.UsageError("--vs chooses the duel opponent; solo is always against the automaton")
-    if mode == "duel" and solo_options:
-        raise click.UsageError("--level and the threat options (R8.2) are for solo games")
-    if deck is not None and fmt != "precon":
-        raise click.UsageError("--deck N chooses a preconstructed deck: use it with --format precon")
-    if resume and load_path is not None:
-        raise click.UsageError(
-            "--resume continues the latest saved game; --load FILE a given one: choose one"
-        )
+    mode = _checked_mode(mode, vs, threat_options, deck, fmt, resume, load_path)
     no_color = no_color or bool(os.environ.get("NO_COLOR"))
     console = Console(no_color=no_color, highlight=False, emoji=False)
     reader = stdin_reader(console)
@@ -881,68 +769,15 @@ def play(
     def say(key: str, style: str = "", **values: object) -> None:
         console.print(t(lang, key, **values), style=style, highlight=False, soft_wrap=True)
 
-    preset_seat: int | None = None
-    if resume or load_path is not None:
-        try:
-            if resume:
-                latest = store.latest()
-                if latest is None:
-                    say("resume_none", style="bold red", path=store.folder)
-                    sys.exit(EXIT_LOAD_FAILED)
-                session = session_from_record(store.load(latest), store=store, session_id=latest)
-                shown_path = str(store.path(latest))
-            else:
-                assert load_path is not None
-                session = session_from_record(GameRecord.load(Path(load_path).expanduser()), store=store)
-                store.save(session)
-                shown_path = load_path
-        except ClashError as exc:
-            say("file_error", style="bold red", cmd="load", reason=str(exc))
-            sys.exit(EXIT_LOAD_FAILED)
-        names = seat_names(session, lang)
-        console.print(_title(session, names, lang), style="bold", highlight=False)
-        say("resumed" if resume else "loaded", style="bold green", path=shown_path, n=len(session.steps))
+    resumed = resume or load_path is not None
+    if resumed:
+        session, shown_path = _saved_session(store, load_path, say)
     else:
-        if seed is None:
-            seed = random.SystemRandom().randrange(1_000_000)
-        opponent = vs or "greedy"
-        if mode == "solo":
-            participants = [Seat.human()]
-        elif opponent == "human":
-            participants = [Seat.human(), Seat.human()]
-        else:
-            participants = [Seat.human(), Seat.agent_seat(opponent)]
-        try:
-            threat = (
-                _threat_from_options(
-                    level,
-                    base_mana,
-                    extra_mana,
-                    automaton_starts,
-                    resilience,
-                    defence,
-                    abilities,
-                    threat_text,
-                )
-                if mode == "solo"
-                else None
-            )
-            session = GameSession.new(
-                mode=mode,
-                format=fmt,
-                seed=seed,
-                participants=participants,
-                ruleset=Ruleset(max_turns=max_turns),
-                threat=threat,
-                store=store,
-                allow_undo_between_people=opponent == "human",
-            )
-        except ClashError as exc:
-            raise click.UsageError(str(exc)) from None
-        store.save(session)
-        names = seat_names(session, lang)
-        preset_seat = session.participant_seat(0)
-        console.print(_title(session, names, lang), style="bold", highlight=False)
+        session = _new_session(mode, fmt, seed, vs, max_turns, threat_options, store)
+    names = seat_names(session, lang)
+    console.print(_title(session, names, lang), style="bold", highlight=False)
+    if resumed:
+        say("resumed" if resume else "loaded", style="bold green", path=shown_path, n=len(session.steps))
     terminal = TerminalGame(
         session=session,
         console=console,
@@ -956,16 +791,123 @@ def play(
         follow_terminal=True,
         store=store,
         preset_deck=deck,
-        preset_seat=preset_seat,
+        preset_seat=None if resumed else session.participant_seat(0),
         clear_screen=interactive,
     )
-    if resume or load_path is not None:
+    sys.exit(_run_terminal(terminal, session, store, resumed=resumed))
+
+
+def _run_terminal(terminal: TerminalGame, session: GameSession, store: SafeStore, *, resumed: bool) -> int:
+    """Play the game at this terminal to its end or until the player quits; the exit status."""
+    if resumed:
         terminal.hand_over_first()
     else:
         terminal.show_events(session.initial_events, paced=False)
     if store.error is not None:
         terminal.autosave_note()  # say at once that this game is not kept
-    sys.exit(terminal.run())
+    return terminal.run()
+
+
+#: The solo threat's options as ``clash play`` takes them (see :func:`_threat_from_options`).
+ThreatOptions = tuple[
+    int | None, int | None, int | None, bool, str | None, str | None, tuple[str, ...], str | None
+]
+
+
+def _checked_mode(
+    mode: str | None,
+    vs: str | None,
+    threat_options: ThreatOptions,
+    deck: int | None,
+    fmt: str,
+    resume: bool,
+    load_path: str | None,
+) -> str:
+    """The game's mode (a duel when an opponent is named); options that do not go together are a
+    usage error."""
+    level, base_mana, extra_mana, automaton_starts, resilience, defence, abilities, threat_text = (
+        threat_options
+    )
+    solo_options = (
+        level is not None
+        or threat_text is not None
+        or any(v is not None for v in (base_mana, extra_mana, resilience, defence))
+        or automaton_starts
+        or bool(abilities)
+    )
+    if mode is None:
+        mode = "duel" if vs is not None else "solo"
+    if mode == "solo" and vs is not None:
+        raise click.UsageError("--vs chooses the duel opponent; solo is always against the automaton")
+    if mode == "duel" and solo_options:
+        raise click.UsageError("--level and the threat options (R8.2) are for solo games")
+    if deck is not None and fmt != "precon":
+        raise click.UsageError("--deck N chooses a preconstructed deck: use it with --format precon")
+    if resume and load_path is not None:
+        raise click.UsageError(
+            "--resume continues the latest saved game; --load FILE a given one: choose one"
+        )
+    return mode
+
+
+def _saved_session(
+    store: SafeStore, load_path: str | None, say: Callable[..., None]
+) -> tuple[GameSession, str]:
+    """The game of ``--load FILE`` (saved to the autosave folder at once), else the latest unfinished
+    one (``--resume``), and the path to name; a game that cannot be loaded exits with status 1."""
+    try:
+        if load_path is None:
+            latest = store.latest()
+            if latest is None:
+                say("resume_none", style="bold red", path=store.folder)
+                sys.exit(EXIT_LOAD_FAILED)
+            return session_from_record(store.load(latest), store=store, session_id=latest), str(
+                store.path(latest)
+            )
+        session = session_from_record(GameRecord.load(Path(load_path).expanduser()), store=store)
+        store.save(session)
+        return session, load_path
+    except ClashError as exc:
+        say("file_error", style="bold red", cmd="load", reason=str(exc))
+        sys.exit(EXIT_LOAD_FAILED)
+
+
+def _new_session(
+    mode: str,
+    fmt: str,
+    seed: int | None,
+    vs: str | None,
+    max_turns: int | None,
+    threat_options: ThreatOptions,
+    store: SafeStore,
+) -> GameSession:
+    """A new game: the player against the automaton (solo), the ``vs`` agent, or another person at
+    this keyboard (``--vs human``); saved at once.  Bad options are a usage error."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    opponent = vs or "greedy"
+    if mode == "solo":
+        participants = [Seat.human()]
+    elif opponent == "human":
+        participants = [Seat.human(), Seat.human()]
+    else:
+        participants = [Seat.human(), Seat.agent_seat(opponent)]
+    try:
+        threat = _threat_from_options(*threat_options) if mode == "solo" else None
+        session = GameSession.new(
+            mode=mode,
+            format=fmt,
+            seed=seed,
+            participants=participants,
+            ruleset=Ruleset(max_turns=max_turns),
+            threat=threat,
+            store=store,
+            allow_undo_between_people=opponent == "human",
+        )
+    except ClashError as exc:
+        raise click.UsageError(str(exc)) from None
+    store.save(session)
+    return session
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -19,22 +19,33 @@ from rich.text import Text
 from ..errors import ClashError
 from ..events import Event
 from ..formats import seat_of
-from ..record import GameRecord, initial_game
+from ..record import GameRecord, Replay
 from ..rules import Game
 from ..ui.i18n import LANGUAGES, has_key, t
 from ..ui.render import Context, render_event, render_game
-from .play_cmd import localised_names, stdin_reader
+from ..ui.terminal import localised_names, stdin_reader
 
 
 class Replayer:
-    """A game record and a cursor: ``step`` actions applied, 0 to ``len(record.actions)``."""
+    """A game record and a cursor: ``step`` actions applied, 0 to ``len(record.actions)``.  The
+    actions are stepped by :class:`~clashofdecks.record.Replay` (the one replay stepper); going back
+    replays from the start (a record of a few hundred actions: milliseconds)."""
 
     def __init__(self, record: GameRecord) -> None:
         self.record = record
-        self.game: Game = initial_game(record, record_events=True)
+        self._restart()
+
+    def _restart(self) -> None:
+        replay = Replay(self.record, record_events=True)
+        self.game: Game = replay.game
         self.game.take_events()
-        self.events: tuple[Event, ...] = ()
+        self.events: Sequence[Event] = ()
         self.step = 0
+        self._steps = replay.steps(apply=self._apply)
+        next(self._steps, None)  # the first action waits, not yet applied
+
+    def _apply(self, action: int) -> None:
+        self.events = self.game.apply(action)
 
     @property
     def total(self) -> int:
@@ -43,22 +54,10 @@ class Replayer:
     def go(self, target: int) -> None:
         """Move to ``target`` (clamped), keeping the events of the last action applied."""
         target = max(0, min(self.total, target))
-        back_to = max(target - 1, 0)
-        if target < self.step and self.step - back_to > self.game.undo_depth:
-            self.game = initial_game(self.record, record_events=True)  # beyond the undo history
-            self.game.take_events()
-            self.step = 0
-        game = self.game
-        while self.step > back_to:
-            game.undo()
-            self.step -= 1
-        self.events = ()
+        if target < self.step:
+            self._restart()
         while self.step < target:
-            text = self.record.actions[self.step]
-            try:
-                self.events = game.apply_text(text)
-            except ClashError as exc:
-                raise ClashError(f"action {self.step + 1} {text!r} does not replay: {exc}") from None
+            next(self._steps, None)  # applies the waiting action
             self.step += 1
 
 

@@ -14,27 +14,18 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Final
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
-from rich.text import Text
 
 from ..errors import ClashError
 from ..options import Threat
+from ..simulation.backends import open_backend
 from ..simulation.batch import (
     ALL_DECK_PAIRS,
     DEFAULT_MAX_TURNS,
@@ -46,62 +37,9 @@ from ..simulation.batch import (
     summarize,
 )
 from ..simulation.game import GameResult
-from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted, LocalBackend, default_workers
+from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Interrupted, default_workers
 from ..simulation.store import RunInfo, StoreWriter, run_id
-
-#: The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
-EXIT_INTERRUPTED: Final = 130
-
-
-class RateColumn(ProgressColumn):
-    """Games per second, from the bar's own speed estimate."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:,.0f} games/s")
-
-
-def progress_bar(console: Console, label: str) -> Progress:
-    """The bar of ``clash simulate`` and ``clash arena``: done/total, rate, time left."""
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    )
-
-
-@contextmanager
-def open_backend(kind: str, workers: int | None, address: str | None, games: int) -> Iterator[Backend]:
-    """The backend of ``--backend``: local processes, or Ray (a local instance, or ``address``)."""
-    if kind == "local":
-        if address is not None:
-            raise ClashError("--address is for --backend ray")
-        yield LocalBackend.for_games(workers, games)
-        return
-    from ..simulation.ray_backend import RayBackend
-
-    with RayBackend(min(workers, games) if workers else None, address=address) as backend:
-        yield backend
-
-
-backend_option = click.option(
-    "--backend",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help="Where games are played: local processes, or Ray (pip install 'clashofdecks[cluster]').",
-)
-address_option = click.option(
-    "--address",
-    default=None,
-    metavar="ADDR",
-    help="With --backend ray: join this Ray cluster (e.g. auto, or ray://head:10001) instead of "
-    "starting a local Ray instance.",
-)
+from .common import EXIT_INTERRUPTED, address_option, backend_option, progress_bar
 
 
 def _pct(x: float) -> str:
@@ -261,131 +199,189 @@ def simulate(
     keep_results = as_json and games_json  # only --games-json prints every game
     if keep_results and games > MAX_GAMES:
         raise click.UsageError(f"--games-json keeps every game's result: at most {MAX_GAMES:,} games")
-    if mode == "duel":
-        if agent is not None:
-            raise click.UsageError("--agent is for solo; a duel takes --agents A B")
-        names: tuple[str, ...] = agents or ("greedy", "random")
-    else:
-        if agents is not None:
-            raise click.UsageError(
-                "--agents is for duel; solo takes --agent A (the automaton is the other side)"
-            )
-        names = (agent or "greedy",)
     err = Console(stderr=True)
-    threat_opts: Threat | None = None
-    if threat is not None:
-        from ..threat_text import parse_threat
-
-        if mode != "solo":
-            raise click.UsageError("--threat is a solo option (add --mode solo)")
-        try:
-            threat_opts = parse_threat(threat)
-        except ClashError as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-            sys.exit(2)
-    deck_pairs: tuple[tuple[int, int], ...] | None = None
-    if decks is not None:
-        if decks == "rotate":
-            deck_pairs = ALL_DECK_PAIRS
-        else:
-            try:
-                a, b = (int(x) for x in decks.split(","))
-            except ValueError:
-                raise click.UsageError(f"--decks takes A,B (e.g. 1,3) or rotate, not {decks!r}") from None
-            deck_pairs = ((a, b),)
     config = SimConfig(
         mode=mode,
-        agents=names,
+        agents=_agent_names(mode, agents, agent),
         games=games,
         seed=seed,
         format=fmt,
         level=level,
         max_turns=max_turns,
         records_dir=records_dir,
-        threat=threat_opts,
+        threat=_threat_option(mode, threat, err),
         card_stats=out_dir is not None,
-        deck_pairs=deck_pairs,
+        deck_pairs=_deck_pairs(decks),
     )
-    n_workers = min(workers or default_workers(), games)
-    try:
-        config.check()
-    except ClashError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        sys.exit(2)
+    _or_exit(config.check, err, 2)
     if bench_scaling:
         if out_dir is not None or records_dir is not None:
             raise click.UsageError("--bench-scaling writes nothing: leave out --out and --records")
         _bench_scaling(config, workers or 2, as_json, err)
         return
-    writer = None
-    if out_dir is not None:
-        try:
-            writer = _store_writer(config, out_dir)
-        except ClashError as exc:
-            err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-            sys.exit(2)
-
-    start = time.perf_counter()
-    show_bar = not as_json and err.is_terminal
-    interrupted = False
-    on_chunk: Callable[[list[GameResult]], None] | None = writer.add if writer is not None else None
-    # Running totals, not a list of every result: memory stays flat however many games are played.
-    totals = Totals(config.mode)
-    results: list[GameResult] = []
-    try:
-        with open_backend(backend, workers, address, games) as engine:
-            n_workers = engine.workers
-            if show_bar:
-                with progress_bar(err, "simulating") as bar:
-                    task = bar.add_task("games", total=games)
-
-                    def tick(result: GameResult) -> None:
-                        totals.add(result)
-                        bar.advance(task)
-
-                    results = run_games(
-                        config, backend=engine, progress=tick, on_chunk=on_chunk, keep_results=keep_results
-                    )
-            else:
-                results = run_games(
-                    config, backend=engine, progress=totals.add, on_chunk=on_chunk, keep_results=keep_results
-                )
-    except Interrupted as stop:
-        results = stop.results
-        interrupted = True
-    except KeyboardInterrupt:  # while the backend started, before any game
-        interrupted = True
-    except ClashError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        sys.exit(1)
-    if writer is not None:
-        writer.close(complete=not interrupted)
-    elapsed = time.perf_counter() - start
-    # With --games-json the kept results are the summary's games (a Ctrl-C between a result being
-    # kept and counted must not make the two disagree).
-    summary = summarize(config, results, elapsed) if keep_results else totals.summary(config, elapsed)
-    if interrupted:
-        err.print(
-            f"interrupted: {summary.games} of {games} games finished; the summary below covers them",
-            highlight=False,
-        )
-    if as_json:
-        out = summary.to_dict(include_games=games_json)
-        out["workers"] = n_workers
-        out["backend"] = backend
-        out["interrupted"] = interrupted
-        click.echo(json.dumps(out, indent=2))
-    else:
-        table = _table(summary, n_workers)
-        if interrupted:
-            table.title = f"INTERRUPTED {table.title}"
-        Console().print(table)
+    writer = None if out_dir is None else _or_exit(lambda: _store_writer(config, out_dir), err, 2)
+    run = _run(
+        config,
+        _Where(backend, workers, address),
+        show_bar=not as_json and err.is_terminal,
+        writer=writer,
+        keep_results=keep_results,
+        err=err,
+    )
+    _report(config, run, backend=backend, as_json=as_json, games_json=games_json, err=err)
     if records_dir is not None:
         err.print(f"records written to {records_dir}/game-NNNNNN.json", highlight=False)
     if writer is not None:
         err.print(f"{writer.games_written} games stored in {writer.folder}", highlight=False)
-    if interrupted:
+    if run.interrupted:
         sys.exit(EXIT_INTERRUPTED)
+
+
+T = TypeVar("T")
+
+
+def _or_exit(make: Callable[[], T], err: Console, status: int) -> T:
+    """``make()``, or the error it raises printed (no traceback) and exit with ``status``."""
+    try:
+        return make()
+    except ClashError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        sys.exit(status)
+
+
+def _agent_names(mode: str, agents: tuple[str, str] | None, agent: str | None) -> tuple[str, ...]:
+    """The agents of the run: a duel's two (``--agents``), or a solo's one (``--agent``)."""
+    if mode == "duel":
+        if agent is not None:
+            raise click.UsageError("--agent is for solo; a duel takes --agents A B")
+        return agents or ("greedy", "random")
+    if agents is not None:
+        raise click.UsageError("--agents is for duel; solo takes --agent A (the automaton is the other side)")
+    return (agent or "greedy",)
+
+
+def _threat_option(mode: str, threat: str | None, err: Console) -> Threat | None:
+    """``--threat``'s allocation (R8.2), solo only."""
+    if threat is None:
+        return None
+    from ..threat_text import parse_threat
+
+    if mode != "solo":
+        raise click.UsageError("--threat is a solo option (add --mode solo)")
+    return _or_exit(lambda: parse_threat(threat), err, 2)
+
+
+def _deck_pairs(decks: str | None) -> tuple[tuple[int, int], ...] | None:
+    """``--decks A,B`` (one pairing) or ``rotate`` (all 12, each from both seats)."""
+    if decks is None:
+        return None
+    if decks == "rotate":
+        return ALL_DECK_PAIRS
+    try:
+        a, b = (int(x) for x in decks.split(","))
+    except ValueError:
+        raise click.UsageError(f"--decks takes A,B (e.g. 1,3) or rotate, not {decks!r}") from None
+    return ((a, b),)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the games are played: ``--backend``, ``--workers``, ``--address``."""
+
+    backend: str
+    workers: int | None
+    address: str | None
+
+
+@dataclass
+class _Run:
+    """What a run gave: the kept results (``--games-json``), the running totals, the workers used,
+    the seconds it took and whether Ctrl-C stopped it."""
+
+    results: list[GameResult]
+    totals: Totals
+    workers: int
+    elapsed: float = 0.0
+    interrupted: bool = False
+
+
+def _run(
+    config: SimConfig,
+    where: _Where,
+    *,
+    show_bar: bool,
+    writer: StoreWriter | None,
+    keep_results: bool,
+    err: Console,
+) -> _Run:
+    """Play the batch (a progress bar on a terminal); a failing backend exits with status 1."""
+    start = time.perf_counter()
+    on_chunk: Callable[[list[GameResult]], None] | None = writer.add if writer is not None else None
+    # Running totals, not a list of every result: memory stays flat however many games are played.
+    run = _Run([], Totals(config.mode), min(where.workers or default_workers(), config.games))
+    try:
+        with open_backend(where.backend, where.workers, where.address, config.games) as engine:
+            run.workers = engine.workers
+            if show_bar:
+                with progress_bar(err, "simulating") as bar:
+                    task = bar.add_task("games", total=config.games)
+
+                    def tick(result: GameResult) -> None:
+                        run.totals.add(result)
+                        bar.advance(task)
+
+                    run.results = run_games(
+                        config, backend=engine, progress=tick, on_chunk=on_chunk, keep_results=keep_results
+                    )
+            else:
+                run.results = run_games(
+                    config,
+                    backend=engine,
+                    progress=run.totals.add,
+                    on_chunk=on_chunk,
+                    keep_results=keep_results,
+                )
+    except Interrupted as stop:
+        run.results, run.interrupted = stop.results, True
+    except KeyboardInterrupt:  # while the backend started, before any game
+        run.interrupted = True
+    except ClashError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        sys.exit(1)
+    if writer is not None:
+        writer.close(complete=not run.interrupted)
+    run.elapsed = time.perf_counter() - start
+    return run
+
+
+def _report(
+    config: SimConfig, run: _Run, *, backend: str, as_json: bool, games_json: bool, err: Console
+) -> None:
+    """The summary: a table, or JSON (``--json``; every game with ``--games-json``)."""
+    # With --games-json the kept results are the summary's games (a Ctrl-C between a result being
+    # kept and counted must not make the two disagree).
+    keep_results = as_json and games_json
+    summary = (
+        summarize(config, run.results, run.elapsed)
+        if keep_results
+        else run.totals.summary(config, run.elapsed)
+    )
+    if run.interrupted:
+        err.print(
+            f"interrupted: {summary.games} of {config.games} games finished; the summary below covers them",
+            highlight=False,
+        )
+    if as_json:
+        out = summary.to_dict(include_games=games_json)
+        out["workers"] = run.workers
+        out["backend"] = backend
+        out["interrupted"] = run.interrupted
+        click.echo(json.dumps(out, indent=2))
+    else:
+        table = _table(summary, run.workers)
+        if run.interrupted:
+            table.title = f"INTERRUPTED {table.title}"
+        Console().print(table)
 
 
 def _bench_scaling(config: SimConfig, workers: int, as_json: bool, err: Console) -> None:

@@ -139,13 +139,33 @@ def train_decks(
         click.echo(f"clash train-decks: {exc}", err=True)
         sys.exit(1)
     _print(cv, chosen, scores, model)
-    card: dict[str, Any] = {
-        "model": f"logistic regression, one coefficient per card and one for who starts, ridge {chosen:g}",
+    generated = {"games": generate, "agent": spec} if generate else None
+    card = _card(chosen, len(train), record_dirs, generated, cv, scores)
+    model = DeckModel(model.weights, card)
+    if out is not None:
+        model.save(out)
+        click.echo(f"model written to {out}", err=True)
+    if report is not None:
+        data = {"card": card, "reliability": None if scores is None else scores.reliability}
+        report.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def _card(
+    ridge: float,
+    games: int,
+    record_dirs: tuple[Path, ...],
+    generated: dict[str, Any] | None,
+    cv: dict[float, float],
+    scores: Any,
+) -> dict[str, Any]:
+    """The model card: what the deck evaluation is, what it was trained on, how it scored held out."""
+    return {
+        "model": f"logistic regression, one coefficient per card and one for who starts, ridge {ridge:g}",
         "features": "clashofdecks.agents.deck_evaluation.DECK_FEATURES (docs/ai.md, 'The deck evaluation')",
         "training_data": {
-            "games": len(train),
+            "games": games,
             "record_folders": [str(d) for d in record_dirs],
-            "generated": {"games": generate, "agent": spec} if generate else None,
+            "generated": generated,
         },
         "cross_validation": {f"{r:g}": v for r, v in cv.items()},
         "held_out": None
@@ -160,13 +180,6 @@ def train_decks(
         "command": "clash train-decks " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else []),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
     }
-    model = DeckModel(model.weights, card)
-    if out is not None:
-        model.save(out)
-        click.echo(f"model written to {out}", err=True)
-    if report is not None:
-        data = {"card": card, "reliability": None if scores is None else scores.reliability}
-        report.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 def _print(cv: dict[float, float], chosen: float, scores: Any, model: Any) -> None:

@@ -7,6 +7,7 @@ import json
 import random
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -155,157 +156,44 @@ def train_eval(
     clash train-eval --generate-duel 2000 --generate-solo 1000 --out model.json
     clash train-eval --train greedy/ --split strong/ --out src/clashofdecks/data/evaluation.json
     """
-    from ..agents.evaluation import (
-        LEVEL_STAGE2_RIDGE,
-        SOLO_LEVEL_GROUPS,
-        STAGE2_GROUPS,
-        EvaluationModel,
-        fit_logistic,
-        load_model,
-        stage2_inputs,
-        stage2_mode,
-    )
+    from ..agents.evaluation import STAGE2_GROUPS, EvaluationModel
     from ..errors import ClashError
-    from ..simulation.training import (
-        Position,
-        fit_model,
-        generate_records,
-        is_held_out,
-        positions_of,
-        record_files,
-        stage2_group_of,
-    )
 
     kept = {STAGE2_GROUPS[STAGE2_CHOICES.index(k)] for k in keep_stage2}
     if kept and model_path is None:
         raise click.UsageError("--keep-stage2 keeps a second stage of --model: give --model")
-
+    games = _Games()
     try:
-        train_files = record_files(_paths(train_dirs))
-        holdout_files = record_files(_paths(holdout_dirs))
-        calibrate_files = record_files(_paths(calibrate_dirs))
-        for f in record_files(_paths(split_dirs)):
-            (holdout_files if is_held_out(f, holdout_fraction) else calibrate_files).append(f)
-        tmp: tempfile.TemporaryDirectory[str] | None = None
-        if generate_duel or generate_solo:
-            tmp = tempfile.TemporaryDirectory(prefix="clash-train-eval-")
-            folders = generate_records(
-                Path(tmp.name),
-                agent=agent,
-                duel_games=generate_duel,
-                solo_games=generate_solo,
-                seed=seed,
-                workers=workers,
-                progress=lambda msg: click.echo(f"playing {msg}…", err=True),
-            )
-            train_files.extend(record_files(folders))
-        rng = random.Random(seed)
-        model: EvaluationModel
-        n_train: dict[str, int] = {}
-        stage1_card: dict[str, Any] = {}
-        if model_path is not None:
-            model = load_model(model_path)
-            stage1_card = {
-                "model": str(model_path),
-                "training_data": model.card.get("training_data", {}),
-                "command": model.card.get("command"),
-                "date": model.card.get("date"),
-            }
-            if train_files:
-                raise click.UsageError("--model reuses a model's first stage: give no --train games")
-        else:
-            if not train_files:
-                raise click.UsageError("nothing to train on: give --train, --split or --generate-*")
-            click.echo(f"reading {len(train_files)} training games…", err=True)
-            train: list[Position] = []
-            for f in train_files:
-                train.extend(positions_of(f, sample=sample, rng=rng))
-            for p in train:
-                mode = "solo" if p.group.startswith("solo") else "duel"
-                n_train[mode] = n_train.get(mode, 0) + 1
-            click.echo(f"fitting on {len(train)} positions {n_train}…", err=True)
-            coefs = fit_model(train, lambda xs, ys: fit_logistic(xs, ys))
-            model = EvaluationModel(coefs, {})
-        if calibrate_files:
-            click.echo(f"reading {len(calibrate_files)} games for the second stage…", err=True)
-            cal: list[Position] = []
-            for f in calibrate_files:
-                cal.extend(positions_of(f, rng=rng))
-            stage2: dict[str, tuple[float, ...]] = {}
-            for group in STAGE2_GROUPS:
-                if group in kept or (group in SOLO_LEVEL_GROUPS and "solo" in kept):
-                    if group in model.stage2:
-                        stage2[group] = model.stage2[group]
-                    continue
-                mode = stage2_mode(group)
-                if group == "solo":  # the fall-back for every allocation: fitted on all solo games
-                    rows = [p for p in cal if p.group.startswith("solo")]
-                else:
-                    rows = [p for p in cal if stage2_group_of(p) == group]
-                n_train[f"{group} stage 2"] = len(rows)
-                if rows:
-                    xs = [stage2_inputs(p.x, model.logit(p.x, mode)) for p in rows]
-                    # A level's stage sees a sixth of the solo games: a stronger ridge (docs/ai.md).
-                    ridge = LEVEL_STAGE2_RIDGE if group in SOLO_LEVEL_GROUPS else 1e-3
-                    stage2[group] = tuple(fit_logistic(xs, [p.y for p in rows], ridge=ridge))
-            model = EvaluationModel(model.coefficients, {}, stage2)
-        click.echo(f"scoring {len(holdout_files)} held-out games…", err=True)
-        held: list[Position] = []
-        for f in holdout_files:
-            held.extend(
-                positions_of(f, rng=rng, rollout_rate=rollout_rate, rollout_iterations=rollout_iterations)
-            )
-        results = _calibration(model, held)
-        if tmp is not None:
-            tmp.cleanup()
+        with tempfile.TemporaryDirectory(prefix="clash-train-eval-") as tmp:
+            games = _game_files(train_dirs, split_dirs, calibrate_dirs, holdout_dirs, holdout_fraction)
+            if generate_duel or generate_solo:
+                games.train.extend(_generated(Path(tmp), agent, generate_duel, generate_solo, seed, workers))
+            rng = random.Random(seed)
+            model, n_train, stage1_card = _first_stage(model_path, games.train, sample, rng)
+            model = _second_stage(model, games.calibrate, kept, n_train, rng)
+            click.echo(f"scoring {len(games.holdout)} held-out games…", err=True)
+            held = _held_out_positions(games.holdout, rng, rollout_rate, rollout_iterations)
+            results = _calibration(model, held)
     except ClashError as exc:
         click.echo(f"clash train-eval: {exc}", err=True)
         sys.exit(1)
     _print(results)
-    trained = model_path is None or bool(calibrate_files)
-    duel = [g for g in ("duel", "duel, seat not to move") if g in results]
 
-    def passed(group: str) -> bool:
-        return group in results and bool(results[group]["within"] and results[group]["deciles_checked"])
-
-    # Each solo level's own check too: a front end labels a level's chance by it.
-    levels = {g: passed(g) for g in SOLO_LEVEL_GROUPS}
-    calibrated = {"duel": bool(duel) and all(passed(g) for g in duel), "solo": all(levels.values()), **levels}
     command = "clash train-eval " + " ".join(sys.argv[2:] if len(sys.argv) > 1 else [])
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
-    held_out: dict[str, Any] = {
-        "games": len(holdout_files),
-        "positions": len(held),
-        "players": sorted({_players(f) for f in holdout_files}),
-    }
-    card: dict[str, Any]
-    if trained:
-        players = sorted({_players(f) for f in train_files})
-        card = {
-            "model": "logistic regression per mode (duel, solo), Newton's method, ridge 1e-3",
-            "features": "clashofdecks.agents.evaluation.FEATURES (docs/ai.md, 'The learned evaluation')",
-            "training_data": {
-                "games": len(train_files),
-                "positions": n_train,
-                "position_sample": sample,
-                "players": players,
-                "stage1_folders": [str(d) for d in train_dirs],
-                "stage2_folders": [str(d) for d in (*calibrate_dirs, *split_dirs)],
-                "stage2_games": len(calibrate_files),
-                "generated": {"duel": generate_duel, "solo_per_level": generate_solo, "agent": agent},
-                "stage2_players": sorted({_players(f) for f in calibrate_files}),
-                **({"stage2_kept_from_model": sorted(kept)} if kept else {}),
-            },
-            "command": command,
-            "date": today,
-            **({"stage1_reused_from": stage1_card} if stage1_card else {}),
-        }
+    if model_path is None or games.calibrate:  # trained here: a new card
+        sources = _Sources(
+            train_dirs, (*calibrate_dirs, *split_dirs), generate_duel, generate_solo, agent, kept
+        )
+        card = _training_card(games, n_train, sample, sources, command, today, stage1_card)
     else:  # a measurement of an existing model: its card, with this calibration
-        card = dict(model.card)
-        card["calibration_command"] = command
-        card["calibration_date"] = today
-    card["held_out"] = held_out
-    card["calibrated"] = calibrated
+        card = {**model.card, "calibration_command": command, "calibration_date": today}
+    card["held_out"] = {
+        "games": len(games.holdout),
+        "positions": len(held),
+        "players": sorted({_players(f) for f in games.holdout}),
+    }
+    card["calibrated"] = _calibrated(results)
     card["calibration"] = {g: r["model"] for g, r in results.items()}
     model = EvaluationModel(model.coefficients, card, model.stage2)
     if out is not None:
@@ -313,6 +201,166 @@ def train_eval(
         click.echo(f"model written to {out}", err=True)
     if report is not None:
         report.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+def _calibrated(results: dict[str, dict[str, Any]]) -> dict[str, bool]:
+    """Which groups passed the held-out check (every decile within 5 points): duel, solo and each
+    solo level (a front end labels a level's chance by its own check)."""
+    from ..agents.evaluation import SOLO_LEVEL_GROUPS
+
+    def passed(group: str) -> bool:
+        return group in results and bool(results[group]["within"] and results[group]["deciles_checked"])
+
+    duel = [g for g in ("duel", "duel, seat not to move") if g in results]
+    levels = {g: passed(g) for g in SOLO_LEVEL_GROUPS}
+    return {"duel": bool(duel) and all(passed(g) for g in duel), "solo": all(levels.values()), **levels}
+
+
+@dataclass
+class _Games:
+    """The record files of a run: to train the first stage, to fit the second, to hold out."""
+
+    train: list[Path] = field(default_factory=list)
+    calibrate: list[Path] = field(default_factory=list)
+    holdout: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """Where a trained model's games came from (its card names them)."""
+
+    train_dirs: tuple[Path, ...]
+    stage2_dirs: tuple[Path, ...]
+    generate_duel: int
+    generate_solo: int
+    agent: str
+    kept: set[str]
+
+
+def _game_files(
+    train_dirs: tuple[Path, ...],
+    split_dirs: tuple[Path, ...],
+    calibrate_dirs: tuple[Path, ...],
+    holdout_dirs: tuple[Path, ...],
+    holdout_fraction: float,
+) -> _Games:
+    """The games of the given folders; a --split folder's games go to the second stage or are held
+    out, each by its name (:func:`is_held_out`)."""
+    from ..simulation.training import is_held_out, record_files
+
+    games = _Games(
+        record_files(_paths(train_dirs)),
+        record_files(_paths(calibrate_dirs)),
+        record_files(_paths(holdout_dirs)),
+    )
+    for f in record_files(_paths(split_dirs)):
+        (games.holdout if is_held_out(f, holdout_fraction) else games.calibrate).append(f)
+    return games
+
+
+def _generated(folder: Path, agent: str, duel: int, solo: int, seed: int, workers: int) -> list[Path]:
+    """Games played now for the first stage (``--generate-duel``, ``--generate-solo``)."""
+    from ..simulation.training import generate_records, record_files
+
+    folders = generate_records(
+        folder,
+        agent=agent,
+        duel_games=duel,
+        solo_games=solo,
+        seed=seed,
+        workers=workers,
+        progress=lambda msg: click.echo(f"playing {msg}…", err=True),
+    )
+    return record_files(folders)
+
+
+def _first_stage(
+    model_path: Path | None, train_files: list[Path], sample: float, rng: random.Random
+) -> tuple[Any, dict[str, int], dict[str, Any]]:
+    """The first stage: fitted on the training games, or reused from ``--model`` (with what its
+    card says of it); the positions per mode it was fitted on."""
+    from ..agents.evaluation import load_model
+    from ..simulation.training import fit_first_stage
+
+    if model_path is not None:
+        if train_files:
+            raise click.UsageError("--model reuses a model's first stage: give no --train games")
+        model = load_model(model_path)
+        card = {
+            "model": str(model_path),
+            "training_data": model.card.get("training_data", {}),
+            "command": model.card.get("command"),
+            "date": model.card.get("date"),
+        }
+        return model, {}, card
+    if not train_files:
+        raise click.UsageError("nothing to train on: give --train, --split or --generate-*")
+    click.echo(f"reading {len(train_files)} training games…", err=True)
+    model, counts = fit_first_stage(train_files, sample=sample, rng=rng)
+    click.echo(f"fitted on {sum(counts.values())} positions {counts}", err=True)
+    return model, counts, {}
+
+
+def _second_stage(
+    model: Any, files: list[Path], kept: set[str], n_train: dict[str, int], rng: random.Random
+) -> Any:
+    """``model`` with its second stage fitted on ``files`` (counted into ``n_train``); unchanged
+    without such games."""
+    from ..simulation.training import Position, fit_second_stage, positions_of
+
+    if not files:
+        return model
+    click.echo(f"reading {len(files)} games for the second stage…", err=True)
+    positions: list[Position] = []
+    for f in files:
+        positions.extend(positions_of(f, rng=rng))
+    model, counts = fit_second_stage(model, positions, kept)
+    n_train.update(counts)
+    return model
+
+
+def _held_out_positions(files: list[Path], rng: random.Random, rate: float, iterations: int) -> list[Any]:
+    from ..simulation.training import positions_of
+
+    held: list[Any] = []
+    for f in files:
+        held.extend(positions_of(f, rng=rng, rollout_rate=rate, rollout_iterations=iterations))
+    return held
+
+
+def _training_card(
+    games: _Games,
+    n_train: dict[str, int],
+    sample: float,
+    sources: _Sources,
+    command: str,
+    today: str,
+    stage1_card: dict[str, Any],
+) -> dict[str, Any]:
+    """The model card of a model trained here: what it is, on what, by which command, when."""
+    return {
+        "model": "logistic regression per mode (duel, solo), Newton's method, ridge 1e-3",
+        "features": "clashofdecks.agents.evaluation.FEATURES (docs/ai.md, 'The learned evaluation')",
+        "training_data": {
+            "games": len(games.train),
+            "positions": n_train,
+            "position_sample": sample,
+            "players": sorted({_players(f) for f in games.train}),
+            "stage1_folders": [str(d) for d in sources.train_dirs],
+            "stage2_folders": [str(d) for d in sources.stage2_dirs],
+            "stage2_games": len(games.calibrate),
+            "generated": {
+                "duel": sources.generate_duel,
+                "solo_per_level": sources.generate_solo,
+                "agent": sources.agent,
+            },
+            "stage2_players": sorted({_players(f) for f in games.calibrate}),
+            **({"stage2_kept_from_model": sorted(sources.kept)} if sources.kept else {}),
+        },
+        "command": command,
+        "date": today,
+        **({"stage1_reused_from": stage1_card} if stage1_card else {}),
+    }
 
 
 def _players(path: Path) -> str:

@@ -20,7 +20,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..agents.evaluation import EvaluationModel, features, stage2_group
+from ..agents.evaluation import (
+    LEVEL_STAGE2_RIDGE,
+    SOLO_LEVEL_GROUPS,
+    STAGE2_GROUPS,
+    EvaluationModel,
+    features,
+    fit_logistic,
+    stage2_group,
+    stage2_inputs,
+    stage2_mode,
+)
 from ..agents.greedy import evaluate
 from ..agents.mcts import EVAL_SCALE_DUEL, EVAL_SCALE_SOLO, Search
 from ..errors import ClashError
@@ -213,9 +223,57 @@ def model_predictions(model: EvaluationModel, positions: Iterable[Position]) -> 
     ]
 
 
+def fit_first_stage(
+    files: Iterable[Path], *, sample: float, rng: random.Random
+) -> tuple[EvaluationModel, dict[str, int]]:
+    """The learned evaluation's first stage (logistic regression per mode, ridge 1e-3) fitted on the
+    positions of the games in ``files`` (each kept with probability ``sample``), and how many
+    positions each mode had."""
+    positions: list[Position] = []
+    for f in files:
+        positions.extend(positions_of(f, sample=sample, rng=rng))
+    counts: dict[str, int] = {}
+    for p in positions:
+        mode = "solo" if p.group.startswith("solo") else "duel"
+        counts[mode] = counts.get(mode, 0) + 1
+    if not positions:
+        raise ClashError("the training games have no positions to fit on")
+    coefs = fit_model(positions, lambda xs, ys: fit_logistic(xs, ys))
+    return EvaluationModel(coefs, {}), counts
+
+
+def fit_second_stage(
+    model: EvaluationModel, positions: list[Position], kept: set[str]
+) -> tuple[EvaluationModel, dict[str, int]]:
+    """``model`` with a second stage (a recalibration per group, :data:`STAGE2_GROUPS`) fitted on
+    ``positions``; the groups in ``kept`` (``solo`` keeps every level too) keep ``model``'s own.
+    Returns the model and how many positions each fitted group had."""
+    stage2: dict[str, tuple[float, ...]] = {}
+    counts: dict[str, int] = {}
+    for group in STAGE2_GROUPS:
+        if group in kept or (group in SOLO_LEVEL_GROUPS and "solo" in kept):
+            if group in model.stage2:
+                stage2[group] = model.stage2[group]
+            continue
+        mode = stage2_mode(group)
+        if group == "solo":  # the fall-back for every allocation: fitted on all solo games
+            rows = [p for p in positions if p.group.startswith("solo")]
+        else:
+            rows = [p for p in positions if stage2_group_of(p) == group]
+        counts[f"{group} stage 2"] = len(rows)
+        if rows:
+            xs = [stage2_inputs(p.x, model.logit(p.x, mode)) for p in rows]
+            # A level's stage sees a sixth of the solo games: a stronger ridge (docs/ai.md).
+            ridge = LEVEL_STAGE2_RIDGE if group in SOLO_LEVEL_GROUPS else 1e-3
+            stage2[group] = tuple(fit_logistic(xs, [p.y for p in rows], ridge=ridge))
+    return EvaluationModel(model.coefficients, {}, stage2), counts
+
+
 __all__ = [
     "Position",
+    "fit_first_stage",
     "fit_model",
+    "fit_second_stage",
     "generate_records",
     "group_of",
     "heuristic_chance",

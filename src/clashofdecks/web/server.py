@@ -1008,7 +1008,7 @@ class GameServer:
         first game was."""
         async with self.lock(live.id):
             session = live.session
-            if not session.is_over or session.game.is_solo or live.kind not in ("friend", "ai", "hotseat"):
+            if not session.is_over or session.is_solo or live.kind not in ("friend", "ai", "hotseat"):
                 raise ProtocolError("rematch_refused", "a rematch is offered in a finished duel only")
             if live.rematch_game is not None:
                 await conn.send({"type": "rematch", "game": live.rematch_game})
