@@ -18,6 +18,7 @@ import pytest
 import sqlalchemy as sa
 from test_web_store import _reset_pg
 
+from clashofdecks.web.bus import BUS_NAME
 from clashofdecks.web.store import normalize_url
 from conftest import Client, ServerProcess, pg_url
 
@@ -262,4 +263,45 @@ def test_killing_the_process_of_a_seat_loses_no_accepted_action(
     final = stored_actions(database, duel["id"])
     assert final[: len(stored)] == stored and len(final) == again.state["index"]
     for c in (again, b):
+        c.close()
+
+
+BUSES = "application_name = :name AND datname = current_database()"
+NAME = {"name": BUS_NAME}
+
+
+def listening(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return int(
+            conn.execute(sa.text(f"SELECT count(*) FROM pg_stat_activity WHERE {BUSES}"), NAME).scalar_one()
+        )
+
+
+def test_a_dropped_listening_connection_reconnects_and_misses_nothing(
+    cluster: list[ServerProcess], database: str
+) -> None:
+    """The bus's LISTEN connection is cut (as a database restart or a network cut would): a move made
+    meanwhile on another process still reaches this process's pages, once it has listened again."""
+    duel = cluster[0].new_game(kind="friend", format="precon")
+    a = Client(cluster[0], duel["id"], duel["tokens"], session=duel["session"])
+    b = Client(cluster[1], duel["id"], [invite_token(duel)], session=cluster[1].guest())
+    joined(a)
+    engine = sa.create_engine(normalize_url(database))
+    rng = random.Random(4)
+    try:
+        for _ in range(6):
+            deadline = time.monotonic() + 30
+            while listening(engine) < len(cluster):  # every process listens again after the last cut
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            with engine.begin() as conn:
+                conn.execute(
+                    sa.text(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {BUSES}"), NAME
+                )
+            mover, other = (a, b) if a.state["legal"] else (b, a)
+            frame = act(mover, rng.choice(mover.state["legal"]))
+            wait_index(other, frame["index"], timeout=10)
+    finally:
+        engine.dispose()
+    for c in (a, b):
         c.close()
