@@ -627,8 +627,7 @@ class GameServer:
         task.add_done_callback(self.agent_tasks.discard)
 
     async def _announce_time_out(self, live: LiveGame, seat: int, event: dict[str, Any]) -> None:
-        for conn in list(live.connections):
-            await conn.send({"type": "notice", "code": "time_out", "seat": seat})
+        await self.notify_game(live.id, {"type": "notice", "code": "time_out", "seat": seat})
         await self.broadcast(live, [event])
 
     async def _check_clocks(self) -> None:
@@ -674,25 +673,25 @@ class GameServer:
                     continue
                 if live.abandon_deadline is None:
                     live.abandon_deadline = now + self.config.abandon_seconds
-                    for conn in list(live.connections):
-                        await conn.send(
-                            {
-                                "type": "notice",
-                                "code": "opponent_away",
-                                "seat": seat,
-                                "seconds": self.config.abandon_seconds,
-                            }
-                        )
+                    await self.notify_game(
+                        live.id,
+                        {
+                            "type": "notice",
+                            "code": "opponent_away",
+                            "seat": seat,
+                            "seconds": self.config.abandon_seconds,
+                        },
+                    )
                     continue
                 if now >= live.abandon_deadline:
                     async with self.lock(live.id):
+                        session = live.session  # a catch-up (web/sync.py) may have replaced it
                         if session.is_over or session.to_move != seat:
                             continue
                         result = abandoned_result(session, seat)
                         live.result_override = result
                         await self._finish(live, result)
-                    for conn in list(live.connections):
-                        await conn.send({"type": "notice", "code": "abandoned", "seat": seat})
+                    await self.notify_game(live.id, {"type": "notice", "code": "abandoned", "seat": seat})
                     await self.broadcast(live, [])
 
     # ------------------------------------------------------------------ analyses
