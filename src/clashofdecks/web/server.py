@@ -103,7 +103,7 @@ from .store import (
     open_store,
     token_hash,
 )
-from .sync import GameSync, History, history
+from .sync import GameSync, History, StaleError, history
 from .tutorial import TutorialError, try_step, tutorial_json, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
@@ -498,6 +498,8 @@ class GameServer:
                     await self.broadcast(live, events)
         except asyncio.CancelledError:
             raise
+        except StaleError:  # another process moved the game meanwhile: its copy here caught up
+            pass
         except Exception:  # an agent failure must not take the server down; the game waits
             log.exception("agent move failed in game %s", live.id)
         finally:
@@ -857,9 +859,12 @@ class GameServer:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
-            if not self.inline_db and self.sync is not None and live.connections:
-                # Followed here already, so maybe changed elsewhere since: read the store first.
-                await self.sync.refresh(live, locked=True)
+            if not self.inline_db and self.sync is not None:
+                # A copy held here may be older than the store (only the games this process's
+                # connections follow are caught up as they change): one cheap read says.
+                game_id = live.id
+                if await self.run_db(lambda s: s.game_revision(game_id)) != live.revision:
+                    await self.sync.refresh(live, locked=True)
             seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
             if self._start_clock(live):
                 assert live.clock is not None
