@@ -305,3 +305,52 @@ def test_a_dropped_listening_connection_reconnects_and_misses_nothing(
         engine.dispose()
     for c in (a, b):
         c.close()
+
+
+def test_a_clocked_duel_racing_across_processes_keeps_one_history_and_one_clock(
+    cluster: list[ServerProcess], database: str
+) -> None:
+    """A clocked action is applied in memory before it is stored (the clock's next state depends on
+    it): a refused one is rolled back by the catch-up.  The player of seat 0 has the game open on two
+    processes and acts on both at once; the opponent sits on the third."""
+    duel = cluster[0].new_game(kind="friend", format="precon", time_control="10+5")
+    first = Client(cluster[0], duel["id"], duel["tokens"], session=duel["session"])
+    b = Client(cluster[2], duel["id"], [invite_token(duel)], session=cluster[2].guest())
+    joined(first)
+    second = Client(cluster[1], duel["id"], [], session=duel["session"])
+    rng = random.Random(6)
+    races = 0
+    for _ in range(300):
+        if first.state["result"] is not None or races >= 6:
+            break
+        index = first.state["index"]
+        for c in (second, b):
+            wait_index(c, index)
+        if b.state["legal"]:
+            act(b, rng.choice(b.state["legal"]))
+            continue
+        if not first.state["legal"]:
+            first.wait_state()
+            continue
+        legal = first.state["legal"]
+        first.send({"type": "act", "action": rng.choice(legal), "index": index})
+        second.send({"type": "act", "action": rng.choice(legal), "index": index})
+        answers = [replies(first), replies(second)]
+        assert sorted(f["type"] for f in answers) == ["error", "state"], answers
+        assert [f["code"] for f in answers if f["type"] == "error"] == ["stale"]
+        races += 1
+        stored = stored_actions(database, duel["id"])
+        assert len(stored) == index + 1
+        for c in (first, second, b):
+            state = wait_index(c, index + 1)
+            assert state["index"] == index + 1 and state["clock"]["running"] == state["to_move"]
+    assert races >= 6
+    engine = sa.create_engine(normalize_url(database))
+    with engine.connect() as conn:
+        running = conn.execute(
+            sa.text("SELECT running FROM clocks WHERE game_id = :g"), {"g": duel["id"]}
+        ).scalar()
+    engine.dispose()
+    assert running == first.state["to_move"]
+    for c in (first, second, b):
+        c.close()
