@@ -103,7 +103,7 @@ from .store import (
     open_store,
     token_hash,
 )
-from .sync import GameSync, History, StaleError, history
+from .sync import GameSync, History, StaleError, history_of
 from .tutorial import TutorialError, try_step, tutorial_json, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
@@ -553,9 +553,10 @@ class GameServer:
                 await self._time_out(live, now)
                 raise SessionError("your time ran out before this action arrived")
             # The clock's new state depends on who decides next: apply, then store the action and the
-            # clock in one transaction before anyone is told (a failed write makes the socket handler
-            # drop the game from memory, which then reloads from the store).
-            shown = history(session)
+            # clock in one transaction before anyone is told (a stale write rebuilds the session from
+            # the store; any other failed write makes the socket handler drop the game from memory,
+            # which then reloads from the store).
+            shown = history_of(session)
             step = session.act(seat, code)
             clock.moved(session.to_move, now)
             moved = clock_row(clock)
@@ -598,7 +599,7 @@ class GameServer:
                 s.record_campaign(credit[0], level, credit[1], conn=c)
 
         # The session in memory has ended already: a refused write rebuilds it from the store.
-        await self.write_game(live, finish, shown=history(live.session))
+        await self.write_game(live, finish, shown=history_of(live.session))
         if live.kind != "imported":
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
 
@@ -692,7 +693,11 @@ class GameServer:
                             continue
                         result = abandoned_result(session, seat)
                         live.result_override = result
-                        await self._finish(live, result)
+                        try:
+                            await self._finish(live, result)
+                        except StaleError:  # another process changed the game: caught up, so look again
+                            live.abandon_deadline = None
+                            continue
                     await self.notify_game(live.id, {"type": "notice", "code": "abandoned", "seat": seat})
                     await self.broadcast(live, [])
 
@@ -796,13 +801,8 @@ class GameServer:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
             if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
-                await self._catch_up_stale(live)
+                await self._refuse_stale(live, msg.get("index"))
             if msg.type == "act":
-                if msg.get("index") != len(session.steps):
-                    raise ProtocolError(
-                        "stale",
-                        f"the game has {len(session.steps)} actions; your page showed {msg.get('index')}",
-                    )
                 try:
                     events = await self._apply(live, seat, msg.get("action"))
                 except NotYourTurnError as exc:
@@ -814,9 +814,7 @@ class GameServer:
                 except SessionError as exc:
                     raise ProtocolError("game_over", str(exc)) from None
             elif msg.type == "undo":
-                if msg.get("index") != len(session.steps):
-                    raise ProtocolError("stale", "the game moved on; undo refused")
-                shown = history(session)
+                shown = history_of(session)
                 try:
                     taken = session.undo(seat)
                 except UndoError as exc:
@@ -834,14 +832,15 @@ class GameServer:
         await self.broadcast(live, events)
         self.schedule_agents(live)
 
-    async def _catch_up_stale(self, live: LiveGame) -> None:
-        """A page whose index is not this copy's: another process may have moved the game on (a
-        page that reconnected here from there), so the copy catches up and the page is sent the
-        game as it stands; the message is then answered ``stale`` (the caller holds the lock)."""
+    async def _refuse_stale(self, live: LiveGame, index: Any) -> None:
+        """Answer ``stale`` to a page whose index is not this copy's (the caller holds the lock).
+        With several processes the page may be ahead (it reconnected here from another process):
+        the copy first catches up, and the page is sent the game as it stands."""
         assert self.sync is not None
         if not self.inline_db:
             await self.sync.refresh(live, locked=True)
-        raise ProtocolError("stale", "the game has moved on; it is shown as it stands now")
+        steps = len(live.session.steps)
+        raise ProtocolError("stale", f"the game has {steps} actions; your page showed {index}")
 
     def _acting_seat(self, conn: Connection, live: LiveGame) -> int:
         if len(conn.seats) == 1:

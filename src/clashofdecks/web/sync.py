@@ -61,7 +61,7 @@ class GameHost(Protocol):
     async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None: ...
 
 
-def history(session: GameSession) -> History:
+def history_of(session: GameSession) -> History:
     return [(st.seat, st.action) for st in session.steps]
 
 
@@ -79,7 +79,7 @@ def catch_up(live: LiveGame, row: GameRow, shown: History | None = None) -> Even
     its pages have not seen.  ``shown``: the history the pages were last shown, when the session in
     memory holds a change that was never stored (an undo or a clocked action whose write was
     refused); None: the session is what the pages were shown."""
-    ours = history(live.session) if shown is None else shown
+    ours = history_of(live.session) if shown is None else shown
     common = _common_prefix(ours, row.actions)
     events: Events = []
     if shown is not None or common < len(ours):
