@@ -200,19 +200,25 @@ class GameSync:
             if live is None or wanted <= live.revision:
                 return
             try:
-                await self.refresh(live)
+                await self.refresh(live, wanted=wanted)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next change, or the next write (refused as stale), tries again
                 log.exception("catching up game %s failed", game_id)
                 return
 
-    async def refresh(self, live: LiveGame, shown: History | None = None, *, locked: bool = False) -> bool:
+    async def refresh(
+        self, live: LiveGame, shown: History | None = None, *, locked: bool = False, wanted: int = 0
+    ) -> bool:
         """Catch ``live`` up with the store and broadcast what changed; False if it was current.
-        ``locked``: the caller holds the game's lock already."""
+        ``locked``: the caller holds the game's lock already.  ``wanted``: the revision announced;
+        a copy at it already (this process's own write, announced before the write's caller went
+        on) is not read again."""
         if locked:
             return await self._refresh(live, shown)
         async with self.host.lock(live.id):
+            if wanted and live.revision >= wanted:
+                return False
             return await self._refresh(live, shown)
 
     async def _refresh(self, live: LiveGame, shown: History | None) -> bool:
