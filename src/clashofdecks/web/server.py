@@ -1064,8 +1064,15 @@ class GameServer:
         live.connections.discard(conn)
         for s in conn.seats:
             live.present[s] = max(0, live.present.get(s, 0) - 1)
-        if not live.connections and live.session.is_over and not live.agent_busy:
-            self.games.pop(live.id, None)  # finished and unwatched: the store keeps it
+        # Unwatched here: the store keeps it, and a page opening it again reloads it.  An unclocked
+        # duel between people stays while it goes on: its abandonment clock counts in memory.
+        watched_for_abandonment = live.kind == "friend" and live.clock is None
+        if (
+            not live.connections
+            and not live.agent_busy
+            and (live.session.is_over or not watched_for_abandonment)
+        ):
+            self.games.pop(live.id, None)
             lock = self.locks.get(live.id)
             if lock is not None and not lock.locked():
                 del self.locks[live.id]
