@@ -246,7 +246,7 @@ def test_killing_the_process_of_a_seat_loses_no_accepted_action(
             wait_index(b if mover is a else a, frame["index"])
         return None
 
-    play(a, b, 30)
+    play(a, b, 8)  # into the first turns (a precon duel lasts a few dozen actions)
     in_flight = None
     while in_flight is None and a.state["result"] is None:
         in_flight = play(a, b, 200, kill_after=True)
