@@ -354,3 +354,40 @@ def test_a_clocked_duel_racing_across_processes_keeps_one_history_and_one_clock(
     assert running == first.state["to_move"]
     for c in (first, second, b):
         c.close()
+
+
+def test_a_player_back_through_another_process_is_not_abandoned(database: str, tmp_path: Path) -> None:
+    """The player to move leaves process A (A counts them away and tells the opponent on B), then
+    comes back through B: A must not end the duel as abandoned when its clock would have run out."""
+    procs = [
+        ServerProcess(
+            tmp_path / f"a{i}", "--abandon-after", "3", "--agent-workers", "0", database=database
+        ).start()
+        for i in range(2)
+    ]
+    try:
+        duel = procs[0].new_game(kind="friend", format="precon")
+        a = Client(procs[0], duel["id"], duel["tokens"], session=duel["session"])
+        b = Client(procs[1], duel["id"], [invite_token(duel)], session=procs[1].guest())
+        joined(a)
+        while not (a.state["legal"] or b.state["legal"]):
+            a.wait_state()
+        mover, stayer = (a, b) if a.state["legal"] else (b, a)
+        mover_proc, other_proc = (procs[0], procs[1]) if mover is a else (procs[1], procs[0])
+        mover.close()  # away from its process...
+        while True:  # ...which tells the opponent on the other process
+            frame = stayer.recv(timeout=30)
+            if frame["type"] == "notice" and frame["code"] == "opponent_away":
+                break
+        back = Client(other_proc, duel["id"], [], session=mover.session)  # ...and back through the other
+        time.sleep(5)  # past the 3 s the first process counted
+        assert back.state["legal"], back.state
+        frame = act(back, back.state["legal"][0])
+        assert frame["result"] is None
+        assert all(f.get("code") != "abandoned" for f in stayer.frames + back.frames)
+        assert mover_proc is not other_proc
+        for c in (back, stayer):
+            c.close()
+    finally:
+        for p in procs:
+            p.stop()

@@ -158,6 +158,13 @@ class GameSync:
             live.rematch_offers.update(s for s in frame["seats"] if s in (0, 1))
         if frame.get("type") == "rematch" and isinstance(frame.get("game"), str):
             live.rematch_game = frame["game"]
+        from_elsewhere = skip is None or not skip.startswith(self.origin + ":")
+        if frame.get("code") == "joined" and from_elsewhere and isinstance(frame.get("seats"), list):
+            # The seat's player is back, through another process: not away as this one counted it.
+            for seat in frame["seats"]:
+                if live.present.get(seat) == 0:
+                    del live.present[seat]
+                    live.abandon_deadline = None
         catching_up = self.tasks.get(game_id)
         if catching_up is None:
             await self._deliver(live, frame, skip)
