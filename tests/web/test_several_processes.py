@@ -18,6 +18,7 @@ import pytest
 import sqlalchemy as sa
 from test_web_store import _reset_pg
 
+from clashofdecks.web.bus import BUS_NAME
 from clashofdecks.web.store import normalize_url
 from conftest import Client, ServerProcess, pg_url
 
@@ -245,7 +246,7 @@ def test_killing_the_process_of_a_seat_loses_no_accepted_action(
             wait_index(b if mover is a else a, frame["index"])
         return None
 
-    play(a, b, 30)
+    play(a, b, 8)  # into the first turns (a precon duel lasts a few dozen actions)
     in_flight = None
     while in_flight is None and a.state["result"] is None:
         in_flight = play(a, b, 200, kill_after=True)
@@ -263,3 +264,130 @@ def test_killing_the_process_of_a_seat_loses_no_accepted_action(
     assert final[: len(stored)] == stored and len(final) == again.state["index"]
     for c in (again, b):
         c.close()
+
+
+BUSES = "application_name = :name AND datname = current_database()"
+NAME = {"name": BUS_NAME}
+
+
+def listening(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return int(
+            conn.execute(sa.text(f"SELECT count(*) FROM pg_stat_activity WHERE {BUSES}"), NAME).scalar_one()
+        )
+
+
+def test_a_dropped_listening_connection_reconnects_and_misses_nothing(
+    cluster: list[ServerProcess], database: str
+) -> None:
+    """The bus's LISTEN connection is cut (as a database restart or a network cut would): a move made
+    meanwhile on another process still reaches this process's pages, once it has listened again."""
+    duel = cluster[0].new_game(kind="friend", format="precon")
+    a = Client(cluster[0], duel["id"], duel["tokens"], session=duel["session"])
+    b = Client(cluster[1], duel["id"], [invite_token(duel)], session=cluster[1].guest())
+    joined(a)
+    engine = sa.create_engine(normalize_url(database))
+    rng = random.Random(4)
+    try:
+        for _ in range(6):
+            deadline = time.monotonic() + 30
+            while listening(engine) < len(cluster):  # every process listens again after the last cut
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            with engine.begin() as conn:
+                conn.execute(
+                    sa.text(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {BUSES}"), NAME
+                )
+            mover, other = (a, b) if a.state["legal"] else (b, a)
+            frame = act(mover, rng.choice(mover.state["legal"]))
+            wait_index(other, frame["index"], timeout=10)
+    finally:
+        engine.dispose()
+    for c in (a, b):
+        c.close()
+
+
+def test_a_clocked_duel_racing_across_processes_keeps_one_history_and_one_clock(
+    cluster: list[ServerProcess], database: str
+) -> None:
+    """A clocked action is applied in memory before it is stored (the clock's next state depends on
+    it): a refused one is rolled back by the catch-up.  The player of seat 0 has the game open on two
+    processes and acts on both at once; the opponent sits on the third."""
+    duel = cluster[0].new_game(kind="friend", format="precon", time_control="10+5")
+    first = Client(cluster[0], duel["id"], duel["tokens"], session=duel["session"])
+    b = Client(cluster[2], duel["id"], [invite_token(duel)], session=cluster[2].guest())
+    joined(first)
+    second = Client(cluster[1], duel["id"], [], session=duel["session"])
+    rng = random.Random(6)
+    races = 0
+    for _ in range(300):
+        if first.state["result"] is not None or races >= 6:
+            break
+        index = first.state["index"]
+        for c in (second, b):
+            wait_index(c, index)
+        if b.state["legal"]:
+            act(b, rng.choice(b.state["legal"]))
+            continue
+        if not first.state["legal"]:
+            first.wait_state()
+            continue
+        legal = first.state["legal"]
+        first.send({"type": "act", "action": rng.choice(legal), "index": index})
+        second.send({"type": "act", "action": rng.choice(legal), "index": index})
+        answers = [replies(first), replies(second)]
+        assert sorted(f["type"] for f in answers) == ["error", "state"], answers
+        assert [f["code"] for f in answers if f["type"] == "error"] == ["stale"]
+        races += 1
+        stored = stored_actions(database, duel["id"])
+        assert len(stored) == index + 1
+        for c in (first, second, b):
+            state = wait_index(c, index + 1)
+            assert state["index"] == index + 1 and state["clock"]["running"] == state["to_move"]
+    assert races >= 6
+    engine = sa.create_engine(normalize_url(database))
+    with engine.connect() as conn:
+        running = conn.execute(
+            sa.text("SELECT running FROM clocks WHERE game_id = :g"), {"g": duel["id"]}
+        ).scalar()
+    engine.dispose()
+    assert running == first.state["to_move"]
+    for c in (first, second, b):
+        c.close()
+
+
+def test_a_player_back_through_another_process_is_not_abandoned(database: str, tmp_path: Path) -> None:
+    """The player to move leaves process A (A counts them away and tells the opponent on B), then
+    comes back through B: A must not end the duel as abandoned when its clock would have run out."""
+    procs = [
+        ServerProcess(
+            tmp_path / f"a{i}", "--abandon-after", "3", "--agent-workers", "0", database=database
+        ).start()
+        for i in range(2)
+    ]
+    try:
+        duel = procs[0].new_game(kind="friend", format="precon")
+        a = Client(procs[0], duel["id"], duel["tokens"], session=duel["session"])
+        b = Client(procs[1], duel["id"], [invite_token(duel)], session=procs[1].guest())
+        joined(a)
+        while not (a.state["legal"] or b.state["legal"]):
+            a.wait_state()
+        mover, stayer = (a, b) if a.state["legal"] else (b, a)
+        mover_proc, other_proc = (procs[0], procs[1]) if mover is a else (procs[1], procs[0])
+        mover.close()  # away from its process...
+        while True:  # ...which tells the opponent on the other process
+            frame = stayer.recv(timeout=30)
+            if frame["type"] == "notice" and frame["code"] == "opponent_away":
+                break
+        back = Client(other_proc, duel["id"], [], session=mover.session)  # ...and back through the other
+        time.sleep(5)  # past the 3 s the first process counted
+        assert back.state["legal"], back.state
+        frame = act(back, back.state["legal"][0])
+        assert frame["result"] is None
+        assert all(f.get("code") != "abandoned" for f in stayer.frames + back.frames)
+        assert mover_proc is not other_proc
+        for c in (back, stayer):
+            c.close()
+    finally:
+        for p in procs:
+            p.stop()

@@ -24,7 +24,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerPro
         pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
     _reset_pg(url)
     procs = [
-        ServerProcess(tmp_path_factory.mktemp(f"p{i}"), "--rate", "200", database=url).start() for i in range(3)
+        ServerProcess(tmp_path_factory.mktemp(f"p{i}"), "--rate", "200", database=url).start()
+        for i in range(3)
     ]
     yield procs
     for p in procs:

@@ -39,6 +39,8 @@ OnResync = Callable[[], Awaitable[None]]
 #: Seconds without a notification after which the listening connection is checked (a dead
 #: connection is found within this time), and the first wait before reconnecting.
 HEARTBEAT_SECONDS = 5.0
+#: The listening connection's ``application_name`` (how an operator, or a test, finds it).
+BUS_NAME = "clash-bus"
 RECONNECT_SECONDS = 0.5
 
 
@@ -101,7 +103,10 @@ class PostgresBus:
         wait = RECONNECT_SECONDS
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
+                connect = psycopg.AsyncConnection.connect(
+                    self.dsn, autocommit=True, application_name=BUS_NAME
+                )
+                async with await connect as conn:
                     await conn.execute(f"LISTEN {CHANGES_CHANNEL}")
                     self.connects += 1
                     self.listening.set()

@@ -91,7 +91,7 @@ from .store import (
     open_store,
     token_hash,
 )
-from .sync import GameSync, History, history
+from .sync import GameSync, History, StaleError, history_of
 from .tutorial import TutorialError, tutorial_steps
 
 log = logging.getLogger("clashofdecks.web")
@@ -486,6 +486,8 @@ class GameServer:
                     await self.broadcast(live, events)
         except asyncio.CancelledError:
             raise
+        except StaleError:  # another process moved the game meanwhile: its copy here caught up
+            pass
         except Exception:  # an agent failure must not take the server down; the game waits
             log.exception("agent move failed in game %s", live.id)
         finally:
@@ -531,9 +533,10 @@ class GameServer:
                 await self._time_out(live, now)
                 raise SessionError("your time ran out before this action arrived")
             # The clock's new state depends on who decides next: apply, then store the action and the
-            # clock in one transaction before anyone is told (a failed write makes the socket handler
-            # drop the game from memory, which then reloads from the store).
-            shown = history(session)
+            # clock in one transaction before anyone is told (a stale write rebuilds the session from
+            # the store; any other failed write makes the socket handler drop the game from memory,
+            # which then reloads from the store).
+            shown = history_of(session)
             step = session.act(seat, code)
             clock.moved(session.to_move, now)
             moved = clock_row(clock)
@@ -577,7 +580,7 @@ class GameServer:
                 s.record_campaign(credit[0], level, credit[1], conn=c)
 
         # The session in memory has ended already: a refused write rebuilds it from the store.
-        await self.write_game(live, finish, shown=history(live.session))
+        await self.write_game(live, finish, shown=history_of(live.session))
         if live.kind != "imported":
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
 
@@ -608,8 +611,7 @@ class GameServer:
         task.add_done_callback(self.agent_tasks.discard)
 
     async def _announce_time_out(self, live: LiveGame, seat: int, event: dict[str, Any]) -> None:
-        for conn in list(live.connections):
-            await conn.send({"type": "notice", "code": "time_out", "seat": seat})
+        await self.notify_game(live.id, {"type": "notice", "code": "time_out", "seat": seat})
         await self.broadcast(live, [event])
 
     async def _check_clocks(self) -> None:
@@ -655,25 +657,29 @@ class GameServer:
                     continue
                 if live.abandon_deadline is None:
                     live.abandon_deadline = now + self.config.abandon_seconds
-                    for conn in list(live.connections):
-                        await conn.send(
-                            {
-                                "type": "notice",
-                                "code": "opponent_away",
-                                "seat": seat,
-                                "seconds": self.config.abandon_seconds,
-                            }
-                        )
+                    await self.notify_game(
+                        live.id,
+                        {
+                            "type": "notice",
+                            "code": "opponent_away",
+                            "seat": seat,
+                            "seconds": self.config.abandon_seconds,
+                        },
+                    )
                     continue
                 if now >= live.abandon_deadline:
                     async with self.lock(live.id):
+                        session = live.session  # a catch-up (web/sync.py) may have replaced it
                         if session.is_over or session.to_move != seat:
                             continue
                         result = abandoned_result(session, seat)
                         live.result_override = result
-                        await self._finish(live, result)
-                    for conn in list(live.connections):
-                        await conn.send({"type": "notice", "code": "abandoned", "seat": seat})
+                        try:
+                            await self._finish(live, result)
+                        except StaleError:  # another process changed the game: caught up, so look again
+                            live.abandon_deadline = None
+                            continue
+                    await self.notify_game(live.id, {"type": "notice", "code": "abandoned", "seat": seat})
                     await self.broadcast(live, [])
 
     # ------------------------------------------------------------------ analyses
@@ -776,7 +782,7 @@ class GameServer:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
             if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
-                await self._catch_up_stale(live)
+                await self._refuse_stale(live, msg.get("index"))
             if msg.type == "act":
                 try:
                     session.check(seat, msg.get("action"), msg.get("index"))
@@ -795,7 +801,7 @@ class GameServer:
                 except SessionError as exc:
                     raise ProtocolError("game_over", str(exc)) from None
             elif msg.type == "undo":
-                shown = history(session)
+                shown = history_of(session)
                 try:
                     taken = session.undo(seat, msg.get("index"))
                 except StaleActionError as exc:
@@ -815,14 +821,15 @@ class GameServer:
         await self.broadcast(live, events)
         self.schedule_agents(live)
 
-    async def _catch_up_stale(self, live: LiveGame) -> None:
-        """A page whose index is not this copy's: another process may have moved the game on (a
-        page that reconnected here from there), so the copy catches up and the page is sent the
-        game as it stands; the message is then answered ``stale`` (the caller holds the lock)."""
+    async def _refuse_stale(self, live: LiveGame, index: Any) -> None:
+        """Answer ``stale`` to a page whose index is not this copy's (the caller holds the lock).
+        With several processes the page may be ahead (it reconnected here from another process):
+        the copy first catches up, and the page is sent the game as it stands."""
         assert self.sync is not None
         if not self.inline_db:
             await self.sync.refresh(live, locked=True)
-        raise ProtocolError("stale", "the game has moved on; it is shown as it stands now")
+        steps = len(live.session.steps)
+        raise ProtocolError("stale", f"the game has {steps} actions; your page showed {index}")
 
     def _acting_seat(self, conn: Connection, live: LiveGame) -> int:
         if len(conn.seats) == 1:
@@ -840,9 +847,12 @@ class GameServer:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
-            if not self.inline_db and self.sync is not None and live.connections:
-                # Followed here already, so maybe changed elsewhere since: read the store first.
-                await self.sync.refresh(live, locked=True)
+            if not self.inline_db and self.sync is not None:
+                # A copy held here may be older than the store (only the games this process's
+                # connections follow are caught up as they change): one cheap read says.
+                game_id = live.id
+                if await self.run_db(lambda s: s.game_revision(game_id)) != live.revision:
+                    await self.sync.refresh(live, locked=True)
             seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
             if self._start_clock(live):
                 assert live.clock is not None
@@ -1043,8 +1053,15 @@ class GameServer:
         live.connections.discard(conn)
         for s in conn.seats:
             live.present[s] = max(0, live.present.get(s, 0) - 1)
-        if not live.connections and live.session.is_over and not live.agent_busy:
-            self.games.pop(live.id, None)  # finished and unwatched: the store keeps it
+        # Unwatched here: the store keeps it, and a page opening it again reloads it.  An unclocked
+        # duel between people stays while it goes on: its abandonment clock counts in memory.
+        watched_for_abandonment = live.kind == "friend" and live.clock is None
+        if (
+            not live.connections
+            and not live.agent_busy
+            and (live.session.is_over or not watched_for_abandonment)
+        ):
+            self.games.pop(live.id, None)
             lock = self.locks.get(live.id)
             if lock is not None and not lock.locked():
                 del self.locks[live.id]

@@ -633,7 +633,9 @@ class Store:
             return AnalysisRow(a.game_id, a.status, json.loads(a.body), a.iterations, a.seconds, a.created_at)
 
     def load_game(self, game_id: str) -> GameRow | None:
-        with self.engine.connect() as conn:
+        """A game with its seats, clock and actions, all as of one moment: a copy loaded from it is
+        at exactly its revision (web/sync.py), even while another process writes the game."""
+        with self._snapshot() as conn:
             g = conn.execute(games.select().where(games.c.id == game_id)).first()
             if g is None:
                 return None
@@ -656,6 +658,22 @@ class Store:
                 )
             ]
             return row
+
+    @contextlib.contextmanager
+    def _snapshot(self) -> Iterator[Connection]:
+        """A read-only connection whose reads all see one moment of the database (PostgreSQL's
+        REPEATABLE READ; SQLite's read transaction does so already)."""
+        with self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
+
+    def game_revision(self, game_id: str) -> int | None:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                sa.select(games.c.revision).where(games.c.id == game_id)
+            ).scalar_one_or_none()
+            return None if value is None else int(value)
 
     def list_games(
         self, *, status: str | None = None, owner: str | None = None, limit: int = 50

@@ -61,7 +61,7 @@ class GameHost(Protocol):
     async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None: ...
 
 
-def history(session: GameSession) -> History:
+def history_of(session: GameSession) -> History:
     return [(st.seat, st.action) for st in session.steps]
 
 
@@ -79,7 +79,7 @@ def catch_up(live: LiveGame, row: GameRow, shown: History | None = None) -> Even
     its pages have not seen.  ``shown``: the history the pages were last shown, when the session in
     memory holds a change that was never stored (an undo or a clocked action whose write was
     refused); None: the session is what the pages were shown."""
-    ours = history(live.session) if shown is None else shown
+    ours = history_of(live.session) if shown is None else shown
     common = _common_prefix(ours, row.actions)
     events: Events = []
     if shown is not None or common < len(ours):
@@ -158,6 +158,13 @@ class GameSync:
             live.rematch_offers.update(s for s in frame["seats"] if s in (0, 1))
         if frame.get("type") == "rematch" and isinstance(frame.get("game"), str):
             live.rematch_game = frame["game"]
+        from_elsewhere = skip is None or not skip.startswith(self.origin + ":")
+        if frame.get("code") == "joined" and from_elsewhere and isinstance(frame.get("seats"), list):
+            # The seat's player is back, through another process: not away as this one counted it.
+            for seat in frame["seats"]:
+                if live.present.get(seat) == 0:
+                    del live.present[seat]
+                    live.abandon_deadline = None
         catching_up = self.tasks.get(game_id)
         if catching_up is None:
             await self._deliver(live, frame, skip)
@@ -200,19 +207,25 @@ class GameSync:
             if live is None or wanted <= live.revision:
                 return
             try:
-                await self.refresh(live)
+                await self.refresh(live, wanted=wanted)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next change, or the next write (refused as stale), tries again
                 log.exception("catching up game %s failed", game_id)
                 return
 
-    async def refresh(self, live: LiveGame, shown: History | None = None, *, locked: bool = False) -> bool:
+    async def refresh(
+        self, live: LiveGame, shown: History | None = None, *, locked: bool = False, wanted: int = 0
+    ) -> bool:
         """Catch ``live`` up with the store and broadcast what changed; False if it was current.
-        ``locked``: the caller holds the game's lock already."""
+        ``locked``: the caller holds the game's lock already.  ``wanted``: the revision announced;
+        a copy at it already (this process's own write, announced before the write's caller went
+        on) is not read again."""
         if locked:
             return await self._refresh(live, shown)
         async with self.host.lock(live.id):
+            if wanted and live.revision >= wanted:
+                return False
             return await self._refresh(live, shown)
 
     async def _refresh(self, live: LiveGame, shown: History | None) -> bool:
