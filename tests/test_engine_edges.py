@@ -138,9 +138,10 @@ def test_undo_records_are_bounded_but_the_record_is_whole(monkeypatch: pytest.Mo
     """Endless games stay small: old undo records go, the action list (what records keep) stays."""
     import random
 
-    from clashofdecks import Game, rules
+    from clashofdecks import Game
+    from clashofdecks.rules import resolution
 
-    monkeypatch.setattr(rules, "UNDO_LIMIT", 8)
+    monkeypatch.setattr(resolution, "UNDO_LIMIT", 8)  # where apply() reads the limit
     game = Game.random_duel(5)
     rng = random.Random(5)
     while not game.is_over():

@@ -3,21 +3,10 @@ the player's turn; damage to it mills its deck (R7.6) and an empty deck is rebui
 
 from __future__ import annotations
 
-from ..cards import (
-    ABILITIES,
-    ATTACK,
-    CARD_IDS,
-    COST,
-    FORT,
-    IS_INCANTATION,
-)
+from ..cards import ABILITIES, ATTACK, CARD_IDS, COST, FORT, IS_INCANTATION
 from ..events import EventKind
 from .core import GameCore
-from .state import (
-    C_CARD,
-    COMBAT,
-    SUMMON,
-)
+from .state import C_CARD, COMBAT, SUMMON
 from .tables import _LANES
 
 

@@ -33,10 +33,7 @@ from .state import (
     Termination,
     termination_reason,
 )
-from .tables import (
-    _FRESH,
-    _LANES,
-)
+from .tables import _FRESH, _LANES
 
 
 class CombatRules(GameCore):

@@ -7,12 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import setup as setup_stage
-from ..cards import (
-    ABILITIES,
-    ABILITY_BITS,
-    AURA,
-    FORT,
-)
+from ..cards import ABILITIES, ABILITY_BITS, AURA, FORT
 from ..events import Event, EventKind
 from ..options import Ruleset, Threat
 from .state import (

@@ -17,11 +17,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from .. import setup as setup_stage
-from ..cards import (
-    BASTION,
-    N_CARDS,
-    card_index,
-)
+from ..cards import BASTION, N_CARDS, card_index
 from ..errors import FormatError
 from ..options import Ruleset, Threat
 from .automaton import AutomatonRules
@@ -31,15 +27,7 @@ from .legality import LegalityRules
 from .notation import NotationRules
 from .resolution import ResolutionRules
 from .start import SetupRules
-from .state import (
-    _BLANK_ORIGIN,
-    _DEFAULT_RULESET,
-    _DEFAULT_THREAT,
-    _EMPTY_DUEL,
-    SETUP,
-    GameOrigin,
-    GameState,
-)
+from .state import _BLANK_ORIGIN, _DEFAULT_RULESET, _DEFAULT_THREAT, _EMPTY_DUEL, SETUP, GameOrigin, GameState
 from .views import GameViews
 
 #: Draws a game as SVG for notebooks (``Game._repr_svg_``); registered by the package facade with

@@ -7,33 +7,11 @@ from collections.abc import Sequence
 
 from .. import actions as A
 from .. import setup as setup_stage
-from ..cards import (
-    BASTION,
-    CARD_IDS,
-    COST,
-    FORT,
-    IS_INCANTATION,
-    RAGE,
-    card_index,
-)
+from ..cards import BASTION, CARD_IDS, COST, FORT, IS_INCANTATION, RAGE, card_index
 from ..errors import ClashError
 from .core import GameCore
-from .state import (
-    _BUILD,
-    C_ACTIVATED,
-    C_NEW,
-    COMBAT,
-    OVER,
-    SETUP,
-    SUMMON,
-)
-from .tables import (
-    _CAST_TARGETS,
-    _END,
-    _LANES,
-    _NEXT,
-    _PLAY_PAIR,
-)
+from .state import _BUILD, C_ACTIVATED, C_NEW, COMBAT, OVER, SETUP, SUMMON
+from .tables import _CAST_TARGETS, _END, _LANES, _NEXT, _PLAY_PAIR
 
 
 class LegalityRules(GameCore):

@@ -4,35 +4,12 @@ it back; summoning (R3.3, R3.4), incantations (R5) and the return of destroyed c
 from __future__ import annotations
 
 from .. import actions as A
-from ..cards import (
-    ABILITIES,
-    ATTACK,
-    BASTION,
-    CARD_IDS,
-    COST,
-    FORT,
-)
+from ..cards import ABILITIES, ATTACK, BASTION, CARD_IDS, COST, FORT
 from ..errors import IllegalActionError
 from ..events import Event, EventKind
 from .core import GameCore
-from .state import (
-    C_CARD,
-    COMBAT,
-    OVER,
-    SETUP,
-    SUMMON,
-    UNDO_LIMIT,
-)
-from .tables import (
-    _CAST_BASE,
-    _CAST_DECODE,
-    _END,
-    _LANES,
-    _NEXT,
-    _ORDER_BASE,
-    _PLAY_BASE,
-    _PLAY_DECODE,
-)
+from .state import C_CARD, COMBAT, OVER, SETUP, SUMMON, UNDO_LIMIT
+from .tables import _CAST_BASE, _CAST_DECODE, _END, _LANES, _NEXT, _ORDER_BASE, _PLAY_BASE, _PLAY_DECODE
 
 
 class ResolutionRules(GameCore):

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from .. import setup as setup_stage
-from ..cards import (
-    BASTION,
-    FORT,
-)
+from ..cards import BASTION, FORT
 from ..events import EventKind
 from .core import GameCore
 from .state import SUMMON

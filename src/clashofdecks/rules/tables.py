@@ -5,10 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from .. import actions as A
-from ..cards import (
-    INCANTATIONS,
-    N_CARDS,
-)
+from ..cards import INCANTATIONS, N_CARDS
 from .state import Creature
 
 _MASK32: Final = (1 << 32) - 1

@@ -7,14 +7,7 @@ from collections.abc import Iterator
 
 from .. import actions as A
 from .. import setup as setup_stage
-from ..cards import (
-    ABILITIES,
-    BASTION,
-    CARD_IDS,
-    FORT,
-    N_CARDS,
-    ability_names,
-)
+from ..cards import ABILITIES, BASTION, CARD_IDS, FORT, N_CARDS, ability_names
 from ..options import Ruleset, Threat
 from .core import GameCore
 from .state import (
