@@ -30,6 +30,11 @@ def _reset_pg(url: str) -> None:
     engine = sa.create_engine(normalize_url(url))
     with engine.begin() as conn:
         for table in (
+            "leases",
+            "processes",
+            "agent_turns",
+            "presence",
+            "queue_entries",
             "clocks",
             "campaign",
             "rating_history",
