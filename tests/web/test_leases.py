@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
+from test_web_store import db_url  # noqa: F401  (the fixture: SQLite, and PostgreSQL when set)
 
 from clashofdecks.web import dbqueue, leases, presence
 from clashofdecks.web.ratings import QueueError
 from clashofdecks.web.store import ActionWrite, GameRow, SeatRow, Store, open_store
-from test_web_store import db_url  # noqa: F401  (the fixture: SQLite, and PostgreSQL when set)
 
 
 @pytest.fixture

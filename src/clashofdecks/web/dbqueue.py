@@ -54,10 +54,10 @@ def _entry(r: sa.Row[tuple[object, ...]]) -> Entry:
     return Entry(
         str(m["identity_id"]),
         str(m["format"]),
-        int(m["rating"]),  # type: ignore[call-overload]
+        int(m["rating"]),
         str(m["name"]),
         str(m["lang"]),
-        float(m["joined_at"]),  # type: ignore[arg-type]
+        float(m["joined_at"]),
         str(m["process_id"]),
         bool(m["ai_offered"]),
         None if m["game_id"] is None else str(m["game_id"]),
@@ -93,8 +93,9 @@ def join(engine: Engine, entry: Entry) -> None:
         raise QueueError("already_queued", "you are waiting in a queue already (one at a time)") from None
 
 
-def leave(engine: Engine, identity: str, process: str) -> Entry | None:
-    """Remove ``identity``'s waiting entry held by ``process`` (None: there was none)."""
+def leave(engine: Engine, identity: str, process: str, *, offered_only: bool = False) -> Entry | None:
+    """Remove ``identity``'s waiting entry held by ``process`` (None: there was none; with
+    ``offered_only``, none that was offered an AI: then nothing is removed)."""
     with engine.begin() as conn:
         row = conn.execute(
             queue_entries.select().where(
@@ -103,6 +104,8 @@ def leave(engine: Engine, identity: str, process: str) -> Entry | None:
                 queue_entries.c.game_id.is_(None),
             )
         ).first()
+        if row is not None and offered_only and not row._mapping["ai_offered"]:
+            return None
         if row is None:
             return None
         done = conn.execute(
@@ -135,11 +138,15 @@ def plan_round(engine: Engine, now: float) -> tuple[list[tuple[Entry, Entry]], l
     start (MatchQueue's rules) and the entries due an AI offer (marked offered here)."""
     with engine.begin() as conn:
         conn.execute(queue_entries.delete().where(queue_entries.c.process_id.not_in(alive_processes(conn))))
-        rows = [_entry(r) for r in conn.execute(queue_entries.select().where(queue_entries.c.game_id.is_(None)))]
+        rows = [
+            _entry(r) for r in conn.execute(queue_entries.select().where(queue_entries.c.game_id.is_(None)))
+        ]
     by_identity = {e.identity: e for e in rows}
     queue = MatchQueue(clock=lambda: now)
     for e in rows:
-        queue.waiting[e.identity] = Waiting(e.identity, e.format, e.rating, e.joined_at, ai_offered=e.ai_offered)
+        queue.waiting[e.identity] = Waiting(
+            e.identity, e.format, e.rating, e.joined_at, ai_offered=e.ai_offered
+        )
     pairs = [(by_identity[a.identity], by_identity[b.identity]) for a, b in queue.pair()]
     offers = [by_identity[w.identity] for w in queue.ai_offers()]
     if offers:
@@ -165,5 +172,6 @@ def claim_pair(conn: Connection, pair: tuple[Entry, Entry], game_id: str) -> Non
     )
     if done.rowcount != 2:
         raise QueueError("not_queued", "a player left the queue before the pairing")
+
 
 sa.Index("ix_queue_entries_process", queue_entries.c.process_id)

@@ -175,9 +175,7 @@ def orphaned_agent_turns(engine: Engine, limit: int = 50) -> list[str]:
 def stored_actions(engine: Engine, game_id: str) -> tuple[int, str] | None:
     """(actions stored, status) of a game: whether a copy in memory is behind the store."""
     with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(games.c.n_actions, games.c.status).where(games.c.id == game_id)
-        ).first()
+        row = conn.execute(sa.select(games.c.n_actions, games.c.status).where(games.c.id == game_id)).first()
         return None if row is None else (int(row.n_actions), str(row.status))
 
 

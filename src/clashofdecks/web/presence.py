@@ -84,4 +84,5 @@ def forget_finished(conn: Connection) -> None:
     over = sa.select(games.c.id).where(games.c.status != "active")
     conn.execute(presence.delete().where(presence.c.game_id.in_(over)))
 
+
 sa.Index("ix_presence_game", presence.c.game_id, presence.c.seat)
