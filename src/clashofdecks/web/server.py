@@ -92,7 +92,6 @@ from .store import (
     ActionWrite,
     AnalysisRow,
     CampaignLevel,
-    ClockRow,
     GameRow,
     IdentityRow,
     SeatRow,
@@ -466,6 +465,7 @@ class GameServer:
         while it thinks; a process that finds the lease held leaves the move to its holder, and if
         the holder dies, a watcher takes it over once the lease has expired."""
         session = live.session
+        failed = False
         try:
             while True:
                 job = await self._claim_agent_decision(live)
@@ -486,12 +486,16 @@ class GameServer:
             raise
         except Exception:  # an agent failure must not take the server down; the game waits
             log.exception("agent move failed in game %s", live.id)
+            failed = True
         finally:
             live.agent_busy = False
-            # Submitted before any new task of this game can claim (one database thread, in order).
+            # A failed decision keeps its lease until it expires: tried again then, not at once.
+            # The release is submitted before any new task of this game can claim (one database
+            # thread, in order).
             name, me = leases.agent_lease(live.id), self.process_id
-            with contextlib.suppress(Exception):
-                await self.run_db(lambda s: leases.release(s.engine, name, me))
+            if not failed:
+                with contextlib.suppress(Exception):
+                    await self.run_db(lambda s: leases.release(s.engine, name, me))
 
     async def _claim_agent_decision(self, live: LiveGame) -> tuple[int, int, dict[str, Any], str] | None:
         """(seat, index, record, agent spec) of the agent decision this process is to make now, with
@@ -692,16 +696,24 @@ class GameServer:
             if live is None:
                 continue
             async with self.lock(live.id):
-                stored = await self._stored_clock(game_id)
-                if stored is None or live.session.is_over:
+                if not await self._refresh(live) or live.clock is None:
                     continue
-                live.clock = clock_of_row(stored)
                 await self._time_out(live, now)
             if not live.connections and live.session.is_over:
                 self.games.pop(live.id, None)  # loaded only to end it: the store keeps it
 
-    async def _stored_clock(self, game_id: str) -> ClockRow | None:
-        return await self.run_db(lambda s: s.load_clock(game_id))
+    async def _refresh(self, live: LiveGame) -> bool:
+        """Before ending a game here (the caller holds its lock): take its clock, seat owners and
+        rated flag from the store, which another process may have changed (an invitee who joined
+        there).  False: the game is over or gone."""
+        row = await self.run_db(lambda s: s.load_game(live.id))
+        if row is None or row.status != "active" or live.session.is_over:
+            return False
+        live.clock = None if row.clock is None else clock_of_row(row.clock)
+        for mine, stored in zip(live.seats, row.seats, strict=True):
+            mine.owner = stored.owner
+        live.rated, live.rated_offer = row.rated, row.rated_offer
+        return True
 
     async def _current_game(self, game_id: str) -> LiveGame | None:
         """The game as the store has it now: a copy in memory that is behind the store (another
@@ -785,7 +797,7 @@ class GameServer:
     async def _abandon(self, live: LiveGame, seat: int) -> None:
         session = live.session
         async with self.lock(live.id):
-            if session.is_over or session.to_move != seat:
+            if not await self._refresh(live) or session.to_move != seat:
                 return
             result = abandoned_result(session, seat)
             live.result_override = result
