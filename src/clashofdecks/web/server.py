@@ -44,8 +44,8 @@ from ..session import AGENT, REMOTE, GameSession, NotYourTurnError, SessionError
 from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
-from . import dbqueue, leases, presence, workers
 from . import identity as ident
+from . import leases, presence, workers
 from .clocks import TIME_CONTROLS, ClockState
 from .games import (
     AI_LEVELS,
@@ -78,6 +78,7 @@ from .games import (
     undo_event,
 )
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
+from .matchmaking import Matchmaker
 from .protocol import (
     MAX_NAME_CHARS,
     AddressRateLimiter,
@@ -87,7 +88,7 @@ from .protocol import (
     error_frame,
     parse_message,
 )
-from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, QueueError, ai_for_rating, display
+from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, display
 from .store import (
     ActionWrite,
     AnalysisRow,
@@ -206,10 +207,8 @@ class GameServer:
         self.analysis_jobs = 0
         #: This server start's id in the leases, heartbeats, presence and queue (web/leases.py).
         self.process_id = leases.new_process_id()
-        #: The connection of each identity waiting in the queue on this process (the entries
-        #: themselves are in the database), and those already told of their AI offer.
-        self.queued: dict[str, Connection] = {}
-        self.offers_told: set[str] = set()
+        #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").
+        self.matchmaker = Matchmaker(self, config.clock)
         #: Abandonment deadlines (monotonic) of away seats, kept by the abandonment lease holder.
         self.away: dict[tuple[str, int], float] = {}
 
@@ -752,12 +751,12 @@ class GameServer:
         """``work`` run only while this process holds the lease ``name`` (taken or renewed here)."""
 
         async def scan() -> None:
-            if await self._holds(name):
+            if await self.holds(name):
                 await work()
 
         return scan
 
-    async def _holds(self, name: str) -> bool:
+    async def holds(self, name: str) -> bool:
         me, seconds = self.process_id, self.config.lease_seconds
         return await self.run_db(lambda s: leases.acquire(s.engine, name, me, seconds))
 
@@ -909,7 +908,7 @@ class GameServer:
             await self._hello(conn, msg)
             return
         if msg.type in ("queue", "leave_queue", "queue_ai"):
-            await self._queue_message(conn, msg)
+            await self.matchmaker.handle(conn, msg)
             return
         live = conn.live
         if live is None:
@@ -1075,111 +1074,8 @@ class GameServer:
 
     # ------------------------------------------------------------------ the queue and rematches
 
-    async def _queue_message(self, conn: Connection, msg: Message) -> None:
-        """``queue``, ``leave_queue``, ``queue_ai``: the entries are in the database (web/dbqueue.py),
-        so players waiting on different server processes are paired with each other."""
-        if conn.identity is None:
-            raise ProtocolError("no_identity", "the queue is for identities: POST /api/identities first")
-        identity, me = conn.identity, self.process_id
-        if msg.type == "leave_queue":
-            if self.queued.get(identity) is not conn:
-                raise ProtocolError("not_queued", "you are not waiting in a queue")
-            self._forget_queued(identity)
-            await self.run_db(lambda s: dbqueue.leave(s.engine, identity, me))
-            await conn.send({"type": "queue", "status": "left"})
-            return
-        if msg.type == "queue_ai":
-            await self._take_ai_offer(conn, identity)
-            return
-        if conn.live is not None:
-            raise ProtocolError("bad_field", "this connection follows a game; queue from the lobby")
-        fmt: str = msg.get("format")
-        conn.lang = msg.get("lang") or conn.lang
-        if fmt not in RATED_FORMATS:
-            raise ProtocolError("bad_field", f"'format' must be one of {', '.join(RATED_FORMATS)}")
-        mu, sigma, _games = await self.run_db(lambda s: s.rating(identity, fmt))
-        entry = dbqueue.Entry(
-            identity, fmt, display(mu, sigma), conn.display_name, conn.lang, self.config.clock(), me
-        )
-        try:
-            await self.run_db(lambda s: dbqueue.join(s.engine, entry))
-        except QueueError as exc:
-            raise ProtocolError(exc.code, str(exc)) from None
-        self.queued[identity] = conn
-        await conn.send({"type": "queue", "status": "waiting", "format": fmt, "rating": entry.rating})
-        await self.tick_queue()
-
-    async def _take_ai_offer(self, conn: Connection, identity: str) -> None:
-        me = self.process_id
-        entry = None
-        if self.queued.get(identity) is conn:
-            entry = await self.run_db(lambda s: dbqueue.leave(s.engine, identity, me, offered_only=True))
-        if entry is None:
-            raise ProtocolError("not_queued", "an AI is offered after a wait in the queue, not before")
-        self._forget_queued(identity)
-        strength = ai_for_rating(entry.rating)
-        req = NewGame(kind="ai", format=entry.format, ai=strength, name=conn.display_name, lang=conn.lang)
-        live = await self.create_owned_game(req, [identity])
-        await conn.send({"type": "matched", "game": live.id, "rated": False, "ai": strength})
-
-    def _forget_queued(self, identity: str) -> None:
-        self.queued.pop(identity, None)
-        self.offers_told.discard(identity)
-
     async def tick_queue(self) -> None:
-        """The holder of the ``queue`` lease starts the pairs the queue finds and marks the AI
-        offers due; then this process tells its own waiting connections what concerns them."""
-        if await self._holds(leases.QUEUE):
-            now = self.config.clock()
-            pairs, _offers = await self.run_db(lambda s: dbqueue.plan_round(s.engine, now))
-            for pair in pairs:
-                await self._start_queue_game(pair)
-        if self.queued:
-            await self._tell_queued()
-
-    async def _start_queue_game(self, pair: tuple[dbqueue.Entry, dbqueue.Entry]) -> None:
-        a, b = pair
-        req = NewGame(kind="friend", format=a.format, name=a.name, name2=b.name, lang=a.lang)
-        try:
-            await self.create_owned_game(
-                req,
-                [a.identity, b.identity],
-                rated=True,
-                with_write=functools.partial(_claim_pair, pair),
-            )
-        except QueueError:
-            return  # a player left meanwhile: the other waits on
-        except Exception:
-            log.exception("could not start a queue game")
-            me = self.process_id
-            for e in pair:  # their pages are told to queue again
-                conn = self.queued.get(e.identity) if e.process == me else None
-                if conn is not None:
-                    self._forget_queued(e.identity)
-                    await self.run_db(functools.partial(_leave_queue, identity=e.identity, process=me))
-                    await conn.send(
-                        error_frame("server_error", "the server could not start the game; queue again")
-                    )
-
-    async def _tell_queued(self) -> None:
-        """Tell this process's waiting connections that they were matched, or offered an AI."""
-        me = self.process_id
-        for entry in await self.run_db(lambda s: dbqueue.entries_of(s.engine, me)):
-            conn = self.queued.get(entry.identity)
-            if entry.game_id is not None:
-                self._forget_queued(entry.identity)
-                game_id = entry.game_id
-                await self.run_db(functools.partial(_told_matched, identity=entry.identity, game_id=game_id))
-                if conn is not None:
-                    await conn.send(
-                        {"type": "matched", "game": game_id, "rated": True, "format": entry.format}
-                    )
-            elif conn is None:  # its connection left: the entry goes
-                await self.run_db(functools.partial(_leave_queue, identity=entry.identity, process=me))
-            elif entry.ai_offered and entry.identity not in self.offers_told:
-                self.offers_told.add(entry.identity)
-                strength = ai_for_rating(entry.rating)
-                await conn.send({"type": "queue", "status": "ai_offer", "ai": strength})
+        await self.matchmaker.tick()
 
     async def _rematch(self, conn: Connection, live: LiveGame) -> None:
         """A rematch of a finished duel: between two people both must ask (the first asking offers
@@ -1217,10 +1113,8 @@ class GameServer:
             await other.send({"type": "rematch", "game": new.id})
 
     def disconnect(self, conn: Connection) -> None:
-        if conn.identity is not None and self.queued.get(conn.identity) is conn:
-            identity, me = conn.identity, self.process_id
-            self._forget_queued(identity)  # leaving the page leaves the queue
-            self._background(self.run_db(functools.partial(_leave_queue, identity=identity, process=me)))
+        if conn.identity is not None and conn.identity in self.matchmaker.queued:
+            self._background(self.matchmaker.disconnect(conn))
         live = conn.live
         if live is None:
             return
@@ -1262,18 +1156,6 @@ def _rating_write(live: LiveGame, result: dict[str, Any]) -> tuple[str | None, t
 
 def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: bool) -> None:
     store.answer_rated_offer(game_id, accepted, conn=conn)
-
-
-def _claim_pair(pair: tuple[dbqueue.Entry, dbqueue.Entry], conn: DbConnection, game_id: str) -> None:
-    dbqueue.claim_pair(conn, pair, game_id)
-
-
-def _leave_queue(store: Store, *, identity: str, process: str) -> None:
-    dbqueue.leave(store.engine, identity, process)
-
-
-def _told_matched(store: Store, *, identity: str, game_id: str) -> None:
-    dbqueue.told_matched(store.engine, identity, game_id)
 
 
 def _create_identity(store: Store, *, row: IdentityRow, sid: str) -> None:
