@@ -89,9 +89,11 @@ def test_agent_turns_are_kept_with_the_actions_and_found_when_orphaned(store: St
     assert leases.claim_agent_turn(e, "g2", 1, "p2", 0.2)  # an agent turn never stored before
     time.sleep(0.4)
     assert leases.orphaned_agent_turns(e) == ["g2"]  # its holder is silent: another takes it over
-    store.append_actions([ActionWrite("g1", 1, 1, "deck 2")])  # the agent moved; a person is next
+    store.append_actions([ActionWrite("g1", 1, 1, "deck 2", agent_next=False)])  # a person is next
     with pytest.raises(sa.exc.IntegrityError):  # the same decision stored twice: refused
         store.append_actions([ActionWrite("g1", 1, 1, "deck 3")])
+    leases.release(e, "agent:g1", "p1")
+    assert leases.orphaned_agent_turns(e) == ["g2"]  # g1 waits for a person now
     assert store.finish("g2", {"winner": 0}) and not store.finish("g2", {"winner": 1})
     assert leases.orphaned_agent_turns(e) == []
     assert store.load_game("g2").result == {"winner": 0}  # type: ignore[union-attr]

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from .leases import alive_processes
+from .leases import alive_processes, forget_dead_processes
 from .ratings import MatchQueue, QueueError, Waiting
 from .store import metadata
 
@@ -134,10 +134,12 @@ def told_matched(engine: Engine, identity: str, game_id: str) -> None:
 
 
 def plan_round(engine: Engine, now: float) -> tuple[list[tuple[Entry, Entry]], list[Entry]]:
-    """One round of the queue lease holder: drop the entries of dead processes, then the pairs to
+    """One round of the queue lease holder: drop the entries of dead processes (and the heartbeat
+    rows of processes long dead), then the pairs to
     start (MatchQueue's rules) and the entries due an AI offer (marked offered here)."""
     with engine.begin() as conn:
         conn.execute(queue_entries.delete().where(queue_entries.c.process_id.not_in(alive_processes(conn))))
+        forget_dead_processes(conn)
         rows = [
             _entry(r) for r in conn.execute(queue_entries.select().where(queue_entries.c.game_id.is_(None)))
         ]

@@ -81,8 +81,9 @@ def seat_present(engine: Engine, game_id: str, seat: int) -> bool:
 
 def forget_finished(conn: Connection) -> None:
     """Drop the presence of games that are over (nothing to judge there any more)."""
-    over = sa.select(games.c.id).where(games.c.status != "active")
-    conn.execute(presence.delete().where(presence.c.game_id.in_(over)))
+    # Correlated EXISTS: looks up the (few) games with presence rows, not every finished game.
+    over = sa.select(games.c.id).where(games.c.id == presence.c.game_id, games.c.status != "active")
+    conn.execute(presence.delete().where(over.exists()))
 
 
 sa.Index("ix_presence_game", presence.c.game_id, presence.c.seat)

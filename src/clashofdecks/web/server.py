@@ -590,7 +590,7 @@ class GameServer:
             step = session.act(seat, code)
             clock.moved(session.to_move, now)
             moved = clock_row(clock)
-            action = ActionWrite(live.id, index, seat, canonical, session.is_agent_turn())
+            action = ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, None))
 
             def store_move(s: Store, c: DbConnection) -> None:
                 s.append_actions([action], c)
@@ -781,6 +781,8 @@ class GameServer:
         for game_id, seat in await self.run_db(lambda s: presence.away_seats(s.engine)):
             live = await self._current_game(game_id)
             if live is None or live.clock is not None or live.session.to_move != seat:
+                if live is not None and not live.connections and not live.agent_busy:
+                    self.games.pop(game_id, None)  # loaded only to look: the store keeps it
                 continue
             seen.add((game_id, seat))
             deadline = self.away.get((game_id, seat))
@@ -1129,13 +1131,16 @@ class GameServer:
                 del self.locks[live.id]
 
 
-def _agent_decides_after(session: GameSession, code: int) -> bool:
-    """Whether an agent seat is to decide after ``code`` (stored with the action, so a process
-    finds the agent moves to take over: web/leases.py).  A copy of the game is played one action
-    ahead, in games with an agent seat only."""
+def _agent_decides_after(session: GameSession, code: int | None) -> bool | None:
+    """Whether an agent seat is to decide after ``code`` (None: after the action just applied),
+    stored with the action so a process finds the agent moves to take over (web/leases.py); None
+    in a game without an agent seat (nothing to keep: no cost on the hot path of duels).  A copy
+    of the game is played one action ahead when the action is not applied yet."""
     agents = {s for s, seat in enumerate(session.seats) if seat.kind == AGENT}
     if not agents:
-        return False
+        return None
+    if code is None:
+        return session.is_agent_turn()
     game = session.game.clone()
     game.apply(code)
     return not game.is_over() and game.current_player in agents

@@ -312,8 +312,9 @@ class ActionWrite:
     idx: int
     seat: int
     text: str
-    #: After this action an agent is to decide (kept in ``agent_turns`` in the same transaction).
-    agent_next: bool = False
+    #: After this action an agent is to decide (kept in ``agent_turns`` in the same transaction);
+    #: None in a game without an agent seat (nothing kept).
+    agent_next: bool | None = None
 
 
 #: A write of a group commit: an action, or any other write given the transaction's connection.
@@ -938,7 +939,9 @@ _FORGET_AGENT_TURN = agent_turns.delete().where(agent_turns.c.game_id == sa.bind
 
 def _mark_agent_turns(conn: Connection, writes: list[ActionWrite]) -> None:
     """Each game's last stored action says whether its agent is to decide next (web/leases.py)."""
-    last = {w.game_id: w for w in writes}
+    last = {w.game_id: w for w in writes if w.agent_next is not None}
+    if not last:
+        return
     conn.execute(_FORGET_AGENT_TURN, [{"g": game} for game in last])
     waiting = [{"game_id": w.game_id, "idx": w.idx + 1} for w in last.values() if w.agent_next]
     if waiting:
