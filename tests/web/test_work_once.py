@@ -6,6 +6,7 @@ without ``CLASH_TEST_PG_URL`` (in CI its absence is an error)."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -206,6 +207,48 @@ def test_players_queued_on_two_processes_are_paired_and_a_killed_queue_holder_is
         assert _sql(database, "SELECT count(*) AS n FROM games")[0].n == 2
         three.close()
         four.close()
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_a_player_who_moved_to_another_process_is_not_judged_away(tmp_path: Path, database: str) -> None:
+    """The friend's seat joins on one process, leaves, and comes back on the other (as a balancer
+    may send it): present, so the duel goes on past ``--abandon-after``; when it leaves for good on
+    its turn, the duel ends abandoned, once."""
+    procs = [
+        ServerProcess(
+            tmp_path / f"p{i}",
+            "--agent-workers",
+            "0",
+            "--lease-seconds",
+            LEASE,
+            "--abandon-after",
+            "2",
+            database=database,
+        ).start()
+        for i in range(2)
+    ]
+    try:
+        game = procs[0].new_game(kind="friend", format="draft")
+        token = game["invite"].split("#t=")[1].split("&")[0]
+        a = Client(procs[0], game["id"], game["tokens"])
+        first = Client(procs[0], game["id"], [token])
+        friend = first.session
+        first.close()
+        b = Client(procs[1], game["id"], [token], session=friend)
+        rng = random.Random(5)
+        while a.state["legal"]:  # play the creator's decisions: the friend (on the other process) is to move
+            a.act(rng.choice(a.state["legal"]))
+        time.sleep(5)  # more than --abandon-after and a lease: nobody may judge the friend away
+        assert _sql(database, "SELECT status FROM games WHERE id = :g", g=game["id"])[0].status == "active"
+        b.close()
+        _until(
+            "the abandonment", lambda: _sql(database, "SELECT 1 FROM games WHERE status = 'over'"), timeout=60
+        )
+        time.sleep(1.5)
+        assert len(_log_lines(procs, f"game {game['id']}: seat \\d abandoned the game")) == 1
+        a.close()
     finally:
         for p in procs:
             p.stop()
