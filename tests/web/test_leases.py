@@ -146,3 +146,25 @@ def test_the_queue_in_the_database_pairs_across_processes(store: Store) -> None:
     assert dbqueue.leave(e, "far", "pb") is None  # not that process's entry
     left = dbqueue.leave(e, "far", "pa")
     assert left is not None and left.ai_offered
+
+
+def test_racing_claims_of_one_agent_decision_give_one_thinker(store: Store) -> None:
+    _game(store, "g3")
+    won: list[str] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def claim(me: str) -> None:
+        start.wait()
+        try:
+            if leases.claim_agent_turn(store.engine, "g3", 0, me, 30):
+                won.append(me)
+        except BaseException as exc:  # a collision on the agent turn's key must not happen
+            errors.append(exc)
+
+    threads = [threading.Thread(target=claim, args=(f"p{i}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(won) == 1

@@ -37,10 +37,10 @@ def database() -> Iterator[str]:
     _reset_pg(url)
 
 
-def _servers(tmp_path: Path, database: str, n: int = 2) -> list[ServerProcess]:
+def _servers(tmp_path: Path, database: str, n: int = 2, lease: str = LEASE) -> list[ServerProcess]:
     procs: list[ServerProcess] = []
     for i in range(n):
-        args = ("--rate", "200", "--agent-workers", "0", "--lease-seconds", LEASE)
+        args = ("--rate", "200", "--agent-workers", "0", "--lease-seconds", lease)
         procs.append(ServerProcess(tmp_path / f"p{i}", *args, database=database).start())
     return procs
 
@@ -97,8 +97,10 @@ def _actions(database: str, game_id: str) -> list[int]:
 
 def test_two_processes_make_each_ai_move_once(tmp_path: Path, database: str) -> None:
     """A spectator on each process: both processes have the game in memory and both are asked to
-    run its agents (a page's hello does); the agent lease lets one think per decision."""
-    procs = _servers(tmp_path, database)
+    run its agents (a page's hello does); the agent lease lets one think per decision.  Leases of
+    the default 10 s: a 2 s lease may expire while a loaded machine thinks (then the move is
+    computed twice and stored once, which the log says)."""
+    procs = _servers(tmp_path, database, lease="10")
     try:
         _agent_game(database, "agentsduel01", "ismcts:iterations=30")
         watchers = [Client(p, "agentsduel01", []) for p in procs]

@@ -187,6 +187,7 @@ def claim_agent_turn(engine: Engine, game_id: str, idx: int, holder: str, second
         stored = conn.execute(sa.select(games.c.n_actions).where(games.c.id == game_id)).scalar_one_or_none()
         if stored != idx:
             return False
-        conn.execute(agent_turns.delete().where(agent_turns.c.game_id == game_id))
-        conn.execute(agent_turns.insert().values(game_id=game_id, idx=idx))
+        # An upsert: two processes claiming at once must not collide on the key (one gets the lease).
+        turn = _upsert(conn)(agent_turns).values(game_id=game_id, idx=idx)
+        conn.execute(turn.on_conflict_do_update(index_elements=[agent_turns.c.game_id], set_={"idx": idx}))
         return acquire_in(conn, agent_lease(game_id), holder, seconds)

@@ -472,6 +472,8 @@ class GameServer:
                     break
                 seat, index, record, spec = job
                 text = await self._think(live.id, record, spec, session.seed * 2 + seat + index)
+                if text is None:
+                    break  # the lease was taken over: its new holder makes this move
                 async with self.lock(live.id):
                     if len(session.steps) != index or session.to_move != seat:
                         continue  # the game moved on meanwhile (an undo): think again
@@ -513,21 +515,27 @@ class GameServer:
             return None
         return seat, index, record, spec
 
-    async def _think(self, game_id: str, record: dict[str, Any], spec: str, seed: int) -> str:
-        """The agent's action (a stateless job in the worker pool), the lease renewed meanwhile."""
-        renewer = asyncio.create_task(self._keep_lease(leases.agent_lease(game_id)))
+    async def _think(self, game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
+        """The agent's action (a stateless job in the worker pool), the lease renewed meanwhile;
+        None when the lease was lost (this process was too slow: another took the move over)."""
+        name = leases.agent_lease(game_id)
+        renewer = asyncio.create_task(self._keep_lease(name))
         try:
-            return await self._in_worker(workers.agent_action, record, spec, seed)
+            text = await self._in_worker(workers.agent_action, record, spec, seed)
         finally:
             renewer.cancel()
+        return text if await self._renew(name) else None
 
     async def _keep_lease(self, name: str) -> None:
+        while await self._renew(name):
+            await asyncio.sleep(self.config.lease_seconds / 3)
+
+    async def _renew(self, name: str) -> bool:
         me, seconds = self.process_id, self.config.lease_seconds
-        while True:
-            await asyncio.sleep(seconds / 3)
-            if not await self.run_db(lambda s: leases.renew(s.engine, name, me, seconds)):
-                log.warning("lease %s was lost (this process was too slow); its work may be done twice", name)
-                return
+        if await self.run_db(lambda s: leases.renew(s.engine, name, me, seconds)):
+            return True
+        log.warning("lease %s was lost (this process was too slow); its work may be done twice", name)
+        return False
 
     def _stale(self, live: LiveGame, index: int) -> None:
         """Another process stored decision ``index`` first: this copy of the game is behind the store
