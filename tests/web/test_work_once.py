@@ -132,12 +132,16 @@ def test_a_killed_thinker_s_move_is_made_by_the_other_process(tmp_path: Path, da
         holder = _sql(database, "SELECT holder FROM leases WHERE name = 'agent:slowagents01'")[0].holder
         assert f":{pid}:" in holder
         second = _servers(tmp_path / "second", database, n=1)[0]
+        watcher = Client(second, "slowagents01", [])  # a spectator on the process that survives
         first.stop(kill=True)  # SIGKILL while it thinks
         before = len(_actions(database, "slowagents01"))
         _until("the move taken over", lambda: len(_actions(database, "slowagents01")) > before, timeout=90)
         indices = _actions(database, "slowagents01")
         assert indices == list(range(len(indices)))  # none lost, none twice
         assert _log_lines([second], "taking over its agent's decision") != []
+        while watcher.state["index"] <= before:  # the spectator is shown the move made there
+            watcher.recv(timeout=60)
+        watcher.close()
         second.stop()
     finally:
         first.stop()

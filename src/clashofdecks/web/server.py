@@ -727,12 +727,22 @@ class GameServer:
         process stored actions) is dropped and the game reloaded.  Compared under the game's lock,
         so an action being stored here is not taken for a difference."""
         live = self.games.get(game_id)
-        if live is not None:
-            async with self.lock(game_id):
-                stored = await self.run_db(lambda s: leases.stored_actions(s.engine, game_id))
-                if stored != (live.n_actions, "over" if live.session.is_over else "active"):
-                    self.games.pop(game_id, None)
-        return await self.get_game(game_id)
+        if live is None:
+            return await self.get_game(game_id)
+        async with self.lock(game_id):
+            stored = await self.run_db(lambda s: leases.stored_actions(s.engine, game_id))
+            if stored == (live.n_actions, "over" if live.session.is_over else "active"):
+                return live
+            self.games.pop(game_id, None)
+        fresh = await self.get_game(game_id)
+        if fresh is not None and live.connections:
+            # This process's pages of the game follow the reloaded copy and are shown it.
+            fresh.connections |= live.connections
+            fresh.present = live.present
+            for conn in live.connections:
+                conn.live = fresh
+            await self.broadcast(fresh, [])
+        return fresh
 
     async def _watch(self) -> None:
         """Every watch interval: this process's heartbeat, the agent moves whose holder died, the
