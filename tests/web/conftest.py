@@ -174,6 +174,7 @@ class Client:
         *,
         session: str | None = None,
         lang: str | None = None,
+        rated: bool | None = None,
         **headers: str,
     ) -> None:
         if session is None:
@@ -188,6 +189,8 @@ class Client:
         hello: dict[str, Any] = {"type": "hello", "game": game, "tokens": tokens}
         if lang is not None:
             hello["lang"] = lang
+        if rated is not None:  # the invitee's answer to a duel offered as rated
+            hello["rated"] = rated
         self.send(hello)
         self.state = self.wait_state()
         for token in tokens:

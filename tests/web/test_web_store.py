@@ -150,11 +150,15 @@ def test_default_database_is_created_in_the_data_dir(tmp_path: Path, monkeypatch
 
 
 def test_migrations_match_the_tables_the_code_uses(tmp_path: Path) -> None:
-    """The newest migration builds exactly the schema of ``store.metadata`` (no forgotten column)."""
+    """The newest migration builds exactly the schema of ``store.metadata`` (no forgotten column),
+    with the tables the lease, presence and queue modules add to it."""
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
+    from clashofdecks.web import dbqueue, leases, presence  # noqa: F401  (they add their tables)
     from clashofdecks.web.store import metadata
+
+    assert {"leases", "processes", "presence", "queue_entries"} <= set(metadata.tables)
 
     store = open_store(f"sqlite:///{tmp_path / 'm.sqlite3'}")
     with store.engine.connect() as conn:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import importlib.util
+import logging
 import os
 import socket
 import sys
@@ -42,6 +43,17 @@ def file_clock(path: Path) -> Callable[[], float]:
             return time.time()
 
     return now
+
+
+def _log_to_stderr() -> None:
+    """The server's own lines (work taken over from a dead process, games lost on time or
+    abandoned, failures) on stderr, one line each; uvicorn keeps its own settings."""
+    logger = logging.getLogger("clashofdecks")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
 
 
 def _missing_web_modules() -> list[str]:
@@ -186,6 +198,14 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     is_flag=True,
     help="Bring the database to the newest schema and exit (once, before starting several processes).",
 )
+@click.option(
+    "--lease-seconds",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(0.5, 3600),
+    help="How long work held by a server process (an AI move, the clock and queue scans) waits "
+    "before another process sharing the database takes it over when that one dies.",
+)
 def serve(
     host: str,
     port: int,
@@ -205,6 +225,7 @@ def serve(
     metrics_host: str,
     metrics_allow: str,
     migrate_only: bool,
+    lease_seconds: float,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     _require_web_extra()
@@ -227,7 +248,9 @@ def serve(
         analysis_running=analysis_running,
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,
+        lease_seconds=lease_seconds,
     )
+    _log_to_stderr()
     _use_test_clock(config)
     trusted = _trusted_proxies(forwarded_allow_ips)
     if migrate_only:

@@ -98,10 +98,10 @@ class Waiting:
 class MatchQueue:
     """Who waits for a rated duel, per format; one entry per identity across all formats.
 
-    Kept in this process's memory behind this one interface (join, leave, pair, offers): a server
-    spread over several processes needs it in the database instead (issue 24, item 7: not done
-    here; the class is what that change replaces).  ``clock`` is injectable so tests move time
-    without sleeping (``ServerConfig.clock``).
+    The pairing rules in one place.  The server keeps the waiting players in the database
+    (web/dbqueue.py, so players on different server processes meet) and runs these rules over them
+    in each pairing round (``dbqueue.plan_round``); the class also works on its own, in memory.
+    ``clock`` is injectable so tests move time without sleeping (``ServerConfig.clock``).
     """
 
     clock: Callable[[], float] = time.time

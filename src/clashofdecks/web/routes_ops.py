@@ -71,7 +71,7 @@ def _gauges_of(server: GameServer) -> metrics.ServerGauges:
         return sum(1 for live in list(server.games.values()) if not live.session.is_over)
 
     def queue_length() -> int:
-        return len(server.queue.waiting)
+        return len(server.matchmaker.queued)
 
     return metrics.ServerGauges(connected_players, games_in_progress, queue_length)
 

@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from sqlalchemy.engine import Connection as DbConnection
+from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
@@ -34,12 +35,12 @@ from ..errors import ActionSyntaxError, ClashError, IllegalActionError, RecordEr
 from ..events import Event
 from ..options import LEVELS
 from ..record import GameRecord
-from ..session import AGENT, REMOTE, NotYourTurnError, SessionError, StaleActionError, UndoError
+from ..session import AGENT, REMOTE, GameSession, NotYourTurnError, SessionError, StaleActionError, UndoError
 from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
 from . import identity as ident
-from . import metrics, workers
+from . import leases, metrics, presence, workers
 from .bus import bus_for
 from .clocks import TIME_CONTROLS, ClockState
 from .games import (
@@ -69,14 +70,14 @@ from .games import (
     undo_event,
 )
 from .identity import SESSION_COOKIE
+from .matchmaking import Matchmaker
 from .protocol import (
     MAX_NAME_CHARS,
     Message,
     ProtocolError,
     RateLimiter,
-    error_frame,
 )
-from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, MatchQueue, QueueError, ai_for_rating, display
+from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, display
 from .store import (
     ActionWrite,
     AnalysisRow,
@@ -142,6 +143,9 @@ class ServerConfig:
     #: sleeping (``clash serve`` reads it from the test-only ``CLASH_TEST_CLOCK_FILE``); nothing a
     #: client sends about time is ever used.
     clock: Callable[[], float] = time.time
+    #: Seconds a lease lasts unless renewed (docs/web.md, "Leases"): how long the work of a killed
+    #: process (an AI move, the clock and queue scans) waits before another process takes it over.
+    lease_seconds: float = 10.0
 
 
 @dataclass(eq=False)
@@ -191,8 +195,12 @@ class GameServer:
         self.analysis_slots = asyncio.Semaphore(max(1, config.analysis_running))
         #: Analyses this process has started in the worker pool (what the tests count).
         self.analysis_jobs = 0
-        #: Who waits for a rated duel (in this process's memory: docs/web.md, "The queue").
-        self.queue = MatchQueue(clock=config.clock)
+        #: This server start's id in the leases, heartbeats, presence and queue (web/leases.py).
+        self.process_id = leases.new_process_id()
+        #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").
+        self.matchmaker = Matchmaker(self, config.clock)
+        #: Abandonment deadlines (monotonic) of away seats, kept by the abandonment lease holder.
+        self.away: dict[tuple[str, int], float] = {}
         #: The change bus and the catch-up of games other processes changed (web/sync.py).
         self.sync: GameSync | None = None
 
@@ -205,6 +213,8 @@ class GameServer:
         self.inline_db = self.store.engine.dialect.name == "sqlite"
         self.sync = GameSync(self, bus_for(self.store, self.run_db))
         await self.sync.start()
+        me = self.process_id
+        await self.run_db(lambda s: leases.heartbeat(s.engine, me))
         self.pool = self._new_pool()
         await loop.run_in_executor(self.pool, workers.warm_up)
         self.watcher = asyncio.create_task(self._watch())
@@ -224,12 +234,19 @@ class GameServer:
             task.cancel()
         if self.sync is not None:
             await self.sync.stop()
+        if self.store is not None and self.db is not None:
+            with contextlib.suppress(Exception):  # a stopping server gives its scans up at once
+                await self.run_db(self._release_scans)
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
         if self.store is not None and self.db is not None:
             await asyncio.get_running_loop().run_in_executor(self.db, self.store.close)
         if self.db is not None:
             self.db.shutdown(wait=True)
+
+    def _release_scans(self, store: Store) -> None:
+        for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE):
+            leases.release(store.engine, name, self.process_id)
 
     async def run_db(self, fn: Callable[[Store], T]) -> T:
         assert self.store is not None and self.db is not None
@@ -383,10 +400,17 @@ class GameServer:
         return live, tokens
 
     async def create_owned_game(
-        self, req: NewGame, owners: Sequence[str], *, rated: bool = False
+        self,
+        req: NewGame,
+        owners: Sequence[str],
+        *,
+        rated: bool = False,
+        with_write: Callable[[DbConnection, str], None] | None = None,
     ) -> LiveGame:
         """A game whose people's seats belong to ``owners`` from the start (participant order; one
-        owner holds both seats of a hot-seat game): no invite, no token.  Queue games, rematches."""
+        owner holds both seats of a hot-seat game): no invite, no token.  Queue games, rematches.
+        ``with_write(conn, game_id)`` runs in the transaction that creates the game (the queue's
+        pairing: no game is made for a pair whose entries were taken meanwhile)."""
         game_id = secrets.token_hex(12)
         session, seats, _tokens = create_session(req, game_id)
         for participant, owner in enumerate(owners):
@@ -398,13 +422,20 @@ class GameServer:
         live = LiveGame(game_id, req.kind, session, seats, rated=rated)
         row = game_row(live)
         row.rated = rated
-        await self.run_db(lambda s: s.create_game(row))
+
+        def create(s: Store) -> None:
+            with s.engine.begin() as c:
+                if with_write is not None:
+                    with_write(c, game_id)
+                s.create_game(row, c)
+
+        await self.run_db(create)
         self.games[game_id] = live
         self.schedule_agents(live)
         return live
 
     async def import_record(self, record: GameRecord, owner: str) -> LiveGame:
-        from ..session import GameSession, Seat
+        from ..session import Seat
 
         seats = [
             Seat.remote("Player 0"),
@@ -462,27 +493,30 @@ class GameServer:
         task.add_done_callback(self.agent_tasks.discard)
 
     async def _run_agents(self, live: LiveGame) -> None:
+        """Make the agent's decisions of a game while it is the agent's turn, each under the game's
+        agent lease (docs/web.md, "Leases"): one process thinks per decision, renewing the lease
+        while it thinks; a process that finds the lease held leaves the move to its holder, and if
+        the holder dies, a watcher takes it over once the lease has expired."""
+        session = live.session
+        failed = False
         try:
             while True:
-                async with self.lock(live.id):
-                    session = live.session  # a catch-up (web/sync.py) may have replaced it
-                    if session.is_over or not session.is_agent_turn():
-                        break
-                    seat = session.to_move
-                    spec = session.seats[seat].agent
-                    assert spec is not None
-                    record = session.record().to_dict()
-                    index = len(session.steps)
-                text = await self._in_worker(
-                    workers.agent_action, record, spec, session.seed * 2 + seat + index
-                )
+                job = await self._claim_agent_decision(live)
+                if job is None:
+                    break
+                seat, index, record, spec = job
+                text = await self._think(live.id, record, spec, session.seed * 2 + seat + index)
+                if text is None:
+                    break  # the lease was taken over: its new holder makes this move
                 async with self.lock(live.id):
                     session = live.session
                     if len(session.steps) != index or session.to_move != seat:
                         continue  # the game moved on meanwhile (an undo): think again
-                    events = await self._apply(live, seat, text)
-                    if not session.is_agent_turn():
-                        live.agent_busy = False
+                    try:
+                        events = await self._apply(live, seat, text)
+                    except IntegrityError:
+                        await self._stale(live, index)
+                        break
                     await self.broadcast(live, events)
         except asyncio.CancelledError:
             raise
@@ -490,8 +524,62 @@ class GameServer:
             pass
         except Exception:  # an agent failure must not take the server down; the game waits
             log.exception("agent move failed in game %s", live.id)
+            failed = True
         finally:
             live.agent_busy = False
+            # A failed decision keeps its lease until it expires: tried again then, not at once.
+            # The release is submitted before any new task of this game can claim (one database
+            # thread, in order).
+            name, me = leases.agent_lease(live.id), self.process_id
+            if not failed:
+                with contextlib.suppress(Exception):
+                    await self.run_db(lambda s: leases.release(s.engine, name, me))
+
+    async def _claim_agent_decision(self, live: LiveGame) -> tuple[int, int, dict[str, Any], str] | None:
+        """(seat, index, record, agent spec) of the agent decision this process is to make now, with
+        its lease taken; None when no agent is to move or another process thinks."""
+        session = live.session
+        async with self.lock(live.id):
+            if session.is_over or not session.is_agent_turn():
+                return None
+            seat = session.to_move
+            spec = session.seats[seat].agent
+            assert spec is not None
+            record = session.record().to_dict()
+            index = len(session.steps)
+        me, seconds = self.process_id, self.config.lease_seconds
+        if not await self.run_db(lambda s: leases.claim_agent_turn(s.engine, live.id, index, me, seconds)):
+            return None
+        return seat, index, record, spec
+
+    async def _think(self, game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
+        """The agent's action (a stateless job in the worker pool), the lease renewed meanwhile;
+        None when the lease was lost (this process was too slow: another took the move over)."""
+        name = leases.agent_lease(game_id)
+        renewer = asyncio.create_task(self._keep_lease(name))
+        try:
+            text = await self._in_worker(workers.agent_action, record, spec, seed)
+        finally:
+            renewer.cancel()
+        return text if await self._renew(name) else None
+
+    async def _keep_lease(self, name: str) -> None:
+        while await self._renew(name):
+            await asyncio.sleep(self.config.lease_seconds / 3)
+
+    async def _renew(self, name: str) -> bool:
+        me, seconds = self.process_id, self.config.lease_seconds
+        if await self.run_db(lambda s: leases.renew(s.engine, name, me, seconds)):
+            return True
+        log.warning("lease %s was lost (this process was too slow); its work may be done twice", name)
+        return False
+
+    async def _stale(self, live: LiveGame, index: int) -> None:
+        """Another process stored decision ``index`` first (the caller holds the game's lock): this
+        copy catches up with the store, and its pages are shown the game as it stands."""
+        log.warning("game %s: decision %d was stored by another process; catching up", live.id, index)
+        assert self.sync is not None
+        await self.sync.refresh(live, locked=True)
 
     async def _in_worker(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn`` in the worker pool; a pool whose process died is replaced and the job retried once."""
@@ -525,7 +613,9 @@ class GameServer:
         code, canonical, index = checked.action, checked.text, checked.index
         clock = live.clock
         if clock is None:
-            await self.write_game(live, ActionWrite(live.id, index, seat, canonical))
+            await self.write_game(
+                live, ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, code))
+            )
             step = session.act(seat, code)
         else:
             now = self.config.clock()
@@ -542,7 +632,7 @@ class GameServer:
             moved = clock_row(clock)
             await self.write_game(
                 live,
-                ActionWrite(live.id, index, seat, canonical),
+                ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, None)),
                 then=functools.partial(_save_clock, game_id=live.id, clock=moved),
                 shown=shown,
             )
@@ -552,9 +642,10 @@ class GameServer:
             await self._finish(live, result)
         return list(step.events)
 
-    async def _finish(self, live: LiveGame, result: dict[str, Any]) -> None:
+    async def _finish(self, live: LiveGame, result: dict[str, Any]) -> bool:
         """Store the end of a game played here, and start its analysis (an imported game's waits
-        for its replay to be opened)."""
+        for its replay to be opened).  False, with nothing written, when the store says the game
+        was over already (another server process ended it: a timeout or abandonment counts once)."""
         rating = _rating_write(live, result)
         clock = None
         if live.clock is not None:
@@ -567,13 +658,16 @@ class GameServer:
             credit = (player.owner, outcome.winner == 0)
         level = live.campaign_level
 
+        ended: list[bool] = []
+
         def finish(s: Store, c: DbConnection) -> None:
             # The ratings, the stopped clock and the campaign change in the transaction that ends
-            # the game: never one without the other.
-            if rating is None:
-                s.finish(live.id, result, conn=c)
-            else:
-                _finish_rated(s, c, game_id=live.id, result=result, rating=rating)
+            # the game: never one without the other, and only if this write ended it.
+            ended.append(s.finish(live.id, result, conn=c))
+            if not ended[-1]:
+                return
+            if rating is not None:
+                s.apply_rating(live.id, rating[0], rating[1], conn=c)
             if clock is not None:
                 s.save_clock(live.id, clock, conn=c)
             if credit is not None and level is not None:
@@ -581,8 +675,11 @@ class GameServer:
 
         # The session in memory has ended already: a refused write rebuilds it from the store.
         await self.write_game(live, finish, shown=history_of(live.session))
+        if not ended[-1]:
+            return False
         if live.kind != "imported":
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
+        return True
 
     def _start_clock(self, live: LiveGame) -> bool:
         """Start a clocked game's clock once every person's seat is held by an identity (an invite
@@ -597,14 +694,17 @@ class GameServer:
 
     async def _time_out(self, live: LiveGame, now: float) -> None:
         """End a game whose running clock has run out (the caller holds the game's lock): the seat
-        loses on time, stored like a resignation with the termination ``time``."""
+        loses on time, stored like a resignation with the termination ``time``, once: a write
+        refused because another process changed the game raises :class:`StaleError` (caught up)."""
         clock = live.clock
         session = live.session
         seat = None if clock is None else clock.expired(now)
         if seat is None or session.is_over:
             return
         outcome = session.lose_on_time(seat)
-        await self._finish(live, final_result(session))
+        if not await self._finish(live, final_result(session)):
+            return  # another process ended it first (its copy here catches up at the next look)
+        log.info("game %s: seat %d lost on time", live.id, seat)
         event = {"kind": "time", "rule": "", "player": seat, "text": outcome.reason}
         task = asyncio.create_task(self._announce_time_out(live, seat, event))
         self.agent_tasks.add(task)  # kept (and cancelled on stop) like agent tasks
@@ -616,71 +716,150 @@ class GameServer:
 
     async def _check_clocks(self) -> None:
         """End every game whose deadline has passed: found in the database, so a deadline that passed
-        while the server was down, or in a game another server process holds, is seen too."""
+        while the server was down, or in a game another server process holds, is seen too.  Run by
+        the holder of the ``clocks`` lease; each game's clock is read from the store (the authority:
+        another process may have moved it)."""
         now = self.config.clock()
         for game_id in await self.run_db(lambda s: s.expired_clocks(now)):
-            live = await self.get_game(game_id)
-            if live is None or live.clock is None:
+            live = await self._current_game(game_id)
+            if live is None:
                 continue
             async with self.lock(live.id):
-                await self._time_out(live, now)
+                if not await self._refresh(live) or live.clock is None:
+                    continue
+                try:
+                    await self._time_out(live, now)
+                except StaleError:  # another process changed the game meanwhile: caught up
+                    continue
             if not live.connections and live.session.is_over:
                 self.games.pop(live.id, None)  # loaded only to end it: the store keeps it
 
+    async def _refresh(self, live: LiveGame) -> bool:
+        """Before ending a game here (the caller holds its lock): bring the copy to the store, which
+        another process may have changed (an action, an invitee who joined there, a clock moved).
+        False: the game is over or gone."""
+        assert self.sync is not None
+        await self.sync.refresh(live, locked=True)
+        return not live.session.is_over
+
+    async def _current_game(self, game_id: str) -> LiveGame | None:
+        """The game as the store has it now: a copy in memory that is behind the store (another
+        process wrote it) catches up (web/sync.py), and this process's pages are shown the change.
+        Compared under the game's lock, so a write under way here is not taken for a difference."""
+        live = await self.get_game(game_id)
+        if live is None:
+            return None
+        async with self.lock(game_id):
+            stored = await self.run_db(lambda s: s.game_revision(game_id))
+            if stored is not None and stored != live.revision:
+                assert self.sync is not None
+                await self.sync.refresh(live, locked=True)
+        return live
+
     async def _watch(self) -> None:
-        """The game clocks, and the abandonment clock of unclocked duels between people (see
-        ``docs/web.md``)."""
+        """Every watch interval: this process's heartbeat, the agent moves whose holder died, the
+        queue, the game clocks and the abandonment clock of unclocked duels between people; the
+        scans each by the one process holding its lease (docs/web.md, "Leases")."""
+        steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+            ("the heartbeat", self._heartbeat),
+            ("taking over agent moves", self._take_over_agents),
+            ("the queue", self.tick_queue),
+            ("checking the game clocks", self._scan(leases.CLOCKS, self._check_clocks)),
+            ("checking absent players", self._scan(leases.ABANDONMENT, self._check_abandonment)),
+        ]
         while True:
             await asyncio.sleep(self.config.watch_interval)
+            for what, step in steps:
+                try:
+                    await step()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # a database hiccup must not stop the watcher; the next round retries
+                    log.exception("%s failed", what)
+
+    def _scan(self, name: str, work: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+        """``work`` run only while this process holds the lease ``name`` (taken or renewed here)."""
+
+        async def scan() -> None:
+            if await self.holds(name):
+                await work()
+
+        return scan
+
+    async def holds(self, name: str) -> bool:
+        me, seconds = self.process_id, self.config.lease_seconds
+        return await self.run_db(lambda s: leases.acquire(s.engine, name, me, seconds))
+
+    async def _heartbeat(self) -> None:
+        me = self.process_id
+        await self.run_db(lambda s: leases.heartbeat(s.engine, me))
+
+    async def _take_over_agents(self) -> None:
+        """Agent moves nobody thinks about (their process died, or never took them): schedule them
+        here; the agent lease makes one process take each."""
+        for game_id in await self.run_db(lambda s: leases.orphaned_agent_turns(s.engine)):
+            live = await self._current_game(game_id)
+            if live is not None:
+                log.info("game %s: taking over its agent's decision %d", game_id, live.n_actions)
+                self.schedule_agents(live)
+
+    async def _check_abandonment(self) -> None:
+        """Unclocked friend duels whose player to move has no connection on any live process: told
+        to the game at once, lost after ``abandon_seconds`` (docs/web.md, "Timeouts")."""
+        now = time.monotonic()
+        seen: set[tuple[str, int]] = set()
+        for game_id, seat in await self.run_db(lambda s: presence.away_seats(s.engine)):
+            live = await self._current_game(game_id)
+            if live is None or live.clock is not None or live.session.to_move != seat:
+                if live is not None and not live.connections and not live.agent_busy:
+                    self.games.pop(game_id, None)  # loaded only to look: the store keeps it
+                continue
+            seen.add((game_id, seat))
+            deadline = self.away.get((game_id, seat))
+            if deadline is None:
+                self.away[(game_id, seat)] = now + self.config.abandon_seconds
+                notice = {"type": "notice", "code": "opponent_away", "seat": seat}
+                await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
+            elif now >= deadline:
+                await self._abandon(live, seat)
+        self.away = {key: d for key, d in self.away.items() if key in seen}
+        await self.write(lambda _s, c: presence.forget_finished(c))
+
+    async def _abandon(self, live: LiveGame, seat: int) -> None:
+        async with self.lock(live.id):
+            if not await self._refresh(live) or live.session.to_move != seat:
+                return
+            result = abandoned_result(live.session, seat)
+            live.result_override = result
             try:
-                await self.tick_queue()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a failed pairing must not stop the clocks
-                log.exception("queue tick failed")
-            try:
-                await self._check_clocks()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a database hiccup must not stop the watcher; the next round retries
-                log.exception("checking the game clocks failed")
-            now = time.monotonic()
-            for live in list(self.games.values()):
-                session = live.session
-                if live.kind != "friend" or session.is_over or live.clock is not None:
-                    continue
-                seat = session.to_move
-                if seat < 0 or live.present.get(seat, 0) > 0 or seat not in live.present:
-                    # present, or never joined yet (an invite not opened is not an abandonment)
-                    if live.abandon_deadline is not None:
-                        live.abandon_deadline = None
-                    continue
-                if live.abandon_deadline is None:
-                    live.abandon_deadline = now + self.config.abandon_seconds
-                    await self.notify_game(
-                        live.id,
-                        {
-                            "type": "notice",
-                            "code": "opponent_away",
-                            "seat": seat,
-                            "seconds": self.config.abandon_seconds,
-                        },
-                    )
-                    continue
-                if now >= live.abandon_deadline:
-                    async with self.lock(live.id):
-                        session = live.session  # a catch-up (web/sync.py) may have replaced it
-                        if session.is_over or session.to_move != seat:
-                            continue
-                        result = abandoned_result(session, seat)
-                        live.result_override = result
-                        try:
-                            await self._finish(live, result)
-                        except StaleError:  # another process changed the game: caught up, so look again
-                            live.abandon_deadline = None
-                            continue
-                    await self.notify_game(live.id, {"type": "notice", "code": "abandoned", "seat": seat})
-                    await self.broadcast(live, [])
+                ended = await self._finish(live, result)
+            except StaleError:  # another process changed the game meanwhile: caught up, next scan looks
+                return
+            if not ended:
+                return
+        log.info("game %s: seat %d abandoned the game", live.id, seat)
+        await self.notify_game(live.id, {"type": "notice", "code": "abandoned", "seat": seat})
+        await self.broadcast(live, [])
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task kept (and cancelled on stop) like agent tasks."""
+        task = asyncio.create_task(work)
+        self.agent_tasks.add(task)
+        task.add_done_callback(self.agent_tasks.discard)
+
+    async def _save_presence(self, live: LiveGame, seats: set[int]) -> None:
+        """Tell the other processes how many connections this one holds for ``seats`` (friend duels
+        without a clock only: the abandonment rule's)."""
+        if live.kind != "friend" or live.clock is not None or not seats:
+            return
+        counts = {seat: live.present.get(seat, 0) for seat in seats}
+        me, game_id = self.process_id, live.id
+
+        def save(_s: Store, c: DbConnection) -> None:
+            for seat, n in counts.items():
+                presence.set_presence(c, me, game_id, seat, n)
+
+        await self.write(save)
 
     # ------------------------------------------------------------------ analyses
 
@@ -763,7 +942,7 @@ class GameServer:
             await self._hello(conn, msg)
             return
         if msg.type in ("queue", "leave_queue", "queue_ai"):
-            await self._queue_message(conn, msg)
+            await self.matchmaker.handle(conn, msg)
             return
         live = conn.live
         if live is None:
@@ -866,6 +1045,7 @@ class GameServer:
         live.connections.add(conn)
         for s in seats:
             live.present[s] = live.present.get(s, 0) + 1
+        await self._save_presence(live, seats)
         frame = frame_for(live, seats, lang=conn.lang, now=self.config.clock())
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in live.seats if s.owner is None and s.token_hash is not None]
@@ -953,64 +1133,8 @@ class GameServer:
 
     # ------------------------------------------------------------------ the queue and rematches
 
-    async def _queue_message(self, conn: Connection, msg: Message) -> None:
-        if conn.identity is None:
-            raise ProtocolError("no_identity", "the queue is for identities: POST /api/identities first")
-        if msg.type == "leave_queue":
-            if self.queue.leave(conn.identity, conn) is None:
-                raise ProtocolError("not_queued", "you are not waiting in a queue")
-            await conn.send({"type": "queue", "status": "left"})
-            return
-        if msg.type == "queue_ai":
-            entry = self.queue.waiting.get(conn.identity)
-            if entry is None or entry.ticket is not conn or not entry.ai_offered:
-                raise ProtocolError("not_queued", "an AI is offered after a wait in the queue, not before")
-            self.queue.leave(conn.identity, conn)
-            strength = ai_for_rating(entry.rating)
-            req = NewGame(kind="ai", format=entry.format, ai=strength, name=conn.display_name, lang=conn.lang)
-            live = await self.create_owned_game(req, [conn.identity])
-            await conn.send({"type": "matched", "game": live.id, "rated": False, "ai": strength})
-            return
-        if conn.live is not None:
-            raise ProtocolError("bad_field", "this connection follows a game; queue from the lobby")
-        fmt: str = msg.get("format")
-        conn.lang = msg.get("lang") or conn.lang
-        if fmt not in RATED_FORMATS:
-            raise ProtocolError("bad_field", f"'format' must be one of {', '.join(RATED_FORMATS)}")
-        identity = conn.identity
-        mu, sigma, _games = await self.run_db(lambda s: s.rating(identity, fmt))
-        try:
-            entry = self.queue.join(identity, fmt, display(mu, sigma), conn)
-        except QueueError as exc:
-            raise ProtocolError(exc.code, str(exc)) from None
-        await conn.send({"type": "queue", "status": "waiting", "format": fmt, "rating": entry.rating})
-        await self.tick_queue()
-
     async def tick_queue(self) -> None:
-        """Start the pairs the queue finds, and offer an AI to those who waited long enough."""
-        for a, b in self.queue.pair():
-            conns: list[Connection] = [a.ticket, b.ticket]
-            req = NewGame(
-                kind="friend",
-                format=a.format,
-                name=conns[0].display_name,
-                name2=conns[1].display_name,
-                lang=conns[0].lang,
-            )
-            try:
-                live = await self.create_owned_game(req, [a.identity, b.identity], rated=True)
-            except Exception:
-                log.exception("could not start a queue game")
-                for c in conns:
-                    await c.send(
-                        error_frame("server_error", "the server could not start the game; queue again")
-                    )
-                continue
-            for c in conns:
-                await c.send({"type": "matched", "game": live.id, "rated": True, "format": a.format})
-        for entry in self.queue.ai_offers():
-            strength = ai_for_rating(entry.rating)
-            await entry.ticket.send({"type": "queue", "status": "ai_offer", "ai": strength})
+        await self.matchmaker.tick()
 
     async def _rematch(self, conn: Connection, live: LiveGame) -> None:
         """A rematch of a finished duel: between two people both must ask (the first asking offers
@@ -1045,26 +1169,37 @@ class GameServer:
         await self.notify_game(live.id, {"type": "rematch", "game": new.id})
 
     def disconnect(self, conn: Connection) -> None:
-        if conn.identity is not None:
-            self.queue.leave(conn.identity, conn)  # leaving the page leaves the queue
+        if conn.identity is not None and conn.identity in self.matchmaker.queued:
+            self._background(self.matchmaker.disconnect(conn))
         live = conn.live
         if live is None:
             return
         live.connections.discard(conn)
         for s in conn.seats:
             live.present[s] = max(0, live.present.get(s, 0) - 1)
-        # Unwatched here: the store keeps it, and a page opening it again reloads it.  An unclocked
-        # duel between people stays while it goes on: its abandonment clock counts in memory.
-        watched_for_abandonment = live.kind == "friend" and live.clock is None
-        if (
-            not live.connections
-            and not live.agent_busy
-            and (live.session.is_over or not watched_for_abandonment)
-        ):
+        self._background(self._save_presence(live, set(conn.seats)))
+        # Unwatched here: the store keeps it (clocks, presence and agent turns too), and a page
+        # opening it again, or a scan, reloads it.
+        if not live.connections and not live.agent_busy:
             self.games.pop(live.id, None)
             lock = self.locks.get(live.id)
             if lock is not None and not lock.locked():
                 del self.locks[live.id]
+
+
+def _agent_decides_after(session: GameSession, code: int | None) -> bool | None:
+    """Whether an agent seat is to decide after ``code`` (None: after the action just applied),
+    stored with the action so a process finds the agent moves to take over (web/leases.py); None
+    in a game without an agent seat (nothing to keep: no cost on the hot path of duels).  A copy
+    of the game is played one action ahead when the action is not applied yet."""
+    agents = {s for s, seat in enumerate(session.seats) if seat.kind == AGENT}
+    if not agents:
+        return None
+    if code is None:
+        return session.is_agent_turn()
+    game = session.game.clone()
+    game.apply(code)
+    return not game.is_over() and game.current_player in agents
 
 
 def _rating_write(live: LiveGame, result: dict[str, Any]) -> tuple[str | None, tuple[str, str]] | None:
@@ -1082,18 +1217,6 @@ def _rating_write(live: LiveGame, result: dict[str, Any]) -> tuple[str | None, t
 
 def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: bool) -> None:
     store.answer_rated_offer(game_id, accepted, conn=conn)
-
-
-def _finish_rated(
-    store: Store,
-    conn: DbConnection,
-    *,
-    game_id: str,
-    result: dict[str, Any],
-    rating: tuple[str | None, tuple[str, str]],
-) -> None:
-    store.finish(game_id, result, conn=conn)
-    store.apply_rating(game_id, rating[0], rating[1], conn=conn)
 
 
 def _create_identity(store: Store, *, row: IdentityRow, sid: str) -> None:

@@ -180,6 +180,16 @@ campaign = sa.Table(
     sa.Column("updated_at", sa.Float, nullable=False),
 )
 
+#: Games whose agent is to make decision number ``idx``: written in the transaction of the action
+#: that made it the agent's turn (:class:`ActionWrite` ``agent_next``), so a server process finds the
+#: agent moves to take over without loading any game (web/leases.py).  Migration 0007_leases.
+agent_turns = sa.Table(
+    "agent_turns",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("idx", sa.Integer, nullable=False),
+)
+
 sa.Index("ix_clocks_deadline", clocks.c.deadline)
 sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
 sa.Index("ix_seats_owner", seats.c.owner)
@@ -309,6 +319,9 @@ class ActionWrite:
     seat: int
     text: str
     revision: int | None = None
+    #: After this action an agent is to decide (kept in ``agent_turns`` in the same transaction);
+    #: None in a game without an agent seat (nothing kept).
+    agent_next: bool | None = None
 
 
 #: A write of a group commit: an action, or any other write given the transaction's connection.
@@ -478,6 +491,7 @@ class Store:
                     for w in writes
                 ],
             )
+            _mark_agent_turns(conn, writes)
             self._announce(conn, [(w.game_id, w.revision + 1) for w in checked if w.revision is not None])
 
     def bump_revision(self, game_id: str, expected: int, conn: Connection | None = None) -> int:
@@ -518,14 +532,17 @@ class Store:
             conn.execute(actions.delete().where(actions.c.game_id == game_id, actions.c.idx >= keep))
             conn.execute(games.update().where(games.c.id == game_id).values(n_actions=keep, updated_at=now))
 
-    def finish(self, game_id: str, result: dict[str, Any], conn: Connection | None = None) -> None:
-        """A game that ended without an action (resignation, abandonment)."""
+    def finish(self, game_id: str, result: dict[str, Any], conn: Connection | None = None) -> bool:
+        """Mark a game over with its result; False, and nothing written, when it was over already
+        (another server process ended it first: a timeout or abandonment is stored once)."""
         with self._begin(conn) as conn:
-            conn.execute(
+            done = conn.execute(
                 games.update()
-                .where(games.c.id == game_id)
+                .where(games.c.id == game_id, games.c.status == "active")
                 .values(status="over", result=json.dumps(result), updated_at=time.time())
             )
+            conn.execute(agent_turns.delete().where(agent_turns.c.game_id == game_id))
+            return bool(done.rowcount == 1)
 
     def save_analysis(self, row: AnalysisRow, conn: Connection | None = None) -> bool:
         """Keep a game's analysis; False (and nothing written) if the game already has one: the
@@ -1012,6 +1029,20 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+_FORGET_AGENT_TURN = agent_turns.delete().where(agent_turns.c.game_id == sa.bindparam("g"))
+
+
+def _mark_agent_turns(conn: Connection, writes: list[ActionWrite]) -> None:
+    """Each game's last stored action says whether its agent is to decide next (web/leases.py)."""
+    last = {w.game_id: w for w in writes if w.agent_next is not None}
+    if not last:
+        return
+    conn.execute(_FORGET_AGENT_TURN, [{"g": game} for game in last])
+    waiting = [{"game_id": w.game_id, "idx": w.idx + 1} for w in last.values() if w.agent_next]
+    if waiting:
+        conn.execute(agent_turns.insert(), waiting)
 
 
 def _clock_row(c: Any) -> ClockRow:

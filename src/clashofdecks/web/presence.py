@@ -1,0 +1,89 @@
+"""Which seats have a player connected, across every server process (the abandonment rule of
+unclocked friend duels, docs/web.md "Leases").
+
+Each process keeps one row per (process, game, seat) it has had connections for, with how many it
+holds now; a seat is present when some process that is alive (its heartbeat is recent,
+``leases.processes``) holds a connection for it.  A seat with rows but no live connection has been
+joined and is away: the process holding the ``abandonment`` lease judges it.  Seats never joined
+have no row (an invite not opened is not an abandonment).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from .leases import alive_processes, db_now
+from .store import games, metadata
+
+presence = sa.Table(
+    "presence",
+    metadata,
+    sa.Column("process_id", sa.String(120), primary_key=True),
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("connections", sa.Integer, nullable=False),
+    sa.Column("changed_at", sa.Float, nullable=False),  # the database's clock
+)
+
+
+def set_presence(conn: Connection, process: str, game_id: str, seat: int, connections: int) -> None:
+    """This process now holds ``connections`` connections of ``seat`` (a write of the group commit)."""
+    now = db_now(conn.dialect.name)
+    done = conn.execute(
+        presence.update()
+        .where(presence.c.process_id == process, presence.c.game_id == game_id, presence.c.seat == seat)
+        .values(connections=connections, changed_at=now)
+    )
+    if done.rowcount == 0:
+        conn.execute(
+            presence.insert().values(
+                process_id=process, game_id=game_id, seat=seat, connections=connections, changed_at=now
+            )
+        )
+
+
+def away_seats(engine: Engine, limit: int = 200) -> list[tuple[str, int]]:
+    """(game, seat) of active friend duels whose seat was joined once and has no connection on any
+    live process now: the abandonment candidates (the caller checks whose turn it is)."""
+    with engine.connect() as conn:
+        alive = alive_processes(conn)
+        held = sa.func.sum(
+            sa.case(
+                (sa.and_(presence.c.process_id.in_(alive), presence.c.connections > 0), 1),
+                else_=0,
+            )
+        )
+        query = (
+            sa.select(presence.c.game_id, presence.c.seat)
+            .join(games, games.c.id == presence.c.game_id)
+            .where(games.c.status == "active", games.c.kind == "friend")
+            .group_by(presence.c.game_id, presence.c.seat)
+            .having(held == 0)
+            .limit(limit)
+        )
+        return [(r.game_id, int(r.seat)) for r in conn.execute(query)]
+
+
+def seat_present(engine: Engine, game_id: str, seat: int) -> bool:
+    """Whether some live process holds a connection of ``seat`` now."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(presence.c.seat).where(
+                presence.c.game_id == game_id,
+                presence.c.seat == seat,
+                presence.c.connections > 0,
+                presence.c.process_id.in_(alive_processes(conn)),
+            )
+        ).first()
+        return row is not None
+
+
+def forget_finished(conn: Connection) -> None:
+    """Drop the presence of games that are over (nothing to judge there any more)."""
+    # Correlated EXISTS: looks up the (few) games with presence rows, not every finished game.
+    over = sa.select(games.c.id).where(games.c.id == presence.c.game_id, games.c.status != "active")
+    conn.execute(presence.delete().where(over.exists()))
+
+
+sa.Index("ix_presence_game", presence.c.game_id, presence.c.seat)
