@@ -51,7 +51,11 @@ BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
         "ClashOfDecks/Duel-v1",
         {"format": "random", "observation_dtype": "uint8", "copy": False},
     ),
-    ("Duel-v1 batch vs greedy (random deal)", "ClashOfDecks/Duel-v1", {"format": "random", "opponent": "greedy"}),
+    (
+        "Duel-v1 batch vs greedy (random deal)",
+        "ClashOfDecks/Duel-v1",
+        {"format": "random", "opponent": "greedy"},
+    ),
     ("Solo-v1 batch vs the automaton (level 0, draft)", "ClashOfDecks/Solo-v1", {}),
 )
 #: Environments measured beside ours: (label, PettingZoo registry id, module of older PettingZoo
