@@ -2778,20 +2778,31 @@ static PyObject *mod_random_duel_games(PyObject *m, PyObject *args) {
 
 /* ------------------------------------------------------------------ the batched environment (issue 27)
  *
- * envs/vector.py's compiled backend: N duel games of the learner against the `random` agent, each in
- * a slot of one bytearray (EnvSlot: the game's State, the agent's MT19937 state, the learner's seat).
- * batch_step plays one learner decision in every game, the agent's replies (legal[randrange(n)] with
- * the agent's own generator, as agents/random_agent.py), and writes the observation (the encoder of
- * envs/encoding.py for a duel in play: header, hands, fortresses, lanes, lane sizes, a pending return
- * order), the legal-action mask, the reward and the flags into the caller's arrays.  batch_reset deals
+ * envs/vector.py's compiled backend: N duel games of the learner against the `random` or the `greedy`
+ * agent, each in a slot of one bytearray (EnvSlot: the game's State, the agent's MT19937 state, the
+ * learner's seat, what the observation row shows).  batch_step plays one learner decision in every
+ * game, the agent's replies (drawn from the agent's own generator as the Python agent draws), and
+ * writes the observation (the encoder of envs/encoding.py for a duel in play: header, hands,
+ * fortresses, lanes, lane sizes, a pending return order; float32, or uint8 counts: envs/compact.py),
+ * the legal-action mask, the reward and the flags into the caller's arrays.  batch_reset deals
  * new games into slots; nothing per game runs in Python while stepping or autoresetting. */
+
+/* What a slot's observation row shows now of the hands and lanes (by player and lane), so a step
+ * rewrites only the parts that changed: most steps change one hand and one lane of four. */
+typedef struct {
+    uint8_t hand_len[2], hands[2][HAND_CAP], fort[2];
+    uint64_t known[2];
+    uint8_t lane_len[4];
+    Creature lanes[4][LANE_CAP];
+    uint8_t pending; /* a return order is shown */
+} ESeen;
 
 typedef struct {
     State s;
     MTState g;
     int32_t seat;
     int32_t hidden_ids;
-    uint8_t rows_written[4]; /* creature rows of each lane slot in the observation row now */
+    ESeen seen;
 } EnvSlot;
 
 /* Where the encoder writes: the observation layout's slice starts (envs/encoding.py) and its size. */
@@ -2915,9 +2926,8 @@ static void e_turn(ERow out, const long *o, const State *s) {
     if (s->turn >= cap) e_one(out, o[O_TURN] + 1);
 }
 
-/* encoding.encode_observation for a duel (not the setup stage), written into a zeroed row. */
-static void e_observe(ERow out, const long *o, const State *s, int seat, int hidden_ids) {
-    int opp = 1 - seat;
+/* The header slices (seat to mana) of the row, zeroed before. */
+static void e_header(ERow out, const long *o, const State *s, int seat) {
     e_one(out, o[O_SEAT] + seat);
     e_one(out, o[O_PHASE] + s->stage);
     if (s->stage == OVER) {
@@ -2929,17 +2939,13 @@ static void e_observe(ERow out, const long *o, const State *s, int seat, int hid
     e_one(out, o[O_ACTIVE] + (s->active == seat ? 0 : 1));
     e_turn(out, o, s);
     e_set(out, o[O_MANA], s->mana, 10);
-    if (s->hand_len[seat]) e_hand(out, o, s, 0, seat, hidden_ids);
-    if (s->hand_len[opp]) e_hand(out, o, s, 1, opp, hidden_ids);
-    const int players[4] = {seat, seat, opp, opp};
-    for (int slot = 0; slot < 4; slot++) {
-        int p = players[slot];
-        e_lane(out, o, s, slot, p * 2 + (slot & 1), p == 1 ? s->threat_bits : 0);
-    }
-    if (s->pending_player != NONE) {
-        e_one(out, o[O_PENDING] + (s->pending_player == seat ? 0 : 1));
-        for (int i = 0; i < s->pending_n && i < 3; i++) e_one(out, o[O_PENDING_CARDS] + i * N_CARDS + s->pending[i]);
-    }
+}
+
+/* A pending return order (R3.9), zeroed before. */
+static void e_pending(ERow out, const long *o, const State *s, int seat) {
+    if (s->pending_player == NONE) return;
+    e_one(out, o[O_PENDING] + (s->pending_player == seat ? 0 : 1));
+    for (int i = 0; i < s->pending_n && i < 3; i++) e_one(out, o[O_PENDING_CARDS] + i * N_CARDS + s->pending[i]);
 }
 
 /* Zero `count` features of row r from feature `at`. */
@@ -2960,27 +2966,76 @@ static inline ERow e_row(void *obs, const EnvSpec *sp, Py_ssize_t i) {
     return r;
 }
 
-/* One slot's observation row and mask row; the mask only when the learner decides.  fresh: zero the
- * whole row first; else the row is the slot's previous observation, and only what e_observe can have
- * written is zeroed: everything up to the lanes, the creature rows written last time, and everything
- * after the lanes (the lanes are most of the row, and a duel has at most 7 creatures a side). */
-static void e_write(EnvSlot *e, ERow obs, uint8_t *mask, const long *o, int fresh) {
-    if (fresh) {
-        e_zero(obs, 0, o[O_SIZE]);
-    } else {
-        e_zero(obs, 0, o[O_LANES]);
-        for (int slot = 0; slot < 4; slot++)
-            e_zero(obs, o[O_LANES] + slot * E_LANE_CAP * E_FEATURES, (long)E_FEATURES * e->rows_written[slot]);
-        long after = o[O_LANES] + 4 * E_LANE_CAP * E_FEATURES;
-        e_zero(obs, after, o[O_SIZE] - after);
+/* Whether player p's hand (and fortress card) differs from what the row shows. */
+static int e_hand_changed(const ESeen *seen, const State *s, int p) {
+    return seen->hand_len[p] != s->hand_len[p] || seen->fort[p] != s->fort[p] || seen->known[p] != s->known[p] ||
+           memcmp(seen->hands[p], s->hands[p], s->hand_len[p]);
+}
+
+/* Whether lane k differs from what the row shows. */
+static int e_lane_changed(const ESeen *seen, const State *s, int k) {
+    return seen->lane_len[k] != s->lane_len[k] || memcmp(seen->lanes[k], s->lanes[k], sizeof(Creature) * s->lane_len[k]);
+}
+
+/* Hand k of the row (0: the seat's, 1: the opponent's): its places, flags and fortress features. */
+static void e_zero_hand(ERow r, const long *o, int k) {
+    if (k == 0)
+        e_zero(r, o[O_HAND_ME], o[O_HAND_OPP] - o[O_HAND_ME]);
+    else
+        e_zero(r, o[O_HAND_OPP], o[O_FORTRESS] - o[O_HAND_OPP]);
+    e_zero(r, o[O_FORTRESS] + k * 3, 3);
+}
+
+/* Lane slot `slot` of the row showing lane k: its creature rows and its size. */
+static void e_zero_lane(ERow r, const long *o, const ESeen *seen, int slot, int k) {
+    int rows = seen->lane_len[k] < E_LANE_CAP ? seen->lane_len[k] : E_LANE_CAP;
+    e_zero(r, o[O_LANES] + slot * E_LANE_CAP * E_FEATURES, (long)E_FEATURES * rows);
+    e_zero(r, o[O_LANE_SIZES] + slot, 1);
+}
+
+/* The row (encoding.encode_observation of a duel in play), updated from what it shows (e->seen):
+ * the header always, a hand, a lane or the pending order only where it changed.  fresh: the row
+ * holds anything (a new game), so all of it is zeroed and written. */
+static void e_observe_row(EnvSlot *e, ERow r, const long *o, int fresh) {
+    const State *s = &e->s;
+    ESeen *seen = &e->seen;
+    int seat = e->seat, opp = 1 - seat;
+    if (fresh) e_zero(r, 0, o[O_SIZE]);
+    e_zero(r, 0, o[O_HAND_ME]);
+    e_header(r, o, s, seat);
+    for (int k = 0; k < 2; k++) {
+        int p = k ? opp : seat;
+        if (!fresh && !e_hand_changed(seen, s, p)) continue;
+        if (!fresh) e_zero_hand(r, o, k);
+        if (s->hand_len[p]) e_hand(r, o, s, k, p, e->hidden_ids);
     }
-    const int players[4] = {e->seat, e->seat, 1 - e->seat, 1 - e->seat};
+    const int players[4] = {seat, seat, opp, opp};
     for (int slot = 0; slot < 4; slot++) {
-        int n = e->s.lane_len[players[slot] * 2 + (slot & 1)];
-        e->rows_written[slot] = (uint8_t)(n < E_LANE_CAP ? n : E_LANE_CAP);
+        int p = players[slot], k = p * 2 + (slot & 1);
+        if (!fresh && !e_lane_changed(seen, s, k)) continue;
+        if (!fresh) e_zero_lane(r, o, seen, slot, k);
+        e_lane(r, o, s, slot, k, p == 1 ? s->threat_bits : 0);
     }
-    e_observe(obs, o, &e->s, e->seat, e->hidden_ids);
-    memset(mask, 0, (size_t)ACTION_SPACE_N);
+    if (seen->pending && !fresh) e_zero(r, o[O_PENDING], o[O_PENDING_CARDS] + 3 * N_CARDS - o[O_PENDING]);
+    e_pending(r, o, s, seat);
+    memcpy(seen->hand_len, s->hand_len, sizeof seen->hand_len);
+    memcpy(seen->hands, s->hands, sizeof seen->hands);
+    memcpy(seen->fort, s->fort, sizeof seen->fort);
+    memcpy(seen->known, s->known, sizeof seen->known);
+    memcpy(seen->lane_len, s->lane_len, sizeof seen->lane_len);
+    memcpy(seen->lanes, s->lanes, sizeof seen->lanes);
+    seen->pending = s->pending_player != NONE;
+}
+
+/* One slot's observation row and mask row; the mask only when the learner decides.  The mask row
+ * shows old[0..n_old) (the legal actions it was written from); fresh: it holds anything.  Clearing
+ * those few entries instead of the whole row leaves most of the row's cache lines untouched. */
+static void e_write(EnvSlot *e, ERow obs, uint8_t *mask, const long *o, int fresh, const int *old, int n_old) {
+    e_observe_row(e, obs, o, fresh);
+    if (fresh)
+        memset(mask, 0, (size_t)ACTION_SPACE_N);
+    else
+        for (int i = 0; i < n_old; i++) mask[old[i]] = 0;
     if (current_player(&e->s) == e->seat) {
         int legal[MAX_LEGAL];
         int n = compute_legal(&e->s, legal);
@@ -3223,7 +3278,7 @@ static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EnvSpec *sp
     e->hidden_ids = 1;
     int failed = e_opponent(e, sp);
     if (failed) return failed;
-    e_write(e, row, mask, sp->o, 1);
+    e_write(e, row, mask, sp->o, 1, NULL, 0);
     return 0;
 }
 
@@ -3344,7 +3399,8 @@ static int e_step_slot(EnvSlot *e, Py_ssize_t i, const EArrays *a, const EnvSpec
     a->winner[i] = over && s->winner <= 1 ? s->winner : -1;
     a->termination[i] = (int8_t)(over ? s->termination : -1);
     a->turn[i] = s->turn;
-    e_write(e, e_row(a->obs, sp, i), a->mask + i * ACTION_SPACE_N, sp->o, 0);
+    /* the mask row was written from this slot's state before the learner's action: legal[0..k) */
+    e_write(e, e_row(a->obs, sp, i), a->mask + i * ACTION_SPACE_N, sp->o, 0, legal, k);
     return 0;
 }
 

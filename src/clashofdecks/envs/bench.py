@@ -41,6 +41,21 @@ BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
         "ClashOfDecks/Duel-v1",
         {"format": "random", "copy": False},
     ),
+    (
+        "Duel-v1 batch vs random (random deal, uint8)",
+        "ClashOfDecks/Duel-v1",
+        {"format": "random", "observation_dtype": "uint8"},
+    ),
+    (
+        "Duel-v1 batch vs random (random deal, uint8, copy=False)",
+        "ClashOfDecks/Duel-v1",
+        {"format": "random", "observation_dtype": "uint8", "copy": False},
+    ),
+    (
+        "Duel-v1 batch vs greedy (random deal)",
+        "ClashOfDecks/Duel-v1",
+        {"format": "random", "opponent": "greedy"},
+    ),
     ("Solo-v1 batch vs the automaton (level 0, draft)", "ClashOfDecks/Solo-v1", {}),
 )
 #: Environments measured beside ours: (label, PettingZoo registry id, module of older PettingZoo
@@ -246,7 +261,7 @@ def format_envs_bench(results: dict[str, Any]) -> str:
         lines.append(f"batched environments, N = {batched['num_envs']:,}: {batched['definition']}")
         for label, value in batched["steps_per_second"].items():
             backend = batched.get("backends", {}).get(label, "?")
-            lines.append(f"  {label:<50} {value:>12,.0f} steps/s  ({backend})")
+            lines.append(f"  {label:<56} {value:>12,.0f} steps/s  ({backend})")
         lines.append(f"  goal (N = 1,024, vs random): >= {batched['goal_steps_per_second']:,} steps/s")
     return "\n".join(lines)
 

@@ -36,6 +36,7 @@ Two implementations give the same results (``backend``):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 import gymnasium as gym
@@ -150,7 +151,17 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         cap = first.ruleset.max_turns or DEFAULT_MAX_TURNS
         self._scales = count_scales(cap) if observation_dtype == "uint8" else None
         if self.backend == "compiled":
-            self._compiled = _CompiledBatch(self, first, observation_dtype == "uint8")
+            arrays = BatchArrays(
+                self._obs,
+                self._masks,
+                self._rewards,
+                self._terminations,
+                self._truncations,
+                self._seats,
+                self._turns,
+                self._illegal,
+            )
+            self._compiled = _CompiledBatch(envs, arrays, observation_dtype == "uint8")
 
     @staticmethod
     def _row_space(first: ClashOfDecksEnv, observation_dtype: str) -> spaces.Box:
@@ -219,7 +230,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         if batch.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {batch.shape}")
         if self.backend == "compiled":
-            infos = self._compiled.step(batch)
+            infos = self._compiled.step(batch, self._autoreset, self.copy)
         else:
             infos = self._step_python(batch)
         self._autoreset = self._terminations | self._truncations
@@ -318,16 +329,33 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         return infos
 
 
+@dataclass(frozen=True, slots=True)
+class BatchArrays:
+    """The arrays a batch writes its results into (one row per sub-environment), shared by the
+    :class:`ClashOfDecksVectorEnv` and its compiled backend."""
+
+    obs: npt.NDArray[Any]
+    masks: npt.NDArray[np.int8]
+    rewards: npt.NDArray[np.float64]
+    terminations: npt.NDArray[np.bool_]
+    truncations: npt.NDArray[np.bool_]
+    seats: npt.NDArray[np.int64]
+    turns: npt.NDArray[np.int64]
+    illegal: npt.NDArray[np.bool_]
+
+
 class _CompiledBatch:
     """The compiled backend of a :class:`ClashOfDecksVectorEnv`: the games in slots of one
     bytearray, stepped and dealt by ``_native.batch_step`` / ``batch_reset`` straight into the batch's
     arrays."""
 
-    def __init__(self, batch: ClashOfDecksVectorEnv, first: ClashOfDecksEnv, compact: bool) -> None:
+    def __init__(self, envs: list[ClashOfDecksEnv], arrays: BatchArrays, compact: bool) -> None:
         from .. import _native
 
-        n = batch.num_envs
-        self._batch = batch
+        n = len(envs)
+        first = envs[0]
+        self._envs = envs
+        self._arrays = arrays
         self._slots = bytearray(_native.batch_slot_size() * n)
         self._winners = np.zeros(n, dtype=np.int64)
         self._terminations_code = np.zeros(n, dtype=np.int8)
@@ -343,9 +371,8 @@ class _CompiledBatch:
 
     def reset(self, indices: npt.NDArray[np.intp], seeds: list[int | None]) -> None:
         """Seed the sub-environments ``indices`` (``np_random`` as their own reset seeds it) and deal."""
-        batch = self._batch
         for i in indices:
-            env = batch.envs[i]
+            env = self._envs[i]
             gym.Env.reset(env, seed=seeds[i])
             self._capsules[i] = env.np_random.bit_generator.capsule
         self.deal(indices)
@@ -359,63 +386,62 @@ class _CompiledBatch:
 
         if not len(indices):
             return
-        batch = self._batch
+        out = self._arrays
         _native.batch_reset(
             self._slots,
             np.ascontiguousarray(indices, dtype=np.int64),
             self._capsules,
             self._config,
             self._spec,
-            batch._obs,
-            batch._masks,
-            batch._turns,
+            out.obs,
+            out.masks,
+            out.turns,
         )
-        batch._seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
+        out.seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
 
-    def step(self, actions: npt.NDArray[Any]) -> dict[str, Any]:
-        """One learner decision in every game not being reset (the core checks every action first:
-        a bad batch changes nothing); the finished games dealt anew.  The infos of the step."""
+    def step(self, actions: npt.NDArray[Any], resetting: npt.NDArray[np.bool_], copy: bool) -> dict[str, Any]:
+        """One learner decision in every game but those ``resetting`` (the core checks every action
+        first: a bad batch changes nothing), then those dealt anew.  The infos of the step (with
+        ``copy``, arrays of their own)."""
         from .. import _native
 
-        batch = self._batch
-        resetting = batch._autoreset
         if actions.dtype.kind not in "iu":  # e.g. floats or objects: each checked as the single env does
-            converted = np.zeros(batch.num_envs, dtype=np.int64)
+            converted = np.zeros(len(actions), dtype=np.int64)
             for i in np.flatnonzero(~resetting):
                 converted[i] = _as_action(actions[i])
             actions = converted
+        out = self._arrays
         _native.batch_step(
             self._slots,
             self._spec,
             self._penalty,
             np.ascontiguousarray(actions, dtype=np.int64),
             resetting,
-            batch._obs,
-            batch._masks,
-            batch._rewards,
-            batch._terminations,
-            batch._truncations,
-            batch._turns,
-            batch._illegal,
+            out.obs,
+            out.masks,
+            out.rewards,
+            out.terminations,
+            out.truncations,
+            out.turns,
+            out.illegal,
             self._winners,
             self._terminations_code,
         )
         if resetting.any():
             self.deal(np.flatnonzero(resetting))
-            batch._rewards[resetting] = 0.0
-            batch._terminations[resetting] = batch._truncations[resetting] = False
-            batch._illegal[resetting] = False
+            out.rewards[resetting] = 0.0
+            out.terminations[resetting] = out.truncations[resetting] = out.illegal[resetting] = False
             self._terminations_code[resetting] = -1
         infos: dict[str, Any] = {
-            "seat": batch._fresh(batch._seats),
-            "turn": batch._fresh(batch._turns),
-            "illegal_action": batch._fresh(batch._illegal),
+            "seat": out.seats.copy() if copy else out.seats,
+            "turn": out.turns.copy() if copy else out.turns,
+            "illegal_action": out.illegal.copy() if copy else out.illegal,
         }
         ended = self._terminations_code >= 0
         if ended.any():
             infos["winner"] = np.where(ended, self._winners, 0)
             infos["_winner"] = ended
-            names = np.full(batch.num_envs, None, dtype=object)
+            names = np.full(len(ended), None, dtype=object)
             names[ended] = _TERMINATION_NAMES[self._terminations_code[ended]]
             infos["termination"] = names
             infos["_termination"] = ended.copy()
