@@ -176,10 +176,16 @@ def ray_selfplay(workers: int, address: str | None = None) -> tuple[SelfPlay, Ca
         raise TrainingError(str(exc)) from None
     started = not ray.is_initialized()
     if started:
-        if address is None:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        else:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        try:
+            if address is None:
+                ray.init(
+                    num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False
+                )
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as exc:  # Ray raises plain Exception when its node times out at start-up
+            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            raise TrainingError(f"could not start or join {where}: {exc}") from None
     remote = ray.remote(num_cpus=1, max_retries=3)(selfplay_chunk)
 
     def on_ray(
