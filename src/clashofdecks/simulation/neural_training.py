@@ -380,6 +380,39 @@ def _card(
     }
 
 
+def value_calibration(
+    model_path: str | None, games: int, *, seed: int = 200_000, agent: str = "greedy"
+) -> list[dict[str, float]]:
+    """The value head by decile: over every decision with a choice in ``games`` draft duels of
+    ``agent`` against itself (deals ``seed``, ``seed + 1``, … — far from the training deals), the
+    network's win chance for the player to move against how often that player won.  Each row:
+    ``n``, ``predicted`` (mean), ``observed`` (win rate, a draw counting 1/2)."""
+    from ..agents.neural import load_model, shipped_model, win_chance
+
+    model = shipped_model() if model_path is None else load_model(Path(model_path))
+    pairs: list[tuple[float, int]] = []
+    for deal in range(seed, seed + games):
+        game: Game = start_game(mode="duel", format="draft", seed=deal, record_events=False)
+        agents = [make_agent(agent, derive_seed(deal, 7, s)) for s in (0, 1)]
+        rows: list[tuple[float, int]] = []
+        while not game.is_over():
+            mover = game.current_player
+            if game.decision_kind is not DecisionKind.BUILD and len(game.legal_actions()) > 1:
+                rows.append((win_chance(game, mover, model), mover))
+            game.apply(agents[mover].act(game))
+        winner = game.winner
+        pairs += [(p, 1 if winner == m else 0) if winner is not None else (p, -1) for p, m in rows]
+    pairs.sort()
+    table: list[dict[str, float]] = []
+    for k in range(10):
+        part = pairs[k * len(pairs) // 10 : (k + 1) * len(pairs) // 10]
+        if part:
+            observed = sum(0.5 if won < 0 else won for _, won in part) / len(part)
+            predicted = sum(p for p, _ in part) / len(part)
+            table.append({"n": len(part), "predicted": round(predicted, 3), "observed": round(observed, 3)})
+    return table
+
+
 __all__ = [
     "Samples",
     "TrainSettings",
@@ -390,4 +423,5 @@ __all__ = [
     "selfplay_chunk",
     "selfplay_game",
     "train",
+    "value_calibration",
 ]
