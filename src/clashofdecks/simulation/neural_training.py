@@ -34,6 +34,7 @@ from ..agents.neural import NeuralModel, import_numpy
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..formats import start_game
+from ..options import Ruleset
 from ..rules import DecisionKind, Game
 from .runner import ignore_sigint
 from .seeds import derive_seed
@@ -60,6 +61,9 @@ class TrainSettings:
     weight_decay: float = 1e-4
     seed: int = 0
     format: str = "draft"
+    #: A self-play game that reaches this turn is a draw (as ``clash arena --max-turns``): two weak
+    #: policies can otherwise pass turns forever.
+    max_turns: int = 200
     #: Games per self-play task (a chunk).
     chunk: int = 2
 
@@ -98,7 +102,10 @@ def selfplay_game(settings: TrainSettings, model_path: str | None, seed: int) ->
     """One self-play duel of ``seed``: a sample per searched decision (module docstring)."""
     from ..encoding import encode_observation
 
-    game: Game = start_game(mode="duel", format=settings.format, seed=seed, record_events=False)
+    ruleset = Ruleset(max_turns=settings.max_turns)
+    game: Game = start_game(
+        mode="duel", format=settings.format, seed=seed, ruleset=ruleset, record_events=False
+    )
     agents = [_player(settings, model_path, derive_seed(seed, 7, s)) for s in (0, 1)]
     for s, agent in enumerate(agents):
         agent.reset(derive_seed(seed, 7, s))
@@ -392,7 +399,9 @@ def value_calibration(
     model = shipped_model() if model_path is None else load_model(Path(model_path))
     pairs: list[tuple[float, int]] = []
     for deal in range(seed, seed + games):
-        game: Game = start_game(mode="duel", format="draft", seed=deal, record_events=False)
+        game: Game = start_game(
+            mode="duel", format="draft", seed=deal, ruleset=Ruleset(max_turns=200), record_events=False
+        )
         agents = [make_agent(agent, derive_seed(deal, 7, s)) for s in (0, 1)]
         rows: list[tuple[float, int]] = []
         while not game.is_over():
