@@ -31,7 +31,7 @@ from clashofdecks.agents.registry import make_agent  # noqa: E402
 from clashofdecks.agents.spec import AgentSpecError  # noqa: E402
 from clashofdecks.encoding import OBSERVATION_LAYOUT, encode_observation  # noqa: E402
 from clashofdecks.formats import new_game  # noqa: E402
-from clashofdecks.rules import Game  # noqa: E402
+from clashofdecks.rules import DecisionKind, Game  # noqa: E402
 
 
 def tiny_model(seed: int = 0, hidden: int = 8) -> NeuralModel:
@@ -199,7 +199,9 @@ def test_the_agent_plays_every_decision_kind_legally(model_file: Path, iteration
                 assert game.is_legal(action), f"{agent.name} chose illegal {action}"
                 if agent is me:
                     chosen[_kind(game, action)] += 1
-                    faced |= {_kind(game, a) for a in game.legal_actions()} or {"build"}
+                    # (a build stage's legal actions are never listed: C(32, 10) decks)
+                    building = game.decision_kind is DecisionKind.BUILD
+                    faced |= {"build"} if building else {_kind(game, a) for a in game.legal_actions()}
                 game.apply(action)
     # The search is slow in Python's setup stage: one deal per format is enough to check its choices.
     if iterations == 0:

@@ -57,8 +57,10 @@ MODEL_VERSION: Final = 1
 #: The tensors of a model, in file order: trunk, policy head, value head (``w`` is inputs x outputs).
 TENSORS: Final = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
 SHIPPED_MODEL: Final = Path(__file__).resolve().parent.parent / "data" / "neural.bin"
-#: Weight of the network's policy beside the search's visit share at the root (``iterations=N``).
-PRIOR_WEIGHT: Final = 0.5
+#: Weight of the network's policy beside the search's visit share at the root (``iterations=N``):
+#: small, so the policy only decides between actions the search found about equally good (0.5 let
+#: a weak network overrule the search: docs/ai.md).
+PRIOR_WEIGHT: Final = 0.1
 EXTRA_HINT: Final = "pip install 'clashofdecks[neural]'"
 _BUILD: Final = DecisionKind.BUILD
 

@@ -34,6 +34,7 @@ from ..agents.neural import NeuralModel, import_numpy
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..formats import start_game
+from ..options import Ruleset
 from ..rules import DecisionKind, Game
 from .runner import ignore_sigint
 from .seeds import derive_seed
@@ -60,6 +61,9 @@ class TrainSettings:
     weight_decay: float = 1e-4
     seed: int = 0
     format: str = "draft"
+    #: A self-play game that reaches this turn is a draw (as ``clash arena --max-turns``): two weak
+    #: policies can otherwise pass turns forever.
+    max_turns: int = 200
     #: Games per self-play task (a chunk).
     chunk: int = 2
 
@@ -98,7 +102,10 @@ def selfplay_game(settings: TrainSettings, model_path: str | None, seed: int) ->
     """One self-play duel of ``seed``: a sample per searched decision (module docstring)."""
     from ..encoding import encode_observation
 
-    game: Game = start_game(mode="duel", format=settings.format, seed=seed, record_events=False)
+    ruleset = Ruleset(max_turns=settings.max_turns)
+    game: Game = start_game(
+        mode="duel", format=settings.format, seed=seed, ruleset=ruleset, record_events=False
+    )
     agents = [_player(settings, model_path, derive_seed(seed, 7, s)) for s in (0, 1)]
     for s, agent in enumerate(agents):
         agent.reset(derive_seed(seed, 7, s))
@@ -176,10 +183,16 @@ def ray_selfplay(workers: int, address: str | None = None) -> tuple[SelfPlay, Ca
         raise TrainingError(str(exc)) from None
     started = not ray.is_initialized()
     if started:
-        if address is None:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        else:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        try:
+            if address is None:
+                ray.init(
+                    num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False
+                )
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as exc:  # Ray raises plain Exception when its node times out at start-up
+            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            raise TrainingError(f"could not start or join {where}: {exc}") from None
     remote = ray.remote(num_cpus=1, max_retries=3)(selfplay_chunk)
 
     def on_ray(
@@ -374,6 +387,41 @@ def _card(
     }
 
 
+def value_calibration(
+    model_path: str | None, games: int, *, seed: int = 200_000, agent: str = "greedy"
+) -> list[dict[str, float]]:
+    """The value head by decile: over every decision with a choice in ``games`` draft duels of
+    ``agent`` against itself (deals ``seed``, ``seed + 1``, … — far from the training deals), the
+    network's win chance for the player to move against how often that player won.  Each row:
+    ``n``, ``predicted`` (mean), ``observed`` (win rate, a draw counting 1/2)."""
+    from ..agents.neural import load_model, shipped_model, win_chance
+
+    model = shipped_model() if model_path is None else load_model(Path(model_path))
+    pairs: list[tuple[float, int]] = []
+    for deal in range(seed, seed + games):
+        game: Game = start_game(
+            mode="duel", format="draft", seed=deal, ruleset=Ruleset(max_turns=200), record_events=False
+        )
+        agents = [make_agent(agent, derive_seed(deal, 7, s)) for s in (0, 1)]
+        rows: list[tuple[float, int]] = []
+        while not game.is_over():
+            mover = game.current_player
+            if game.decision_kind is not DecisionKind.BUILD and len(game.legal_actions()) > 1:
+                rows.append((win_chance(game, mover, model), mover))
+            game.apply(agents[mover].act(game))
+        winner = game.winner
+        pairs += [(p, 1 if winner == m else 0) if winner is not None else (p, -1) for p, m in rows]
+    pairs.sort()
+    table: list[dict[str, float]] = []
+    for k in range(10):
+        part = pairs[k * len(pairs) // 10 : (k + 1) * len(pairs) // 10]
+        if part:
+            observed = sum(0.5 if won < 0 else won for _, won in part) / len(part)
+            predicted = sum(p for p, _ in part) / len(part)
+            table.append({"n": len(part), "predicted": round(predicted, 3), "observed": round(observed, 3)})
+    return table
+
+
 __all__ = [
     "Samples",
     "TrainSettings",
@@ -384,4 +432,5 @@ __all__ = [
     "selfplay_chunk",
     "selfplay_game",
     "train",
+    "value_calibration",
 ]
