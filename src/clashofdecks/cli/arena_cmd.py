@@ -16,7 +16,7 @@ from rich.console import Console
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..options import Threat
-from ..simulation.arena import run_arena, run_solo, tasks_for
+from ..simulation import arena as arena_games
 from ..simulation.backends import open_backend
 from ..simulation.game import GameResult
 from ..simulation.runner import MAX_GAMES, MAX_WORKERS, Backend, Interrupted
@@ -123,7 +123,7 @@ def arena(
 
             def play(played_on: Backend) -> Any:
                 if mode == "duel":
-                    return run_arena(
+                    return arena_games.run_arena(
                         agents,
                         games=games,
                         seed=seed,
@@ -133,7 +133,7 @@ def arena(
                         on_result=on_result,
                         backend=played_on,
                     )
-                return run_solo(
+                return arena_games.run_solo(
                     agents,
                     games=games,
                     seed=seed,
@@ -175,7 +175,7 @@ def _checked_options(
                 _fail("a duel arena needs at least two agents (or use --mode solo)")
             if level is not None or threat is not None:
                 _fail("--level and --threat are solo options (add --mode solo)")
-            return None, len(tasks_for(len(agents), games, seed))
+            return None, len(arena_games.tasks_for(len(agents), games, seed))
         if level is not None and threat is not None:
             _fail("give --level or --threat, not both")
         threat_opts = parse_threat(threat) if threat is not None else Threat.level(level or 0)

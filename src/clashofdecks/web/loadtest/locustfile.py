@@ -16,7 +16,9 @@ Measured with Locust's own request events (type ``WS``):
   processes when the two seats sit on different ones);
 - ``ack after reconnect``: an action acknowledged only by the state after a reconnection;
 - ``reconnect``: a connection lost because its server was killed, timed to the new ``hello`` answer;
-- failures: ``error frame`` (any error the server sends), ``connection lost`` (a drop no kill
+- ``stale, decided again``: an action refused as ``stale`` (the state that moved on arrives first,
+  and the seat decides again: the protocol's answer to a race, not a failure);
+- failures: ``error frame`` (any other error the server sends), ``connection lost`` (a drop no kill
   explains), ``reconnect failed``, ``stalled`` (no frame for 60 s while the game waits for the other
   seat), and the HTTP calls.
 
@@ -254,7 +256,13 @@ class SeatPlayer:
         now = time.perf_counter()
         self.last_frame_at = time.monotonic()
         if frame.get("type") == "error":
-            self.user.fail("error frame", f"{frame.get('code')}: {frame.get('message')}")
+            if frame.get("code") == "stale":
+                # Not a failure: the documented answer to an action decided on a state another
+                # process had moved on from (a reconnection racing a catch-up); the new state came
+                # first and the seat decides again.  Counted apart.
+                self.user.report("stale, decided again", 0.0)
+            else:
+                self.user.fail("error frame", f"{frame.get('code')}: {frame.get('message')}")
             sent = self.duel.sent.get(self.legal_index)
             if sent is not None and sent.seat == self.seat and not sent.acked:
                 # Refused: decide again on the last state (a newer one resets this when it comes).
