@@ -101,11 +101,11 @@ def test_bad_settings_are_usage_errors_before_anything_starts(
 @needs_loadtest
 @pytest.mark.skipif(not pg_url(), reason="CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
 def test_two_processes_one_killed_halfway_lose_no_acknowledged_action(tmp_path: Path) -> None:
-    """Both seats of a game on one process (``same``: what this branch's servers support); the
+    """Each seat on a process of its own choosing (``split``: no sticky sessions); the
     killed process's players reconnect to the other, which takes their games up from the store."""
     out = tmp_path / "run"
     url = str(pg_url())
-    args = ["--games", "4", "--processes", "2", "--assign", "same", "--kill", "--database", url]
+    args = ["--games", "4", "--processes", "2", "--assign", "split", "--kill", "--database", url]
     result = _loadtest(out, *args, "--duration", "24", "--pace", "0.05,0.2")
     assert result.returncode == 0, result.stdout + result.stderr
     summary = _summary(out)

@@ -86,14 +86,19 @@ class AckCheck:
 
 
 def read_acks(path: Path) -> dict[tuple[str, int], tuple[int, str]]:
-    """The acks file: (game, index) → (seat, action); a torn last line (a killed writer) is skipped."""
+    """The acks file: (game, index) → (seat, action), without those taken back later (``void``); a
+    torn last line (a killed writer) is skipped."""
     acks: dict[tuple[str, int], tuple[int, str]] = {}
     if not path.exists():
         return acks
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             row = json.loads(line)
-            acks[(str(row["game"]), int(row["index"]))] = (int(row["seat"]), str(row["action"]))
+            key = (str(row["game"]), int(row["index"]))
+            if row.get("void"):  # taken back: the seat's action there was refused as stale
+                acks.pop(key, None)
+                continue
+            acks[key] = (int(row["seat"]), str(row["action"]))
         except (ValueError, KeyError, TypeError):
             continue
     return acks

@@ -55,8 +55,20 @@ def log_ack(path: str, game: str, index: int, seat: int, action: str) -> None:
     global _ack_file
     if _ack_file is None:
         _ack_file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
-    line = json.dumps({"game": game, "index": index, "seat": seat, "action": action})
-    _ack_file.write(line + "\n")
+    _write_ack_line({"game": game, "index": index, "seat": seat, "action": action})
+
+
+def void_ack(path: str, game: str, index: int) -> None:
+    """Take back the acknowledgement of action ``index``: the state that seemed to acknowledge it
+    was the catch-up sent before a ``stale`` refusal of it (the store kept another action there)."""
+    _write_ack_line({"game": game, "index": index, "void": True})
+
+
+def _write_ack_line(row: dict[str, Any]) -> None:
+    assert _ack_file is not None or not row.get("void")
+    if _ack_file is None:
+        return
+    _ack_file.write(json.dumps(row) + "\n")
     _ack_file.flush()
 
 
@@ -184,6 +196,7 @@ class SeatPlayer:
         self.choice = ""
         self.legal: list[str] = []
         self.due: float | None = None
+        self.last_acked: int | None = None  # the index of this seat's action last acknowledged
         self.reconnect_started: float | None = None  # set while a seat of a killed server reconnects
 
     def close(self) -> None:
@@ -259,8 +272,12 @@ class SeatPlayer:
             if frame.get("code") == "stale":
                 # Not a failure: the documented answer to an action decided on a state another
                 # process had moved on from (a reconnection racing a catch-up); the new state came
-                # first and the seat decides again.  Counted apart.
+                # first and the seat decides again.  Counted apart; that state did not acknowledge
+                # this seat's refused action, so its acknowledgement is taken back.
                 self.user.report("stale, decided again", 0.0)
+                if self.last_acked is not None and self.user.settings.acks_path is not None:
+                    void_ack(self.user.settings.acks_path, self.duel.game, self.last_acked)
+                self.last_acked = None
             else:
                 self.user.fail("error frame", f"{frame.get('code')}: {frame.get('message')}")
             sent = self.duel.sent.get(self.legal_index)
@@ -308,6 +325,7 @@ class SeatPlayer:
             sent = duel.sent[idx]
             if sent.seat == self.seat and not sent.acked:
                 sent.acked = True
+                self.last_acked = idx
                 name = "ack after reconnect" if answers_hello else "act→ack"
                 self.user.report(name, now - sent.at)
                 if self.user.settings.acks_path is not None:
