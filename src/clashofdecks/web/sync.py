@@ -184,10 +184,13 @@ class GameSync:
 
     async def on_change(self, game_id: str, revision: int) -> None:
         """A game changed at ``revision``: caught up in a task of its own (the bus goes on
-        reading), one at a time per game, if this process holds it with connections."""
+        reading), one at a time per game, if this process holds it.  Held without connections
+        too: a page opening it may have read the stored revision just before this change and not
+        be among the game's connections yet (its seat claimed, its clock started meanwhile), and
+        would then wait for a move it was never shown."""
         live = self.host.games.get(game_id)
-        if live is None or not live.connections or revision <= live.revision:
-            return  # not followed here (a page opening it reads the store), or written here
+        if live is None or revision <= live.revision:
+            return  # not held here (a page opening it reads the store), or written here
         self.wanted[game_id] = max(revision, self.wanted.get(game_id, 0))
         if game_id not in self.tasks:
             task = asyncio.create_task(self._follow(game_id))
