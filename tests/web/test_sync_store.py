@@ -94,3 +94,34 @@ def test_postgresql_announces_each_change_at_commit_and_never_a_rolled_back_one(
     row = store.load_game("g2")
     assert row is not None and row.revision == 0
     store.close()
+
+
+def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
+    """A page opening a game reads its stored revision, then joins the game's connections; a change
+    announced in between must still be caught up (else that page waits for a move it never sees:
+    the load test's "stalled" seats), so every held game follows the bus, connections or not."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from clashofdecks.web.sync import GameSync
+
+    opening = SimpleNamespace(id="g1", revision=3, connections=set())
+    host = SimpleNamespace(games={"g1": opening}, lock=lambda _gid: asyncio.Lock())
+    sync = GameSync(host, bus=None)  # type: ignore[arg-type]
+    caught_up: list[tuple[str, int]] = []
+
+    async def refresh(live: Any, shown: Any = None, *, locked: bool = False, wanted: int = 0) -> bool:
+        caught_up.append((live.id, wanted))
+        live.revision = wanted
+        return True
+
+    sync.refresh = refresh  # type: ignore[method-assign]
+
+    async def announce() -> None:
+        await sync.on_change("g1", 4)  # a change made through another process
+        await sync.on_change("g1", 4)  # announced twice, or this process's own write: once
+        await sync.on_change("gone", 9)  # a game not held here: read from the store when opened
+        await asyncio.gather(*sync.tasks.values())
+
+    asyncio.run(announce())
+    assert caught_up == [("g1", 4)]
