@@ -101,6 +101,7 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
     announced in between must still be caught up (else that page waits for a move it never sees:
     the load test's "stalled" seats), so every held game follows the bus, connections or not."""
     import asyncio
+    import threading
     from types import SimpleNamespace
 
     from clashofdecks.web.sync import GameSync
@@ -123,5 +124,9 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
         await sync.on_change("gone", 9)  # a game not held here: read from the store when opened
         await asyncio.gather(*sync.tasks.values())
 
-    asyncio.run(announce())
+    # In a thread of its own: a browser test earlier in the run may leave an event loop running in
+    # this one (Playwright's sync API), where asyncio.run refuses to start.
+    worker = threading.Thread(target=asyncio.run, args=(announce(),))
+    worker.start()
+    worker.join(timeout=30)
     assert caught_up == [("g1", 4)]
