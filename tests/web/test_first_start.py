@@ -65,6 +65,9 @@ def test_no_console_error_on_any_page(server: ServerProcess, browser: Any, lang:
     page.wait_for_selector("[data-action]")
     page.goto(server.url + f"/r/{replay_id}")
     page.wait_for_selector("[data-testid=replay-step]")
+    # Leaving while the analysis request is still open would abort it (a failed request of the test's
+    # making): wait until its answer has been drawn.
+    page.wait_for_selector("[data-testid=analysis]:not([data-status=loading])")
     page.goto(server.url + "/rules")
     page.wait_for_selector(".rules dt")
     page.evaluate("document.fonts.ready")
