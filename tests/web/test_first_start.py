@@ -29,9 +29,12 @@ def watch_problems(page: Any) -> list[str]:
     return problems
 
 
-def finished_game(server: ServerProcess) -> str:
+def finished_game(server: ServerProcess, moves: int = 0) -> str:
+    """A solo game resigned after its player's first ``moves`` legal actions."""
     game = server.new_game(kind="solo")
     client = Client(server, game["id"], game["tokens"])
+    for _ in range(moves):
+        client.act(client.state["legal"][0])
     client.send({"type": "resign"})
     while client.state["result"] is None:
         client.wait_state()
@@ -75,6 +78,47 @@ def test_no_console_error_on_any_page(server: ServerProcess, browser: Any, lang:
     status = page.evaluate(FONT_STATUS, FONT_FAMILY)
     assert status == ("loaded" if lang == "ja" else "unloaded"), status
     assert not problems, problems
+    context.close()
+
+
+# Every element whose own text has a character outside ASCII, and the font families its style asks
+# for: on a Japanese page each must name the shipped font, or its words fall back to whatever the
+# system has (boxes, on a machine without a Japanese font).
+OUTSIDE_THE_FONT = """(family) => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+    if (!/[^\\x00-\\x7f\\u00a0-\\u00ff\\u2010-\\u2027\\u2190-\\u21ff\\u2600-\\u27bf]/.test(own)) continue;
+    const f = getComputedStyle(el).fontFamily;
+    if (!f.includes(family)) out.push(`${el.tagName}.${el.className}: ${own.trim().slice(0, 30)} [${f}]`);
+  }
+  return out;
+}"""
+
+
+def test_japanese_words_are_drawn_in_the_shipped_font_everywhere(server: ServerProcess, browser: Any) -> None:
+    replay_id = finished_game(server, moves=3)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(
+        "localStorage.setItem('clash.lang', 'ja'); localStorage.setItem('clash.speed', 'off')"
+    )
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("[data-testid=new-solo]")
+    pages = {"lobby": page.evaluate(OUTSIDE_THE_FONT, FONT_FAMILY)}
+    page.click("[data-testid=new-solo]")
+    page.wait_for_selector("[data-action]")
+    pages["game"] = page.evaluate(OUTSIDE_THE_FONT, FONT_FAMILY)
+    page.goto(server.url + f"/r/{replay_id}")
+    page.wait_for_selector("[data-testid=replay-step]")
+    page.click("[data-testid=replay-last]")
+    page.wait_for_selector("[data-testid=analysis]:not([data-status=loading])")
+    pages["replay"] = page.evaluate(OUTSIDE_THE_FONT, FONT_FAMILY)
+    for path, ready in (("/rules", ".rules dt"), ("/tutorial", "[data-card]")):
+        page.goto(server.url + path)
+        page.wait_for_selector(ready)
+        pages[path] = page.evaluate(OUTSIDE_THE_FONT, FONT_FAMILY)
+    assert {name: found for name, found in pages.items() if found} == {}
     context.close()
 
 
