@@ -87,6 +87,8 @@ PYTHON_LAYOUT: Final[dict[str, int]] = {
     "DRAW": DRAW,
     **{f"T_{t.name}": i for i, t in enumerate(Termination) if t.name != "SURVIVED_LAST_TURN"},
     "T_SURVIVED": list(Termination).index(Termination.SURVIVED_LAST_TURN),
+    "ORDER_COUNT": A.ORDER_COUNT,
+    "DECK_SIZE_CUSTOM": A.DECK_SIZE_CUSTOM,
     **{name.upper(): bit for name, bit in ABILITY_BITS.items()},
 }
 
@@ -187,6 +189,12 @@ def _config_of(solo: bool, rs: Ruleset, th: Threat) -> tuple[int, ...]:
         th.extra_mana_per_creature if solo else 1,
         -1 if rs.max_turns is None else rs.max_turns,
     )
+
+
+def game_config(solo: bool, ruleset: Ruleset, threat: Threat | None) -> tuple[int, ...]:
+    """The core's configuration of a game (a solo game under ``threat``, the quick game's by default) for
+    callers that start games in the core: the batched environment, ``envs/vector.py``."""
+    return _config_of(solo, ruleset, threat or Threat())
 
 
 def duel_config(ruleset: Ruleset) -> tuple[int, ...]:
