@@ -37,6 +37,7 @@ Two implementations give the same results (``backend``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Final
 
 import gymnasium as gym
@@ -48,10 +49,10 @@ from gymnasium.vector.utils import batch_space
 
 from .. import actions as A
 from .. import native
-from ..errors import IllegalActionError
-from ..rules import Termination
 from ..cards import N_CARDS, PRECONSTRUCTED_DECKS
+from ..errors import IllegalActionError
 from ..formats import new_game
+from ..rules import Termination
 from .compact import COUNT_CAP, OBSERVATION_DTYPES, count_scales, to_counts, unit_vector
 from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT, SETUP_VERBS, encode_observation
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
@@ -95,9 +96,11 @@ _COMPILED_LAYOUT: Final = (
 # What _native.c's encoder relies on: the lanes are 4 slots of LANE_CAP creature rows of
 # CREATURE_FEATURES floats, with every other slice it writes before or after them.
 assert OBSERVATION_LAYOUT.slices["lanes"].shape == (2, 2, 12, 49)
-# ... and the solo slices automaton_deck to threat are contiguous, the threat slice THREAT_SLICE wide.
-assert OBSERVATION_LAYOUT.slices["automaton_deck"].stop == OBSERVATION_LAYOUT.slices["automaton_discard"].start
-assert OBSERVATION_LAYOUT.slices["automaton_flags"].stop == OBSERVATION_LAYOUT.slices["threat"].start
+# ... and that the solo slices, automaton_deck to threat, are contiguous (it zeroes them at once).
+_SOLO_SLICES: Final = ("automaton_deck", "automaton_discard", "automaton_flags", "threat")
+assert all(
+    OBSERVATION_LAYOUT.slices[a].stop == OBSERVATION_LAYOUT.slices[b].start for a, b in pairwise(_SOLO_SLICES)
+)
 #: The constants of the compiled batch's setup stage, as Python defines them (checked at import).
 SETUP_LAYOUT: Final = {
     **{f"SETUP_VERB_{verb.upper()}": i for i, verb in enumerate(SETUP_VERBS)},
