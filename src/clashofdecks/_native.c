@@ -2778,14 +2778,16 @@ static PyObject *mod_random_duel_games(PyObject *m, PyObject *args) {
 
 /* ------------------------------------------------------------------ the batched environment (issue 27)
  *
- * envs/vector.py's compiled backend: N duel games of the learner against the `random` or the `greedy`
- * agent, each in a slot of one bytearray (EnvSlot: the game's State, the agent's MT19937 state, the
- * learner's seat, what the observation row shows).  batch_step plays one learner decision in every
- * game, the agent's replies (drawn from the agent's own generator as the Python agent draws), and
- * writes the observation (the encoder of envs/encoding.py for a duel in play: header, hands,
- * fortresses, lanes, lane sizes, a pending return order; float32, or uint8 counts: envs/compact.py),
- * the legal-action mask, the reward and the flags into the caller's arrays.  batch_reset deals
- * new games into slots; nothing per game runs in Python while stepping or autoresetting. */
+ * envs/vector.py's compiled backend: N games of the learner against the `random` or the `greedy`
+ * agent (a duel) or the automaton (solo), each in a slot of one bytearray (EnvSlot: the game's State,
+ * its setup stage, the agent's MT19937 state, the learner's seat, what the observation row shows).
+ * batch_step plays one learner decision in every game, the opponent's replies (drawn from the agent's
+ * own generator as the Python agent draws), and writes the observation (the encoder of
+ * envs/encoding.py: header, hands, fortresses, lanes, lane sizes, a pending return order, the solo
+ * and setup slices; float32, or uint8 counts: envs/compact.py), the legal-action mask, the reward and
+ * the flags into the caller's arrays.  batch_reset starts new games in slots (the setup stage of the
+ * rulebook's formats, or the random deal); nothing per game runs in Python while stepping or
+ * autoresetting. */
 
 /* What a slot's observation row shows now of the hands and lanes (by player and lane), so a step
  * rewrites only the parts that changed: most steps change one hand and one lane of four. */

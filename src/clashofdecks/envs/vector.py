@@ -24,12 +24,15 @@ observation (``obs * units``).
 Two implementations give the same results (``backend``):
 
 - ``"compiled"`` (chosen by ``"auto"`` when the compiled core is available and the configuration is
-  one it covers: a duel on the benchmark's ``random`` deal against the ``random`` or the ``greedy``
-  agent, the observation vector, the penalty for an illegal action): ``_native.batch_step`` plays
-  the learner's decision and the agent's replies in every game and writes observations, masks,
-  rewards and flags with no per-game Python.  A reset draws the seeds from the sub-environment's
-  ``np_random`` as the single environment does and deals in the core (``_native.batch_reset``,
-  which reads each sub-environment's ``np_random`` through its bit generator's capsule).
+  one it covers: the solo game against the automaton at any threat, draft or precon; the duel in
+  every format (draft, precon, custom, the benchmark's ``random`` deal) against the ``random`` or
+  the ``greedy`` agent; the observation vector, the penalty for an illegal action):
+  ``_native.batch_step`` plays the learner's decision and the opponent's replies in every game, the
+  setup stage's (R2: coin toss, deck choice, draft picks, bans; R7.1) as well as the play phase's,
+  and writes observations, masks, rewards and flags with no per-game Python.  A reset draws the seeds
+  from the sub-environment's ``np_random`` as the single environment does and starts the game in the
+  core with the Python engine's chance draws (``_native.batch_reset``, which reads each
+  sub-environment's ``np_random`` through its bit generator's capsule).
 - ``"python"`` (everything else, and ``"auto"`` without the compiled core): N single environments,
   their results written into batch arrays.
 """
