@@ -225,3 +225,32 @@ def test_a_bad_game_start_is_refused_and_deals_nothing() -> None:
     with pytest.raises(ValueError, match="disagree on solo"):
         _native.batch_reset(*args, duel_start, inner._spec, *arrays)
     assert bytes(inner._slots) == before
+
+
+@compiled
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("env_id", "opponent"), [(DUEL_V1_ID, "random"), (DUEL_V1_ID, "greedy"), (SOLO_V1_ID, "")]
+)
+def test_many_seeds_compiled_equals_the_python_batch(env_id: str, opponent: str) -> None:
+    """The defaults over 48 seeds (1000 + i) and several games each: the compiled batch and the Python
+    batch (single environments) give the same observations, masks, rewards, flags and infos."""
+    kwargs = {"opponent": opponent} if opponent else {}
+    ours = _batch(env_id, 48, **kwargs)
+    python = _batch(env_id, 48, backend="python", **kwargs)
+    assert ours.unwrapped.backend == "compiled"
+    (o1, i1), (o2, i2) = ours.reset(seed=1000), python.reset(seed=1000)
+    rng = np.random.default_rng(1000)
+    ended = 0
+    for _ in range(250):
+        np.testing.assert_array_equal(o1, o2)
+        assert sorted(i1) == sorted(i2)
+        for key in i1:
+            np.testing.assert_array_equal(i1[key], i2[key], err_msg=key)
+        actions = _random_actions(rng, i1["action_mask"])
+        o1, r1, t1, u1, i1 = ours.step(actions)
+        o2, r2, t2, u2, i2 = python.step(actions)
+        for a, b in ((r1, r2), (t1, t2), (u1, u2)):
+            np.testing.assert_array_equal(a, b)
+        ended += int((t1 | u1).sum())
+    assert ended >= 48
