@@ -209,6 +209,25 @@ def test_the_setup_constants_are_the_python_ones() -> None:
 
 
 @compiled
+def test_importing_the_batch_with_a_changed_setup_constant_fails_clearly() -> None:
+    """A Python definition changed without the C core (simulated: the setup verbs reordered before
+    the batch is imported): the import fails and names the constants."""
+    import subprocess
+    import sys
+
+    code = (
+        "import clashofdecks.encoding as E\n"
+        "E.SETUP_VERBS = ('pick', 'deck', 'build', 'ban')\n"
+        "try:\n"
+        "    import clashofdecks.envs.vector\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "SETUP_VERB_DECK: C 0, Python 1; SETUP_VERB_PICK: C 1, Python 0" in out, out
+
+
+@compiled
 def test_a_bad_game_start_is_refused_and_deals_nothing() -> None:
     from clashofdecks import _native
 

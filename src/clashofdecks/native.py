@@ -87,8 +87,6 @@ PYTHON_LAYOUT: Final[dict[str, int]] = {
     "DRAW": DRAW,
     **{f"T_{t.name}": i for i, t in enumerate(Termination) if t.name != "SURVIVED_LAST_TURN"},
     "T_SURVIVED": list(Termination).index(Termination.SURVIVED_LAST_TURN),
-    "ORDER_COUNT": A.ORDER_COUNT,
-    "DECK_SIZE_CUSTOM": A.DECK_SIZE_CUSTOM,
     **{name.upper(): bit for name, bit in ABILITY_BITS.items()},
 }
 

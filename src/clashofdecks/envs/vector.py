@@ -104,13 +104,19 @@ _SOLO_SLICES: Final = ("automaton_deck", "automaton_discard", "automaton_flags",
 assert all(
     OBSERVATION_LAYOUT.slices[a].stop == OBSERVATION_LAYOUT.slices[b].start for a, b in pairwise(_SOLO_SLICES)
 )
-#: The constants of the compiled batch's setup stage, as Python defines them (checked at import).
+#: The constants of the compiled batch's setup stage, as Python defines them: checked at import when
+#: the core is in use (a stale core is not: the batch then runs in Python).
 SETUP_LAYOUT: Final = {
     **{f"SETUP_VERB_{verb.upper()}": i for i, verb in enumerate(SETUP_VERBS)},
     "PRECON_DECKS": len(PRECONSTRUCTED_DECKS),
     "THREAT_SLICE": OBSERVATION_LAYOUT.slices["threat"].size,
+    "ORDER_COUNT": A.ORDER_COUNT,
+    "DECK_SIZE_CUSTOM": A.DECK_SIZE_CUSTOM,
 }
-native.check_layout(SETUP_LAYOUT, "encoding.SETUP_VERBS, cards.PRECONSTRUCTED_DECKS and the threat slice")
+if native.AVAILABLE:
+    native.check_layout(
+        SETUP_LAYOUT, "encoding.SETUP_VERBS, cards.PRECONSTRUCTED_DECKS, the threat slice and actions.py"
+    )
 #: The formats' codes in the compiled batch (``_native.c``'s K_*).
 _FORMAT_CODES: Final = {"precon": 0, "draft": 1, "custom": 2, "random": 3}
 _TERMINATION_NAMES: Final = np.array([t.value for t in Termination], dtype=object)
