@@ -264,10 +264,10 @@ def test_compiled_batch_follows_single_environments() -> None:
 def test_backend_choice_and_refusals() -> None:
     from clashofdecks import native
 
-    python_only = _batch(DUEL_V1_ID, 2)  # the draft: its setup stage stays in Python
+    python_only = _batch(DUEL_V1_ID, 2, opponent="mcts:10")  # a search agent: Python only
     assert python_only.unwrapped.backend == "python"
-    with pytest.raises(ValueError, match="setup stage"):
-        _batch(DUEL_V1_ID, 2, backend="compiled")
+    with pytest.raises(ValueError, match="observation vector"):
+        _batch(DUEL_V1_ID, 2, observation="infostate", backend="compiled")
     with pytest.raises(ValueError, match="random or the greedy agent"):
         _batch(DUEL_V1_ID, 2, format="random", opponent="mcts:10", backend="compiled")
     with pytest.raises(ValueError, match="observation_dtype"):

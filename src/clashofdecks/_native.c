@@ -2778,14 +2778,16 @@ static PyObject *mod_random_duel_games(PyObject *m, PyObject *args) {
 
 /* ------------------------------------------------------------------ the batched environment (issue 27)
  *
- * envs/vector.py's compiled backend: N duel games of the learner against the `random` or the `greedy`
- * agent, each in a slot of one bytearray (EnvSlot: the game's State, the agent's MT19937 state, the
- * learner's seat, what the observation row shows).  batch_step plays one learner decision in every
- * game, the agent's replies (drawn from the agent's own generator as the Python agent draws), and
- * writes the observation (the encoder of envs/encoding.py for a duel in play: header, hands,
- * fortresses, lanes, lane sizes, a pending return order; float32, or uint8 counts: envs/compact.py),
- * the legal-action mask, the reward and the flags into the caller's arrays.  batch_reset deals
- * new games into slots; nothing per game runs in Python while stepping or autoresetting. */
+ * envs/vector.py's compiled backend: N games of the learner against the `random` or the `greedy`
+ * agent (a duel) or the automaton (solo), each in a slot of one bytearray (EnvSlot: the game's State,
+ * its setup stage, the agent's MT19937 state, the learner's seat, what the observation row shows).
+ * batch_step plays one learner decision in every game, the opponent's replies (drawn from the agent's
+ * own generator as the Python agent draws), and writes the observation (the encoder of
+ * envs/encoding.py: header, hands, fortresses, lanes, lane sizes, a pending return order, the solo
+ * and setup slices; float32, or uint8 counts: envs/compact.py), the legal-action mask, the reward and
+ * the flags into the caller's arrays.  batch_reset starts new games in slots (the setup stage of the
+ * rulebook's formats, or the random deal); nothing per game runs in Python while stepping or
+ * autoresetting. */
 
 /* What a slot's observation row shows now of the hands and lanes (by player and lane), so a step
  * rewrites only the parts that changed: most steps change one hand and one lane of four. */
@@ -2797,25 +2799,295 @@ typedef struct {
     uint8_t pending; /* a return order is shown */
 } ESeen;
 
+/* The setup stage (R2, R7.1) in a slot: setup.py's SetupState.  Verbs are encoding.SETUP_VERBS' indices
+ * (the setup_decision slice: deck, pick, build, ban), then the automatic steps (reveal, last). */
+#define ORDER_COUNT 6        /* actions.ORDER_COUNT */
+#define DECK_SIZE_CUSTOM 10  /* actions.DECK_SIZE_CUSTOM */
+#define PRECON_DECKS 4
+#define PRECON_SIZE 8
+#define SETUP_STEPS 32
+#define THREAT_SLICE 10      /* the threat slice of the observation (encoding.py) */
+enum { V_DECK, V_PICK, V_BUILD, V_BAN, V_REVEAL, V_LAST };
+enum { K_PRECON, K_DRAFT, K_CUSTOM, K_RANDOM }; /* a game's format */
+
+typedef struct {
+    uint8_t n_steps, at, verb[SETUP_STEPS], seat[SETUP_STEPS]; /* steps[at..n_steps) are left */
+    uint8_t pool_len, pool_at, pool[N_CARDS];                  /* the face-down pile, top first */
+    uint8_t n_revealed, revealed[4];                           /* the face-up cards */
+    uint8_t n_cards[2], cards[2][N_CARDS];                     /* each seat's cards, in setup.py's order */
+    uint8_t built[2], n_decks, decks[PRECON_DECKS];            /* custom builds made; precon decks taken */
+} ESetup;
+
+/* How a batch's games start (the single environment's options): the format (K_*), solo, the seat of the
+ * rulebook's player A (R2.3a, R2.6a), the solo threat's start and Fort side, the threat slice's counts,
+ * the preconstructed decks (cards.PRECONSTRUCTED_DECKS) and, for the greedy agent's setup decisions,
+ * agents.greedy.card_value of each card and its sum over each preconstructed deck. */
+typedef struct {
+    int32_t kind, solo, a_seat, automaton_starts, fort_first, threat[THREAT_SLICE];
+    uint8_t decks[PRECON_DECKS][PRECON_SIZE];
+    double card_value[N_CARDS], deck_value[PRECON_DECKS];
+} EGame;
+
 typedef struct {
     State s;
     MTState g;
     int32_t seat;
     int32_t hidden_ids;
+    int32_t row_setup; /* the observation row shows the setup stage: the next write starts afresh */
     ESeen seen;
+    ESetup st;
+    EGame game;
 } EnvSlot;
 
 /* Where the encoder writes: the observation layout's slice starts (envs/encoding.py) and its size. */
 enum {
     O_SEAT, O_PHASE, O_TO_MOVE, O_ACTIVE, O_TURN, O_MANA, O_HAND_ME, O_HAND_ME_FLAGS, O_HAND_OPP,
     O_HAND_OPP_FLAGS, O_OPP_HIDDEN, O_FORTRESS, O_LANES, O_LANE_SIZES, O_PENDING, O_PENDING_CARDS,
-    O_SIZE, O_COUNT
+    O_AUTO_DECK, O_AUTO_DISCARD, O_AUTO_FLAGS, O_THREAT, O_SETUP_DECISION, O_SETUP_REVEALED, O_SETUP_CARDS,
+    O_SETUP_COUNTS, O_SIZE, O_COUNT
 };
 #define E_HAND_CAP 9       /* encoding.HAND_CAP */
 #define E_LANE_CAP 12      /* encoding.LANE_CAP */
 #define E_FEATURES 49      /* encoding.CREATURE_FEATURES */
 #define E_CARD_KINDS 34    /* encoding.CARD_KINDS */
 #define E_DEFAULT_TURNS 100 /* encoding.DEFAULT_MAX_TURNS */
+
+/* ------------------------------------------------------------------ the setup stage in the batch
+ *
+ * setup.py's state machine for a slot's game, with rules.Game.new's chance draws in the same order
+ * (the coin toss, R2.3a; the draft pile's shuffle) and SetupRules._deal's (each seat's shuffle, R2.6,
+ * R7.1), so a seeded game is the Python engine's step for step.  The custom builds (R2.5) are the
+ * environment's (envs/match.py: random.Random(build seed).sample of 10 cards, A's build then B's). */
+
+static void mt_seed(MTState *g, uint64_t seed);
+
+static inline int deck_base(void) { return ORDER_BASE + ORDER_COUNT - 1; } /* actions.DECK_BASE */
+static inline int pick_base(void) { return deck_base() + 5; }              /* actions.PICK_BASE */
+static inline int ban_base(void) { return pick_base() + N_CARDS; }        /* actions.BAN_BASE */
+
+static inline void su_step(ESetup *st, int verb, int seat) {
+    st->verb[st->n_steps] = (uint8_t)verb;
+    st->seat[st->n_steps++] = (uint8_t)seat;
+}
+
+/* setup.plan: the steps of the format's setup; a is the seat of the rulebook's player A. */
+static void su_plan(ESetup *st, int kind, int solo, int a) {
+    int b = 1 - a;
+    memset(st, 0, sizeof *st);
+    if (kind == K_PRECON) {
+        su_step(st, V_DECK, solo ? 0 : a);
+        if (!solo) su_step(st, V_DECK, b);
+    } else if (kind == K_CUSTOM) {
+        const int verbs[6] = {V_BUILD, V_BUILD, V_BAN, V_BAN, V_BAN, V_BAN}, seats[6] = {a, b, b, a, a, b};
+        for (int j = 0; j < 6; j++) su_step(st, verbs[j], seats[j]);
+    } else if (solo) {
+        for (int r = 0; r < 8; r++) { /* R7.1: keep 1 of 4, the automaton gets 3 */
+            su_step(st, V_REVEAL, 0);
+            su_step(st, V_PICK, 0);
+            su_step(st, V_LAST, 1);
+        }
+    } else {
+        for (int r = 0; r < 4; r++) { /* R2.4: A-B-B-A, then B-A-A-B, twice */
+            int first = r % 2 == 0 ? a : b, second = 1 - first;
+            su_step(st, V_REVEAL, first);
+            su_step(st, V_PICK, first);
+            su_step(st, V_PICK, second);
+            su_step(st, V_PICK, second);
+            su_step(st, V_LAST, first);
+        }
+    }
+}
+
+/* setup.advance: the automatic steps (4 cards face up; the rest of them to a seat) up to a decision. */
+static void su_advance(ESetup *st) {
+    while (st->at < st->n_steps && st->verb[st->at] >= V_REVEAL) {
+        if (st->verb[st->at] == V_REVEAL) {
+            memcpy(st->revealed, st->pool + st->pool_at, 4);
+            st->n_revealed = 4;
+            st->pool_at += 4;
+        } else {
+            int p = st->seat[st->at];
+            memcpy(st->cards[p] + st->n_cards[p], st->revealed, st->n_revealed);
+            st->n_cards[p] += st->n_revealed;
+            st->n_revealed = 0;
+        }
+        st->at++;
+    }
+}
+
+/* setup.legal_actions, sorted (a build is never a seat's decision here: the environment builds). */
+static int su_legal(const ESetup *st, int *out) {
+    int verb = st->verb[st->at], seat = st->seat[st->at], n = 0;
+    if (verb == V_DECK) {
+        for (int d = 1; d <= PRECON_DECKS; d++) {
+            int taken = 0;
+            for (int j = 0; j < st->n_decks; j++) taken |= st->decks[j] == d;
+            if (!taken) out[n++] = deck_base() + d;
+        }
+    } else if (verb == V_PICK || verb == V_BAN) {
+        const uint8_t *cards = verb == V_PICK ? st->revealed : st->cards[1 - seat];
+        int count = verb == V_PICK ? st->n_revealed : st->n_cards[1 - seat];
+        uint64_t set = 0;
+        for (int j = 0; j < count; j++) set |= 1ULL << cards[j];
+        int base = verb == V_PICK ? pick_base() : ban_base();
+        for (int c = 0; c < N_CARDS; c++)
+            if (set >> c & 1) out[n++] = base + c;
+    }
+    return n;
+}
+
+static void su_remove(uint8_t *cards, uint8_t *n, int c) {
+    for (int j = 0; j < *n; j++)
+        if (cards[j] == c) {
+            memmove(cards + j, cards + j + 1, (size_t)(*n - j - 1));
+            (*n)--;
+            return;
+        }
+}
+
+/* setup.decide for a legal deck choice, pick or ban. */
+static void su_decide(ESetup *st, const EGame *game, int action) {
+    int verb = st->verb[st->at], seat = st->seat[st->at];
+    if (verb == V_DECK) {
+        int d = action - deck_base();
+        memcpy(st->cards[seat], game->decks[d - 1], PRECON_SIZE);
+        st->n_cards[seat] = PRECON_SIZE;
+        st->decks[st->n_decks++] = (uint8_t)d;
+    } else if (verb == V_PICK) {
+        int c = action - pick_base();
+        st->cards[seat][st->n_cards[seat]++] = (uint8_t)c;
+        su_remove(st->revealed, &st->n_revealed, c);
+    } else {
+        su_remove(st->cards[1 - seat], &st->n_cards[1 - seat], action - ban_base());
+    }
+    st->at++;
+}
+
+/* match.Match._random_build for both builds, A's then B's: sorted, as build_unrank gives them. */
+static void su_builds(ESetup *st, uint64_t build_seed) {
+    MTState g;
+    Bits bits = {NULL, &g};
+    uint8_t all[N_CARDS];
+    for (int c = 0; c < N_CARDS; c++) all[c] = (uint8_t)c;
+    mt_seed(&g, build_seed);
+    for (int k = 0; k < 2; k++) {
+        int seat = st->seat[st->at];
+        rb_sample(&bits, all, N_CARDS, DECK_SIZE_CUSTOM, st->cards[seat]);
+        sort_bytes(st->cards[seat], DECK_SIZE_CUSTOM);
+        st->n_cards[seat] = DECK_SIZE_CUSTOM;
+        st->built[seat] = 1;
+        st->at++;
+    }
+}
+
+/* SetupRules._deal on setup.final_cards: each seat's cards shuffled (seat 0 first), the Bastion
+ * leftmost; the automaton's deck with its fortress card at the bottom (R7.1); turn 1 begins. */
+static void su_deal(EnvSlot *e) {
+    State *s = &e->s;
+    ESetup *st = &e->st;
+    const EGame *game = &e->game;
+    if (game->solo && game->kind == K_PRECON) { /* the automaton gets every other card, in card order */
+        uint64_t mine = 0;
+        for (int j = 0; j < st->n_cards[0]; j++) mine |= 1ULL << st->cards[0][j];
+        st->n_cards[1] = 0;
+        for (int c = 0; c < N_CARDS; c++)
+            if (!(mine >> c & 1)) st->cards[1][st->n_cards[1]++] = (uint8_t)c;
+    }
+    for (int p = 0; p < 2; p++) {
+        int n = st->n_cards[p];
+        shuffle(s, st->cards[p], n);
+        if (game->solo && p == 1) {
+            memcpy(s->deck, st->cards[1], (size_t)n);
+            s->deck[n] = game->fort_first ? FORT : BASTION;
+            s->deck_len = (uint8_t)(n + 1);
+            s->fort[1] = (uint8_t)game->fort_first;
+        } else {
+            s->hands[p][0] = BASTION;
+            memcpy(s->hands[p] + 1, st->cards[p], (size_t)n);
+            s->hand_len[p] = (uint8_t)(n + 1);
+        }
+    }
+    s->turn = 1;
+    if (game->solo && game->automaton_starts) {
+        s->active = 1; /* R7.1a: the automaton uses its own mana; the player's first turn is normal */
+        start_turn(s);
+        return;
+    }
+    s->active = 0;
+    s->stage = SUMMON;
+    s->mana = 6; /* R2.6: the starting player's very first turn */
+}
+
+/* A game at the start of its setup under conf (rules.Game.new): the coin toss (a duel: the learner's
+ * seat), the draft pile shuffled, the environment's builds, the automatic steps. */
+static void su_new_game(EnvSlot *e, const State *conf, uint64_t game_seed, uint64_t build_seed) {
+    State *s = &e->s;
+    ESetup *st = &e->st;
+    const EGame *game = &e->game;
+    memcpy(s, conf, sizeof *s); /* the configuration; the game's fields are zero */
+    s->stage = SETUP;
+    s->turn = 1;
+    s->winner = NONE;
+    s->termination = T_FORT_FALLEN;
+    s->over_phase = COMBAT;
+    s->pending_player = s->cast_p = s->chain_p = NONE;
+    s->rng_seed = game_seed;
+    e->seat = 0;
+    if (!game->solo) {
+        uint8_t block[64];
+        next_block(s, block); /* Game._below(2): the first 64-bit word, mod 2 */
+        int toss = block[0] & 1;
+        e->seat = game->a_seat == 0 ? toss : 1 - toss; /* the seat of participant 0 (formats.seat_of) */
+    }
+    su_plan(st, game->kind, game->solo, game->a_seat);
+    if (game->kind == K_DRAFT) {
+        for (int c = 0; c < N_CARDS; c++) st->pool[c] = (uint8_t)c;
+        st->pool_len = N_CARDS;
+        shuffle(s, st->pool, N_CARDS);
+    }
+    if (game->kind == K_CUSTOM) su_builds(st, build_seed);
+    su_advance(st);
+}
+
+/* The seat to decide (the setup's, or the game's: -1 when it is over). */
+static inline int e_mover(const EnvSlot *e) {
+    return e->s.stage == SETUP ? e->st.seat[e->st.at] : current_player(&e->s);
+}
+
+static inline int e_legal(const EnvSlot *e, int *legal) {
+    return e->s.stage == SETUP ? su_legal(&e->st, legal) : compute_legal(&e->s, legal);
+}
+
+/* A legal action of the seat to decide: a setup decision (the deal when the setup is complete), or
+ * the game's. */
+static void e_apply(EnvSlot *e, int action) {
+    if (e->s.stage != SETUP) {
+        dispatch(&e->s, action);
+        return;
+    }
+    su_decide(&e->st, &e->game, action);
+    su_advance(&e->st);
+    if (e->st.at == e->st.n_steps) su_deal(e);
+}
+
+/* GreedyAgent._setup_action: the legal action of the highest static value, the smallest on a tie. */
+static int e_greedy_setup(const EnvSlot *e, const int *legal, int n) {
+    int best = -1;
+    double best_value = 0.0;
+    for (int j = 0; j < n; j++) {
+        int a = legal[j];
+        double v = 0.0;
+        if (a >= pick_base() && a < ban_base() + N_CARDS)
+            v = e->game.card_value[(a - pick_base()) % N_CARDS];
+        else if (a > deck_base() && a <= deck_base() + PRECON_DECKS)
+            v = e->game.deck_value[a - deck_base() - 1];
+        if (best < 0 || v > best_value) {
+            best = a;
+            best_value = v;
+        }
+    }
+    return best;
+}
 
 /* What a batch call needs besides its arrays (batch_reset's and batch_step's `spec`): the layout, the
  * observation's dtype (float32, or uint8 counts: envs/compact.py) and the opponent (the random agent,
@@ -2926,16 +3198,14 @@ static void e_turn(ERow out, const long *o, const State *s) {
     if (s->turn >= cap) e_one(out, o[O_TURN] + 1);
 }
 
-/* The header slices (seat to mana) of the row, zeroed before. */
-static void e_header(ERow out, const long *o, const State *s, int seat) {
+/* The header slices (seat to mana) of the row, zeroed before; mover: the seat to decide. */
+static void e_header(ERow out, const long *o, const State *s, int seat, int mover) {
     e_one(out, o[O_SEAT] + seat);
     e_one(out, o[O_PHASE] + s->stage);
-    if (s->stage == OVER) {
+    if (s->stage == OVER)
         e_one(out, o[O_TO_MOVE] + 2);
-    } else {
-        int mover = current_player(s);
+    else
         e_one(out, o[O_TO_MOVE] + (mover != 0 && mover != 1 ? 2 : (mover == seat ? 0 : 1)));
-    }
     e_one(out, o[O_ACTIVE] + (s->active == seat ? 0 : 1));
     e_turn(out, o, s);
     e_set(out, o[O_MANA], s->mana, 10);
@@ -2964,6 +3234,41 @@ static inline ERow e_row(void *obs, const EnvSpec *sp, Py_ssize_t i) {
     else
         r.f = (float *)obs + i * sp->o[O_SIZE];
     return r;
+}
+
+
+/* The solo slices (encoding._fill_solo: the automaton deck as a set, its discard pile, its flags, the
+ * threat options) and the automaton's fortress feature, rewritten at every step (they are few). */
+static void e_solo(ERow r, const long *o, const EnvSlot *e) {
+    const State *s = &e->s;
+    e_zero(r, o[O_AUTO_DECK], o[O_THREAT] + THREAT_SLICE - o[O_AUTO_DECK]);
+    e_zero(r, o[O_FORTRESS] + 3, 1);
+    if (s->fort[1]) e_one(r, o[O_FORTRESS] + 3);
+    for (int i = 0; i < s->deck_len - 1; i++) e_one(r, o[O_AUTO_DECK] + s->deck[i]);
+    for (int i = 0; i < s->discard_len; i++) e_one(r, o[O_AUTO_DISCARD] + s->discard[i]);
+    e_one(r, o[O_AUTO_FLAGS]);
+    if (s->last_turn) e_one(r, o[O_AUTO_FLAGS] + 1);
+    e_set(r, o[O_AUTO_FLAGS] + 2, s->deck_len > 1 ? s->deck_len - 1 : 0, 24);
+    for (int j = 0; j < THREAT_SLICE; j++)
+        if (e->game.threat[j]) e_set(r, o[O_THREAT] + j, e->game.threat[j], j == 1 ? 10 : 1);
+}
+
+/* The setup slices (encoding._fill_setup) of a row zeroed before: the next decision, the face-up
+ * cards, each seat's cards (a custom deck hidden until both are built, R2.5) and the counts. */
+static void e_setup(ERow r, const long *o, const EnvSlot *e) {
+    const ESetup *st = &e->st;
+    int opp = 1 - e->seat;
+    int hide = e->game.kind == K_CUSTOM && !(st->built[0] && st->built[1]);
+    e_one(r, o[O_SETUP_DECISION] + st->verb[st->at]);
+    for (int j = 0; j < st->n_revealed; j++) e_one(r, o[O_SETUP_REVEALED] + st->revealed[j]);
+    for (int k = 0; k < 2 - hide; k++) {
+        int p = k ? opp : e->seat;
+        for (int j = 0; j < st->n_cards[p]; j++) e_one(r, o[O_SETUP_CARDS] + k * N_CARDS + st->cards[p][j]);
+    }
+    e_set(r, o[O_SETUP_COUNTS], st->pool_len - st->pool_at, N_CARDS);
+    e_set(r, o[O_SETUP_COUNTS] + 1, st->n_steps - st->at, 32);
+    e_set(r, o[O_SETUP_COUNTS] + 2, st->n_decks, 4);
+    if (hide && st->built[opp]) e_one(r, o[O_SETUP_COUNTS] + 3);
 }
 
 /* Whether player p's hand (and fortress card) differs from what the row shows. */
@@ -2999,10 +3304,11 @@ static void e_zero_lane(ERow r, const long *o, const ESeen *seen, int slot, int 
 static void e_observe_row(EnvSlot *e, ERow r, const long *o, int fresh) {
     const State *s = &e->s;
     ESeen *seen = &e->seen;
-    int seat = e->seat, opp = 1 - seat;
+    int seat = e->seat, opp = 1 - seat, setup = s->stage == SETUP;
+    if (setup || e->row_setup) fresh = 1; /* the setup slices come and go: written from scratch */
     if (fresh) e_zero(r, 0, o[O_SIZE]);
     e_zero(r, 0, o[O_HAND_ME]);
-    e_header(r, o, s, seat);
+    e_header(r, o, s, seat, e_mover(e));
     for (int k = 0; k < 2; k++) {
         int p = k ? opp : seat;
         if (!fresh && !e_hand_changed(seen, s, p)) continue;
@@ -3018,6 +3324,9 @@ static void e_observe_row(EnvSlot *e, ERow r, const long *o, int fresh) {
     }
     if (seen->pending && !fresh) e_zero(r, o[O_PENDING], o[O_PENDING_CARDS] + 3 * N_CARDS - o[O_PENDING]);
     e_pending(r, o, s, seat);
+    if (s->solo) e_solo(r, o, e);
+    if (setup) e_setup(r, o, e);
+    e->row_setup = setup;
     memcpy(seen->hand_len, s->hand_len, sizeof seen->hand_len);
     memcpy(seen->hands, s->hands, sizeof seen->hands);
     memcpy(seen->fort, s->fort, sizeof seen->fort);
@@ -3036,9 +3345,9 @@ static void e_write(EnvSlot *e, ERow obs, uint8_t *mask, const long *o, int fres
         memset(mask, 0, (size_t)ACTION_SPACE_N);
     else
         for (int i = 0; i < n_old; i++) mask[old[i]] = 0;
-    if (current_player(&e->s) == e->seat) {
+    if (e_mover(e) == e->seat) {
         int legal[MAX_LEGAL];
-        int n = compute_legal(&e->s, legal);
+        int n = e_legal(e, legal);
         for (int i = 0; i < n; i++) mask[legal[i]] = 1;
     }
 }
@@ -3068,19 +3377,23 @@ static int e_greedy(EnvSlot *e, const int *legal, int n, const GreedyWeights *w,
 }
 
 /* The opponent's replies until the learner decides or the game ends: the random agent
- * (legal[randrange(n)], agents/random_agent.py) or the greedy agent.  0, or E_STUCK / E_SAMPLE. */
+ * (legal[randrange(n)], agents/random_agent.py) or the greedy agent (its setup decisions by the
+ * static card values).  The automaton makes no decisions (R7.5a): in solo the learner always decides.
+ * 0, or E_STUCK / E_SAMPLE. */
 static int e_opponent(EnvSlot *e, const EnvSpec *sp) {
     int legal[MAX_LEGAL];
-    while (e->s.stage != OVER && current_player(&e->s) != e->seat) {
-        int n = compute_legal(&e->s, legal), action;
+    while (e->s.stage != OVER && e_mover(e) != e->seat && !e->game.solo) {
+        int n = e_legal(e, legal), action;
         if (!n) break;
         if (!sp->greedy) {
             action = legal[mt_below(&e->g, n)];
+        } else if (e->s.stage == SETUP) {
+            action = e_greedy_setup(e, legal, n);
         } else {
             int failed = e_greedy(e, legal, n, &sp->w, &action);
             if (failed) return failed;
         }
-        dispatch(&e->s, action);
+        e_apply(e, action);
     }
     return 0;
 }
@@ -3225,7 +3538,8 @@ static uint64_t np_seed_draw(NpBitGen *bg) {
     return (uint64_t)(m >> 64);
 }
 
-/* The duel configuration (native.duel_config(ruleset): 10 numbers), checked as Core() checks it. */
+/* The game's configuration (native.game_config(solo, ruleset, threat): 10 numbers), checked as Core()
+ * checks it. */
 static int e_config(PyObject *config, State *conf) {
     long v;
     memset(conf, 0, sizeof *conf);
@@ -3233,7 +3547,8 @@ static int e_config(PyObject *config, State *conf) {
         PyErr_SetString(PyExc_ValueError, "batch: the configuration is a 10-tuple");
         return -1;
     }
-    if (get_long(config, 0, 0, 0, "solo", &v)) return -1;
+    if (get_long(config, 0, 0, 1, "solo", &v)) return -1;
+    conf->solo = (uint8_t)v;
     if (get_long(config, 1, 0, 1, "rotated", &v)) return -1;
     conf->rotated = (uint8_t)v;
     if (get_long(config, 2, 0, 1, "timing_combat", &v)) return -1;
@@ -3255,14 +3570,64 @@ static int e_config(PyObject *config, State *conf) {
     return 0;
 }
 
-/* The single environment's reset in slot e on the random deal: (game seed, agent seed, build seed)
- * drawn from the sub-environment's np_random (bg), the deal (rules.Game.random_duel) under conf, the
- * agent's random.Random(agent seed), the opponent's replies and the rows written. */
-static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EnvSpec *sp, ERow row, uint8_t *mask) {
+/* The game's start as EGame says (see there): (kind, solo, A's seat, the automaton starts, Fort side
+ * first, the threat slice's 10 counts, the 4 x 8 preconstructed decks' cards, 32 card values, 4 deck
+ * values). */
+static int e_game(PyObject *spec, EGame *g) {
+    long v;
+    memset(g, 0, sizeof *g);
+    if (!PySequence_Check(spec) || PySequence_Size(spec) != 5 + THREAT_SLICE + 32 + N_CARDS + PRECON_DECKS) {
+        PyErr_SetString(PyExc_ValueError, "batch: the game's start is a sequence of 83 numbers");
+        return -1;
+    }
+    int32_t *head[5] = {&g->kind, &g->solo, &g->a_seat, &g->automaton_starts, &g->fort_first};
+    const long hi[5] = {K_RANDOM, 1, 1, 1, 1};
+    for (int j = 0; j < 5; j++) {
+        if (get_long(spec, j, 0, hi[j], "a game start setting", &v)) return -1;
+        *head[j] = (int32_t)v;
+    }
+    for (int j = 0; j < THREAT_SLICE; j++) {
+        if (get_long(spec, 5 + j, 0, 255, "a threat count", &v)) return -1;
+        g->threat[j] = (int32_t)v;
+    }
+    for (int j = 0; j < 32; j++) {
+        if (get_long(spec, 5 + THREAT_SLICE + j, 0, N_CARDS - 1, "a preconstructed deck's card", &v)) return -1;
+        g->decks[j / PRECON_SIZE][j % PRECON_SIZE] = (uint8_t)v;
+    }
+    for (int j = 0; j < N_CARDS + PRECON_DECKS; j++) {
+        PyObject *item = PySequence_GetItem(spec, 5 + THREAT_SLICE + 32 + j);
+        double x = item ? PyFloat_AsDouble(item) : -1.0;
+        Py_XDECREF(item);
+        if (x == -1.0 && PyErr_Occurred()) return -1;
+        if (j < N_CARDS)
+            g->card_value[j] = x;
+        else
+            g->deck_value[j - N_CARDS] = x;
+    }
+    return 0;
+}
+
+/* The single environment's reset in slot e: (game seed, agent seed, build seed) drawn from the
+ * sub-environment's np_random (bg), the game's start under conf (the random deal, rules.Game.random_duel;
+ * or a rulebook format's setup stage, rules.Game.new), the agent's random.Random(agent seed), the
+ * opponent's replies and the rows written. */
+static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EGame *game, const EnvSpec *sp, ERow row,
+                  uint8_t *mask) {
     uint64_t game_seed = np_seed_draw(bg);
     uint64_t agent_seed = np_seed_draw(bg);
-    (void)np_seed_draw(bg); /* the build seed: drawn, as the environment draws it */
+    uint64_t build_seed = np_seed_draw(bg);
     State *s = &e->s;
+    e->game = *game;
+    e->row_setup = 0;
+    mt_seed(&e->g, agent_seed);
+    if (game->kind != K_RANDOM) {
+        su_new_game(e, conf, game_seed, build_seed);
+        e->hidden_ids = 0; /* the rulebook's formats: the cards behind hidden places are public (R9.1) */
+        int failed = e_opponent(e, sp);
+        if (failed) return failed;
+        e_write(e, row, mask, sp->o, 1, NULL, 0);
+        return 0;
+    }
     random_duel_state(s, game_seed);
     s->rotated = conf->rotated;
     s->timing_combat = conf->timing_combat;
@@ -3273,7 +3638,6 @@ static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EnvSpec *sp
     s->base_mana = conf->base_mana;
     s->extra_mana = conf->extra_mana;
     s->max_turns = conf->max_turns;
-    mt_seed(&e->g, agent_seed);
     e->seat = 0; /* the random deal has no coin toss: participant 0 is seat 0 */
     e->hidden_ids = 1;
     int failed = e_opponent(e, sp);
@@ -3282,9 +3646,9 @@ static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EnvSpec *sp
     return 0;
 }
 
-/* e_deal in the slots idx[0..count); v: the obs, mask and turn buffers.  -1 with an exception set. */
+/* e_deal in the slots idx[0..count); v: the obs, mask, turn and seat buffers.  -1 with an exception set. */
 static int e_deal_slots(EnvSlot *all, Py_ssize_t n, const int64_t *idx, Py_ssize_t count, PyObject *capsules,
-                        const State *conf, const EnvSpec *sp, Py_buffer *v) {
+                        const State *conf, const EGame *game, const EnvSpec *sp, Py_buffer *v) {
     for (Py_ssize_t k = 0; k < count; k++) {
         int64_t i = idx[k];
         if (i < 0 || i >= n) {
@@ -3293,43 +3657,51 @@ static int e_deal_slots(EnvSlot *all, Py_ssize_t n, const int64_t *idx, Py_ssize
         }
         NpBitGen *bg = PyCapsule_GetPointer(PyList_GET_ITEM(capsules, i), "BitGenerator");
         if (!bg) return -1;
-        int failed = e_deal(&all[i], bg, conf, sp, e_row(v[0].buf, sp, i), (uint8_t *)v[1].buf + i * ACTION_SPACE_N);
+        int failed =
+            e_deal(&all[i], bg, conf, game, sp, e_row(v[0].buf, sp, i), (uint8_t *)v[1].buf + i * ACTION_SPACE_N);
         if (failed) {
             e_opponent_error(failed);
             return -1;
         }
         ((int64_t *)v[2].buf)[i] = all[i].s.turn;
+        ((int64_t *)v[3].buf)[i] = all[i].seat;
     }
     return 0;
 }
 
-/* batch_reset(slots, indices, capsules, config, spec, obs, mask, turns): for each slot i of `indices`
- * (int64), the single environment's reset (e_deal) with capsules[i] (sub-env i's
- * np_random.bit_generator.capsule) and `config` (native.duel_config(ruleset)); turns[i] the turn. */
+/* batch_reset(slots, indices, capsules, config, game, spec, obs, mask, turns, seats): for each slot i of
+ * `indices` (int64), the single environment's reset (e_deal) with capsules[i] (sub-env i's
+ * np_random.bit_generator.capsule), `config` (native.game_config) and `game` (EGame: see e_game);
+ * turns[i] the turn, seats[i] the learner's seat. */
 static PyObject *mod_batch_reset(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *slots, *idx_obj, *capsules, *config, *spec_obj, *arrays[3];
-    if (!PyArg_ParseTuple(args, "OOO!OOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &config, &spec_obj,
-                          &arrays[0], &arrays[1], &arrays[2]))
+    PyObject *slots, *idx_obj, *capsules, *config, *game_obj, *spec_obj, *arrays[4];
+    if (!PyArg_ParseTuple(args, "OOO!OOOOOOO", &slots, &idx_obj, &PyList_Type, &capsules, &config, &game_obj,
+                          &spec_obj, &arrays[0], &arrays[1], &arrays[2], &arrays[3]))
         return NULL;
     if (!cards_ready) return NotReady();
     EnvSpec sp;
     State conf;
-    if (e_spec(spec_obj, &sp) || e_config(config, &conf)) return NULL;
-    Py_buffer sv, iv, v[3];
+    EGame game;
+    if (e_spec(spec_obj, &sp) || e_config(config, &conf) || e_game(game_obj, &game)) return NULL;
+    if (game.solo != conf.solo || (game.kind == K_RANDOM && game.solo)) {
+        PyErr_SetString(PyExc_ValueError, "batch: the game's start and its configuration disagree on solo");
+        return NULL;
+    }
+    Py_buffer sv, iv, v[4];
     Py_ssize_t n;
     if (e_slots(slots, &sv, &n)) return NULL;
     int ok = 0;
-    const Py_ssize_t sizes[3] = {(sp.u8 ? 1 : (Py_ssize_t)sizeof(float)) * sp.o[O_SIZE], ACTION_SPACE_N, 8};
-    static const char *const names[3] = {"obs", "mask", "turn"};
+    const Py_ssize_t sizes[4] = {(sp.u8 ? 1 : (Py_ssize_t)sizeof(float)) * sp.o[O_SIZE], ACTION_SPACE_N, 8, 8};
+    static const char *const names[4] = {"obs", "mask", "turn", "seat"};
     if (PyList_GET_SIZE(capsules) != n) {
         PyErr_SetString(PyExc_ValueError, "batch: one capsule per slot");
     } else if (PyObject_GetBuffer(idx_obj, &iv, PyBUF_C_CONTIGUOUS) == 0) {
         if (iv.len % 8) {
             PyErr_SetString(PyExc_ValueError, "batch: the indices are int64");
-        } else if (!e_buffers(arrays, v, sizes, names, 3, 0, n)) {
-            ok = !e_deal_slots(sv.buf, n, iv.buf, iv.len / 8, capsules, &conf, &sp, v);
-            for (int k = 0; k < 3; k++) PyBuffer_Release(&v[k]);
+        } else if (!e_buffers(arrays, v, sizes, names, 4, 0, n)) {
+            ok = !e_deal_slots(sv.buf, n, iv.buf, iv.len / 8, capsules, &conf, &game, &sp, v);
+            for (int k = 0; k < 4; k++) PyBuffer_Release(&v[k]);
         }
         PyBuffer_Release(&iv);
     }
@@ -3369,7 +3741,7 @@ static int e_check(const EnvSlot *slots, Py_ssize_t n, const EArrays *a) {
                          ACTION_SPACE_N - 1);
             return -1;
         }
-        if (slots[i].s.stage == OVER || current_player(&slots[i].s) != slots[i].seat) {
+        if (slots[i].s.stage == OVER || e_mover(&slots[i]) != slots[i].seat) {
             PyErr_Format(PyExc_RuntimeError, "batch: slot %zd has no decision of the learner (reset it)", i);
             return -1;
         }
@@ -3382,11 +3754,11 @@ static int e_check(const EnvSlot *slots, Py_ssize_t n, const EArrays *a) {
 static int e_step_slot(EnvSlot *e, Py_ssize_t i, const EArrays *a, const EnvSpec *sp, double penalty) {
     int legal[MAX_LEGAL];
     int action = (int)a->actions[i];
-    int k = compute_legal(&e->s, legal), ok = 0;
+    int k = e_legal(e, legal), ok = 0;
     for (int j = 0; j < k && !ok; j++) ok = legal[j] == action;
     a->illegal[i] = (uint8_t)!ok;
     if (ok) {
-        dispatch(&e->s, action);
+        e_apply(e, action);
         int failed = e_opponent(e, sp);
         if (failed) return failed;
     }
@@ -3455,7 +3827,7 @@ static PyMethodDef module_methods[] = {
      "random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws)"},
     {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
     {"batch_reset", mod_batch_reset, METH_VARARGS,
-     "batch_reset(slots, indices, capsules, config, spec, obs, mask, turns)"},
+     "batch_reset(slots, indices, capsules, config, game, spec, obs, mask, turns, seats)"},
     {"mt_seeded_state", mod_mt_seeded_state, METH_O,
      "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
     {"batch_step", mod_batch_step, METH_VARARGS,
@@ -3499,8 +3871,11 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *features = Py_BuildValue("{s:i,s:i,s:i}", "L_STAGE2", L_STAGE2, "L_THREAT_FIRST", L_THREAT_FIRST,
-                                       "L_THREAT_N", L_THREAT_N);
+    PyObject *features = Py_BuildValue(
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "L_STAGE2", L_STAGE2, "L_THREAT_FIRST", L_THREAT_FIRST,
+        "L_THREAT_N", L_THREAT_N, "ORDER_COUNT", ORDER_COUNT, "DECK_SIZE_CUSTOM", DECK_SIZE_CUSTOM,
+        "SETUP_VERB_DECK", V_DECK, "SETUP_VERB_PICK", V_PICK, "SETUP_VERB_BUILD", V_BUILD, "SETUP_VERB_BAN", V_BAN,
+        "PRECON_DECKS", PRECON_DECKS, "THREAT_SLICE", THREAT_SLICE);
     if (!features || PyDict_Update(layout, features) < 0 || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
         Py_XDECREF(features);
         Py_DECREF(layout);

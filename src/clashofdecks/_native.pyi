@@ -112,10 +112,12 @@ def batch_reset(
     indices: object,
     capsules: list[object],
     config: Sequence[int],
+    game: Sequence[float],
     spec: BatchSpec,
     obs: object,
     mask: object,
     turns: object,
+    seats: object,
 ) -> None: ...
 def batch_step(
     slots: bytearray,

@@ -189,6 +189,12 @@ def _config_of(solo: bool, rs: Ruleset, th: Threat) -> tuple[int, ...]:
     )
 
 
+def game_config(solo: bool, ruleset: Ruleset, threat: Threat | None) -> tuple[int, ...]:
+    """The core's configuration of a game (a solo game under ``threat``, the quick game's by default) for
+    callers that start games in the core: the batched environment, ``envs/vector.py``."""
+    return _config_of(solo, ruleset, threat or Threat())
+
+
 def duel_config(ruleset: Ruleset) -> tuple[int, ...]:
     """The core's configuration of a duel under ``ruleset`` (for callers that deal games in the core:
     the batched environment, ``envs/vector.py``)."""

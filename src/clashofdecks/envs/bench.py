@@ -34,7 +34,13 @@ GOAL_STEPS_PER_SECOND: Final = 20_000
 GOAL_BATCHED_STEPS_PER_SECOND: Final = 500_000
 #: The batched environments measured: (label, Gymnasium id, options).
 BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
-    ("Duel-v1 batch vs random (draft)", "ClashOfDecks/Duel-v1", {}),
+    ("Duel-v1 batch vs random (draft: the default)", "ClashOfDecks/Duel-v1", {}),
+    ("Duel-v1 batch vs random (draft, uint8)", "ClashOfDecks/Duel-v1", {"observation_dtype": "uint8"}),
+    (
+        "Duel-v1 batch vs random (draft, uint8, copy=False)",
+        "ClashOfDecks/Duel-v1",
+        {"observation_dtype": "uint8", "copy": False},
+    ),
     ("Duel-v1 batch vs random (random deal)", "ClashOfDecks/Duel-v1", {"format": "random"}),
     (
         "Duel-v1 batch vs random (random deal, copy=False)",
@@ -56,7 +62,18 @@ BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
         "ClashOfDecks/Duel-v1",
         {"format": "random", "opponent": "greedy"},
     ),
-    ("Solo-v1 batch vs the automaton (level 0, draft)", "ClashOfDecks/Solo-v1", {}),
+    ("Duel-v1 batch vs greedy (draft)", "ClashOfDecks/Duel-v1", {"opponent": "greedy"}),
+    ("Solo-v1 batch vs the automaton (level 0, draft: the default)", "ClashOfDecks/Solo-v1", {}),
+    (
+        "Solo-v1 batch vs the automaton (level 0, uint8)",
+        "ClashOfDecks/Solo-v1",
+        {"observation_dtype": "uint8"},
+    ),
+    (
+        "Solo-v1 batch vs the automaton (level 0, uint8, copy=False)",
+        "ClashOfDecks/Solo-v1",
+        {"observation_dtype": "uint8", "copy": False},
+    ),
 )
 #: Environments measured beside ours: (label, PettingZoo registry id, module of older PettingZoo
 #: releases, constructor keyword arguments).
@@ -261,7 +278,7 @@ def format_envs_bench(results: dict[str, Any]) -> str:
         lines.append(f"batched environments, N = {batched['num_envs']:,}: {batched['definition']}")
         for label, value in batched["steps_per_second"].items():
             backend = batched.get("backends", {}).get(label, "?")
-            lines.append(f"  {label:<56} {value:>12,.0f} steps/s  ({backend})")
+            lines.append(f"  {label:<62} {value:>12,.0f} steps/s  ({backend})")
         lines.append(f"  goal (N = 1,024, vs random): >= {batched['goal_steps_per_second']:,} steps/s")
     return "\n".join(lines)
 

@@ -24,12 +24,15 @@ observation (``obs * units``).
 Two implementations give the same results (``backend``):
 
 - ``"compiled"`` (chosen by ``"auto"`` when the compiled core is available and the configuration is
-  one it covers: a duel on the benchmark's ``random`` deal against the ``random`` or the ``greedy``
-  agent, the observation vector, the penalty for an illegal action): ``_native.batch_step`` plays
-  the learner's decision and the agent's replies in every game and writes observations, masks,
-  rewards and flags with no per-game Python.  A reset draws the seeds from the sub-environment's
-  ``np_random`` as the single environment does and deals in the core (``_native.batch_reset``,
-  which reads each sub-environment's ``np_random`` through its bit generator's capsule).
+  one it covers: the solo game against the automaton at any threat, draft or precon; the duel in
+  every format (draft, precon, custom, the benchmark's ``random`` deal) against the ``random`` or
+  the ``greedy`` agent; the observation vector, the penalty for an illegal action):
+  ``_native.batch_step`` plays the learner's decision and the opponent's replies in every game, the
+  setup stage's (R2: coin toss, deck choice, draft picks, bans; R7.1) as well as the play phase's,
+  and writes observations, masks, rewards and flags with no per-game Python.  A reset draws the seeds
+  from the sub-environment's ``np_random`` as the single environment does and starts the game in the
+  core with the Python engine's chance draws (``_native.batch_reset``, which reads each
+  sub-environment's ``np_random`` through its bit generator's capsule).
 - ``"python"`` (everything else, and ``"auto"`` without the compiled core): N single environments,
   their results written into batch arrays.
 """
@@ -37,6 +40,7 @@ Two implementations give the same results (``backend``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Final
 
 import gymnasium as gym
@@ -48,10 +52,12 @@ from gymnasium.vector.utils import batch_space
 
 from .. import actions as A
 from .. import native
+from ..cards import N_CARDS, PRECONSTRUCTED_DECKS
 from ..errors import IllegalActionError
+from ..formats import new_game
 from ..rules import Termination
 from .compact import COUNT_CAP, OBSERVATION_DTYPES, count_scales, to_counts, unit_vector
-from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT
+from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT, SETUP_VERBS, encode_observation
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 from .match import check_choice
 
@@ -78,6 +84,14 @@ _COMPILED_LAYOUT: Final = (
             "lane_sizes",
             "pending",
             "pending_cards",
+            "automaton_deck",
+            "automaton_discard",
+            "automaton_flags",
+            "threat",
+            "setup_decision",
+            "setup_revealed",
+            "setup_cards",
+            "setup_counts",
         )
     ),
     OBSERVATION_LAYOUT.size,
@@ -85,6 +99,26 @@ _COMPILED_LAYOUT: Final = (
 # What _native.c's encoder relies on: the lanes are 4 slots of LANE_CAP creature rows of
 # CREATURE_FEATURES floats, with every other slice it writes before or after them.
 assert OBSERVATION_LAYOUT.slices["lanes"].shape == (2, 2, 12, 49)
+# ... and that the solo slices, automaton_deck to threat, are contiguous (it zeroes them at once).
+_SOLO_SLICES: Final = ("automaton_deck", "automaton_discard", "automaton_flags", "threat")
+assert all(
+    OBSERVATION_LAYOUT.slices[a].stop == OBSERVATION_LAYOUT.slices[b].start for a, b in pairwise(_SOLO_SLICES)
+)
+#: The constants of the compiled batch's setup stage, as Python defines them: checked at import when
+#: the core is in use (a stale core is not: the batch then runs in Python).
+SETUP_LAYOUT: Final = {
+    **{f"SETUP_VERB_{verb.upper()}": i for i, verb in enumerate(SETUP_VERBS)},
+    "PRECON_DECKS": len(PRECONSTRUCTED_DECKS),
+    "THREAT_SLICE": OBSERVATION_LAYOUT.slices["threat"].size,
+    "ORDER_COUNT": A.ORDER_COUNT,
+    "DECK_SIZE_CUSTOM": A.DECK_SIZE_CUSTOM,
+}
+if native.AVAILABLE:
+    native.check_layout(
+        SETUP_LAYOUT, "encoding.SETUP_VERBS, cards.PRECONSTRUCTED_DECKS, the threat slice and actions.py"
+    )
+#: The formats' codes in the compiled batch (``_native.c``'s K_*).
+_FORMAT_CODES: Final = {"precon": 0, "draft": 1, "custom": 2, "random": 3}
 _TERMINATION_NAMES: Final = np.array([t.value for t in Termination], dtype=object)
 #: The info keys every sub-environment has at every step (the rest only when its game ends).
 _ALWAYS: Final = ("action_mask", "seat", "turn", "illegal_action")
@@ -359,7 +393,8 @@ class _CompiledBatch:
         self._slots = bytearray(_native.batch_slot_size() * n)
         self._winners = np.zeros(n, dtype=np.int64)
         self._terminations_code = np.zeros(n, dtype=np.int8)
-        self._config = native.duel_config(first.ruleset)
+        self._config = native.game_config(first.mode == "solo", first.ruleset, first.threat)
+        self._game = game_start(first)
         self._capsules: list[Any] = [None] * n
         self._penalty = first.illegal_penalty
         weights = None
@@ -392,12 +427,13 @@ class _CompiledBatch:
             np.ascontiguousarray(indices, dtype=np.int64),
             self._capsules,
             self._config,
+            self._game,
             self._spec,
             out.obs,
             out.masks,
             out.turns,
+            out.seats,
         )
-        out.seats[indices] = 0  # the random deal has no coin toss: participant 0 is seat 0
 
     def step(self, actions: npt.NDArray[Any], resetting: npt.NDArray[np.bool_], copy: bool) -> dict[str, Any]:
         """One learner decision in every game but those ``resetting`` (the core checks every action
@@ -469,14 +505,46 @@ def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
     if _native.BATCH_ACTION_SPACE != A.ACTION_SPACE:
         return "the compiled core's action space differs from actions.py's"
     checks = (
-        (env.mode == "duel", "it plays the duel only (the solo game's setup stage stays in Python)"),
-        (env.format == "random", "it plays the random deal only (the setup stage of R2 stays in Python)"),
-        (env.opponent_spec in _COMPILED_OPPONENTS, "its opponent is the random or the greedy agent only"),
+        (
+            env.mode == "solo" or env.opponent_spec in _COMPILED_OPPONENTS,
+            "its opponent is the random or the greedy agent only",
+        ),
         (env.observation_kind == "observation", "it writes the observation vector only"),
         (env.illegal_action == "penalty", "it gives the penalty for an illegal action only"),
         (env.render_mode is None, "it does not render"),
     )
     return next((reason for ok, reason in checks if not ok), None)
+
+
+def game_start(env: ClashOfDecksEnv) -> tuple[float, ...]:
+    """How ``env``'s games start, for the compiled batch (``_native.c``'s ``EGame``): the format's code,
+    solo, the seat of the rulebook's player A (R2.3a; B starts after the last draft pick under
+    ``first_player="last_draft_pick"``, R2.6a), whether the automaton starts and its Fort side is up
+    (R8.2), the threat slice's counts, the preconstructed decks' cards, and for the greedy agent's
+    setup decisions each card's static value and each deck's sum of them (``agents/greedy.py``)."""
+    from ..agents.greedy import card_value
+
+    solo = env.mode == "solo"
+    threat = env.threat
+    b_starts = not solo and env.ruleset.first_player == "last_draft_pick" and env.format == "draft"
+    counts: tuple[int, ...] = (0,) * OBSERVATION_LAYOUT.slices["threat"].size
+    if solo:  # the threat slice as the encoder writes it, in counts (compact.py)
+        part = OBSERVATION_LAYOUT.slices["threat"]
+        game = new_game(mode="solo", format="precon", seed=0, ruleset=env.ruleset, threat=threat)
+        window = slice(part.start, part.stop)
+        features = encode_observation(game, 0)[window]
+        counts = tuple(int(k) for k in np.rint(features * count_scales(1)[window]))
+    decks = [c for n in sorted(PRECONSTRUCTED_DECKS) for c in PRECONSTRUCTED_DECKS[n]]
+    values = [card_value(c) for c in range(N_CARDS)]
+    deck_values = [sum(card_value(c) for c in PRECONSTRUCTED_DECKS[n]) for n in sorted(PRECONSTRUCTED_DECKS)]
+    head = (
+        _FORMAT_CODES[env.format],
+        int(solo),
+        int(b_starts),
+        int(solo and threat is not None and threat.starts == "automaton"),
+        int(solo and threat is not None and threat.resilience == "fort"),
+    )
+    return (*head, *counts, *decks, *values, *deck_values)
 
 
 def make_solo_vector(
