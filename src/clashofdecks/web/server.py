@@ -40,7 +40,7 @@ from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
 from . import identity as ident
-from . import leases, metrics, presence, workers
+from . import leases, metrics, presence, rematches, workers
 from .bus import bus_for
 from .clocks import TIME_CONTROLS, ClockState
 from .games import (
@@ -199,8 +199,6 @@ class GameServer:
         self.process_id = leases.new_process_id()
         #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").
         self.matchmaker = Matchmaker(self, config.clock)
-        #: Abandonment deadlines (monotonic) of away seats, kept by the abandonment lease holder.
-        self.away: dict[tuple[str, int], float] = {}
         #: The change bus and the catch-up of games other processes changed (web/sync.py).
         self.sync: GameSync | None = None
 
@@ -363,9 +361,10 @@ class GameServer:
             if row.result is not None and row.result.get("abandoned"):
                 live.result_override = row.result
             if session.is_over and row.status != "over":
-                # Killed between storing the last action and marking the game finished.
-                result = session.record().result or {}
-                await self.run_db(lambda s: s.finish(game_id, result))
+                # Its process was killed between storing the last action and marking the game over:
+                # ended here as it would have been there (the rating, the clock, the campaign).
+                with contextlib.suppress(StaleError):  # another process ended it meanwhile
+                    await self._finish(live, final_result(session))
             self.games[game_id] = live
             return live
 
@@ -710,6 +709,14 @@ class GameServer:
         self.agent_tasks.add(task)  # kept (and cancelled on stop) like agent tasks
         task.add_done_callback(self.agent_tasks.discard)
 
+    async def _lost_on_time_before(self, live: LiveGame, what: str) -> None:
+        """A clocked game whose running clock ran out before ``what`` arrived (the caller holds the
+        lock) was lost on time then, whatever came after: ended so here, and ``what`` refused."""
+        now = self.config.clock()
+        if live.clock is not None and live.clock.expired(now) is not None:
+            await self._time_out(live, now)
+            raise ProtocolError("game_over", f"the game was lost on time before {what} arrived")
+
     async def _announce_time_out(self, live: LiveGame, seat: int, event: dict[str, Any]) -> None:
         await self.notify_game(live.id, {"type": "notice", "code": "time_out", "seat": seat})
         await self.broadcast(live, [event])
@@ -805,24 +812,24 @@ class GameServer:
 
     async def _check_abandonment(self) -> None:
         """Unclocked friend duels whose player to move has no connection on any live process: told
-        to the game at once, lost after ``abandon_seconds`` (docs/web.md, "Timeouts")."""
-        now = time.monotonic()
-        seen: set[tuple[str, int]] = set()
+        to the game once, lost ``abandon_seconds`` after the countdown started; the countdown is
+        stored (web/presence.py), so a process taking this scan over continues it."""
+        counting = await self.run_db(lambda s: presence.running_countdowns(s.engine))
         for game_id, seat in await self.run_db(lambda s: presence.away_seats(s.engine)):
             live = await self._current_game(game_id)
             if live is None or live.clock is not None or live.session.to_move != seat:
+                if live is not None and (game_id, seat) in counting:  # no longer its move
+                    await self.write(functools.partial(_cancel_countdown, game_id=game_id, seat=seat))
                 if live is not None and not live.connections and not live.agent_busy:
                     self.games.pop(game_id, None)  # loaded only to look: the store keeps it
                 continue
-            seen.add((game_id, seat))
-            deadline = self.away.get((game_id, seat))
-            if deadline is None:
-                self.away[(game_id, seat)] = now + self.config.abandon_seconds
+            look = functools.partial(_countdown, game_id=game_id, seat=seat)
+            started, elapsed = await self.run_db(look)
+            if started:
                 notice = {"type": "notice", "code": "opponent_away", "seat": seat}
                 await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
-            elif now >= deadline:
+            elif elapsed >= self.config.abandon_seconds:
                 await self._abandon(live, seat)
-        self.away = {key: d for key, d in self.away.items() if key in seen}
         await self.write(lambda _s, c: presence.forget_finished(c))
 
     async def _abandon(self, live: LiveGame, seat: int) -> None:
@@ -993,6 +1000,7 @@ class GameServer:
                 )
                 events = [undo_event(live, taken)]
             else:  # resign
+                await self._lost_on_time_before(live, "this resignation")
                 outcome = session.resign(seat)
                 result = final_result(session)
                 await self._finish(live, result)
@@ -1151,22 +1159,39 @@ class GameServer:
             people = [o for o in owners if o is not None]
             if live.kind == "friend" and (len(set(people)) != 2 or len(people) != 2):
                 raise ProtocolError("rematch_refused", "both seats of this duel need their players")
-            live.rematch_offers.update(conn.seats)
-            if live.kind == "friend" and not all(s in live.rematch_offers for s in (0, 1)):
-                offer = {"type": "notice", "code": "rematch_offered", "seats": sorted(live.rematch_offers)}
+            game_id, asking = live.id, set(conn.seats)
+            # The offers are in the store: an offer made through another process counts here.
+            offers, made = await self.run_db(lambda s: rematches.offer(s.engine, game_id, asking))
+            live.rematch_offers.update(offers)
+            if made is None and live.kind == "friend" and offers != {0, 1}:
+                offer = {"type": "notice", "code": "rematch_offered", "seats": sorted(offers)}
                 await self.notify_game(live.id, offer)
                 return
-            head = live.session.record()
-            names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
-            req = NewGame(kind=live.kind, format=head.format, name=names[0], name2=names[1], lang=conn.lang)
-            if live.kind == "ai":
-                agent = live.seats[session.participant_seat(1)].agent
-                req.ai = agent if agent in AI_LEVELS else DEFAULT_AI
-            new = await self.create_owned_game(
-                req, [o for o in owners if o is not None][:2], rated=live.rated
-            )
-            live.rematch_game = new.id
-        await self.notify_game(live.id, {"type": "rematch", "game": new.id})
+            if made is None:
+                made = await self._make_rematch(conn, live)
+            live.rematch_game = made
+        await self.notify_game(live.id, {"type": "rematch", "game": made})
+
+    async def _make_rematch(self, conn: Connection, live: LiveGame) -> str:
+        """The rematch game of ``live`` (both have offered): made here, or, when another request
+        made it first (on any process), that one."""
+        session = live.session
+        owners = [o for o in (live.seats[session.participant_seat(p)].owner for p in (0, 1)) if o is not None]
+        head = session.record()
+        names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
+        req = NewGame(kind=live.kind, format=head.format, name=names[0], name2=names[1], lang=conn.lang)
+        if live.kind == "ai":
+            agent = live.seats[session.participant_seat(1)].agent
+            req.ai = agent if agent in AI_LEVELS else DEFAULT_AI
+        game_id = live.id
+        try:
+            claim = functools.partial(rematches.claim, game_id=game_id)
+            new = await self.create_owned_game(req, owners[:2], rated=live.rated, with_write=claim)
+        except rematches.RematchMadeError:
+            made = await self.run_db(lambda s: rematches.rematch_of(s.engine, game_id))
+            assert made is not None  # set in the transaction that raised this
+            return made
+        return new.id
 
     def disconnect(self, conn: Connection) -> None:
         if conn.identity is not None and conn.identity in self.matchmaker.queued:
@@ -1229,6 +1254,14 @@ def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: 
 
 def _save_clock(store: Store, conn: DbConnection, *, game_id: str, clock: ClockRow) -> None:
     store.save_clock(game_id, clock, conn=conn)
+
+
+def _countdown(store: Store, *, game_id: str, seat: int) -> tuple[bool, float]:
+    return presence.countdown(store.engine, game_id, seat)
+
+
+def _cancel_countdown(_store: Store, conn: DbConnection, *, game_id: str, seat: int) -> None:
+    presence.cancel_countdown(conn, game_id, seat)
 
 
 def _truncate(store: Store, conn: DbConnection, *, game_id: str, keep: int) -> None:
