@@ -125,6 +125,18 @@ def seat_present(engine: Engine, game_id: str, seat: int) -> bool:
         return row is not None
 
 
+def forget_returned(conn: Connection) -> None:
+    """Drop the countdowns of seats that have a connection on a live process now (a scan that read
+    the seat away just before it came back may have started one)."""
+    here = sa.select(presence.c.seat).where(
+        presence.c.game_id == countdowns.c.game_id,
+        presence.c.seat == countdowns.c.seat,
+        presence.c.connections > 0,
+        presence.c.process_id.in_(alive_processes(conn)),
+    )
+    conn.execute(countdowns.delete().where(here.exists()))
+
+
 def forget_finished(conn: Connection) -> None:
     """Drop the presence and countdowns of games that are over (nothing to judge there any more)."""
     # Correlated EXISTS: looks up the (few) games with presence rows, not every finished game.

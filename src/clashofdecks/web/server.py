@@ -830,7 +830,7 @@ class GameServer:
                 await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
             elif elapsed >= self.config.abandon_seconds:
                 await self._abandon(live, seat)
-        await self.write(lambda _s, c: presence.forget_finished(c))
+        await self.write(_forget_countdowns)
 
     async def _abandon(self, live: LiveGame, seat: int) -> None:
         async with self.lock(live.id):
@@ -1258,6 +1258,11 @@ def _save_clock(store: Store, conn: DbConnection, *, game_id: str, clock: ClockR
 
 def _countdown(store: Store, *, game_id: str, seat: int) -> tuple[bool, float]:
     return presence.countdown(store.engine, game_id, seat)
+
+
+def _forget_countdowns(_store: Store, conn: DbConnection) -> None:
+    presence.forget_finished(conn)
+    presence.forget_returned(conn)
 
 
 def _cancel_countdown(_store: Store, conn: DbConnection, *, game_id: str, seat: int) -> None:
