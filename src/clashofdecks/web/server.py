@@ -967,6 +967,7 @@ class GameServer:
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
+            await self._lost_on_time_before(live, _WHAT.get(msg.type, "this message"))
             if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
                 await self._refuse_stale(live, msg.get("index"))
             if msg.type == "act":
@@ -1000,7 +1001,6 @@ class GameServer:
                 )
                 events = [undo_event(live, taken)]
             else:  # resign
-                await self._lost_on_time_before(live, "this resignation")
                 outcome = session.resign(seat)
                 result = final_result(session)
                 await self._finish(live, result)
@@ -1210,6 +1210,10 @@ class GameServer:
             lock = self.locks.get(live.id)
             if lock is not None and not lock.locked():
                 del self.locks[live.id]
+
+
+#: What a player's message is called when it arrived too late (``_lost_on_time_before``).
+_WHAT = {"act": "this action", "undo": "this undo", "resign": "this resignation"}
 
 
 def _agent_decides_after(session: GameSession, code: int | None) -> bool | None:
