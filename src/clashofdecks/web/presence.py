@@ -60,28 +60,22 @@ def set_presence(conn: Connection, process: str, game_id: str, seat: int, connec
         cancel_countdown(conn, game_id, seat)
 
 
-def countdown(engine: Engine, game_id: str, seat: int) -> tuple[bool, float]:
-    """The abandonment countdown of an away seat, started now unless it runs already: (whether it
-    started now, the seconds it has run), both judged by the database's clock."""
+def start_countdown(engine: Engine, game_id: str, seat: int) -> bool:
+    """Start the abandonment countdown of an away seat now (the database's clock) unless one runs
+    already (another holder started it): True when it started here."""
     with engine.begin() as conn:
-        now = db_now(conn.dialect.name)
         insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-        stmt = insert(countdowns).values(game_id=game_id, seat=seat, since=now).on_conflict_do_nothing()
-        started = conn.execute(stmt.returning(countdowns.c.since)).first() is not None
-        elapsed = conn.execute(
-            sa.select(now - countdowns.c.since).where(
-                countdowns.c.game_id == game_id, countdowns.c.seat == seat
-            )
-        ).scalar_one()
-        return started, float(elapsed)
+        stmt = insert(countdowns).values(game_id=game_id, seat=seat, since=db_now(conn.dialect.name))
+        return conn.execute(stmt.on_conflict_do_nothing().returning(countdowns.c.since)).first() is not None
 
 
-def running_countdowns(engine: Engine) -> set[tuple[str, int]]:
-    """(game, seat) of every countdown running."""
+def running_countdowns(engine: Engine) -> dict[tuple[str, int], float]:
+    """The seconds each running countdown has run, by (game, seat), judged by the database's clock
+    (one read a scan: a holder taking over continues from these)."""
     with engine.connect() as conn:
-        return {
-            (r.game_id, int(r.seat)) for r in conn.execute(sa.select(countdowns.c.game_id, countdowns.c.seat))
-        }
+        elapsed = db_now(conn.dialect.name) - countdowns.c.since
+        rows = conn.execute(sa.select(countdowns.c.game_id, countdowns.c.seat, elapsed.label("elapsed")))
+        return {(r.game_id, int(r.seat)): float(r.elapsed) for r in rows}
 
 
 def cancel_countdown(conn: Connection, game_id: str, seat: int) -> None:

@@ -823,11 +823,12 @@ class GameServer:
                 if live is not None and not live.connections and not live.agent_busy:
                     self.games.pop(game_id, None)  # loaded only to look: the store keeps it
                 continue
-            look = functools.partial(_countdown, game_id=game_id, seat=seat)
-            started, elapsed = await self.run_db(look)
-            if started:
-                notice = {"type": "notice", "code": "opponent_away", "seat": seat}
-                await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
+            elapsed = counting.get((game_id, seat))
+            if elapsed is None:
+                start = functools.partial(_start_countdown, game_id=game_id, seat=seat)
+                if await self.run_db(start):
+                    notice = {"type": "notice", "code": "opponent_away", "seat": seat}
+                    await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
             elif elapsed >= self.config.abandon_seconds:
                 await self._abandon(live, seat)
         await self.write(_forget_countdowns)
@@ -1260,8 +1261,8 @@ def _save_clock(store: Store, conn: DbConnection, *, game_id: str, clock: ClockR
     store.save_clock(game_id, clock, conn=conn)
 
 
-def _countdown(store: Store, *, game_id: str, seat: int) -> tuple[bool, float]:
-    return presence.countdown(store.engine, game_id, seat)
+def _start_countdown(store: Store, *, game_id: str, seat: int) -> bool:
+    return presence.start_countdown(store.engine, game_id, seat)
 
 
 def _forget_countdowns(_store: Store, conn: DbConnection) -> None:
