@@ -387,3 +387,58 @@ def _sql_write(database: str, statement: str, **params: Any) -> None:
             conn.execute(sa.text(statement), params)
     finally:
         engine.dispose()
+
+
+# ---------------------------------------------------------------------------- 4. analyses
+
+
+def _played_then_resigned(proc: ServerProcess, actions: int) -> str:
+    """A friend duel on ``proc``, ``actions`` random decisions into it, then resigned (its end
+    starts the analysis there)."""
+    game = proc.new_game(kind="friend", format="precon")
+    a = Client(proc, game["id"], game["tokens"])
+    b = Client(proc, game["id"], [invite_token(game)])
+    joined(a)
+    rng = random.Random(9)
+    for _ in range(actions):
+        mover = a if a.state["legal"] else b
+        if a.state["result"] is not None:
+            break
+        act(mover, rng.choice(mover.state["legal"]))
+        wait_index(a if mover is b else b, mover.state["index"])
+    if a.state["result"] is None:
+        a.send({"type": "resign"})
+        while a.state["result"] is None:
+            a.wait_state()
+    a.close()
+    b.close()
+    return str(game["id"])
+
+
+def _analysed(proc: ServerProcess, game: str) -> dict[str, Any]:
+    """Ask ``proc`` for the game's analysis until it is there (each ask may start it)."""
+
+    def ask() -> dict[str, Any] | None:
+        status, body = proc.get(f"/api/games/{game}/analysis")
+        assert status in (200, 202), (status, body)
+        return dict(body) if status == 200 else None
+
+    return dict(_until("the analysis", ask, 180))
+
+
+def test_a_finished_game_is_analysed_once_and_by_the_other_process_when_its_analyser_dies(
+    tmp_path: Path, database: str
+) -> None:
+    one, two = _servers(tmp_path, database, "--analysis-iterations", "3000")
+    try:
+        game = _played_then_resigned(one, 30)
+        assert _analysed(two, game)  # asked of the other process while the first analyses it
+        assert len(_log_lines([one, two], f"analysing game {game}")) == 1
+        game = _played_then_resigned(one, 30)
+        _until("the analysis under way", lambda: _log_lines([one], f"analysing game {game}"))
+        one.stop(kill=True)  # dies while it analyses: its lease expires, the other takes over
+        assert _analysed(two, game)
+        assert len(_log_lines([two], f"analysing game {game}")) == 1
+    finally:
+        one.stop()
+        two.stop()

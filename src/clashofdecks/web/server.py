@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -562,6 +562,22 @@ class GameServer:
             renewer.cancel()
         return text if await self._renew(name) else None
 
+    @contextlib.asynccontextmanager
+    async def _lease_held(self, name: str) -> AsyncIterator[bool]:
+        """Whether this process took the lease ``name``; while it is held, it is renewed, and it is
+        given up at the end (another process may then take the work at once)."""
+        if not await self.holds(name):
+            yield False
+            return
+        renewer = asyncio.create_task(self._keep_lease(name))
+        try:
+            yield True
+        finally:
+            renewer.cancel()
+            me = self.process_id
+            with contextlib.suppress(Exception):
+                await self.run_db(lambda s: leases.release(s.engine, name, me))
+
     async def _keep_lease(self, name: str) -> None:
         while await self._renew(name):
             await asyncio.sleep(self.config.lease_seconds / 3)
@@ -912,7 +928,9 @@ class GameServer:
     async def _analyse(self, game_id: str) -> None:
         iterations = self.config.analysis_iterations
         try:
-            async with self.analysis_slots:
+            async with self.analysis_slots, self._lease_held(leases.analysis_lease(game_id)) as held:
+                if not held:
+                    return  # another process analyses it (if it dies, a later request takes it over)
                 if await self.run_db(lambda s: s.load_analysis(game_id)) is not None:
                     return  # kept meanwhile (a server sharing this database)
                 row = await self.run_db(lambda s: s.load_game(game_id))
