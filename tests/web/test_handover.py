@@ -184,11 +184,14 @@ def test_a_resignation_after_the_deadline_is_a_loss_on_time(
 # ---------------------------------------------------------------------------- 2. abandonment
 
 
-def _friend_to_move(proc: ServerProcess) -> tuple[dict[str, Any], Client, Client]:
-    """An unclocked friend duel on ``proc`` whose friend (the invitee) is to move."""
+def _friend_to_move(
+    proc: ServerProcess, friend_proc: ServerProcess | None = None
+) -> tuple[dict[str, Any], Client, Client]:
+    """An unclocked friend duel created on ``proc`` whose friend (the invitee, connected to
+    ``friend_proc``, by default ``proc`` too) is to move."""
     game = proc.new_game(kind="friend", format="draft")
     a = Client(proc, game["id"], game["tokens"])
-    b = Client(proc, game["id"], [invite_token(game)])
+    b = Client(friend_proc or proc, game["id"], [invite_token(game)])
     joined(a)
     rng = random.Random(5)
     while a.state["legal"]:
@@ -228,6 +231,31 @@ def test_the_abandonment_countdown_goes_on_from_when_the_seat_left_across_a_hand
         assert len(_notices(a, "opponent_away")) == 1 and len(_notices(a, "abandoned")) == 1
         assert len(_log_lines([survivor], f"game {game['id']}: seat \\d abandoned the game")) == 1
         assert _countdown(database, game["id"]) == []
+        a.close()
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_a_seat_whose_process_was_killed_is_judged_away_by_the_survivor(
+    tmp_path: Path, database: str
+) -> None:
+    """The friend's only connection and the abandonment lease are on the process killed: its
+    presence rows still count one connection, but its heartbeat stops, so once it is taken for dead
+    the survivor (the lease's next holder) counts the seat away and abandons the game, once."""
+    procs = _servers(tmp_path, database, "--abandon-after", "3")
+    holder, survivor = _holder(database, "abandonment", procs)
+    try:
+        game, a, b = _friend_to_move(survivor, holder)
+        friend_seat = b.state["seat"]
+        holder.stop(kill=True)  # no clean disconnect: nothing but the heartbeat says the seat left
+        _taken_over(database, "abandonment", survivor)
+        started = _until("the countdown stored", lambda: _countdown(database, game["id"]), 90)
+        result = _result(database, game["id"])
+        assert result.get("abandoned") and result["winner"] == 1 - friend_seat
+        ended = _sql(database, "SELECT updated_at FROM games WHERE id = :g", g=game["id"])[0].updated_at
+        assert ended >= started[0].since + 3
+        assert len(_log_lines([survivor], f"game {game['id']}: seat {friend_seat} abandoned the game")) == 1
         a.close()
     finally:
         for p in procs:
