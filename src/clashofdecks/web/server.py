@@ -730,7 +730,12 @@ class GameServer:
         lock) was lost on time then, whatever came after: ended so here, and ``what`` refused."""
         now = self.config.clock()
         if live.clock is not None and live.clock.expired(now) is not None:
-            await self._time_out(live, now)
+            try:
+                await self._time_out(live, now)
+            except StaleError:
+                if not live.session.is_over:  # caught up: the clock had moved elsewhere in time
+                    raise
+                raise ProtocolError("game_over", "the game is over") from None  # ended elsewhere
             raise ProtocolError("game_over", f"the game was lost on time before {what} arrived")
 
     async def _announce_time_out(self, live: LiveGame, seat: int, event: dict[str, Any]) -> None:
