@@ -12,7 +12,9 @@ The leases of this module's users:
 - ``agent:<game>``: the pending agent decision of a game (``store.agent_turns`` says which games
   wait for one: written in the transaction of the action that made it the agent's turn);
 - ``clocks``, ``abandonment``, ``queue``: the scans of the game clocks, of absent duel players and
-  the queue's pairings, each done by one process at a time.
+  the queue's pairings, each done by one process at a time;
+- ``analysis:<game>``: the analysis of a finished game, computed by one process (kept by
+  ``store.analyses``; a process that dies while computing leaves it to the next request).
 
 Each server start has a process id (``host:pid:random``, readable by people) and a heartbeat row in
 ``processes``: presence and queue entries of a process whose heartbeat stopped are another process's
@@ -66,6 +68,10 @@ def new_process_id() -> str:
 
 def agent_lease(game_id: str) -> str:
     return f"agent:{game_id}"
+
+
+def analysis_lease(game_id: str) -> str:
+    return f"analysis:{game_id}"
 
 
 def db_now(dialect: str) -> Any:

@@ -6,11 +6,17 @@ holds now; a seat is present when some process that is alive (its heartbeat is r
 ``leases.processes``) holds a connection for it.  A seat with rows but no live connection has been
 joined and is away: the process holding the ``abandonment`` lease judges it.  Seats never joined
 have no row (an invite not opened is not an abandonment).
+
+An away seat's countdown is a row of ``abandonment`` (game, seat, since: the database's clock),
+written once by the holder that first sees the seat away on its move and read by every holder
+after it: a process that takes the lease over continues the countdown, never restarts it.  A
+connection of the seat on any process deletes the row (the countdown is cancelled).
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from .leases import alive_processes, db_now
@@ -24,6 +30,15 @@ presence = sa.Table(
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("connections", sa.Integer, nullable=False),
     sa.Column("changed_at", sa.Float, nullable=False),  # the database's clock
+)
+
+#: The abandonment countdown of an away seat: running since ``since`` (the database's clock).
+countdowns = sa.Table(
+    "abandonment",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("since", sa.Float, nullable=False),
 )
 
 
@@ -41,6 +56,31 @@ def set_presence(conn: Connection, process: str, game_id: str, seat: int, connec
                 process_id=process, game_id=game_id, seat=seat, connections=connections, changed_at=now
             )
         )
+    if connections > 0:  # the seat's player is here: a countdown of its absence ends
+        cancel_countdown(conn, game_id, seat)
+
+
+def start_countdown(engine: Engine, game_id: str, seat: int) -> bool:
+    """Start the abandonment countdown of an away seat now (the database's clock) unless one runs
+    already (another holder started it): True when it started here."""
+    with engine.begin() as conn:
+        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        stmt = insert(countdowns).values(game_id=game_id, seat=seat, since=db_now(conn.dialect.name))
+        return conn.execute(stmt.on_conflict_do_nothing().returning(countdowns.c.since)).first() is not None
+
+
+def running_countdowns(engine: Engine) -> dict[tuple[str, int], float]:
+    """The seconds each running countdown has run, by (game, seat), judged by the database's clock
+    (one read a scan: a holder taking over continues from these)."""
+    with engine.connect() as conn:
+        elapsed = db_now(conn.dialect.name) - countdowns.c.since
+        rows = conn.execute(sa.select(countdowns.c.game_id, countdowns.c.seat, elapsed.label("elapsed")))
+        return {(r.game_id, int(r.seat)): float(r.elapsed) for r in rows}
+
+
+def cancel_countdown(conn: Connection, game_id: str, seat: int) -> None:
+    """The seat is back, or no longer to move: its countdown (if any) is over."""
+    conn.execute(countdowns.delete().where(countdowns.c.game_id == game_id, countdowns.c.seat == seat))
 
 
 def away_seats(engine: Engine, limit: int = 200) -> list[tuple[str, int]]:
@@ -79,11 +119,25 @@ def seat_present(engine: Engine, game_id: str, seat: int) -> bool:
         return row is not None
 
 
+def forget_returned(conn: Connection) -> None:
+    """Drop the countdowns of seats that have a connection on a live process now (a scan that read
+    the seat away just before it came back may have started one)."""
+    here = sa.select(presence.c.seat).where(
+        presence.c.game_id == countdowns.c.game_id,
+        presence.c.seat == countdowns.c.seat,
+        presence.c.connections > 0,
+        presence.c.process_id.in_(alive_processes(conn)),
+    )
+    conn.execute(countdowns.delete().where(here.exists()))
+
+
 def forget_finished(conn: Connection) -> None:
-    """Drop the presence of games that are over (nothing to judge there any more)."""
+    """Drop the presence and countdowns of games that are over (nothing to judge there any more)."""
     # Correlated EXISTS: looks up the (few) games with presence rows, not every finished game.
     over = sa.select(games.c.id).where(games.c.id == presence.c.game_id, games.c.status != "active")
     conn.execute(presence.delete().where(over.exists()))
+    ended = sa.select(games.c.id).where(games.c.id == countdowns.c.game_id, games.c.status != "active")
+    conn.execute(countdowns.delete().where(ended.exists()))
 
 
 sa.Index("ix_presence_game", presence.c.game_id, presence.c.seat)

@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -40,7 +40,7 @@ from ..ui.action_text import describe_action
 from ..ui.i18n import LANGUAGES
 from ..worker_processes import exit_with_parent
 from . import identity as ident
-from . import leases, metrics, presence, workers
+from . import leases, metrics, presence, rematches, workers
 from .bus import bus_for
 from .clocks import TIME_CONTROLS, ClockState
 from .games import (
@@ -199,8 +199,6 @@ class GameServer:
         self.process_id = leases.new_process_id()
         #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").
         self.matchmaker = Matchmaker(self, config.clock)
-        #: Abandonment deadlines (monotonic) of away seats, kept by the abandonment lease holder.
-        self.away: dict[tuple[str, int], float] = {}
         #: The change bus and the catch-up of games other processes changed (web/sync.py).
         self.sync: GameSync | None = None
 
@@ -363,9 +361,10 @@ class GameServer:
             if row.result is not None and row.result.get("abandoned"):
                 live.result_override = row.result
             if session.is_over and row.status != "over":
-                # Killed between storing the last action and marking the game finished.
-                result = session.record().result or {}
-                await self.run_db(lambda s: s.finish(game_id, result))
+                # Its process was killed between storing the last action and marking the game over:
+                # ended here as it would have been there (the rating, the clock, the campaign).
+                with contextlib.suppress(StaleError):  # another process ended it meanwhile
+                    await self._finish(live, final_result(session))
             self.games[game_id] = live
             return live
 
@@ -563,6 +562,22 @@ class GameServer:
             renewer.cancel()
         return text if await self._renew(name) else None
 
+    @contextlib.asynccontextmanager
+    async def _lease_held(self, name: str) -> AsyncIterator[bool]:
+        """Whether this process took the lease ``name``; while it is held, it is renewed, and it is
+        given up at the end (another process may then take the work at once)."""
+        if not await self.holds(name):
+            yield False
+            return
+        renewer = asyncio.create_task(self._keep_lease(name))
+        try:
+            yield True
+        finally:
+            renewer.cancel()
+            me = self.process_id
+            with contextlib.suppress(Exception):
+                await self.run_db(lambda s: leases.release(s.engine, name, me))
+
     async def _keep_lease(self, name: str) -> None:
         while await self._renew(name):
             await asyncio.sleep(self.config.lease_seconds / 3)
@@ -710,6 +725,19 @@ class GameServer:
         self.agent_tasks.add(task)  # kept (and cancelled on stop) like agent tasks
         task.add_done_callback(self.agent_tasks.discard)
 
+    async def _lost_on_time_before(self, live: LiveGame, what: str) -> None:
+        """A clocked game whose running clock ran out before ``what`` arrived (the caller holds the
+        lock) was lost on time then, whatever came after: ended so here, and ``what`` refused."""
+        now = self.config.clock()
+        if live.clock is not None and live.clock.expired(now) is not None:
+            try:
+                await self._time_out(live, now)
+            except StaleError:
+                if not live.session.is_over:  # caught up: the clock had moved elsewhere in time
+                    raise
+                raise ProtocolError("game_over", "the game is over") from None  # ended elsewhere
+            raise ProtocolError("game_over", f"the game was lost on time before {what} arrived")
+
     async def _announce_time_out(self, live: LiveGame, seat: int, event: dict[str, Any]) -> None:
         await self.notify_game(live.id, {"type": "notice", "code": "time_out", "seat": seat})
         await self.broadcast(live, [event])
@@ -805,25 +833,26 @@ class GameServer:
 
     async def _check_abandonment(self) -> None:
         """Unclocked friend duels whose player to move has no connection on any live process: told
-        to the game at once, lost after ``abandon_seconds`` (docs/web.md, "Timeouts")."""
-        now = time.monotonic()
-        seen: set[tuple[str, int]] = set()
+        to the game once, lost ``abandon_seconds`` after the countdown started; the countdown is
+        stored (web/presence.py), so a process taking this scan over continues it."""
+        counting = await self.run_db(lambda s: presence.running_countdowns(s.engine))
         for game_id, seat in await self.run_db(lambda s: presence.away_seats(s.engine)):
             live = await self._current_game(game_id)
             if live is None or live.clock is not None or live.session.to_move != seat:
+                if live is not None and (game_id, seat) in counting:  # no longer its move
+                    await self.write(functools.partial(_cancel_countdown, game_id=game_id, seat=seat))
                 if live is not None and not live.connections and not live.agent_busy:
                     self.games.pop(game_id, None)  # loaded only to look: the store keeps it
                 continue
-            seen.add((game_id, seat))
-            deadline = self.away.get((game_id, seat))
-            if deadline is None:
-                self.away[(game_id, seat)] = now + self.config.abandon_seconds
-                notice = {"type": "notice", "code": "opponent_away", "seat": seat}
-                await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
-            elif now >= deadline:
+            elapsed = counting.get((game_id, seat))
+            if elapsed is None:
+                start = functools.partial(_start_countdown, game_id=game_id, seat=seat)
+                if await self.run_db(start):
+                    notice = {"type": "notice", "code": "opponent_away", "seat": seat}
+                    await self.notify_game(game_id, {**notice, "seconds": self.config.abandon_seconds})
+            elif elapsed >= self.config.abandon_seconds:
                 await self._abandon(live, seat)
-        self.away = {key: d for key, d in self.away.items() if key in seen}
-        await self.write(lambda _s, c: presence.forget_finished(c))
+        await self.write(_forget_countdowns)
 
     async def _abandon(self, live: LiveGame, seat: int) -> None:
         async with self.lock(live.id):
@@ -904,7 +933,9 @@ class GameServer:
     async def _analyse(self, game_id: str) -> None:
         iterations = self.config.analysis_iterations
         try:
-            async with self.analysis_slots:
+            async with self.analysis_slots, self._lease_held(leases.analysis_lease(game_id)) as held:
+                if not held:
+                    return  # another process analyses it (if it dies, a later request takes it over)
                 if await self.run_db(lambda s: s.load_analysis(game_id)) is not None:
                     return  # kept meanwhile (a server sharing this database)
                 row = await self.run_db(lambda s: s.load_game(game_id))
@@ -960,6 +991,7 @@ class GameServer:
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
+            await self._lost_on_time_before(live, _WHAT.get(msg.type, "this message"))
             if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
                 await self._refuse_stale(live, msg.get("index"))
             if msg.type == "act":
@@ -1151,22 +1183,39 @@ class GameServer:
             people = [o for o in owners if o is not None]
             if live.kind == "friend" and (len(set(people)) != 2 or len(people) != 2):
                 raise ProtocolError("rematch_refused", "both seats of this duel need their players")
-            live.rematch_offers.update(conn.seats)
-            if live.kind == "friend" and not all(s in live.rematch_offers for s in (0, 1)):
-                offer = {"type": "notice", "code": "rematch_offered", "seats": sorted(live.rematch_offers)}
+            game_id, asking = live.id, set(conn.seats)
+            # The offers are in the store: an offer made through another process counts here.
+            offers, made = await self.run_db(lambda s: rematches.offer(s.engine, game_id, asking))
+            live.rematch_offers.update(offers)
+            if made is None and live.kind == "friend" and offers != {0, 1}:
+                offer = {"type": "notice", "code": "rematch_offered", "seats": sorted(offers)}
                 await self.notify_game(live.id, offer)
                 return
-            head = live.session.record()
-            names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
-            req = NewGame(kind=live.kind, format=head.format, name=names[0], name2=names[1], lang=conn.lang)
-            if live.kind == "ai":
-                agent = live.seats[session.participant_seat(1)].agent
-                req.ai = agent if agent in AI_LEVELS else DEFAULT_AI
-            new = await self.create_owned_game(
-                req, [o for o in owners if o is not None][:2], rated=live.rated
-            )
-            live.rematch_game = new.id
-        await self.notify_game(live.id, {"type": "rematch", "game": new.id})
+            if made is None:
+                made = await self._make_rematch(conn, live)
+            live.rematch_game = made
+        await self.notify_game(live.id, {"type": "rematch", "game": made})
+
+    async def _make_rematch(self, conn: Connection, live: LiveGame) -> str:
+        """The rematch game of ``live`` (both have offered): made here, or, when another request
+        made it first (on any process), that one."""
+        session = live.session
+        owners = [o for o in (live.seats[session.participant_seat(p)].owner for p in (0, 1)) if o is not None]
+        head = session.record()
+        names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
+        req = NewGame(kind=live.kind, format=head.format, name=names[0], name2=names[1], lang=conn.lang)
+        if live.kind == "ai":
+            agent = live.seats[session.participant_seat(1)].agent
+            req.ai = agent if agent in AI_LEVELS else DEFAULT_AI
+        game_id = live.id
+        try:
+            claim = functools.partial(rematches.claim, game_id=game_id)
+            new = await self.create_owned_game(req, owners[:2], rated=live.rated, with_write=claim)
+        except rematches.RematchMadeError:
+            made = await self.run_db(lambda s: rematches.rematch_of(s.engine, game_id))
+            assert made is not None  # set in the transaction that raised this
+            return made
+        return new.id
 
     def disconnect(self, conn: Connection) -> None:
         if conn.identity is not None and conn.identity in self.matchmaker.queued:
@@ -1185,6 +1234,10 @@ class GameServer:
             lock = self.locks.get(live.id)
             if lock is not None and not lock.locked():
                 del self.locks[live.id]
+
+
+#: What a player's message is called when it arrived too late (``_lost_on_time_before``).
+_WHAT = {"act": "this action", "undo": "this undo", "resign": "this resignation"}
 
 
 def _agent_decides_after(session: GameSession, code: int | None) -> bool | None:
@@ -1229,6 +1282,19 @@ def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: 
 
 def _save_clock(store: Store, conn: DbConnection, *, game_id: str, clock: ClockRow) -> None:
     store.save_clock(game_id, clock, conn=conn)
+
+
+def _start_countdown(store: Store, *, game_id: str, seat: int) -> bool:
+    return presence.start_countdown(store.engine, game_id, seat)
+
+
+def _forget_countdowns(_store: Store, conn: DbConnection) -> None:
+    presence.forget_finished(conn)
+    presence.forget_returned(conn)
+
+
+def _cancel_countdown(_store: Store, conn: DbConnection, *, game_id: str, seat: int) -> None:
+    presence.cancel_countdown(conn, game_id, seat)
 
 
 def _truncate(store: Store, conn: DbConnection, *, game_id: str, keep: int) -> None:
