@@ -3499,8 +3499,11 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
-    PyObject *features = Py_BuildValue("{s:i,s:i,s:i}", "L_STAGE2", L_STAGE2, "L_THREAT_FIRST", L_THREAT_FIRST,
-                                       "L_THREAT_N", L_THREAT_N);
+    /* The learned features' layout and the batch's encoder and action space (envs/vector.py checks these). */
+    PyObject *features = Py_BuildValue(
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "L_STAGE2", L_STAGE2, "L_THREAT_FIRST", L_THREAT_FIRST,
+        "L_THREAT_N", L_THREAT_N, "E_HAND_CAP", E_HAND_CAP, "E_LANE_CAP", E_LANE_CAP, "E_FEATURES", E_FEATURES,
+        "E_CARD_KINDS", E_CARD_KINDS, "E_DEFAULT_TURNS", E_DEFAULT_TURNS, "ACTION_SPACE", ACTION_SPACE_N);
     if (!features || PyDict_Update(layout, features) < 0 || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
         Py_XDECREF(features);
         Py_DECREF(layout);
