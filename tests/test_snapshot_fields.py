@@ -43,7 +43,7 @@ BOOKKEEPING = frozenset({"_actions", "_events", "_history", "_keep_undo", "_reco
 #: The legal actions' cache: snapshotted (an undo gives the list back without computing it), but
 #: filled by a mere query, so it is no state an action changes.
 CACHE = "_legal"
-#: The only fields the snapshot writes back from the caller's scope under another name.
+#: Local names the snapshot reads and the restore writes in place of a field (the hands, the lanes).
 _LOCAL_ALIASES = {"h": "_hands", "la": "_lanes", "h0": "_hands", "h1": "_hands"} | {
     f"l{i}": "_lanes" for i in range(4)
 }
