@@ -17,6 +17,7 @@ import pytest
 np = pytest.importorskip("numpy")
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
+pytest.importorskip("PIL")  # the rl extra's Pillow: the check_env tests render rgb_array boards
 
 from clashofdecks import actions as A  # noqa: E402
 from clashofdecks.agents.random_agent import RandomAgent  # noqa: E402

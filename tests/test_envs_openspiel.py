@@ -9,6 +9,7 @@ import json
 import pytest
 
 np = pytest.importorskip("numpy")
+pytest.importorskip("gymnasium")  # clashofdecks.envs needs it (the rl extra)
 pyspiel = pytest.importorskip("pyspiel")
 
 from clashofdecks import actions as A  # noqa: E402

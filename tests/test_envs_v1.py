@@ -13,6 +13,7 @@ import pytest
 np = pytest.importorskip("numpy")
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
+pytest.importorskip("PIL")  # the rl extra's Pillow: the stock checks render rgb_array boards
 
 from clashofdecks.envs import DUEL_V1_ID, OBSERVATION_LAYOUT, SOLO_V1_ID  # noqa: E402
 from clashofdecks.errors import IllegalActionError  # noqa: E402

@@ -60,3 +60,38 @@ def test_importing_with_a_changed_python_constant_fails_clearly() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "PLAY_BASE: C 2, Python 3" in out, out
+
+
+@built
+def test_the_batch_encoder_s_constants_are_the_encoding_s() -> None:
+    """The compiled batch's observation encoder (envs/vector.py) and action space: checked when
+    ``clashofdecks.encoding`` is imported."""
+    from clashofdecks import actions, encoding
+    from clashofdecks._native import BATCH_ACTION_SPACE, LAYOUT
+
+    assert LAYOUT["ACTION_SPACE"] == BATCH_ACTION_SPACE == actions.ACTION_SPACE
+    assert (LAYOUT["E_HAND_CAP"], LAYOUT["E_LANE_CAP"], LAYOUT["E_FEATURES"]) == (
+        encoding.HAND_CAP,
+        encoding.LANE_CAP,
+        encoding.CREATURE_FEATURES,
+    )
+    assert (LAYOUT["E_CARD_KINDS"], LAYOUT["E_DEFAULT_TURNS"]) == (
+        encoding.CARD_KINDS,
+        encoding.DEFAULT_MAX_TURNS,
+    )
+
+
+@built
+def test_an_encoder_compiled_with_other_constants_fails_the_encoding_s_import() -> None:
+    """A core compiled with another encoder constant (simulated: the core's ``LAYOUT`` changed before
+    the encoding is imported): the import fails and names the constant."""
+    code = (
+        "import clashofdecks.native as native\n"
+        "native.LAYOUT['E_HAND_CAP'] = 10\n"
+        "try:\n"
+        "    import clashofdecks.encoding\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "other constants than encoding.py: E_HAND_CAP: C 10, Python 9" in out, out

@@ -3871,11 +3871,15 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
+    /* The learned features' layout, the batch's encoder, action space and setup stage (envs/vector.py and
+       encoding.py check these). */
     PyObject *features = Py_BuildValue(
-        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "L_STAGE2", L_STAGE2, "L_THREAT_FIRST", L_THREAT_FIRST,
-        "L_THREAT_N", L_THREAT_N, "ORDER_COUNT", ORDER_COUNT, "DECK_SIZE_CUSTOM", DECK_SIZE_CUSTOM,
-        "SETUP_VERB_DECK", V_DECK, "SETUP_VERB_PICK", V_PICK, "SETUP_VERB_BUILD", V_BUILD, "SETUP_VERB_BAN", V_BAN,
-        "PRECON_DECKS", PRECON_DECKS, "THREAT_SLICE", THREAT_SLICE);
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "L_STAGE2", L_STAGE2,
+        "L_THREAT_FIRST", L_THREAT_FIRST, "L_THREAT_N", L_THREAT_N, "ORDER_COUNT", ORDER_COUNT,
+        "DECK_SIZE_CUSTOM", DECK_SIZE_CUSTOM, "SETUP_VERB_DECK", V_DECK, "SETUP_VERB_PICK", V_PICK,
+        "SETUP_VERB_BUILD", V_BUILD, "SETUP_VERB_BAN", V_BAN, "PRECON_DECKS", PRECON_DECKS, "THREAT_SLICE",
+        THREAT_SLICE, "E_HAND_CAP", E_HAND_CAP, "E_LANE_CAP", E_LANE_CAP, "E_FEATURES", E_FEATURES,
+        "E_CARD_KINDS", E_CARD_KINDS, "E_DEFAULT_TURNS", E_DEFAULT_TURNS, "ACTION_SPACE", ACTION_SPACE_N);
     if (!features || PyDict_Update(layout, features) < 0 || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
         Py_XDECREF(features);
         Py_DECREF(layout);

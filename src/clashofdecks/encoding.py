@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from . import actions as A
 from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, FORT, HEALTH, N_CARDS
+from .native import check_layout
 from .rules import COMBAT, OVER, SETUP, SUMMON, Creature, DecisionKind, Game, GameFields
 
 #: Hand places encoded (the rules' maximum: 8 cards and the fortress card).
@@ -62,6 +63,19 @@ CREATURE_FEATURES: Final = 1 + N_CARDS + 5 + 4 + len(ABILITY_BITS)
 SETUP_VERBS: Final = ("deck", "pick", "build", "ban")
 #: Action integers in a history entry are scaled by this (one float per decision keeps it exact).
 HISTORY_SCALE: Final = float(A.BUILD_BASE + 1)
+
+# The compiled batch's encoder (envs/vector.py) has these constants compiled in: an ImportError
+# names any that differs, never a silently different observation.
+check_layout(
+    {
+        "E_HAND_CAP": HAND_CAP,
+        "E_LANE_CAP": LANE_CAP,
+        "E_FEATURES": CREATURE_FEATURES,
+        "E_CARD_KINDS": CARD_KINDS,
+        "E_DEFAULT_TURNS": DEFAULT_MAX_TURNS,
+    },
+    "encoding.py",
+)
 
 
 @dataclass(frozen=True, slots=True)

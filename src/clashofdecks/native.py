@@ -80,6 +80,7 @@ PYTHON_LAYOUT: Final[dict[str, int]] = {
     "NEXT": A.NEXT,
     "PLAY_BASE": A.PLAY_BASE,
     "CAST_BASE": A.CAST_BASE,
+    "ACTION_SPACE": A.ACTION_SPACE,
     "SETUP": SETUP,
     "SUMMON": SUMMON,
     "COMBAT": COMBAT,

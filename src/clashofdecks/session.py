@@ -420,6 +420,19 @@ class GameSession:
         """Whether an agent seat is to move (:meth:`advance_agents` moves it)."""
         return self.to_move in self._agents
 
+    def agent_decides_after(self, action: int | None = None) -> bool | None:
+        """Whether an agent seat is to decide once ``action`` (an integer the seat to move may take,
+        as :meth:`check` gives it) is applied, or now when ``action`` is ``None``; ``None`` in a game
+        without an agent seat.  Nothing changes: the action is tried on a copy of the game.  (A host
+        stores it with each action, so another process finds the agent moves to take over.)"""
+        if not self._agents:
+            return None
+        if action is None:
+            return self.is_agent_turn()
+        ahead = self.game.clone()
+        ahead.apply(action)
+        return not ahead.is_over() and ahead.current_player in self._agents
+
     def legal_actions(self, seat: int) -> list[str]:
         """The legal actions of ``seat`` as text; empty when it is not that seat's decision, and in the
         custom build stage (C(32, 10) decks: a front end lets the player type ``build`` and ten cards)."""

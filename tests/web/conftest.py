@@ -254,7 +254,8 @@ def browser() -> Iterator[Any]:
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing: .ci/run must apt-get install chromium")
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright (dev extra) is not installed")
+    sync_playwright = sync_api.sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

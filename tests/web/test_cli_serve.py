@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from clashofdecks.cli import main, serve_cmd
+from clashofdecks.cli import main
 
 
 def test_missing_web_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,7 +22,7 @@ def test_missing_web_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None
     def without_starlette(name: str, *args: object) -> object:
         return None if name == "starlette" else real(name, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(serve_cmd.importlib.util, "find_spec", without_starlette)
+    monkeypatch.setattr(importlib.util, "find_spec", without_starlette)
     result = CliRunner().invoke(main, ["serve", "--port", "0"])
     assert result.exit_code == 2
     assert "starlette" in result.output and "pip install" in result.output

@@ -40,6 +40,7 @@ from ..cards import (
     SPRINT,
 )
 from ..engine import GameEngine
+from ..game_loop import play_out
 from ..native import AVAILABLE as NATIVE_AVAILABLE
 from ..native import NativeGame, NativeUnsupportedError, check_layout, core_of, python_game_of
 from ..position import sample_determinization
@@ -373,8 +374,6 @@ def greedy_game_rates(seed: int = 1, games: int = 20, *, native: bool = False) -
     for i in range(games):
         game = Game.random_duel(seed + i, record_events=False)
         agents = [GreedyAgent(2 * i + seat, native=native) for seat in (0, 1)]
-        while not game.is_over():
-            game.apply(agents[game.current_player].act(game))
-            decisions += 1
+        decisions += play_out(game, [agents[0].act, agents[1].act])
     seconds = max(time.process_time() - start, 1e-9)
     return decisions / seconds, games / seconds

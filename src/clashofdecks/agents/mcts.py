@@ -51,6 +51,7 @@ from typing import Final, Literal
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..cards import N_CARDS
 from ..engine import GameEngine
+from ..game_loop import game_steps
 from ..native import AVAILABLE as NATIVE_AVAILABLE
 from ..native import NativeGame, PackedEvaluation, core_of, python_game_of
 from ..position import sample_determinization
@@ -638,9 +639,13 @@ def position_after_random_turns(seed: int = 1, turns: int = 6) -> Game:
     """The benchmark position: a seeded random duel (engine.md) after ``turns`` complete turns."""
     rng = random.Random(seed)
     game = Game.random_duel(seed, record_events=False)
-    while not game.is_over() and game.turn <= turns:
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+
+    def uniform(g: Game) -> int:
+        legal = g.legal_actions()
+        return legal[rng.randrange(len(legal))]
+
+    for _step in game_steps(game, [uniform, uniform], stop=lambda g: g.turn > turns):
+        pass
     if game.is_over():
         raise ValueError(f"random duel {seed} ended before turn {turns + 1}; choose another seed")
     return game

@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from .common import missing_web_modules
+
 #: Bounds of the options: enough for any measurement, small enough to finish and fit in memory.
 MAX_GAMES: Final = 1_000_000
 MAX_ROUNDS: Final = 100
@@ -159,9 +161,7 @@ def bench(
 
 def _web_bench(duels: int, seed: int, as_json: bool, processes: int, database_url: str | None) -> None:
     """``--web``: docs/web.md, "Load"."""
-    from .serve_cmd import _missing_web_modules
-
-    if _missing_web_modules():
+    if missing_web_modules():
         raise click.UsageError("clash bench --web needs the web extra: pip install -e '.[web]'")
     if duels < 1:
         raise click.BadParameter("--web-duels must be at least 1")

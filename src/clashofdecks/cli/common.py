@@ -1,9 +1,11 @@
 """What several ``clash`` commands share: the exit code of an interrupted run, the progress bar of
-long runs, and the options that choose where games are played (``clash simulate``, ``clash arena``).
-Command modules import this, never each other."""
+long runs, the options that choose where games are played (``clash simulate``, ``clash arena``), and
+whether the web extra is installed (``clash serve``, ``clash bench --web``).  Command modules import
+this, never each other (tests/test_command_modules.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Final
 
 import click
@@ -21,6 +23,13 @@ from rich.text import Text
 
 #: The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED: Final = 130
+#: What serving needs of the web extra (checked before anything is started).
+WEB_MODULES: Final = ("starlette", "uvicorn", "sqlalchemy", "alembic", "prometheus_client")
+
+
+def missing_web_modules() -> list[str]:
+    """The modules of :data:`WEB_MODULES` that are not installed."""
+    return [m for m in WEB_MODULES if importlib.util.find_spec(m) is None]
 
 
 class RateColumn(ProgressColumn):

@@ -7,7 +7,6 @@ says so and exits, instead of failing with an import error.
 from __future__ import annotations
 
 import errno
-import importlib.util
 import logging
 import os
 import socket
@@ -19,11 +18,12 @@ from typing import IO, TYPE_CHECKING
 
 import click
 
+from .common import missing_web_modules
+
 if TYPE_CHECKING:
     from ..web.routes_ops import OpsConfig
     from ..web.server import ServerConfig
 
-_WEB_MODULES = ("starlette", "uvicorn", "sqlalchemy", "alembic", "prometheus_client")
 #: Proxies trusted by default to forward the client's address: this machine's (a proxy elsewhere is
 #: named with --forwarded-allow-ips; a client reaching the port directly cannot pose as another).
 DEFAULT_TRUSTED_PROXIES = "127.0.0.1,::1"
@@ -54,10 +54,6 @@ def _log_to_stderr() -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
-
-
-def _missing_web_modules() -> list[str]:
-    return [m for m in _WEB_MODULES if importlib.util.find_spec(m) is None]
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
@@ -308,7 +304,7 @@ def _migrate(database_url: str | None) -> None:
 
 
 def _require_web_extra() -> None:
-    missing = _missing_web_modules()
+    missing = missing_web_modules()
     if missing:
         click.echo(
             "clash serve needs the web extra (missing: "

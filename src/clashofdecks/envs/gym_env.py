@@ -32,6 +32,7 @@ from .. import actions as A
 from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..errors import IllegalActionError
+from ..game_loop import Decider, game_steps
 from ..options import Ruleset, Threat
 from ..record import GameRecord, record_game
 from ..rules import Game
@@ -182,12 +183,16 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
         return self._match
 
     def _advance_opponent(self) -> None:
+        """The opponent's decisions through the game loop (each applied by the match, which records
+        it and settles the builds nobody decides), until the learner decides or the game ends."""
         match = self._require_match()
         game = match.game
-        while not game.is_over() and game.current_player != self.seat:
-            if self._opponent is None:
-                raise RuntimeError(f"seat {game.current_player} has a decision but no agent")
-            match.apply(self._opponent.act(game))
+        opponent: Decider[Game] | None = None if self._opponent is None else self._opponent.act
+        deciders = [None, opponent] if self.seat == 0 else [opponent, None]
+        for _step in game_steps(game, deciders, apply=lambda _seat, action: match.apply(action)):
+            pass
+        if not game.is_over() and game.current_player != self.seat:
+            raise RuntimeError(f"seat {game.current_player} has a decision but no agent")
 
     def _observe(self) -> Obs:
         return self._require_match().observe(self.seat, self.observation_kind)

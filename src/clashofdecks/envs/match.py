@@ -11,6 +11,7 @@ decisions in the engine's integer action space.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy.typing as npt
 
 from .. import actions as A
 from ..cards import CARD_INDEX, N_CARDS
+from ..events import Event
 from ..formats import seat_of, start_game
 from ..game_loop import game_steps
 from ..options import Ruleset, Threat
@@ -78,12 +80,14 @@ class Match:
         """The seat of participant 0 or 1 (the coin toss, R2.3a, decides; solo: the player is seat 0)."""
         return 0 if self.game.is_solo else seat_of(self.game, participant)
 
-    def apply(self, action: int) -> None:
-        """Apply a legal action of the player to move (IllegalActionError otherwise, nothing changed)."""
+    def apply(self, action: int) -> Sequence[Event]:
+        """Apply a legal action of the player to move (IllegalActionError otherwise, nothing changed);
+        returns its events (none: the match's game does not record them)."""
         player = self.game.current_player
-        self.game.apply(action)
+        events = self.game.apply(action)
         self.history.append((player, action))
         self.settle()
+        return events
 
     def settle(self) -> None:
         """Take the decisions the environments take (custom builds) and note the hands as dealt."""

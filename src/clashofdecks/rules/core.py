@@ -273,6 +273,7 @@ class GameCore:
             self._rng,
             self._setup,
             self._legal,
+            self._first_participant,  # set by the coin toss, an action of the setup (R2.3a)
         )
 
     def _restore(self, s: tuple[object, ...]) -> None:
@@ -304,6 +305,7 @@ class GameCore:
             self._rng,
             self._setup,
             self._legal,
+            self._first_participant,
         ) = s  # type: ignore[assignment]
         self._hands = [h0, h1]  # type: ignore[list-item]
         self._lanes = [l0, l1, l2, l3]  # type: ignore[list-item]

@@ -209,7 +209,6 @@ class Game(
         g._keep_undo = self._keep_undo
         g._legal = self._legal
         g.origin = self.origin
-        g._first_participant = self._first_participant
         g._restore(self._snapshot())
         g._legal = self._legal
         return g

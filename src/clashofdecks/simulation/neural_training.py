@@ -34,6 +34,7 @@ from ..agents.neural import NeuralModel, import_numpy
 from ..agents.registry import make_agent
 from ..errors import ClashError
 from ..formats import start_game
+from ..game_loop import game_steps
 from ..options import Ruleset
 from ..rules import DecisionKind, Game
 from .runner import ignore_sigint
@@ -111,7 +112,9 @@ def selfplay_game(settings: TrainSettings, model_path: str | None, seed: int) ->
         agent.reset(derive_seed(seed, 7, s))
     out = Samples()
     movers: list[int] = []
-    while not game.is_over():
+
+    def decide(game: Game) -> int:
+        """The mover's agent decides; a searched decision's position and visit shares are kept."""
         mover = game.current_player
         building = game.decision_kind is DecisionKind.BUILD
         obs = None if building else encode_observation(game, mover).astype("<f2").tobytes()
@@ -125,7 +128,10 @@ def selfplay_game(settings: TrainSettings, model_path: str | None, seed: int) ->
                 out.policy.append((tuple(a for a, _ in kept), tuple(p for _, p in kept)))
                 out.seed.append(seed)
                 movers.append(mover)
-        game.apply(action)
+        return action
+
+    for _step in game_steps(game, [decide, decide]):
+        pass
     winner = game.winner
     out.value = [0.5 if winner is None else float(winner == m) for m in movers]
     return out
@@ -387,6 +393,21 @@ def _card(
     }
 
 
+def _noting_win_chance(
+    agents: Sequence[Agent], chance: Callable[[Game, int], float], rows: list[tuple[float, int]]
+) -> Callable[[Game], int]:
+    """A decider for both seats: the mover's agent decides, and where there is a choice the
+    network's win chance for the mover is noted in ``rows`` first."""
+
+    def decide(game: Game) -> int:
+        mover = game.current_player
+        if game.decision_kind is not DecisionKind.BUILD and len(game.legal_actions()) > 1:
+            rows.append((chance(game, mover), mover))
+        return agents[mover].act(game)
+
+    return decide
+
+
 def value_calibration(
     model_path: str | None, games: int, *, seed: int = 200_000, agent: str = "greedy"
 ) -> list[dict[str, float]]:
@@ -404,11 +425,9 @@ def value_calibration(
         )
         agents = [make_agent(agent, derive_seed(deal, 7, s)) for s in (0, 1)]
         rows: list[tuple[float, int]] = []
-        while not game.is_over():
-            mover = game.current_player
-            if game.decision_kind is not DecisionKind.BUILD and len(game.legal_actions()) > 1:
-                rows.append((win_chance(game, mover, model), mover))
-            game.apply(agents[mover].act(game))
+        decide = _noting_win_chance(agents, lambda g, mover: win_chance(g, mover, model), rows)
+        for _step in game_steps(game, [decide, decide]):
+            pass
         winner = game.winner
         pairs += [(p, 1 if winner == m else 0) if winner is not None else (p, -1) for p, m in rows]
     pairs.sort()
