@@ -217,7 +217,7 @@ class GameServer:
         self.inline_db = self.store.engine.dialect.name == "sqlite"
         if not self.inline_db:
             self.reads = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="clash-read")
-        self.sync = GameSync(self, bus_for(self.store, self.run_db))
+        self.sync = GameSync(self, bus_for(self.store, self.read_db))  # a notice writes no game
         await self.sync.start()
         me = self.process_id
         await self.run_db(lambda s: leases.heartbeat(s.engine, me))
