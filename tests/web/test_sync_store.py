@@ -236,3 +236,73 @@ def test_a_well_formed_change_carries_its_actions() -> None:
     assert parse_change(json.loads(change_payload("g1", 12))) == Change(12)
     too_long = ActionWrite("g1", 7, 1, "x" * 5000, revision=11)  # a notification has a size limit
     assert parse_change(json.loads(change_payload("g1", 12, too_long))) == Change(12)
+
+
+def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store(tmp_path: Any) -> None:
+    """GameSync._take on a copy (no server, no PostgreSQL): changes one revision apart whose actions
+    came with them are applied with no read; a gap reads the store; a notified action the session
+    refuses reads it too, and changes nothing when the store has not moved."""
+    import asyncio
+    import threading
+    from types import SimpleNamespace
+
+    from clashofdecks.web.bus import Change, LocalBus
+    from clashofdecks.web.games import LiveGame, session_of_row
+    from clashofdecks.web.sync import GameSync
+
+    store = open_store(f"sqlite:///{tmp_path / 'copy.sqlite3'}")
+    store.create_game(_row("g1"))
+    stored = store.load_game("g1")
+    assert stored is not None
+    elsewhere = session_of_row(stored)  # the process that plays
+    played: list[tuple[int, str]] = []
+    for _ in range(4):
+        seat = elsewhere.to_move
+        played.append((seat, elsewhere.legal_actions(seat)[0]))
+        elsewhere.act(*played[-1])
+    live = LiveGame("g1", "solo", session_of_row(stored), stored.seats)
+    reads: list[str] = []
+    shown: list[int] = []
+
+    async def read_db(fn: Any) -> Any:
+        reads.append("read")
+        return fn(store)
+
+    async def broadcast(copy: Any, events: Any) -> None:
+        shown.append(len(copy.session.steps))
+
+    host = SimpleNamespace(
+        games={"g1": live}, lock=lambda _gid: asyncio.Lock(), read_db=read_db, broadcast=broadcast
+    )
+    sync = GameSync(host, bus=LocalBus())  # type: ignore[arg-type]
+
+    def notified(i: int) -> Change:
+        return Change(i + 1, i, (played[i],))
+
+    async def run() -> None:
+        await sync._take(live, [notified(0), notified(1)])
+        assert (live.revision, shown, reads) == (2, [2], [])  # one broadcast, no read
+        store.append_actions([ActionWrite("g1", i, s, a, revision=i) for i, (s, a) in enumerate(played)])
+        await sync._take(live, [notified(3)])  # the change to revision 3 was never announced
+        assert (live.revision, shown) == (4, [2, 4]) and reads  # read (SQLite: whole)
+        assert [(st.seat, st.action) for st in live.session.steps] == played
+        reads.clear()
+        await sync._take(live, [Change(5, 4, ((0, "no such move"),))])  # forged: read, nothing moved
+        assert (live.revision, shown, len(live.session.steps)) == (4, [2, 4], 4) and reads
+
+    failures: list[BaseException] = []
+    # In a thread of its own, as in the test above.
+    worker = threading.Thread(target=_capture, args=(failures, run))
+    worker.start()
+    worker.join(timeout=60)
+    store.close()
+    assert not failures, failures
+
+
+def _capture(failures: list[BaseException], run: Any) -> None:
+    import asyncio
+
+    try:
+        asyncio.run(run())
+    except BaseException as exc:  # the assertion errors of the thread, for the test's own thread
+        failures.append(exc)
