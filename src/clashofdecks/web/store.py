@@ -512,7 +512,7 @@ class Store:
             self._announce(
                 conn,
                 [
-                    change_payload(w.game_id, w.revision + 1, w if w.alone else None)
+                    (w.game_id, w.revision + 1, w if w.alone else None)
                     for w in checked
                     if w.revision is not None
                 ],
@@ -526,13 +526,15 @@ class Store:
             done = conn.execute(_BUMP_REVISION, {"game": game_id, "expected": expected, "now": time.time()})
             if done.rowcount != 1:
                 raise StaleGameError(f"game {game_id} changed in the store since this process last read it")
-            self._announce(conn, [change_payload(game_id, expected + 1)])
+            self._announce(conn, [(game_id, expected + 1, None)])
             return expected + 1
 
-    def _announce(self, conn: Connection, payloads: list[str]) -> None:
-        """On PostgreSQL, NOTIFY the other server processes of these changes (:func:`change_payload`):
-        delivered when the transaction commits, never for one rolled back."""
-        if payloads and conn.dialect.name == "postgresql":
+    def _announce(self, conn: Connection, changes: list[tuple[str, int, ActionWrite | None]]) -> None:
+        """On PostgreSQL, NOTIFY the other server processes of these changes (game, new revision, the
+        action that alone made it: :func:`change_payload`): delivered when the transaction commits,
+        never for one rolled back."""
+        if changes and conn.dialect.name == "postgresql":
+            payloads = [change_payload(*change) for change in changes]
             conn.execute(_NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
 
     def announce_notice(self, game_id: str, frame: dict[str, Any], skip: str | None = None) -> None:
