@@ -88,7 +88,7 @@ def test_postgresql_announces_each_change_at_commit_and_never_a_rolled_back_one(
         store.announce_notice("g2", {"type": "notice", "code": "joined", "seats": [1]}, skip="abc:1")
         got = [json.loads(n.payload) for n in listener.notifies(timeout=2, stop_after=2)]
     assert got == [
-        {"game": "g1", "revision": 1},
+        {"game": "g1", "revision": 1, "index": 0, "actions": [[0, "deck 1"]]},  # the action came alone
         {"game": "g2", "notice": {"type": "notice", "code": "joined", "seats": [1]}, "skip": "abc:1"},
     ]
     row = store.load_game("g2")
@@ -104,24 +104,25 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
     import threading
     from types import SimpleNamespace
 
+    from clashofdecks.web.bus import Change, LocalBus
     from clashofdecks.web.sync import GameSync
 
     opening = SimpleNamespace(id="g1", revision=3, connections=set())
     host = SimpleNamespace(games={"g1": opening}, lock=lambda _gid: asyncio.Lock())
-    sync = GameSync(host, bus=None)  # type: ignore[arg-type]
-    caught_up: list[tuple[str, int]] = []
+    sync = GameSync(host, bus=LocalBus())  # type: ignore[arg-type]
+    caught_up: list[tuple[str, list[int]]] = []
 
-    async def refresh(live: Any, shown: Any = None, *, locked: bool = False, wanted: int = 0) -> bool:
-        caught_up.append((live.id, wanted))
-        live.revision = wanted
-        return True
+    async def take(live: Any, changes: list[Change]) -> None:
+        caught_up.append((live.id, [c.revision for c in changes]))
+        live.revision = changes[-1].revision
 
-    sync.refresh = refresh  # type: ignore[method-assign]
+    sync._take = take  # type: ignore[method-assign]
 
     async def announce() -> None:
-        await sync.on_change("g1", 4)  # a change made through another process
-        await sync.on_change("g1", 4)  # announced twice, or this process's own write: once
-        await sync.on_change("gone", 9)  # a game not held here: read from the store when opened
+        await sync.on_change("g1", Change(4))  # a change made through another process
+        await asyncio.gather(*sync.tasks.values())
+        await sync.on_change("g1", Change(4))  # announced twice, or this process's own write: once
+        await sync.on_change("gone", Change(9))  # a game not held here: read from the store when opened
         await asyncio.gather(*sync.tasks.values())
 
     # In a thread of its own: a browser test earlier in the run may leave an event loop running in
@@ -129,4 +130,179 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
     worker = threading.Thread(target=asyncio.run, args=(announce(),))
     worker.start()
     worker.join(timeout=30)
-    assert caught_up == [("g1", 4)]
+    assert caught_up == [("g1", [4])] and not sync.tasks
+
+
+def test_a_catch_up_reads_only_the_actions_after_its_history_unless_the_histories_part(db_url: str) -> None:  # noqa: F811
+    """web/sync_reads.py: the stored game from the copy's history on; None (read it whole) when the
+    stored history no longer starts with the copy's (an undo elsewhere, then other actions)."""
+    from clashofdecks.web.store import ClockRow
+    from clashofdecks.web.sync_reads import load_since
+
+    store = _two_games(db_url)
+    texts = ["deck 1", "deck 2", "end", "pass"]
+    store.append_actions([ActionWrite("g1", i, i % 2, t, revision=i) for i, t in enumerate(texts)])
+    store.save_clock("g1", ClockRow("10+5", (600.0, 590.5), 1, 1e9))
+    whole = store.load_game("g1")
+    assert whole is not None
+    known = [(0, "deck 1"), (1, "deck 2")]
+    row = load_since(store, "g1", known)
+    if not db_url.startswith("postgresql"):
+        assert row is None  # SQLite: one process, never behind; the caller reads whole
+        store.close()
+        return
+    assert row is not None
+    assert (row.actions, row.revision, row.seats, row.clock, row.status) == (
+        whole.actions,
+        whole.revision,
+        whole.seats,
+        whole.clock,
+        whole.status,
+    )
+    assert load_since(store, "g1", []) is not None and load_since(store, "g1", whole.actions) is not None
+    # Another process took the last three back and played others: the first two still agree...
+    with store.engine.begin() as conn:
+        store.bump_revision("g1", 4, conn)
+        store.truncate_actions("g1", 1, conn)
+    store.append_actions(
+        [ActionWrite("g1", 1, 1, "deck 3", revision=5), ActionWrite("g1", 2, 0, "x", revision=6)]
+    )
+    assert load_since(store, "g1", known) is None  # ...the second does not: read whole
+    assert load_since(store, "g1", whole.actions) is None  # longer than the stored history
+    assert load_since(store, "gone", known) is None
+    again = load_since(store, "g1", [(0, "deck 1")])
+    assert (
+        again is not None
+        and again.actions == [(0, "deck 1"), (1, "deck 3"), (0, "x")]
+        and again.revision == 7
+    )
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "not json",
+        "[1, 2]",
+        '{"revision": 3}',
+        '{"game": 5, "revision": 3}',
+        '{"game": "g1"}',
+        '{"game": "g1", "revision": "3"}',
+        '{"game": "g1", "revision": true}',
+        '{"game": "g1", "revision": -1}',
+        '{"game": "g1", "revision": 3, "index": "0", "actions": [[0, "end"]]}',
+        '{"game": "g1", "revision": 3, "index": 0, "actions": []}',
+        '{"game": "g1", "revision": 3, "index": 0, "actions": [[0, 1]]}',
+        '{"game": "g1", "revision": 3, "index": 0, "actions": [[0, "end", 1]]}',
+        '{"game": "g1", "revision": 3, "index": 0, "actions": "end"}',
+        '{"game": "g1", "revision": 3, "actions": [[0, "end"]]}',
+        '{"game": "g1", "notice": {"type": "state", "board": []}}',
+        '{"game": "g1", "notice": "joined"}',
+        '{"game": "g1", "notice": {"type": "notice"}, "skip": 7}',
+        "[" * 5000 + "]" * 5000,
+    ],
+)
+def test_a_malformed_message_on_the_channel_is_logged_and_ignored(
+    payload: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Any client of the database may NOTIFY on the channel: what is not one of the app's messages
+    reaches no handler (a forged state frame would reach the pages) and stops nothing."""
+    import asyncio
+
+    from clashofdecks.web.bus import _dispatch
+
+    reached: list[Any] = []
+
+    async def handler(*args: Any) -> None:
+        reached.append(args)
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(_dispatch(payload, handler, handler))
+    finally:
+        loop.close()
+    assert reached == []
+    assert "ignored a malformed change message" in caplog.text
+
+
+def test_a_well_formed_change_carries_its_actions() -> None:
+    from clashofdecks.web.bus import Change, parse_change
+    from clashofdecks.web.store import change_payload
+
+    written = ActionWrite("g1", 7, 1, "play 3 lane 2", revision=11)
+    assert parse_change(json.loads(change_payload("g1", 12, written))) == Change(
+        12, 7, ((1, "play 3 lane 2"),)
+    )
+    assert parse_change(json.loads(change_payload("g1", 12))) == Change(12)
+    too_long = ActionWrite("g1", 7, 1, "x" * 5000, revision=11)  # a notification has a size limit
+    assert parse_change(json.loads(change_payload("g1", 12, too_long))) == Change(12)
+
+
+def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store(tmp_path: Any) -> None:
+    """GameSync._take on a copy (no server, no PostgreSQL): changes one revision apart whose actions
+    came with them are applied with no read; a gap reads the store; a notified action the session
+    refuses reads it too, and changes nothing when the store has not moved."""
+    import asyncio
+    import threading
+    from types import SimpleNamespace
+
+    from clashofdecks.web.bus import Change, LocalBus
+    from clashofdecks.web.games import LiveGame, session_of_row
+    from clashofdecks.web.sync import GameSync
+
+    store = open_store(f"sqlite:///{tmp_path / 'copy.sqlite3'}")
+    store.create_game(_row("g1"))
+    stored = store.load_game("g1")
+    assert stored is not None
+    elsewhere = session_of_row(stored)  # the process that plays
+    played: list[tuple[int, str]] = []
+    for _ in range(4):
+        seat = elsewhere.to_move
+        played.append((seat, elsewhere.legal_actions(seat)[0]))
+        elsewhere.act(*played[-1])
+    live = LiveGame("g1", "solo", session_of_row(stored), stored.seats)
+    reads: list[str] = []
+    shown: list[int] = []
+
+    async def read_db(fn: Any) -> Any:
+        reads.append("read")
+        return fn(store)
+
+    async def broadcast(copy: Any, events: Any) -> None:
+        shown.append(len(copy.session.steps))
+
+    host = SimpleNamespace(
+        games={"g1": live}, lock=lambda _gid: asyncio.Lock(), read_db=read_db, broadcast=broadcast
+    )
+    sync = GameSync(host, bus=LocalBus())  # type: ignore[arg-type]
+
+    def notified(i: int) -> Change:
+        return Change(i + 1, i, (played[i],))
+
+    async def run() -> None:
+        await sync._take(live, [notified(0), notified(1)])
+        assert (live.revision, shown, reads) == (2, [2], [])  # one broadcast, no read
+        store.append_actions([ActionWrite("g1", i, s, a, revision=i) for i, (s, a) in enumerate(played)])
+        await sync._take(live, [notified(3)])  # the change to revision 3 was never announced
+        assert (live.revision, shown) == (4, [2, 4]) and reads  # read (SQLite: whole)
+        assert [(st.seat, st.action) for st in live.session.steps] == played
+        reads.clear()
+        await sync._take(live, [Change(5, 4, ((0, "no such move"),))])  # forged: read, nothing moved
+        assert (live.revision, shown, len(live.session.steps)) == (4, [2, 4], 4) and reads
+
+    failures: list[BaseException] = []
+    # In a thread of its own, as in the test above.
+    worker = threading.Thread(target=_capture, args=(failures, run))
+    worker.start()
+    worker.join(timeout=60)
+    store.close()
+    assert not failures, failures
+
+
+def _capture(failures: list[BaseException], run: Any) -> None:
+    import asyncio
+
+    try:
+        asyncio.run(run())
+    except BaseException as exc:  # the assertion errors of the thread, for the test's own thread
+        failures.append(exc)

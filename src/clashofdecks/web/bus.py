@@ -3,9 +3,13 @@
 Two kinds of message travel on it, both small (NOTIFY refuses payloads of 8,000 bytes and more):
 
 * a **change** -- ``{"game": id, "revision": n}``: the game was written (an action, an undo, its end,
-  a seat claimed...) and is now at revision ``n``.  On PostgreSQL the store sends it with
-  ``pg_notify`` inside the transaction of the write (:meth:`Store.bump_revision`), so it is
-  delivered exactly when the write commits, and never for a write rolled back.
+  a seat claimed...) and is now at revision ``n``.  When the write was actions alone, the message
+  carries them too -- ``"index": i, "actions": [[seat, text], ...]``, appended at index ``i`` -- so a
+  copy at revision ``n - 1`` applies them without reading the store (:class:`Change`).  On
+  PostgreSQL the store sends it with ``pg_notify`` inside the transaction of the write
+  (:meth:`Store.bump_revision`), so it is delivered exactly when the write commits, and never for a
+  write rolled back.  Any client of the database may NOTIFY on the channel: a message that is not
+  one of these is logged and ignored.
 * a **notice** -- ``{"game": id, "notice": frame}``: a ``notice`` frame (``joined``,
   ``opponent_away``...) for every connection of the game, whichever process holds it.
 
@@ -22,14 +26,26 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeGuard
 
 from .store import CHANGES_CHANNEL, Store
 
 log = logging.getLogger("clashofdecks.web")
 
-#: Called with a game's id and its new revision (a change another process may have made).
-OnChange = Callable[[str, int], Awaitable[None]]
+
+@dataclass(frozen=True)
+class Change:
+    """A game's new revision, and the actions that made it when they alone did (``index``: where they
+    were appended; None: another kind of change, or one whose actions did not fit the message)."""
+
+    revision: int
+    index: int | None = None
+    actions: tuple[tuple[int, str], ...] = ()
+
+
+#: Called with a game's id and its change (one another process may have made).
+OnChange = Callable[[str, Change], Awaitable[None]]
 #: Called with a game's id, a notice frame for its connections and the connection not to send it
 #: to (a key the publishing process chose), if any.
 OnNotice = Callable[[str, dict[str, Any], str | None], Awaitable[None]]
@@ -45,6 +61,9 @@ RECONNECT_SECONDS = 0.5
 
 
 class ChangeBus(Protocol):
+    #: Whether other processes write the games too (else a copy in memory is the store's state).
+    shared: bool
+
     async def start(self, on_change: OnChange, on_notice: OnNotice, on_resync: OnResync) -> None: ...
 
     async def publish_notice(self, game_id: str, frame: dict[str, Any], skip: str | None) -> None: ...
@@ -54,6 +73,8 @@ class ChangeBus(Protocol):
 
 class LocalBus:
     """One process (SQLite): notices are delivered here at once; nobody else writes its games."""
+
+    shared = False
 
     def __init__(self) -> None:
         self._on_notice: OnNotice | None = None
@@ -72,6 +93,8 @@ class LocalBus:
 class PostgresBus:
     """LISTEN/NOTIFY on the store's PostgreSQL database.  A notice is sent with NOTIFY through the
     store (``run_db``) and reaches this process too, through its own LISTEN: one path for all."""
+
+    shared = True
 
     def __init__(self, dsn: str, run_db: Callable[[Callable[[Store], None]], Awaitable[None]]) -> None:
         self.dsn = dsn
@@ -128,16 +151,54 @@ class PostgresBus:
             await conn.execute("SELECT 1")  # quiet for a while: is the connection still there?
 
 
+#: The frame types a notice may be (``GameServer.notify_game``'s).
+NOTICE_TYPES = ("notice", "rematch")
+
+
+class MalformedMessage(ValueError):
+    """A message on the channel that is not one this app sends."""
+
+
+def parse_change(message: dict[str, Any]) -> Change:
+    """The change a message announces; :class:`MalformedMessage` unless every field has its type."""
+    revision = message.get("revision")
+    if not _is_int(revision) or revision < 0:
+        raise MalformedMessage("no revision")
+    if "index" not in message and "actions" not in message:
+        return Change(revision)
+    index, actions = message.get("index"), message.get("actions")
+    if not _is_int(index) or index < 0 or not isinstance(actions, list) or not actions:
+        raise MalformedMessage("bad index or actions")
+    parsed: list[tuple[int, str]] = []
+    for item in actions:
+        if not (isinstance(item, list) and len(item) == 2 and _is_int(item[0]) and isinstance(item[1], str)):
+            raise MalformedMessage("bad action")
+        parsed.append((item[0], item[1]))
+    return Change(revision, index, tuple(parsed))
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 async def _dispatch(payload: str, on_change: OnChange, on_notice: OnNotice) -> None:
     try:
         message = json.loads(payload)
-        game_id = str(message["game"])
+        if not isinstance(message, dict) or not isinstance(message.get("game"), str):
+            raise MalformedMessage("no game")
+        game_id = message["game"]
         if "notice" in message:
             skip = message.get("skip")
-            await on_notice(game_id, dict(message["notice"]), None if skip is None else str(skip))
+            frame = message["notice"]
+            # Only the frames notify_game sends: a stranger's NOTIFY must not reach the pages as a state.
+            if not isinstance(frame, dict) or frame.get("type") not in NOTICE_TYPES:
+                raise MalformedMessage("bad notice")
+            if not (skip is None or isinstance(skip, str)):
+                raise MalformedMessage("bad skip")
+            await on_notice(game_id, frame, skip)
         else:
-            await on_change(game_id, int(message["revision"]))
-    except (ValueError, KeyError, TypeError):
+            await on_change(game_id, parse_change(message))
+    except (ValueError, RecursionError):  # MalformedMessage, json's errors, absurd nesting
         log.warning("ignored a malformed change message: %.200s", payload)
     except Exception:  # one game's failed catch-up must not stop the bus
         log.exception("handling a change message failed: %.200s", payload)

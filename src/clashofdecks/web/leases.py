@@ -178,13 +178,6 @@ def orphaned_agent_turns(engine: Engine, limit: int = 50) -> list[str]:
         return [r.game_id for r in conn.execute(query)]
 
 
-def stored_actions(engine: Engine, game_id: str) -> tuple[int, str] | None:
-    """(actions stored, status) of a game: whether a copy in memory is behind the store."""
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(games.c.n_actions, games.c.status).where(games.c.id == game_id)).first()
-        return None if row is None else (int(row.n_actions), str(row.status))
-
-
 def claim_agent_turn(engine: Engine, game_id: str, idx: int, holder: str, seconds: float) -> bool:
     """Take the lease of a game's agent decision number ``idx`` (and keep the turn in
     ``agent_turns``, for a game whose agent moved first, before any action was stored): True when

@@ -8,6 +8,8 @@ if a change of the action path drops one):
   and the AI's alike: ``rate(clash_actions_accepted_total[1m])`` is actions per second);
 * :func:`observe_action` — in the socket route, from the receipt of an ``act`` message to its
   acknowledgement (the ``state`` frame) sent to that socket;
+* :func:`caught_up` — in ``GameSync`` (web/sync.py), each time a copy catches up with a change
+  another process stored, by how (from the notification, an incremental read, a whole read);
 * :func:`socket_opened` / :func:`socket_closed` — in the socket route.
 
 Connected players, games in progress and the queue are read from the server when Prometheus asks
@@ -46,6 +48,13 @@ ACTION_LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
     registry=None,
 )
+CATCH_UPS = Counter(
+    "clash_catch_ups",
+    "Copies of games brought to a change another process stored: applied from the notification "
+    "(no read), read from the copy's last action on, or read whole (an undo elsewhere)",
+    ["how"],
+    registry=None,
+)
 OPEN_SOCKETS = Gauge(
     "clash_open_sockets", "Game WebSockets open (players, spectators, the lobby)", registry=None
 )
@@ -57,6 +66,11 @@ def action_accepted() -> None:
 
 def observe_action(seconds: float) -> None:
     ACTION_LATENCY.observe(seconds)
+
+
+def caught_up(how: str) -> None:
+    """``how``: ``notified``, ``read`` or ``whole`` (web/sync.py)."""
+    CATCH_UPS.labels(how).inc()
 
 
 def socket_opened() -> None:
@@ -100,6 +114,7 @@ def registry_with(gauges: ServerGauges) -> CollectorRegistry:
         GC_COLLECTOR,
         ACTIONS_ACCEPTED,
         ACTION_LATENCY,
+        CATCH_UPS,
         OPEN_SOCKETS,
         gauges,
     ):

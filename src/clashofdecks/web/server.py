@@ -99,6 +99,8 @@ log = logging.getLogger("clashofdecks.web")
 T = TypeVar("T")
 #: How long the session cookie lives in the browser (the session itself lasts until logout).
 SESSION_MAX_AGE = 400 * 86400
+#: Threads (each with its own database connection) for the read-only queries on PostgreSQL.
+READ_THREADS = 2
 
 
 @dataclass
@@ -182,6 +184,8 @@ class GameServer:
         self.locks: dict[str, asyncio.Lock] = {}
         self.load_lock = asyncio.Lock()
         self.db: ThreadPoolExecutor | None = None
+        #: Read-only queries off the writing thread (PostgreSQL; None on SQLite: ``read_db``).
+        self.reads: ThreadPoolExecutor | None = None
         self.pool: Executor | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.agent_tasks: set[asyncio.Task[None]] = set()
@@ -209,7 +213,9 @@ class GameServer:
         loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self.db, open_store, self.config.database_url)
         self.inline_db = self.store.engine.dialect.name == "sqlite"
-        self.sync = GameSync(self, bus_for(self.store, self.run_db))
+        if not self.inline_db:
+            self.reads = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="clash-read")
+        self.sync = GameSync(self, bus_for(self.store, self.read_db))  # a notice writes no game
         await self.sync.start()
         me = self.process_id
         await self.run_db(lambda s: leases.heartbeat(s.engine, me))
@@ -241,6 +247,8 @@ class GameServer:
             await asyncio.get_running_loop().run_in_executor(self.db, self.store.close)
         if self.db is not None:
             self.db.shutdown(wait=True)
+        if self.reads is not None:
+            self.reads.shutdown(wait=True)
 
     def _release_scans(self, store: Store) -> None:
         for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE):
@@ -250,6 +258,15 @@ class GameServer:
         assert self.store is not None and self.db is not None
         store = self.store
         return await asyncio.get_running_loop().run_in_executor(self.db, lambda: fn(store))
+
+    async def read_db(self, fn: Callable[[Store], T]) -> T:
+        """A read-only query: on PostgreSQL in a read thread of its own connection, so it does not
+        wait behind the group commit; on SQLite in the database thread, like every query."""
+        if self.reads is None:
+            return await self.run_db(fn)
+        assert self.store is not None
+        store = self.store
+        return await asyncio.get_running_loop().run_in_executor(self.reads, lambda: fn(store))
 
     async def write(self, fn: ActionWrite | Callable[[Store, DbConnection], None]) -> None:
         """Store one write; returns once it is committed (raises its error otherwise).
@@ -280,7 +297,7 @@ class GameServer:
         expected = live.revision
         write: ActionWrite | Callable[[Store, DbConnection], None]
         if isinstance(fn, ActionWrite):
-            action = replace(fn, revision=expected)
+            action = replace(fn, revision=expected, alone=then is None)
             write = action if then is None else functools.partial(_append_then, action=action, then=then)
         else:
             write = functools.partial(_bumped, fn=fn, then=then, game_id=live.id, expected=expected)
@@ -337,7 +354,7 @@ class GameServer:
             live = self.games.get(game_id)
             if live is not None:
                 return live
-            row = await self.run_db(lambda s: s.load_game(game_id))
+            row = await self.read_db(lambda s: s.load_game(game_id))
             if row is None:
                 return None
             try:
@@ -777,11 +794,9 @@ class GameServer:
         live = await self.get_game(game_id)
         if live is None:
             return None
+        assert self.sync is not None
         async with self.lock(game_id):
-            stored = await self.run_db(lambda s: s.game_revision(game_id))
-            if stored is not None and stored != live.revision:
-                assert self.sync is not None
-                await self.sync.refresh(live, locked=True)
+            await self.sync.catch_up_if_moved(live)
         return live
 
     async def _watch(self) -> None:
@@ -1058,12 +1073,8 @@ class GameServer:
             raise ProtocolError("no_game", "no such game")
         tokens: list[str] = msg.get("tokens")
         async with self.lock(live.id):
-            if not self.inline_db and self.sync is not None:
-                # A copy held here may be older than the store (only the games this process's
-                # connections follow are caught up as they change): one cheap read says.
-                game_id = live.id
-                if await self.run_db(lambda s: s.game_revision(game_id)) != live.revision:
-                    await self.sync.refresh(live, locked=True)
+            if self.sync is not None:  # a copy held here may be older than the store
+                await self.sync.catch_up_if_moved(live)
             seats = await self._seats_of(conn, live, tokens, accept_rated=msg.get("rated") is True)
             if self._start_clock(live):
                 assert live.clock is not None

@@ -324,6 +324,10 @@ class ActionWrite:
     #: After this action an agent is to decide (kept in ``agent_turns`` in the same transaction);
     #: None in a game without an agent seat (nothing kept).
     agent_next: bool | None = None
+    #: The action is the whole change of its revision (no other write of the game in its
+    #: transaction): its change notification carries it, and a copy one revision behind applies it
+    #: without a read (web/sync.py).  False for a clocked action (its clock is saved with it).
+    alone: bool = True
 
 
 #: A write of a group commit: an action, or any other write given the transaction's connection.
@@ -363,9 +367,20 @@ class StaleGameError(StoreError):
     process wrote to it): nothing was written; the writer catches up from the store."""
 
 
-def change_payload(game_id: str, revision: int) -> str:
-    """The text of a change notification: a game's id and its new revision, never a frame."""
-    return json.dumps({"game": game_id, "revision": revision}, separators=(",", ":"))
+#: A change notification whose actions would make it longer than this carries only the revision.
+CHANGE_MAX_BYTES = 4000
+
+
+def change_payload(game_id: str, revision: int, appended: ActionWrite | None = None) -> str:
+    """The text of a change notification: a game's id and its new revision, and the action
+    ``appended`` if it alone made that revision (web/bus.py's ``Change``); never a frame."""
+    message: dict[str, Any] = {"game": game_id, "revision": revision}
+    if appended is not None:
+        message.update(index=appended.idx, actions=[[appended.seat, appended.text]])
+    payload = json.dumps(message, separators=(",", ":"))
+    if appended is not None and len(payload.encode()) > CHANGE_MAX_BYTES:
+        return change_payload(game_id, revision)
+    return payload
 
 
 class Store:
@@ -494,7 +509,14 @@ class Store:
                 ],
             )
             _mark_agent_turns(conn, writes)
-            self._announce(conn, [(w.game_id, w.revision + 1) for w in checked if w.revision is not None])
+            self._announce(
+                conn,
+                [
+                    (w.game_id, w.revision + 1, w if w.alone else None)
+                    for w in checked
+                    if w.revision is not None
+                ],
+            )
 
     def bump_revision(self, game_id: str, expected: int, conn: Connection | None = None) -> int:
         """Move a game from revision ``expected`` to the next, in the transaction of the write that
@@ -504,16 +526,16 @@ class Store:
             done = conn.execute(_BUMP_REVISION, {"game": game_id, "expected": expected, "now": time.time()})
             if done.rowcount != 1:
                 raise StaleGameError(f"game {game_id} changed in the store since this process last read it")
-            self._announce(conn, [(game_id, expected + 1)])
+            self._announce(conn, [(game_id, expected + 1, None)])
             return expected + 1
 
-    def _announce(self, conn: Connection, changes: list[tuple[str, int]]) -> None:
-        """On PostgreSQL, NOTIFY the other server processes of these changes: delivered when the
-        transaction commits, never for one rolled back."""
+    def _announce(self, conn: Connection, changes: list[tuple[str, int, ActionWrite | None]]) -> None:
+        """On PostgreSQL, NOTIFY the other server processes of these changes (game, new revision, the
+        action that alone made it: :func:`change_payload`): delivered when the transaction commits,
+        never for one rolled back."""
         if changes and conn.dialect.name == "postgresql":
-            conn.execute(
-                _NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": change_payload(g, r)} for g, r in changes]
-            )
+            payloads = [change_payload(*change) for change in changes]
+            conn.execute(_NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
 
     def announce_notice(self, game_id: str, frame: dict[str, Any], skip: str | None = None) -> None:
         """NOTIFY every server process of a notice for the game's connections, except the one

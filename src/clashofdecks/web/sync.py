@@ -9,6 +9,12 @@ memory are copies that catch up (docs/web.md, "Several processes").
   part and the stored actions applied from there.
 * :class:`GameSync` takes the change bus's messages (web/bus.py): a game another process changed is
   caught up and its new state broadcast to this process's connections; a notice is sent to them.
+  A change whose notification carries its actions, to a copy exactly one revision behind at their
+  index, is applied from the notification with no read at all (the session gives the same events as
+  a live move); any other (a gap, an undo, an end, a seat claimed, an action the session refuses)
+  reads the store -- only the actions after the copy's history (web/sync_reads.py), or the game
+  whole when the histories part.  Correctness never rests on the notification: every write still
+  expects the copy's revision, so a copy that went wrong is refused as stale and reads the store.
 
 Nothing here imports the server: it is driven through :class:`GameHost`.
 """
@@ -22,12 +28,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
+from ..errors import ClashError
 from ..events import Event
 from ..session import GameSession
-from .bus import ChangeBus
+from . import metrics
+from .bus import Change, ChangeBus
 from .games import LiveGame, clock_of_row, session_of_row, undo_event
 from .protocol import ProtocolError
 from .store import GameRow, StaleGameError, Store
+from .sync_reads import History as History  # the server's name for it too
+from .sync_reads import load_since
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -35,8 +45,6 @@ T = TypeVar("T")
 
 #: What a catch-up gives the pages: engine events and the server's own (undo, resignation).
 Events = list[Event | dict[str, Any]]
-#: A game's history as (seat, action text) pairs, in order: what the store keeps.
-History = list[tuple[int, str]]
 
 STALE_MESSAGE = "another move was stored first; the game is shown as it stands now"
 
@@ -57,6 +65,8 @@ class GameHost(Protocol):
     def lock(self, game_id: str) -> asyncio.Lock: ...
 
     async def run_db(self, fn: Callable[[Store], T]) -> T: ...
+
+    async def read_db(self, fn: Callable[[Store], T]) -> T: ...
 
     async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None: ...
 
@@ -126,8 +136,8 @@ class GameSync:
     def __init__(self, host: GameHost, bus: ChangeBus) -> None:
         self.host = host
         self.bus = bus
-        #: The newest revision announced for each game being caught up, and the task doing it.
-        self.wanted: dict[str, int] = {}
+        #: The changes announced for each game being caught up, in order, and the task doing it.
+        self.pending: dict[str, list[Change]] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.notices: set[asyncio.Task[None]] = set()
         #: Names this process in a notice's ``skip`` (a connection id means nothing elsewhere).
@@ -182,63 +192,129 @@ class GameSync:
             if skip is None or self._key(conn) != skip:
                 await conn.send(frame)
 
-    async def on_change(self, game_id: str, revision: int) -> None:
-        """A game changed at ``revision``: caught up in a task of its own (the bus goes on
-        reading), one at a time per game, if this process holds it.  Held without connections
+    async def on_change(self, game_id: str, change: Change) -> None:
+        """A game changed: caught up in a task of its own (the bus goes on reading), one at a time
+        per game and in the order announced, if this process holds it.  Held without connections
         too: a page opening it may have read the stored revision just before this change and not
         be among the game's connections yet (its seat claimed, its clock started meanwhile), and
         would then wait for a move it was never shown."""
         live = self.host.games.get(game_id)
-        if live is None or revision <= live.revision:
+        if live is None or change.revision <= live.revision:
             return  # not held here (a page opening it reads the store), or written here
-        self.wanted[game_id] = max(revision, self.wanted.get(game_id, 0))
+        self.pending.setdefault(game_id, []).append(change)
         if game_id not in self.tasks:
-            task = asyncio.create_task(self._follow(game_id))
-            self.tasks[game_id] = task
-            task.add_done_callback(lambda _t: self.tasks.pop(game_id, None))
+            self.tasks[game_id] = asyncio.create_task(self._follow(game_id))
 
     async def on_resync(self) -> None:
         """The bus missed messages: every game followed here catches up from the store."""
         for game_id, live in list(self.host.games.items()):
             if live.connections:
-                await self.on_change(game_id, live.revision + 1)
+                await self.on_change(game_id, Change(live.revision + 1))
 
     async def _follow(self, game_id: str) -> None:
-        while True:
-            live = self.host.games.get(game_id)
-            wanted = self.wanted.pop(game_id, 0)
-            if live is None or wanted <= live.revision:
-                return
-            try:
-                await self.refresh(live, wanted=wanted)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the next change, or the next write (refused as stale), tries again
-                log.exception("catching up game %s failed", game_id)
-                return
+        try:
+            while True:
+                changes = self.pending.pop(game_id, [])
+                live = self.host.games.get(game_id)
+                if live is None or not changes:
+                    return  # no await until ``finally``: a change announced after this starts a task
+                async with self.host.lock(game_id):
+                    await self._take(live, changes)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the next change, or the next write (refused as stale), tries again
+            log.exception("catching up game %s failed", game_id)
+            self.pending.pop(game_id, None)
+        finally:
+            self.tasks.pop(game_id, None)
 
-    async def refresh(
-        self, live: LiveGame, shown: History | None = None, *, locked: bool = False, wanted: int = 0
-    ) -> bool:
+    async def _take(self, live: LiveGame, changes: list[Change]) -> None:
+        """Bring the copy to the changes announced (the caller holds the game's lock): each one
+        revision ahead whose actions came with it is applied with no read; at the first other one
+        (a gap, an undo, an end, a seat claimed...) the store is read, which covers the rest."""
+        events: Events = []
+        changed = False
+        for change in changes:
+            if change.revision <= live.revision:
+                continue  # this process's own write, or covered by a read already
+            steps = len(live.session.steps)
+            applied = self._apply_notified(live, change)
+            if applied is not None:
+                events.extend(applied)
+                changed = True
+                continue
+            read = await self._read(live, None, force=changed or len(live.session.steps) != steps)
+            if read is not None:
+                events.extend(read)
+                changed = True
+            break
+        if changed:
+            await self.host.broadcast(live, events)
+
+    def _apply_notified(self, live: LiveGame, change: Change) -> Events | None:
+        """The actions a change notification carries, applied to a copy exactly one revision behind
+        at their index, with the events a live move has; None (the store must be read) for any other
+        change, or when the session refuses an action (then the copy may hold the ones before it:
+        the read that follows compares histories)."""
+        session = live.session
+        if change.index is None or change.revision != live.revision + 1 or change.index != len(session.steps):
+            return None
+        events: Events = []
+        for offset, (seat, text) in enumerate(change.actions):
+            try:
+                events.extend(session.act(seat, text, change.index + offset).events)
+            except ClashError as exc:
+                log.warning("game %s: a notified action does not apply (%s); reading the store", live.id, exc)
+                return None
+        live.revision = change.revision
+        metrics.caught_up("notified")
+        return events
+
+    async def catch_up_if_moved(self, live: LiveGame) -> None:
+        """The caller holds the game's lock: if the store moved past this copy (another process
+        wrote it), catch up and show this process's pages the change.  One cheap read of the stored
+        revision says; none when no other process writes the store."""
+        if not self.bus.shared:
+            return
+        game_id = live.id
+        stored = await self.host.read_db(lambda s: s.game_revision(game_id))
+        if stored is not None and stored != live.revision:
+            await self._refresh(live, None)
+
+    async def refresh(self, live: LiveGame, shown: History | None = None, *, locked: bool = False) -> bool:
         """Catch ``live`` up with the store and broadcast what changed; False if it was current.
-        ``locked``: the caller holds the game's lock already.  ``wanted``: the revision announced;
-        a copy at it already (this process's own write, announced before the write's caller went
-        on) is not read again."""
+        ``locked``: the caller holds the game's lock already."""
         if locked:
             return await self._refresh(live, shown)
         async with self.host.lock(live.id):
-            if wanted and live.revision >= wanted:
-                return False
             return await self._refresh(live, shown)
 
     async def _refresh(self, live: LiveGame, shown: History | None) -> bool:
-        game_id = live.id
-        row = await self.host.run_db(lambda s: s.load_game(game_id))
-        if row is None or (row.revision == live.revision and shown is None):
+        events = await self._read(live, shown)
+        if events is None:
             return False
-        events = catch_up(live, row, shown)
         await self.host.broadcast(live, events)
         return True
+
+    async def _read(self, live: LiveGame, shown: History | None, *, force: bool = False) -> Events | None:
+        """Read the store and bring the copy there; the events its pages have not seen, or None if
+        it was current (``force``: the session may hold notified actions the store has not, so the
+        histories are compared even at the same revision).  Only the actions after the copy's
+        history are read, unless the history shown is not the session's or the two have parted."""
+        game_id = live.id
+        row = None
+        how = "read"
+        if shown is None:
+            known = history_of(live.session)
+            row = await self.host.read_db(lambda s: load_since(s, game_id, known))
+        if row is None:
+            row = await self.host.read_db(lambda s: s.load_game(game_id))
+            how = "whole"
+        if row is None or (row.revision == live.revision and shown is None and not force):
+            return None
+        events = catch_up(live, row, shown)
+        metrics.caught_up(how)
+        return events
 
     async def checked(
         self, live: LiveGame, write: Callable[[], Awaitable[None]], shown: History | None
