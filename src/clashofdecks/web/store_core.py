@@ -1,0 +1,50 @@
+"""The store's core: the engine, its transactions (the caller's or a new one), consistent reads,
+and the change notifications of PostgreSQL (web/bus.py)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from .store_rows import CHANGES_CHANNEL, change_payload
+
+_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+
+
+class StoreCore:
+    """Synchronous storage; the server calls it from one worker thread per store."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextlib.contextmanager
+    def _begin(self, conn: Connection | None) -> Iterator[Connection]:
+        """The caller's transaction (a batch), or a new one committed at the end."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.begin() as new:
+            yield new
+
+    @contextlib.contextmanager
+    def _snapshot(self) -> Iterator[Connection]:
+        """A read-only connection whose reads all see one moment of the database (PostgreSQL's
+        REPEATABLE READ; SQLite's read transaction does so already)."""
+        with self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
+
+    def _announce(self, conn: Connection, changes: list[tuple[str, int]]) -> None:
+        """On PostgreSQL, NOTIFY the other server processes of these changes: delivered when the
+        transaction commits, never for one rolled back."""
+        if changes and conn.dialect.name == "postgresql":
+            conn.execute(
+                _NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": change_payload(g, r)} for g, r in changes]
+            )
+
+    def close(self) -> None:
+        self.engine.dispose()
