@@ -12,8 +12,6 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import IntegrityError
-
 from ..worker_processes import exit_with_parent
 from . import leases, workers
 from .games import LiveGame
@@ -55,11 +53,9 @@ class AgentRunner(ServerCore):
                     session = live.session
                     if len(session.steps) != index or session.to_move != seat:
                         continue  # the game moved on meanwhile (an undo): think again
-                    try:
-                        events = await self._apply(live, seat, text)
-                    except IntegrityError:
-                        await self._stale(live, index)
-                        break
+                    # Another process storing this decision first is refused by the revision check
+                    # of the write (StaleError, below): the copy here has caught up by then.
+                    events = await self._apply(live, session.check(seat, text))
                     await self.broadcast(live, events)
         except asyncio.CancelledError:
             raise
@@ -116,13 +112,6 @@ class AgentRunner(ServerCore):
             return True
         log.warning("lease %s was lost (this process was too slow); its work may be done twice", name)
         return False
-
-    async def _stale(self, live: LiveGame, index: int) -> None:
-        """Another process stored decision ``index`` first (the caller holds the game's lock): this
-        copy catches up with the store, and its pages are shown the game as it stands."""
-        log.warning("game %s: decision %d was stored by another process; catching up", live.id, index)
-        assert self.sync is not None
-        await self.sync.refresh(live, locked=True)
 
     async def _in_worker(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn`` in the worker pool; a pool whose process died is replaced and the job retried once."""

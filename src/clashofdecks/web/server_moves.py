@@ -10,7 +10,15 @@ from sqlalchemy.engine import Connection as DbConnection
 
 from ..errors import ActionSyntaxError, IllegalActionError
 from ..events import Event
-from ..session import AGENT, GameSession, NotYourTurnError, SessionError, StaleActionError, UndoError
+from ..session import (
+    AGENT,
+    CheckedAction,
+    GameSession,
+    NotYourTurnError,
+    SessionError,
+    StaleActionError,
+    UndoError,
+)
 from ..ui.action_text import describe_action
 from . import metrics, workers
 from .games import LiveGame, clock_row, final_result, seat_names, undo_event
@@ -53,8 +61,8 @@ class Moves(ServerCore):
                 await self._refuse_stale(live, msg.get("index"))
             if msg.type == "act":
                 try:
-                    session.check(seat, msg.get("action"), msg.get("index"))
-                    events = await self._apply(live, seat, msg.get("action"))
+                    checked = session.check(seat, msg.get("action"), msg.get("index"))
+                    events = await self._apply(live, checked)
                 except StaleActionError:
                     raise ProtocolError(
                         "stale",
@@ -107,12 +115,11 @@ class Moves(ServerCore):
             return to_move
         raise ProtocolError("not_your_turn", f"seat {to_move} is to move")
 
-    async def _apply(self, live: LiveGame, seat: int, text: str) -> list[Event | dict[str, Any]]:
-        """Check, store, then apply one action (the caller holds the game's lock).  Raises the
-        session's errors with nothing changed."""
+    async def _apply(self, live: LiveGame, checked: CheckedAction) -> list[Event | dict[str, Any]]:
+        """Store, then apply one action the session has checked just now (the caller holds the game's
+        lock since the check).  A clock run out raises :class:`SessionError` with nothing stored."""
         session = live.session
-        checked = session.check(seat, text)
-        code, canonical, index = checked.action, checked.text, checked.index
+        seat, code, canonical, index = checked.seat, checked.action, checked.text, checked.index
         clock = live.clock
         if clock is None:
             await self.write_game(
@@ -157,7 +164,7 @@ class Moves(ServerCore):
         action, score, label = await self._in_worker(workers.hint, record, seat, self.config.hint_seconds)
         sentence = action
         if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
-            sentence = describe_action(session.game, action, conn.lang, names=seat_names(live, conn.lang))
+            sentence = session.words(describe_action, action, conn.lang, names=seat_names(live, conn.lang))
         await conn.send(
             {
                 "type": "hint",
@@ -175,14 +182,11 @@ def _agent_decides_after(session: GameSession, code: int | None) -> bool | None:
     stored with the action so a process finds the agent moves to take over (web/leases.py); None
     in a game without an agent seat (nothing to keep: no cost on the hot path of duels).  A copy
     of the game is played one action ahead when the action is not applied yet."""
-    agents = {s for s, seat in enumerate(session.seats) if seat.kind == AGENT}
-    if not agents:
+    if not any(seat.kind == AGENT for seat in session.seats):
         return None
     if code is None:
         return session.is_agent_turn()
-    game = session.game.clone()
-    game.apply(code)
-    return not game.is_over() and game.current_player in agents
+    return session.agent_decides_after(code)
 
 
 def _truncate(store: Store, conn: DbConnection, *, game_id: str, keep: int) -> None:
