@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from .store_rows import CHANGES_CHANNEL, change_payload
 
 _NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+
+
+def insert_once(conn: Connection, table: sa.Table, values: dict[str, Any]) -> bool:
+    """Insert one row unless a row holding its key (or another unique column) is there: True when it
+    was inserted; False, with nothing written and the transaction still usable, when another writer
+    stored one first.  The database decides (``ON CONFLICT DO NOTHING``), so two writers at once never
+    both insert, and no key clash is raised to be caught (other constraints still raise)."""
+    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    # The row's key comes back only when it was inserted (psycopg's rowcount does not say, -1).
+    statement = insert(table).values(**values).on_conflict_do_nothing()
+    return conn.execute(statement.returning(*table.primary_key.columns)).first() is not None
 
 
 class StoreCore:

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .store_core import StoreCore
+from .store_core import StoreCore, insert_once
 from .store_rows import AnalysisRow, CampaignLevel
 from .store_tables import analyses, campaign, identities, rated_games, rating_history, ratings
 
@@ -235,23 +235,16 @@ class ResultStore(StoreCore):
     def save_analysis(self, row: AnalysisRow, conn: Connection | None = None) -> bool:
         """Keep a game's analysis; False (and nothing written) if the game already has one: the
         first analysis stays, so a game's analysis never changes once shown."""
+        values = {
+            "game_id": row.game_id,
+            "status": row.status,
+            "body": json.dumps(row.body),
+            "iterations": row.iterations,
+            "seconds": row.seconds,
+            "created_at": row.created_at or time.time(),
+        }
         with self._begin(conn) as conn:
-            exists = conn.execute(
-                sa.select(analyses.c.game_id).where(analyses.c.game_id == row.game_id)
-            ).first()
-            if exists is not None:
-                return False
-            conn.execute(
-                analyses.insert().values(
-                    game_id=row.game_id,
-                    status=row.status,
-                    body=json.dumps(row.body),
-                    iterations=row.iterations,
-                    seconds=row.seconds,
-                    created_at=row.created_at or time.time(),
-                )
-            )
-            return True
+            return insert_once(conn, analyses, values)
 
     def load_analysis(self, game_id: str) -> AnalysisRow | None:
         with self.engine.connect() as conn:
