@@ -1,7 +1,8 @@
-"""An agent's decision that another server process stored first (issue 26, review mend): the write of
-this process is refused by the game's revision check, the one path (``StaleError``, no key clash
-handled apart), its copy catches up with the store, the agent's lease is given back, and the game
-goes on from the stored history.  In process, on SQLite and on PostgreSQL (``CLASH_TEST_PG_URL``).
+"""An agent's decision racing a write of another server process (issue 26, review mend): the same
+decision stored there first, or the person resigning there while the agent thinks.  The agent's write
+here is refused by the game's revision check, the one path (``StaleError``, no key clash handled
+apart), its copy catches up with the store, the agent's lease is given back, and the game goes on
+from the stored history (or is over).  In process, on SQLite and PostgreSQL (``CLASH_TEST_PG_URL``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,14 @@ def _lease_holder(store: Store, game_id: str) -> str | None:
     return None if holder is None else str(holder)
 
 
+def _resign_elsewhere(other: Store, game_id: str, person: int, revision: int) -> None:
+    """What another process writes when the person resigns there: the game's end behind its revision."""
+    result = {"winner": 1 - person, "reason": "resigned", "termination": "resignation"}
+    with other.engine.begin() as conn:
+        other.bump_revision(game_id, revision, conn)
+        assert other.finish(game_id, result, conn)
+
+
 def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catches_up(
     database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -99,10 +108,12 @@ def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catche
             live, _tokens = await server.create_game(
                 NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
             )
-            while not raced:
+            while True:
                 await _settled(server)
+                if raced:
+                    break
                 assert not live.session.is_over, "the agent never decided"
-                if not raced and not live.session.is_agent_turn():
+                if not live.session.is_agent_turn():
                     await _human_moves(server, live)
             await _settled(server)
 
@@ -129,6 +140,56 @@ def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catche
             stored = other.load_game(live.id)
             assert stored is not None and len(stored.actions) > index + 1
             assert history_of(live.session) == stored.actions and live.revision == stored.revision
+            assert "agent move failed" not in caplog.text
+        finally:
+            await server.stop()
+
+    try:
+        run_async(play())
+    finally:
+        other.close()
+
+
+def test_a_resignation_stored_elsewhere_while_the_agent_thinks_ends_the_game_here(
+    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="clashofdecks.web")
+    other = open_store(database)
+    raced: list[int] = []  # the decision index the agent was thinking about
+
+    async def play() -> None:
+        server = GameServer(ServerConfig(database_url=database, agent_workers=0, watch_interval=3600))
+        real_think = server._think
+
+        async def think(game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
+            text = await real_think(game_id, record, spec, seed)
+            if text is not None and not raced:
+                live = server.games[game_id]
+                person = 1 - live.session.to_move
+                _resign_elsewhere(other, game_id, person, live.revision)
+                raced.append(len(live.session.steps))
+            return text
+
+        monkeypatch.setattr(server, "_think", think)
+        await server.start()
+        try:
+            live, _tokens = await server.create_game(
+                NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
+            )
+            while True:
+                await _settled(server)
+                if raced:
+                    break
+                assert not live.session.is_over, "the agent never decided"
+                if not live.session.is_agent_turn():
+                    await _human_moves(server, live)
+            await _settled(server)
+            stored = other.load_game(live.id)
+            assert stored is not None and stored.status == "over"
+            assert len(stored.actions) == raced[0]  # the agent's decision was not stored
+            assert live.session.is_over and history_of(live.session) == stored.actions
+            assert live.revision == stored.revision and not live.agent_busy
+            assert _lease_holder(other, live.id) != server.process_id
             assert "agent move failed" not in caplog.text
         finally:
             await server.stop()
