@@ -38,7 +38,7 @@ from .server_analyses import Analyses
 from .server_connections import Connections
 from .server_core import Connection as Connection
 from .server_core import ServerConfig as ServerConfig
-from .server_games import GameLifecycle
+from .server_lifecycle import GameLifecycle
 from .server_moves import Moves
 from .server_watch import Watcher
 from .store import CampaignLevel, GameRow, IdentityRow, Store, open_store
