@@ -173,3 +173,31 @@ def test_nothing_outside_the_engine_writes_private_fields_of_other_objects() -> 
                 ):
                     poking.append(f"{name}:{node.lineno} writes .{target.attr}")
     assert not poking, "\n".join(poking)
+
+
+def _session_game_reads(source: str) -> list[int]:
+    """Lines of ``source`` that read the ``game`` of something named ``session`` (``session.game``,
+    ``live.session.game``, ``self.session.game``)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "game":
+            base = node.value
+            name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)
+            if name == "session":
+                lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_web_does_not_reach_into_the_session_s_game() -> None:
+    """Issue 26, item 5: the web goes through ``GameSession`` for every check, fact and sentence
+    (``session.words`` hands the game to ui.action_text's writers); it never holds the game."""
+    reads = [
+        f"{name}:{line}"
+        for name, path in MODULES.items()
+        if name.startswith(f"{PACKAGE}.web.")
+        for line in _session_game_reads(path.read_text(encoding="utf-8"))
+    ]
+    assert not reads, "the web reads session.game at:\n" + "\n".join(reads)
+    # The checker itself can fail: it sees each way of reaching the game, and nothing else.
+    probe = "a = session.game\nb = live.session.game.clone()\nc = self.session.game\nd = replay.game\n"
+    assert _session_game_reads(probe) == [1, 2, 3]

@@ -1,8 +1,8 @@
 """The size of the code's rooms (issue 26): no Python function over 80 lines and no class over 500 in
 ``src/clashofdecks``, no C function over 80 lines in ``_native.c``.
 
-A few places are still being split by other work and are allowed for now (``ALLOWED``); the list only
-shrinks.  The checkers themselves are tested on small made-up sources, so a new offender is caught.
+A place still being split by other work may be allowed for a while (``ALLOWED``, empty now); the list
+only shrinks.  The checkers themselves are tested on small made-up sources, so a new offender is caught.
 """
 
 from __future__ import annotations
@@ -20,13 +20,7 @@ MAX_CLASS_LINES = 500
 
 #: (path in the package, function or class name) patterns still over the limits, each with who splits it.
 #: Remove an entry once its place is split (the lead shrinks this list after each merge).
-ALLOWED: tuple[tuple[str, str], ...] = (
-    # The game server and the store: issue 25 (several processes) grew them; their split into
-    # rooms (connections, agents and leases, the watcher; games, identities, ratings) is issue 26's
-    # remaining work.
-    ("web/server.py", "GameServer"),
-    ("web/store.py", "Store"),
-)
+ALLOWED: tuple[tuple[str, str], ...] = ()
 
 #: The start of a C function definition at the left margin: a return type, then the name and "(".
 _C_DEFINITION = re.compile(
@@ -115,7 +109,7 @@ def test_a_new_long_python_function_or_class_is_caught() -> None:
         f"    def m{i}(self) -> None:\n" + "        x = 1\n" * 9 for i in range(50)
     )
     assert [name for _, name, _ in python_offenders(big_class, "probe.py")] == ["Big"]
-    assert not _allowed("probe.py", "long") and _allowed("web/store.py", "Store")
+    assert not _allowed("probe.py", "long") and not _allowed("web/store.py", "Store")
 
 
 def test_a_new_long_c_function_is_caught() -> None:
@@ -153,3 +147,39 @@ def test_every_method_a_room_declares_for_the_type_checker_exists() -> None:
         assert not hasattr(GameCore, name), f"{name} is only a declaration: GameCore must not define it"
         owners = [k.__name__ for k in Game.__mro__ if name in vars(k)]
         assert owners, f"GameCore declares {name} but no room defines it"
+
+
+def _declared_for_the_type_checker(path: Path, core: str) -> dict[str, list[str]]:
+    """The methods class ``core`` of ``path`` declares under ``TYPE_CHECKING`` (other rooms' methods),
+    each with its parameters' names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == core]
+    return {
+        node.name: [a.arg for a in [*node.args.args, *node.args.kwonlyargs]]
+        + ([node.args.vararg.arg] if node.args.vararg else [])
+        for block in cls.body
+        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+        for node in block.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def test_every_method_the_web_server_s_core_declares_exists() -> None:
+    """``ServerCore`` (web/server_core.py) declares the other rooms' methods for mypy only, as
+    ``GameCore`` does: each must be defined by a room of ``GameServer``, with the same parameters."""
+    import inspect
+
+    import pytest
+
+    pytest.importorskip("starlette")
+    from clashofdecks.web.server import GameServer
+    from clashofdecks.web.server_core import ServerCore
+
+    declared = _declared_for_the_type_checker(PACKAGE_DIR / "web" / "server_core.py", "ServerCore")
+    assert len(declared) >= 10
+    for name, params in declared.items():
+        assert name not in vars(ServerCore), f"{name} is only a declaration: ServerCore must not define it"
+        owners = [k for k in GameServer.__mro__ if name in vars(k)]
+        assert owners, f"ServerCore declares {name} but no room of GameServer defines it"
+        defined = inspect.signature(getattr(GameServer, name)).parameters
+        assert sorted(defined) == sorted(params), f"{name}: declared {params}, defined {list(defined)}"

@@ -25,10 +25,10 @@ import json
 import os
 import secrets
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 from .agents.base import Agent, is_build_stage
 from .agents.registry import UnknownAgentError, make_agent
@@ -40,6 +40,9 @@ from .options import Ruleset, Threat
 from .position import view
 from .record import GameRecord, Replay, record_game, result_of, start_of, write_json_atomically
 from .rules import Game, Outcome, Termination, termination_reason
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Seat kinds.
 HUMAN: Final = "human"
@@ -560,6 +563,13 @@ class GameSession:
         if self.game.is_solo and seat == 1:
             return []
         return list(self.game.playable_cards(seat))
+
+    def words(self, writer: Callable[Concatenate[Game, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """What a front end's sentence writer (``ui.action_text``: ``describe_actions``,
+        ``prompt_line``, ``describe_action``, ``describe_sequence``) says of the game as it stands:
+        the writer reads the position itself, so the session hands it the game, and the front end
+        never holds it (the web does not reach into the session's game)."""
+        return writer(self.game, *args, **kwargs)
 
     def abilities(self) -> dict[str, list[list[list[str]]]]:
         """Per player and lane (player 0's lanes first), each creature's current abilities

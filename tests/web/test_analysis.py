@@ -158,7 +158,7 @@ def test_a_game_played_here_is_analysed_when_it_ends(tmp_path: Path, monkeypatch
                 legal = session.game.legal_actions()
                 text = session.game.action_text(rng.choice(list(legal)))
                 async with server.lock(live.id):
-                    await server._apply(live, session.to_move, text)
+                    await server._apply(live, session.check(session.to_move, text))
             assert live.id in server.analyses or jobs.calls  # started by the end, not by a request
             await asyncio.gather(*server.analyses.values())
             assert len(jobs.calls) == 1

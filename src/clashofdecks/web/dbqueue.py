@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
 
 from .leases import alive_processes, forget_dead_processes
 from .ratings import MatchQueue, QueueError, Waiting
 from .store import metadata
+from .store_core import insert_once
 
 queue_entries = sa.Table(
     "queue_entries",
@@ -74,23 +74,21 @@ def join(engine: Engine, entry: Entry) -> None:
                 queue_entries.c.process_id.not_in(alive_processes(conn)),
             )
         )
-    try:
-        with engine.begin() as conn:
-            conn.execute(
-                queue_entries.insert().values(
-                    identity_id=entry.identity,
-                    format=entry.format,
-                    rating=entry.rating,
-                    name=entry.name,
-                    lang=entry.lang,
-                    joined_at=entry.joined_at,
-                    process_id=entry.process,
-                    ai_offered=False,
-                    game_id=None,
-                )
-            )
-    except IntegrityError:
-        raise QueueError("already_queued", "you are waiting in a queue already (one at a time)") from None
+    values = {
+        "identity_id": entry.identity,
+        "format": entry.format,
+        "rating": entry.rating,
+        "name": entry.name,
+        "lang": entry.lang,
+        "joined_at": entry.joined_at,
+        "process_id": entry.process,
+        "ai_offered": False,
+        "game_id": None,
+    }
+    with engine.begin() as conn:
+        queued = insert_once(conn, queue_entries, values)
+    if not queued:
+        raise QueueError("already_queued", "you are waiting in a queue already (one at a time)")
 
 
 def leave(engine: Engine, identity: str, process: str, *, offered_only: bool = False) -> Entry | None:

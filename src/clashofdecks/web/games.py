@@ -339,7 +339,7 @@ def undo_event(live: LiveGame, taken: list[str]) -> dict[str, Any]:
     from ..ui.i18n import languages
 
     by_lang = {
-        lang: describe_sequence(live.session.game, taken, lang, names=seat_names(live, lang))
+        lang: live.session.words(describe_sequence, taken, lang, names=seat_names(live, lang))
         for lang in languages()
     }
     text = "taken back: " + "; ".join(by_lang.get("en", taken))
@@ -390,7 +390,6 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
     from ..ui.action_text import describe_actions, prompt_line
 
     session = live.session
-    game = session.game  # read only: the sentences (ui.action_text) are written from the game itself
     to_move = session.to_move
     if not seats:
         seat: int | None = None
@@ -410,9 +409,9 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
         "build": build,
         "view": None if in_setup else session.view(seat),
         "legal": legal,
-        "labels": describe_actions(game, legal, lang, names=names),
-        "prompt": prompt_line(
-            game,
+        "labels": session.words(describe_actions, legal, lang, names=names),
+        "prompt": session.words(
+            prompt_line,
             lang,
             seat,
             names=names,

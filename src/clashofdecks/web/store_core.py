@@ -1,0 +1,63 @@
+"""The store's core: the engine, its transactions (the caller's or a new one), consistent reads,
+and the change notifications of PostgreSQL (web/bus.py)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+
+from .store_rows import CHANGES_CHANNEL, ActionWrite, change_payload
+
+_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+
+
+def insert_once(conn: Connection, table: sa.Table, values: dict[str, Any]) -> bool:
+    """Insert one row unless a row holding its key (or another unique column) is there: True when it
+    was inserted; False, with nothing written and the transaction still usable, when another writer
+    stored one first.  The database decides (``ON CONFLICT DO NOTHING``), so two writers at once never
+    both insert, and no key clash is raised to be caught (other constraints still raise)."""
+    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    # The row's key comes back only when it was inserted (psycopg's rowcount does not say, -1).
+    statement = insert(table).values(**values).on_conflict_do_nothing()
+    return conn.execute(statement.returning(*table.primary_key.columns)).first() is not None
+
+
+class StoreCore:
+    """Synchronous storage; the server calls it from one worker thread per store."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextlib.contextmanager
+    def _begin(self, conn: Connection | None) -> Iterator[Connection]:
+        """The caller's transaction (a batch), or a new one committed at the end."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.begin() as new:
+            yield new
+
+    @contextlib.contextmanager
+    def _snapshot(self) -> Iterator[Connection]:
+        """A read-only connection whose reads all see one moment of the database (PostgreSQL's
+        REPEATABLE READ; SQLite's read transaction does so already)."""
+        with self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
+
+    def _announce(self, conn: Connection, changes: list[tuple[str, int, ActionWrite | None]]) -> None:
+        """On PostgreSQL, NOTIFY the other server processes of these changes (game, new revision, the
+        action that alone made it: :func:`change_payload`): delivered when the transaction commits,
+        never for one rolled back."""
+        if changes and conn.dialect.name == "postgresql":
+            payloads = [change_payload(*change) for change in changes]
+            conn.execute(_NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,182 @@
+"""The web app's tables (SQLAlchemy Core), the schema the Alembic migrations build
+(``clashofdecks/web/migrations``; ``tests/web/test_web_store.py`` compares the two)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),  # solo / ai / friend / hotseat / imported
+    sa.Column("mode", sa.String(8), nullable=False),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=True),
+    sa.Column("setup", sa.Text, nullable=False),  # JSON: ruleset, threat, position (the record's head)
+    sa.Column("status", sa.String(8), nullable=False),  # "active" or "over"
+    sa.Column("result", sa.Text, nullable=True),  # JSON of the record's result
+    sa.Column("n_actions", sa.Integer, nullable=False, default=0),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    #: Bumped by every write that changes the game (compare-and-set: :meth:`Store.bump_revision`):
+    #: a server process whose copy is older is told so (:class:`StaleGameError`).  Migration 0006_sync.
+    # No Python-side default: an INSERT leaves the column out, so a game is stored the same on a database
+    # not yet migrated to 0006 (the upgrade tests write with this code before migrating).
+    sa.Column("revision", sa.Integer, nullable=False, server_default="0"),
+)
+
+seats = sa.Table(
+    "seats",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),  # human / agent / automaton
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("agent", sa.String(64), nullable=True),
+    sa.Column("token_hash", sa.String(64), nullable=True),
+    sa.Column("owner", sa.String(64), nullable=True),  # the player cookie that holds this seat
+)
+
+actions = sa.Table(
+    "actions",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("idx", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("action", sa.String(200), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+#: One row per analysed game (``clash analyze``, run by the server at most once per game): "done"
+#: with the analysis as JSON, or "failed" with the reason (a record that does not replay is not tried
+#: again either).  Migration 0003_analyses.
+analyses = sa.Table(
+    "analyses",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("status", sa.String(8), nullable=False),  # "done" or "failed"
+    sa.Column("body", sa.Text, nullable=False),  # JSON: the analysis, or {"error": ...}
+    sa.Column("iterations", sa.Integer, nullable=False),
+    sa.Column("seconds", sa.Float, nullable=False),  # CPU seconds the analysis took in its worker
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+#: Who plays: a guest (handle and display name only) or an account (a username and an Argon2id
+#: password hash besides).  ``seats.owner`` holds an identity's ``id``.
+identities = sa.Table(
+    "identities",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("handle", sa.String(40), nullable=False, unique=True),
+    sa.Column("display_name", sa.String(64), nullable=False),
+    sa.Column("username", sa.String(40), nullable=True, unique=True),
+    sa.Column("password_hash", sa.String(200), nullable=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+#: Signed-in browsers and bots: only the SHA-256 of a session id is stored.  ``legacy`` marks the
+#: sessions the upgrade made from the former ``clash_player`` cookies (exchanged once, then gone).
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("legacy", sa.Boolean, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+#: Rated duels (from the queue, a rematch of one, or a friend duel both players chose rated): the
+#: game's format, whether both players agreed (a friend duel offered as rated is not rated until
+#: the invitee accepts), and when its result went into the ratings (null until then: a rating is
+#: applied once, in the transaction that finishes the game).  Migration 0004_ratings.
+rated_games = sa.Table(
+    "rated_games",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("agreed", sa.Boolean, nullable=False),
+    sa.Column("applied_at", sa.Float, nullable=True),
+)
+
+#: One OpenSkill rating per identity and format (web/ratings.py).
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("format", sa.String(16), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("wins", sa.Integer, nullable=False),
+    sa.Column("losses", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+#: Every rating change, for the player page's plot.
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("game_id", sa.String(32), nullable=False),
+    sa.Column("rating", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+#: The clock of a clocked game (docs/web.md, "Clocks"): each seat's time left when its clock last
+#: stopped, the seat whose clock runs and when its time runs out (the server's clock, seconds since
+#: the epoch).  Kept here, not only in memory, so a restarted server, or several server processes
+#: sharing one database, know every deadline (:meth:`Store.expired_clocks`).  Migration 0005_clocks.
+clocks = sa.Table(
+    "clocks",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("control", sa.String(16), nullable=False),  # "3+2", "10+5", "1d", "3d"
+    sa.Column("remaining0", sa.Float, nullable=False),
+    sa.Column("remaining1", sa.Float, nullable=False),
+    sa.Column("running", sa.Integer, nullable=True),  # None: not started yet, or the game is over
+    sa.Column("deadline", sa.Float, nullable=True),
+)
+
+#: The solo campaign: each identity's best result at each of the rulebook's levels (0-5; games with
+#: a custom threat do not count), with the games played and won there.  Migration 0005_clocks.
+campaign = sa.Table(
+    "campaign",
+    metadata,
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("level", sa.Integer, primary_key=True),
+    sa.Column("best", sa.String(8), nullable=False),  # "won" or "lost"
+    sa.Column("played", sa.Integer, nullable=False),
+    sa.Column("won", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+#: Games whose agent is to make decision number ``idx``: written in the transaction of the action
+#: that made it the agent's turn (:class:`ActionWrite` ``agent_next``), so a server process finds the
+#: agent moves to take over without loading any game (web/leases.py).  Migration 0007_leases.
+agent_turns = sa.Table(
+    "agent_turns",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("idx", sa.Integer, nullable=False),
+)
+
+
+sa.Index("ix_clocks_deadline", clocks.c.deadline)
+sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
+sa.Index("ix_seats_owner", seats.c.owner)
+sa.Index("ix_sessions_identity", sessions.c.identity_id)
+sa.Index("ix_ratings_format", ratings.c.format, ratings.c.mu)
+sa.Index("ix_rating_history_identity", rating_history.c.identity_id, rating_history.c.format)

@@ -1,0 +1,200 @@
+"""An agent's decision racing a write of another server process (issue 26, review mend): the same
+decision stored there first, or the person resigning there while the agent thinks.  The agent's write
+here is refused by the game's revision check, the one path (``StaleError``, no key clash handled
+apart), its copy catches up with the store, the agent's lease is given back, and the game goes on
+from the stored history (or is over).  In process, on SQLite and PostgreSQL (``CLASH_TEST_PG_URL``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import sqlalchemy as sa
+from test_web_store import _reset_pg
+
+from clashofdecks.web import leases
+from clashofdecks.web.games import LiveGame, NewGame
+from clashofdecks.web.server import GameServer, ServerConfig
+from clashofdecks.web.store import ActionWrite, Store, open_store
+from clashofdecks.web.sync import history_of
+from conftest import pg_url
+
+T = TypeVar("T")
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own (a browser test earlier in the run may leave an event
+    loop running in the main thread)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'web.sqlite3'}"
+        return
+    url = pg_url()
+    if not url:
+        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
+    _reset_pg(url)
+    yield url
+    _reset_pg(url)
+
+
+async def _settled(server: GameServer) -> None:
+    """Every agent task of the server has ended."""
+    while server.agent_tasks:
+        await asyncio.gather(*list(server.agent_tasks))
+
+
+async def _human_moves(server: GameServer, live: LiveGame) -> None:
+    """The person's seat takes its first legal action; then the agent's turn is scheduled."""
+    session = live.session
+    seat = session.to_move
+    async with server.lock(live.id):
+        await server._apply(live, session.check(seat, session.legal_actions(seat)[0]))
+    server.schedule_agents(live)
+
+
+def _lease_holder(store: Store, game_id: str) -> str | None:
+    with store.engine.connect() as conn:
+        holder = conn.execute(
+            sa.select(leases.leases.c.holder).where(leases.leases.c.name == leases.agent_lease(game_id))
+        ).scalar_one_or_none()
+    return None if holder is None else str(holder)
+
+
+def _resign_elsewhere(other: Store, game_id: str, person: int, revision: int) -> None:
+    """What another process writes when the person resigns there: the game's end behind its revision."""
+    result = {"winner": 1 - person, "reason": "resigned", "termination": "resignation"}
+    with other.engine.begin() as conn:
+        other.bump_revision(game_id, revision, conn)
+        assert other.finish(game_id, result, conn)
+
+
+def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catches_up(
+    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="clashofdecks.web")
+    other = open_store(database)  # another server process's store: same database, own engine
+    raced: list[tuple[int, int, str]] = []  # (index, seat, action) the other process stored first
+
+    async def play() -> None:
+        config = ServerConfig(database_url=database, agent_workers=0, watch_interval=3600)
+        server = GameServer(config)
+        real_think = server._think
+
+        async def think(game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
+            text = await real_think(game_id, record, spec, seed)
+            if text is not None and not raced:  # the other process thought faster: it stores first
+                live = server.games[game_id]
+                index, seat = len(live.session.steps), live.session.to_move
+                row = other.load_game(game_id)
+                assert row is not None and row.revision == live.revision
+                other.append_actions([ActionWrite(game_id, index, seat, text, revision=row.revision)])
+                raced.append((index, seat, text))
+            return text
+
+        monkeypatch.setattr(server, "_think", think)
+        await server.start()
+        try:
+            live, _tokens = await server.create_game(
+                NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
+            )
+            while True:
+                await _settled(server)
+                if raced:
+                    break
+                assert not live.session.is_over, "the agent never decided"
+                if not live.session.is_agent_turn():
+                    await _human_moves(server, live)
+            await _settled(server)
+
+            # The refused write changed nothing; the copy is the stored game, the race's action once.
+            index, seat, text = raced[0]
+            stored = other.load_game(live.id)
+            assert stored is not None
+            assert history_of(live.session) == stored.actions
+            assert stored.actions[index] == (seat, text) and len(stored.actions) == index + 1
+            assert live.revision == stored.revision and not live.agent_busy
+            assert _lease_holder(other, live.id) != server.process_id  # given back: not a failure
+            assert "agent move failed" not in caplog.text
+
+            # The game goes on from the stored history: every later decision is stored once, in order.
+            for _ in range(12):
+                await _settled(server)
+                if live.session.is_over:
+                    break
+                if live.session.is_agent_turn():
+                    server.schedule_agents(live)
+                else:
+                    await _human_moves(server, live)
+            await _settled(server)
+            stored = other.load_game(live.id)
+            assert stored is not None and len(stored.actions) > index + 1
+            assert history_of(live.session) == stored.actions and live.revision == stored.revision
+            assert "agent move failed" not in caplog.text
+        finally:
+            await server.stop()
+
+    try:
+        run_async(play())
+    finally:
+        other.close()
+
+
+def test_a_resignation_stored_elsewhere_while_the_agent_thinks_ends_the_game_here(
+    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="clashofdecks.web")
+    other = open_store(database)
+    raced: list[int] = []  # the decision index the agent was thinking about
+
+    async def play() -> None:
+        server = GameServer(ServerConfig(database_url=database, agent_workers=0, watch_interval=3600))
+        real_think = server._think
+
+        async def think(game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
+            text = await real_think(game_id, record, spec, seed)
+            if text is not None and not raced:
+                live = server.games[game_id]
+                person = 1 - live.session.to_move
+                _resign_elsewhere(other, game_id, person, live.revision)
+                raced.append(len(live.session.steps))
+            return text
+
+        monkeypatch.setattr(server, "_think", think)
+        await server.start()
+        try:
+            live, _tokens = await server.create_game(
+                NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
+            )
+            while True:
+                await _settled(server)
+                if raced:
+                    break
+                assert not live.session.is_over, "the agent never decided"
+                if not live.session.is_agent_turn():
+                    await _human_moves(server, live)
+            await _settled(server)
+            stored = other.load_game(live.id)
+            assert stored is not None and stored.status == "over"
+            assert len(stored.actions) == raced[0]  # the agent's decision was not stored
+            assert live.session.is_over and history_of(live.session) == stored.actions
+            assert live.revision == stored.revision and not live.agent_busy
+            assert _lease_holder(other, live.id) != server.process_id
+            assert "agent move failed" not in caplog.text
+        finally:
+            await server.stop()
+
+    try:
+        run_async(play())
+    finally:
+        other.close()
