@@ -7,6 +7,7 @@ SQLite always; PostgreSQL when ``CLASH_TEST_PG_URL`` names a server.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 from typing import Any
 
@@ -216,11 +217,10 @@ def test_a_malformed_message_on_the_channel_is_logged_and_ignored(
     async def handler(*args: Any) -> None:
         reached.append(args)
 
-    loop = asyncio.new_event_loop()
-    try:
-        loop.run_until_complete(_dispatch(payload, handler, handler))
-    finally:
-        loop.close()
+    # In a thread of its own: a browser test earlier in the run leaves an event loop running in
+    # this one (Playwright's sync API), where no other loop may run.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, _dispatch(payload, handler, handler)).result()
     assert reached == []
     assert "ignored a malformed change message" in caplog.text
 
