@@ -402,8 +402,8 @@ def test_the_value_commands_generate_fit_and_print_the_calibration_table(
     assert result.exit_code == 0, result.output
     for context in CONTEXTS:
         assert f"{context}: " in result.output
-    assert result.output.count("network") == len(CONTEXTS)
-    assert result.output.count("logistic") == len(CONTEXTS)
+    assert result.output.count("network:") == len(CONTEXTS)
+    assert result.output.count("logistic:") == len(CONTEXTS)
 
 
 def test_the_value_commands_refuse_bad_input_clearly(tmp_path: Path) -> None:

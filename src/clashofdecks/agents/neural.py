@@ -4,7 +4,11 @@ The network is a small multilayer perceptron on the observation vector of
 :mod:`clashofdecks.encoding` (the seat to move's view only, R9): two hidden ReLU layers, a policy
 head of :data:`~clashofdecks.actions.ACTION_SPACE` logits (masked to the legal actions) and a value
 head, the mover's chance to win.  It was trained by search distillation
-(:mod:`clashofdecks.simulation.neural_training`, ``clash train-neural``).
+(:mod:`clashofdecks.simulation.neural_training`, ``clash train-neural``).  A version-2 file may add
+the calibrated value head (:data:`VALUE_TENSORS`, :mod:`clashofdecks.simulation.neural_value`,
+``clash neural-value``): the trunk's hidden layer, the learned logistic evaluation's features and
+logit, and the context (duel, solo level 0-5) through one more layer; :func:`win_chance` uses it
+where the file has it.
 
 Play needs numpy only (no torch): ``pip install 'clashofdecks[neural]'``; without it, building the
 agent raises :class:`NeuralDependencyError` naming the extra.  The agent's settings:

@@ -87,7 +87,6 @@ def fit(data_dir: Path, model_path: Path | None, out: Path, epochs: int, seed: i
         calibration_table,
         fit_value_head,
         format_calibration,
-        held_out_games,
     )
 
     model, data = _load(data_dir, model_path)
@@ -97,7 +96,7 @@ def fit(data_dir: Path, model_path: Path | None, out: Path, epochs: int, seed: i
         raise click.ClickException(str(exc)) from None
     fitted.save(out)
     click.echo(" ".join(f"{k}={v:g}" for k, v in figures.items()))
-    click.echo(format_calibration(calibration_table(fitted, data), held_out_games(data)))
+    click.echo(format_calibration(calibration_table(fitted, data)))
 
 
 @neural_value.command(name="calibration")
@@ -110,7 +109,7 @@ def fit(data_dir: Path, model_path: Path | None, out: Path, epochs: int, seed: i
 )
 def calibration(data_dir: Path, model_path: Path | None) -> None:
     """Print the held-out calibration table by decile (predicted/observed win rate, in %) per context."""
-    from ..simulation.neural_value import calibration_table, format_calibration, held_out_games
+    from ..simulation.neural_value import calibration_table, format_calibration
 
     model, data = _load(data_dir, model_path)
-    click.echo(format_calibration(calibration_table(model, data), held_out_games(data)))
+    click.echo(format_calibration(calibration_table(model, data)))

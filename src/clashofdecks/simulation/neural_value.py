@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ..agents.evaluation import FEATURES, Reliability, gap_intervals, reliability_table
 from ..agents.neural import CONTEXTS, N_CONTEXTS, NeuralModel, import_numpy, value_inputs
 from ..agents.registry import make_agent
 from ..options import LEVELS, Ruleset
@@ -202,6 +203,22 @@ def hidden_of(model: NeuralModel, obs: Any, block: int = 4096) -> Any:
     return np_.concatenate(parts) if parts else np_.zeros((0, model.tensors["b2"].shape[0]), np_.float32)
 
 
+def _head_inputs(torch: Any, data: dict[str, Any], rows: Any, mean: Any, std: Any) -> tuple[Any, ...]:
+    """The value head's input rows (as :meth:`NeuralModel.value_logit` joins them), ``z``, the
+    context and the outcome, as torch tensors."""
+    np_ = import_numpy()
+    xs = (data["features"][rows] - mean) / std
+    z = data["z"][rows][:, None]
+    onehot = np_.eye(N_CONTEXTS, dtype=np_.float32)[data["context"][rows].astype(np_.int64)]
+    u = np_.concatenate([data["hidden"][rows], xs, z, onehot], axis=1).astype(np_.float32)
+    return (
+        torch.from_numpy(u),
+        torch.from_numpy(data["z"][rows].astype(np_.float32)),
+        torch.from_numpy(data["context"][rows].astype(np_.int64)),
+        torch.from_numpy(data["won"][rows].astype(np_.float32)),
+    )
+
+
 def fit_value_head(
     model: NeuralModel,
     data: dict[str, Any],
@@ -227,19 +244,7 @@ def fit_value_head(
     mean = data["features"][fit_rows].mean(axis=0)
     std = np_.maximum(data["features"][fit_rows].std(axis=0), 1e-3)
 
-    def tensors(rows: Any) -> tuple[Any, ...]:
-        xs = (data["features"][rows] - mean) / std
-        z = data["z"][rows][:, None]
-        onehot = np_.eye(N_CONTEXTS, dtype=np_.float32)[data["context"][rows].astype(np_.int64)]
-        u = np_.concatenate([data["hidden"][rows], xs, z, onehot], axis=1).astype(np_.float32)
-        return (
-            torch.from_numpy(u),
-            torch.from_numpy(data["z"][rows].astype(np_.float32)),
-            torch.from_numpy(data["context"][rows].astype(np_.int64)),
-            torch.from_numpy(data["won"][rows].astype(np_.float32)),
-        )
-
-    fit_t, val_t = tensors(fit_rows), tensors(val_rows)
+    fit_t, val_t = (_head_inputs(torch, data, rows, mean, std) for rows in (fit_rows, val_rows))
     width = fit_t[0].shape[1]
     p = {
         "vw1": torch.nn.Parameter(torch.randn(width, hidden) * 0.01),
@@ -301,63 +306,79 @@ def predictions(model: NeuralModel, data: dict[str, Any], rows: Any) -> dict[str
     return out
 
 
+_SETUP: Final = FEATURES.index("setup")
+#: The calibration check of the issue: every bin with at least this many held-out positions …
+MIN_BIN_POSITIONS: Final = 200
+#: … within this many points of its observed win rate.
+TOLERANCE: Final = 0.05
+
+
 @dataclass(frozen=True, slots=True)
-class DecileRow:
-    """One decile of a calibration table: positions, mean prediction, observed win rate (a draw 1/2)."""
+class ContextCalibration:
+    """One context's held-out calibration by predictor: the reliability table (ten equal-width bins,
+    as the learned evaluation's check, ``agents/evaluation.py``) and, for bins of at least
+    :data:`MIN_BIN_POSITIONS` positions, a 95 % interval of the gap resampling whole games."""
 
-    n: int
-    predicted: float
-    observed: float
+    games: int
+    tables: dict[str, Reliability]
+    intervals: dict[str, list[tuple[float, float] | None]]
 
 
-def deciles(predicted: Any, observed: Any) -> list[DecileRow]:
-    """Positions sorted by prediction, cut into ten equal parts."""
+def calibration_table(
+    model: NeuralModel, data: dict[str, Any], *, resamples: int = 200
+) -> dict[str, ContextCalibration]:
+    """Per context (:data:`CONTEXTS`), each predictor's (:func:`predictions`) held-out calibration
+    over the play phase's positions: as the learned evaluation's check (``clash train-eval``), the
+    setup's positions are left out — in a context they all share one logistic input (only the
+    ``setup`` flags), so a bin of them is really one bet per game."""
     np_ = import_numpy()
-    order = np_.argsort(predicted, kind="stable")
-    out = []
-    for part in np_.array_split(order, 10):
-        if len(part):
-            out.append(DecileRow(len(part), float(predicted[part].mean()), float(observed[part].mean())))
-    return out
-
-
-def held_out_games(data: dict[str, Any]) -> dict[str, int]:
-    """The number of held-out games per context."""
-    np_ = import_numpy()
-    held = held_out_mask(data["game"])
-    return {
-        name: len(np_.unique(data["game"][held & (data["context"] == c)])) for c, name in enumerate(CONTEXTS)
-    }
-
-
-def calibration_table(model: NeuralModel, data: dict[str, Any]) -> dict[str, dict[str, list[DecileRow]]]:
-    """Per context (:data:`CONTEXTS`) and per predictor (:func:`predictions`), the held-out deciles."""
-    np_ = import_numpy()
-    held = held_out_mask(data["game"])
-    out: dict[str, dict[str, list[DecileRow]]] = {}
+    held = held_out_mask(data["game"]) & (data["features"][:, _SETUP] == 0)
+    out: dict[str, ContextCalibration] = {}
     for c, name in enumerate(CONTEXTS):
         rows = np_.flatnonzero(held & (data["context"] == c))
         if len(rows) == 0:
             continue
-        won = data["won"][rows]
-        out[name] = {k: deciles(v, won) for k, v in predictions(model, data, rows).items()}
+        won = data["won"][rows].tolist()
+        games = [str(g) for g in data["game"][rows].tolist()]
+        tables: dict[str, Reliability] = {}
+        intervals: dict[str, list[tuple[float, float] | None]] = {}
+        for predictor, p in predictions(model, data, rows).items():
+            chances = np_.clip(p.astype(np_.float64), 0.0, 1.0).tolist()
+            tables[predictor] = reliability_table(chances, won)
+            intervals[predictor] = gap_intervals(chances, won, games, resamples=resamples)
+        out[name] = ContextCalibration(len(set(games)), tables, intervals)
     return out
 
 
-def format_calibration(table: dict[str, dict[str, list[DecileRow]]], games: dict[str, int]) -> str:
-    """The table as text: per context and predictor the deciles (predicted/observed, in %) and the
-    largest gap in points."""
+def format_calibration(table: dict[str, ContextCalibration]) -> str:
+    """The table as text: per context and predictor, every bin's predicted/observed win rate in %
+    (its positions), the largest gap in points among the bins of ≥ 200 positions and whether all of
+    those are within 5 points; for the network, each checked bin's 95 % interval of the gap."""
     lines = []
-    for context, by_predictor in table.items():
-        n = sum(r.n for r in next(iter(by_predictor.values())))
-        lines.append(f"{context}: {n} held-out positions, {games.get(context, 0)} games")
-        for predictor, rows in by_predictor.items():
-            cells = " ".join(f"{100 * r.predicted:5.1f}/{100 * r.observed:5.1f}" for r in rows)
-            gap = max(abs(r.predicted - r.observed) for r in rows)
-            smallest = min(r.n for r in rows)
-            lines.append(
-                f"  {predictor:>10}  largest gap {100 * gap:4.1f}  (deciles of >= {smallest})  {cells}"
+    for context, cal in table.items():
+        n = next(iter(cal.tables.values())).n
+        lines.append(f"{context}: {n} held-out play positions, {cal.games} games")
+        for predictor, rel in cal.tables.items():
+            big = [r for r in rel.rows if r.n >= MIN_BIN_POSITIONS]
+            gap = max((abs(r.gap) for r in big), default=0.0)
+            verdict = "within" if rel.within(TOLERANCE, MIN_BIN_POSITIONS) and big else "NOT within"
+            cells = " ".join(
+                f"{100 * r.predicted:.1f}/{100 * r.observed:.1f}({r.n})" for r in rel.rows if r.n
             )
+            lines.append(
+                f"  {predictor:>10}: largest gap {100 * gap:4.1f} in {len(big)} bins of >= "
+                f"{MIN_BIN_POSITIONS} ({verdict} +-{100 * TOLERANCE:.0f}); Brier {rel.brier:.4f}; {cells}"
+            )
+            if predictor == "network":
+                spans = [
+                    f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
+                    for r, iv in zip(rel.rows, cal.intervals[predictor], strict=True)
+                    if r.n >= MIN_BIN_POSITIONS and iv is not None
+                    for lo, hi in (iv,)
+                ]
+                lines.append(
+                    f"  {'':>10}  95 % intervals of the checked bins' gaps (by game): {' '.join(spans)}"
+                )
     return "\n".join(lines)
 
 
