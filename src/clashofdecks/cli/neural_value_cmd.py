@@ -79,8 +79,15 @@ def _load(data_dir: Path, model_path: Path | None) -> tuple[NeuralModel, dict[st
     help="The model with its value head.",
 )
 @click.option("--epochs", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option(
+    "--hidden",
+    default=32,
+    show_default=True,
+    type=click.IntRange(0, 1024),
+    help="The head's hidden units (0: a recalibration per context of the logistic evaluation alone).",
+)
 @click.option("--seed", default=0, show_default=True, type=int)
-def fit(data_dir: Path, model_path: Path | None, out: Path, epochs: int, seed: int) -> None:
+def fit(data_dir: Path, model_path: Path | None, out: Path, epochs: int, hidden: int, seed: int) -> None:
     """Fit the calibrated value head (trunk and policy unchanged), write it, print the held-out table."""
     from ..simulation.neural_training import TrainingError
     from ..simulation.neural_value import (
@@ -91,7 +98,7 @@ def fit(data_dir: Path, model_path: Path | None, out: Path, epochs: int, seed: i
 
     model, data = _load(data_dir, model_path)
     try:
-        fitted, figures = fit_value_head(model, data, epochs=epochs, seed=seed)
+        fitted, figures = fit_value_head(model, data, hidden=hidden, epochs=epochs, seed=seed)
     except (TrainingError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     fitted.save(out)
