@@ -404,6 +404,18 @@ def test_the_value_commands_generate_fit_and_print_the_calibration_table(
         assert f"{context}: " in result.output
     assert result.output.count("network:") == len(CONTEXTS)
     assert result.output.count("logistic:") == len(CONTEXTS)
+    # The whole run in one command: self-play, then the value head on the same data, then shipped.
+    run, shipped = tmp_path / "run", tmp_path / "shipped.bin"
+    result = runner.invoke(
+        main,
+        [
+            *("train-neural", "--out-dir", str(run), "--iterations", "1", "--games", "2", "--hidden", "8"),
+            *("--teacher", "ismcts:iterations=4,cutoff=0,eval=learned", "--search-iterations", "4"),
+            *("--epochs", "1", "--seed", "8", "--value-data", str(data), "--ship", str(shipped)),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert load_model(shipped).has_value_head and "solo 5: " in result.output
 
 
 def test_the_value_commands_refuse_bad_input_clearly(tmp_path: Path) -> None:
@@ -412,6 +424,16 @@ def test_the_value_commands_refuse_bad_input_clearly(tmp_path: Path) -> None:
     from clashofdecks.cli import main
 
     runner = CliRunner()
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"CLASHNN1")
+    result = runner.invoke(
+        main, ["neural-value", "calibration", "--data", str(tmp_path), "--model", str(bad)]
+    )
+    assert (
+        result.exit_code == 1
+        and "not a neural model file" in result.output
+        and "Traceback" not in result.output
+    )
     result = runner.invoke(main, ["neural-value", "calibration", "--data", str(tmp_path)])
     assert result.exit_code == 1 and "no value data files" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
