@@ -335,7 +335,8 @@ def value_inputs(game: Game, seat: int) -> tuple[list[float], float]:
 
 def win_chance(game: Game, seat: int, model: NeuralModel | None = None) -> float:
     """The network's chance that ``seat`` wins ``game``, from ``seat``'s view only: the calibrated
-    value head's where the model has one, else the first value head's."""
+    value head's where the model has one (fitted and checked for the player to move; for the duel
+    seat not to move it is unchecked), else the first value head's."""
     from ..encoding import encode_observation
 
     np_ = import_numpy()
