@@ -64,8 +64,8 @@ MODEL_VERSION: Final = 2
 READABLE_VERSIONS: Final = (1, 2)
 #: The tensors of a model, in file order: trunk, policy head, value head (``w`` is inputs x outputs).
 TENSORS: Final = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
-#: The calibrated value head (version 2, optional as a set; docs/ai.md, "The value head"): the
-#: logistic evaluation's features are standardised (``vmean``, ``vstd``), joined to the trunk's
+#: The calibrated value head (version 2, optional as a set; docs/ai.md, "The calibrated value head"):
+#: the logistic evaluation's features are standardised (``vmean``, ``vstd``), joined to the trunk's
 #: last hidden layer, that evaluation's logit ``z`` and the context's one-hot (:data:`CONTEXTS`),
 #: through one hidden ReLU layer (``vw1``, ``vb1``) to a logit (``vw2``, ``vb2``) added to
 #: ``va[context] + vk[context] * z``: at zero hidden weights, the logistic evaluation recalibrated.

@@ -1,7 +1,7 @@
 """``clash neural-value``: the ``neural`` agent's calibrated value head — its data, its fit and its
 calibration table by decile (duel and solo levels 0–5).
 
-docs/ai.md, "The neural agent: the value head"."""
+docs/ai.md, "The calibrated value head"."""
 
 from __future__ import annotations
 
