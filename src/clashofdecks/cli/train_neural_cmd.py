@@ -85,7 +85,7 @@ def train_neural(
 
 
 def _fit_value(network: Path, data_dir: Path, games: int | None, workers: int, out: Path) -> Path:
-    """The value head's stage of the run (docs/ai.md, "The calibrated value head"): its data, its fit, the table."""
+    """The run's value head stage (docs/ai.md, "The calibrated value head"): data, fit, table."""
     from ..agents.neural import NeuralModelError, load_model
     from ..simulation.neural_training import TrainingError
     from ..simulation.neural_value import (
