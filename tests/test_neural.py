@@ -31,6 +31,7 @@ from clashofdecks.agents.registry import make_agent  # noqa: E402
 from clashofdecks.agents.spec import AgentSpecError  # noqa: E402
 from clashofdecks.encoding import OBSERVATION_LAYOUT, encode_observation  # noqa: E402
 from clashofdecks.formats import new_game  # noqa: E402
+from clashofdecks.options import LEVELS  # noqa: E402
 from clashofdecks.rules import DecisionKind, Game  # noqa: E402
 
 
@@ -250,3 +251,194 @@ def test_one_tiny_training_iteration_end_to_end(tmp_path: Path) -> None:
     assert len(log) == 1 and log[0]["iteration"] == 0
     game = new_game(mode="duel", format="draft", seed=2, record_events=False)
     assert game.is_legal(make_agent(f"neural:model={last}").act(game))
+
+
+# --- the calibrated value head (version 2 files) -------------------------------------------------
+
+
+def with_value_head(
+    model: NeuralModel, seed: int = 1, value_hidden: int = 4, zero: bool = False
+) -> NeuralModel:
+    """``model`` with a value head of random weights (``zero``: the head's own hidden part at 0 and
+    ``va`` 0, ``vk`` 1, i.e. the logistic evaluation itself)."""
+    from clashofdecks.agents.evaluation import N_FEATURES
+    from clashofdecks.agents.neural import N_CONTEXTS
+
+    rng = np.random.default_rng(seed)
+    width = model.tensors["b2"].shape[0] + N_FEATURES + 1 + N_CONTEXTS
+
+    def w(*shape: int) -> Any:
+        return (np.zeros(shape) if zero else rng.normal(0.0, 0.1, size=shape)).astype(np.float32)
+
+    head = {
+        "vmean": w(N_FEATURES),
+        "vstd": np.ones(N_FEATURES, dtype=np.float32),
+        "vw1": w(width, value_hidden),
+        "vb1": w(value_hidden),
+        "vw2": w(value_hidden, 1),
+        "vb2": w(1),
+        "va": w(N_CONTEXTS),
+        "vk": np.ones(N_CONTEXTS, dtype=np.float32) + w(N_CONTEXTS),
+    }
+    return NeuralModel({**model.tensors, **head}, {"note": "value"})
+
+
+def test_a_model_with_a_value_head_round_trips_and_judges_duel_and_solo(tmp_path: Path) -> None:
+    original = with_value_head(tiny_model())
+    path = tmp_path / "value.bin"
+    original.save(path)
+    loaded = load_model(path)
+    assert loaded.has_value_head and not tiny_model().has_value_head
+    for name, tensor in original.tensors.items():
+        assert np.array_equal(loaded.tensors[name], tensor), name
+    chances = set()
+    for mode, level in (("duel", None), ("solo", 0), ("solo", 5)):
+        threat = None if level is None else LEVELS[level]
+        game = new_game(mode=mode, format="draft", seed=5, threat=threat, record_events=False)
+        p = neural.win_chance(game, game.current_player, loaded)
+        assert 0.0 < p < 1.0
+        chances.add(round(p, 6))
+    assert len(chances) == 3  # the context one-hot and the solo threat change the answer
+
+
+def test_a_zero_value_head_is_the_logistic_evaluation() -> None:
+    """At zero hidden weights, va 0 and vk 1 the head returns the learned evaluation's chance: the
+    head is a correction on top of it (docs/ai.md), and the side inputs are read right."""
+    from clashofdecks.agents.evaluation import win_chance as logistic_chance
+
+    model = with_value_head(tiny_model(), zero=True)
+    for mode, level in (("duel", None), ("solo", 2), ("solo", 4)):
+        threat = None if level is None else LEVELS[level]
+        game = new_game(mode=mode, format="draft", seed=11, threat=threat, record_events=False)
+        rng = RandomAgent(3)
+        for _ in range(40):  # into the play phase
+            if game.is_over():
+                break
+            game.apply(rng.act(game))
+        if game.is_over():
+            continue
+        seat = game.current_player
+        assert neural.win_chance(game, seat, model) == pytest.approx(logistic_chance(game, seat), abs=1e-4)
+
+
+def test_the_context_is_the_mode_and_the_solo_level() -> None:
+    from clashofdecks.agents.neural import CONTEXTS, context_of
+    from clashofdecks.options import Threat
+
+    assert context_of(new_game(mode="duel", format="draft", seed=1, record_events=False)) == 0
+    for level, threat in LEVELS.items():
+        game = new_game(mode="solo", format="draft", seed=1, threat=threat, record_events=False)
+        assert CONTEXTS[context_of(game)] == f"solo {level}"
+    other = new_game(
+        mode="solo",
+        format="draft",
+        seed=1,
+        threat=Threat(base_mana=9, defence="minus_one"),
+        record_events=False,
+    )
+    assert CONTEXTS[context_of(other)] == "solo 3"  # another allocation: the level of its base mana
+
+
+def test_a_version_1_file_loads_without_a_value_head_and_may_not_carry_one(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.bin"
+    tiny_model().save(plain)
+    old = _rewrite(plain, tmp_path, lambda h, p: ({**h, "version": 1}, p))
+    assert not load_model(old).has_value_head
+    full = tmp_path / "full.bin"
+    with_value_head(tiny_model()).save(full)
+    old_full = _rewrite(full, tmp_path, lambda h, p: ({**h, "version": 1}, p))
+    with pytest.raises(NeuralModelError, match="optionally"):
+        load_model(old_full)
+
+
+def test_a_value_head_of_the_wrong_width_is_refused(tmp_path: Path) -> None:
+    bad = with_value_head(tiny_model())
+    bad.tensors["vw1"] = bad.tensors["vw1"][1:]
+    path = tmp_path / "bad.bin"
+    bad.save(path)
+    with pytest.raises(NeuralModelError, match="tensor vw1 has shape"):
+        load_model(path)
+
+
+def test_the_value_commands_generate_fit_and_print_the_calibration_table(
+    model_file: Path, tmp_path: Path
+) -> None:
+    """On a tiny set (10 greedy games per context: every split of the seeds present), end to end:
+    the data, the fit, the held-out table of every context; and a second generation is the same."""
+    pytest.importorskip("torch")
+    from click.testing import CliRunner
+
+    from clashofdecks.cli import main
+    from clashofdecks.simulation.neural_value import CONTEXTS
+
+    runner = CliRunner()
+    data = tmp_path / "data"
+    args = ["neural-value", "generate", "--data", str(data), "--games", "10", "--agent", "greedy"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    first = {f.name: np.load(f)["won"].tolist() for f in data.glob("block-*.npz")}
+    again = tmp_path / "again"
+    assert runner.invoke(main, [*args[:3], str(again), *args[4:]]).exit_code == 0
+    assert {f.name: np.load(f)["won"].tolist() for f in again.glob("block-*.npz")} == first
+    out = tmp_path / "fitted.bin"
+    result = runner.invoke(
+        main,
+        [
+            "neural-value",
+            "fit",
+            "--data",
+            str(data),
+            "--model",
+            str(model_file),
+            "--out",
+            str(out),
+            "--epochs",
+            "2",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert load_model(out).has_value_head
+    result = runner.invoke(main, ["neural-value", "calibration", "--data", str(data), "--model", str(out)])
+    assert result.exit_code == 0, result.output
+    for context in CONTEXTS:
+        assert f"{context}: " in result.output
+    assert result.output.count("network:") == len(CONTEXTS)
+    assert result.output.count("logistic:") == len(CONTEXTS)
+    # The whole run in one command: self-play, then the value head on the same data, then shipped.
+    run, shipped = tmp_path / "run", tmp_path / "shipped.bin"
+    result = runner.invoke(
+        main,
+        [
+            *("train-neural", "--out-dir", str(run), "--iterations", "1", "--games", "2", "--hidden", "8"),
+            *("--teacher", "ismcts:iterations=4,cutoff=0,eval=learned", "--search-iterations", "4"),
+            *("--epochs", "1", "--seed", "8", "--value-data", str(data), "--ship", str(shipped)),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert load_model(shipped).has_value_head and "solo 5: " in result.output
+
+
+def test_the_value_commands_refuse_bad_input_clearly(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from clashofdecks.cli import main
+
+    runner = CliRunner()
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"CLASHNN1")
+    result = runner.invoke(
+        main, ["neural-value", "calibration", "--data", str(tmp_path), "--model", str(bad)]
+    )
+    assert (
+        result.exit_code == 1
+        and "not a neural model file" in result.output
+        and "Traceback" not in result.output
+    )
+    result = runner.invoke(main, ["neural-value", "calibration", "--data", str(tmp_path)])
+    assert result.exit_code == 1 and "no value data files" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    result = runner.invoke(
+        main, ["neural-value", "generate", "--data", str(tmp_path), "--games", "1", "--agent", "nobody"]
+    )
+    assert result.exit_code == 2 and "--agent" in result.output
+    assert not list(tmp_path.glob("block-*.npz"))

@@ -4,7 +4,11 @@ The network is a small multilayer perceptron on the observation vector of
 :mod:`clashofdecks.encoding` (the seat to move's view only, R9): two hidden ReLU layers, a policy
 head of :data:`~clashofdecks.actions.ACTION_SPACE` logits (masked to the legal actions) and a value
 head, the mover's chance to win.  It was trained by search distillation
-(:mod:`clashofdecks.simulation.neural_training`, ``clash train-neural``).
+(:mod:`clashofdecks.simulation.neural_training`, ``clash train-neural``).  A version-2 file may add
+the calibrated value head (:data:`VALUE_TENSORS`, :mod:`clashofdecks.simulation.neural_value`,
+``clash neural-value``): the trunk's hidden layer, the learned logistic evaluation's features and
+logit, and the context (duel, solo level 0-5) through one more layer; :func:`win_chance` uses it
+where the file has it.
 
 Play needs numpy only (no torch): ``pip install 'clashofdecks[neural]'``; without it, building the
 agent raises :class:`NeuralDependencyError` naming the extra.  The agent's settings:
@@ -31,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import random
 import struct
 from collections.abc import Sequence
@@ -41,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..actions import ACTION_SPACE, BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..engine import GameEngine
 from ..native import python_game_of
+from ..options import LEVELS
 from ..rules import DecisionKind, Game
 from .base import Agent, no_decision_error
 from .greedy import CARD_RANKING
@@ -53,9 +59,20 @@ if TYPE_CHECKING:
 
 MAGIC: Final = b"CLASHNN1"
 MODEL_FORMAT: Final = "clashofdecks-neural"
-MODEL_VERSION: Final = 1
+MODEL_VERSION: Final = 2
+#: Versions this code reads: version 1 is a model without the calibrated value head.
+READABLE_VERSIONS: Final = (1, 2)
 #: The tensors of a model, in file order: trunk, policy head, value head (``w`` is inputs x outputs).
 TENSORS: Final = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
+#: The calibrated value head (version 2, optional as a set; docs/ai.md, "The calibrated value head"):
+#: the logistic evaluation's features are standardised (``vmean``, ``vstd``), joined to the trunk's
+#: last hidden layer, that evaluation's logit ``z`` and the context's one-hot (:data:`CONTEXTS`),
+#: through one hidden ReLU layer (``vw1``, ``vb1``) to a logit (``vw2``, ``vb2``) added to
+#: ``va[context] + vk[context] * z``: at zero hidden weights, the logistic evaluation recalibrated.
+VALUE_TENSORS: Final = ("vmean", "vstd", "vw1", "vb1", "vw2", "vb2", "va", "vk")
+#: What the value head tells apart: a duel, or a solo game at R8.3 level 0-5 (its one-hot input).
+CONTEXTS: Final[tuple[str, ...]] = ("duel", *(f"solo {level}" for level in LEVELS))
+N_CONTEXTS: Final = len(CONTEXTS)
 SHIPPED_MODEL: Final = Path(__file__).resolve().parent.parent / "data" / "neural.bin"
 #: Weight of the network's policy beside the search's visit share at the root (``iterations=N``):
 #: small, so the policy only decides between actions the search found about equally good (0.5 let
@@ -95,6 +112,39 @@ class NeuralModel:
     def inputs(self) -> int:
         return int(self.tensors["w1"].shape[0])
 
+    @property
+    def has_value_head(self) -> bool:
+        """Whether the model has the calibrated value head (:data:`VALUE_TENSORS`)."""
+        return all(n in self.tensors for n in VALUE_TENSORS)
+
+    def hidden(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The trunk's last hidden layer ``(n, hidden)`` for observations ``(n, inputs)``."""
+        np_ = import_numpy()
+        t = self.tensors
+        h = np_.maximum(obs @ t["w1"] + t["b1"], 0.0)
+        result: npt.NDArray[np.float32] = np_.maximum(h @ t["w2"] + t["b2"], 0.0)
+        return result
+
+    def value_logit(
+        self,
+        hidden: npt.NDArray[np.float32],
+        features: npt.NDArray[np.float32],
+        z: npt.NDArray[np.float32],
+        context: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.float32]:
+        """The calibrated value head's logits ``(n,)`` (:data:`VALUE_TENSORS`): the trunk's hidden
+        layer, the logistic evaluation's features and logit ``z``, the context (:data:`CONTEXTS`)."""
+        np_ = import_numpy()
+        t = self.tensors
+        onehot = np_.eye(N_CONTEXTS, dtype=np_.float32)[context]
+        xs = (features - t["vmean"]) / t["vstd"]
+        u = np_.concatenate([hidden, xs, z[:, None], onehot], axis=1)
+        h = np_.maximum(u @ t["vw1"] + t["vb1"], 0.0)
+        result: npt.NDArray[np.float32] = (
+            (h @ t["vw2"] + t["vb2"])[:, 0] + t["va"][context] + t["vk"][context] * z
+        )
+        return result
+
     def forward(
         self, obs: npt.NDArray[np.float32]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -112,14 +162,15 @@ class NeuralModel:
         from ..encoding import OBSERVATION_LAYOUT_ID
 
         np_ = import_numpy()
-        arrays = [np_.ascontiguousarray(self.tensors[n], dtype="<f4") for n in TENSORS]
+        names = TENSORS + VALUE_TENSORS if self.has_value_head else TENSORS
+        arrays = [np_.ascontiguousarray(self.tensors[n], dtype="<f4") for n in names]
         payload = b"".join(a.tobytes() for a in arrays)
         header = {
             "format": MODEL_FORMAT,
             "version": MODEL_VERSION,
             "layout": OBSERVATION_LAYOUT_ID,
             "actions": ACTION_SPACE,
-            "tensors": [{"name": n, "shape": list(a.shape)} for n, a in zip(TENSORS, arrays, strict=True)],
+            "tensors": [{"name": n, "shape": list(a.shape)} for n, a in zip(names, arrays, strict=True)],
             "sha256": hashlib.sha256(payload).hexdigest(),
             "card": self.card,
         }
@@ -148,9 +199,10 @@ def _check_header(header: dict[str, Any], where: str) -> None:
 
     if header.get("format") != MODEL_FORMAT:
         raise NeuralModelError(f"{where} is not a {MODEL_FORMAT} model")
-    if header.get("version") != MODEL_VERSION:
+    if header.get("version") not in READABLE_VERSIONS:
         raise NeuralModelError(
-            f"{where} is a model of version {header.get('version')!r}; this version reads {MODEL_VERSION}"
+            f"{where} is a model of version {header.get('version')!r}; this version reads"
+            f" {' and '.join(map(str, READABLE_VERSIONS))}"
         )
     if header.get("layout") != OBSERVATION_LAYOUT_ID:
         raise NeuralModelError(
@@ -176,8 +228,12 @@ def load_model(path: Path | None = None) -> NeuralModel:
         shapes = {t["name"]: tuple(int(d) for d in t["shape"]) for t in header["tensors"]}
     except (KeyError, TypeError, ValueError):
         raise NeuralModelError(f"{where} has an unreadable tensor list") from None
-    if list(shapes) != list(TENSORS):
-        raise NeuralModelError(f"{where} has the tensors {list(shapes)}, not {list(TENSORS)}")
+    allowed = [list(TENSORS)] + ([list(TENSORS + VALUE_TENSORS)] if header["version"] >= 2 else [])
+    if list(shapes) not in allowed:
+        raise NeuralModelError(
+            f"{where} has the tensors {list(shapes)}, not {list(TENSORS)}"
+            f" (and optionally {list(VALUE_TENSORS)})"
+        )
     sizes = [4 * _count(shape) for shape in shapes.values()]
     if len(payload) != sum(sizes):
         raise NeuralModelError(f"{where} is truncated ({len(payload)} of {sum(sizes)} weight bytes)")
@@ -212,6 +268,19 @@ def _check_shapes(t: dict[str, Any], where: str) -> None:
         "wv": (hidden2, 1),
         "bv": (1,),
     }
+    if "vw1" in t:
+        from .evaluation import N_FEATURES
+
+        value_hidden = t["vb1"].shape[0]
+        expected |= {
+            "vmean": (N_FEATURES,),
+            "vstd": (N_FEATURES,),
+            "vw1": (hidden2 + N_FEATURES + 1 + N_CONTEXTS, value_hidden),
+            "vw2": (value_hidden, 1),
+            "vb2": (1,),
+            "va": (N_CONTEXTS,),
+            "vk": (N_CONTEXTS,),
+        }
     for name, shape in expected.items():
         if tuple(t[name].shape) != shape:
             raise NeuralModelError(f"{where}: tensor {name} has shape {t[name].shape}, not {shape}")
@@ -240,12 +309,50 @@ def legal_policy(model: NeuralModel, game: Game, legal: Sequence[int]) -> tuple[
     return [float(p) for p in probs], float(value[0])
 
 
+def context_of(game: Game) -> int:
+    """The index in :data:`CONTEXTS` of ``game``'s kind: a duel, or a solo game's R8.3 level (a solo
+    game with another threat allocation is judged as the level of its base mana)."""
+    if not game.is_solo:
+        return 0
+    from .evaluation import threat_level
+
+    level = threat_level(game.threat)
+    if level is None:
+        level = min(max(game.threat.base_mana - 6, 0), 4)
+    return 1 + level
+
+
+def value_inputs(game: Game, seat: int) -> tuple[list[float], float]:
+    """The calibrated value head's side inputs for ``seat``: the logistic evaluation's features and
+    its logit (the same public information and own hand, R9)."""
+    from .evaluation import features
+    from .evaluation import shipped_model as evaluation_model
+
+    x = features(game, seat)
+    p = min(max(evaluation_model().win_chance(game, seat), 1e-6), 1.0 - 1e-6)
+    return x, math.log(p / (1.0 - p))
+
+
 def win_chance(game: Game, seat: int, model: NeuralModel | None = None) -> float:
-    """The network's chance that ``seat`` wins ``game``, from ``seat``'s view only."""
+    """The network's chance that ``seat`` wins ``game``, from ``seat``'s view only: the calibrated
+    value head's where the model has one (fitted and checked for the player to move; for the duel
+    seat not to move it is unchecked), else the first value head's."""
     from ..encoding import encode_observation
 
-    _, value = (model or shipped_model()).forward(encode_observation(game, seat)[None, :])
-    return float(value[0])
+    np_ = import_numpy()
+    model = model or shipped_model()
+    obs = encode_observation(game, seat)[None, :]
+    if not model.has_value_head:
+        _, value = model.forward(obs)
+        return float(value[0])
+    x, z = value_inputs(game, seat)
+    logit = model.value_logit(
+        model.hidden(obs),
+        np_.array([x], dtype=np_.float32),
+        np_.array([z], dtype=np_.float32),
+        np_.array([context_of(game)]),
+    )
+    return float(1.0 / (1.0 + math.exp(-float(logit[0]))))
 
 
 #: The search of ``neural:N``: the ``strongest`` strength's settings (agents/registry.py).
@@ -312,15 +419,20 @@ def make_neural_agent(seed: int | None = 0, **settings: Any) -> NeuralAgent:
 
 
 __all__ = [
+    "CONTEXTS",
     "MODEL_VERSION",
+    "N_CONTEXTS",
     "PRIOR_WEIGHT",
     "SHIPPED_MODEL",
+    "VALUE_TENSORS",
     "NeuralAgent",
     "NeuralDependencyError",
     "NeuralModel",
     "NeuralModelError",
+    "context_of",
     "load_model",
     "make_neural_agent",
     "shipped_model",
+    "value_inputs",
     "win_chance",
 ]

@@ -59,6 +59,9 @@ def _register() -> None:
     from .train_neural_cmd import train_neural
 
     main.add_command(train_neural)
+    from .neural_value_cmd import neural_value
+
+    main.add_command(neural_value)
 
 
 _register()

@@ -42,12 +42,23 @@ import click
 @click.option(
     "--ship", type=click.Path(path_type=Path, dir_okay=False), help="Copy the last checkpoint here."
 )
+@click.option(
+    "--value-data",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Then fit the calibrated value head on the value data in this folder (generated first if"
+    " --value-games is given: clash neural-value generate) and write out-dir/value.bin.",
+)
+@click.option(
+    "--value-games", type=click.IntRange(1, 1_000_000), help="Value data games per context to generate."
+)
 def train_neural(
     out_dir: Path,
     backend: str,
     address: str | None,
     workers: int,
     ship: Path | None,
+    value_data: Path | None,
+    value_games: int | None,
     **overrides: Any,
 ) -> None:
     """Self-play and search distillation: play duels, fit the network, checkpoint, repeat."""
@@ -66,6 +77,34 @@ def train_neural(
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         raise click.ClickException(f"interrupted; the last checkpoint is {out_dir / 'latest.bin'}") from None
+    if value_data is not None:
+        last = _fit_value(last, value_data, value_games, workers, out_dir / "value.bin")
     if ship is not None:
         shutil.copyfile(last, ship)
         click.echo(f"shipped {last} to {ship}")
+
+
+def _fit_value(network: Path, data_dir: Path, games: int | None, workers: int, out: Path) -> Path:
+    """The run's value head stage (docs/ai.md, "The calibrated value head"): data, fit, table."""
+    from ..agents.neural import NeuralModelError, load_model
+    from ..simulation.neural_training import TrainingError
+    from ..simulation.neural_value import (
+        calibration_table,
+        fit_value_head,
+        format_calibration,
+        generate_value_data,
+        load_samples,
+    )
+
+    if games is not None:
+        generate_value_data(data_dir, games, workers, log=click.echo)
+    try:
+        model = load_model(network)
+        data = load_samples(sorted(data_dir.glob("block-*.npz")), model)
+        fitted, figures = fit_value_head(model, data)
+    except (NeuralModelError, TrainingError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    fitted.save(out)
+    click.echo(json.dumps(figures))
+    click.echo(format_calibration(calibration_table(fitted, data)))
+    return out
