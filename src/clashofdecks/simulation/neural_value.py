@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ..agents.base import Agent
 from ..agents.evaluation import FEATURES, Reliability, gap_intervals, reliability_table
 from ..agents.neural import CONTEXTS, N_CONTEXTS, NeuralModel, import_numpy, value_inputs
 from ..agents.registry import make_agent
+from ..game_loop import play_out
 from ..options import LEVELS, Ruleset
 from ..rules import DecisionKind, Game
 from .runner import ignore_sigint
@@ -77,18 +79,25 @@ def value_game(context: int, seed: int, agent: str = VALUE_AGENT) -> ValueSample
 
     game = start_value_game(context, seed)
     seats = 1 if game.is_solo else 2
-    agents = [make_agent(agent, derive_seed(seed, 11, s)) for s in range(seats)]
     out = ValueSamples()
     movers: list[int] = []
-    while not game.is_over():
-        mover = game.current_player
-        if game.decision_kind is not DecisionKind.BUILD and len(game.legal_actions()) > 1:
-            x, z = value_inputs(game, mover)
-            out.obs.append(encode_observation(game, mover).astype("<f2").tobytes())
-            out.features.append(tuple(x))
-            out.z.append(z)
-            movers.append(mover)
-        game.apply(agents[mover].act(game))
+
+    def sampled(agent: Agent) -> Callable[[Game], int]:
+        """``agent``'s decision, after a sample of the position when it is a choice."""
+
+        def decide(position: Game) -> int:
+            mover = position.current_player
+            if position.decision_kind is not DecisionKind.BUILD and len(position.legal_actions()) > 1:
+                x, z = value_inputs(position, mover)
+                out.obs.append(encode_observation(position, mover).astype("<f2").tobytes())
+                out.features.append(tuple(x))
+                out.z.append(z)
+                movers.append(mover)
+            return agent.act(position)
+
+        return decide
+
+    play_out(game, [sampled(make_agent(agent, derive_seed(seed, 11, s))) for s in range(seats)])
     winner = game.winner
     out.won = [0.5 if winner is None else float(winner == m) for m in movers]
     out.context = [context] * len(movers)
