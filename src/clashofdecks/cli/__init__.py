@@ -62,6 +62,9 @@ def _register() -> None:
     from .neural_value_cmd import neural_value
 
     main.add_command(neural_value)
+    from .neural_curve_cmd import neural_curve
+
+    main.add_command(neural_curve)
 
 
 _register()

@@ -20,6 +20,14 @@ import click
     type=click.Path(path_type=Path, file_okay=False),
     help="Checkpoints (iter-K.bin, latest.bin), settings.json and log.jsonl go here.",
 )
+@click.option(
+    "--method",
+    type=click.Choice(["expert", "selfplay"]),
+    default="expert",
+    show_default=True,
+    help="expert: expert iteration (search games, distillation); selfplay: PPO self-play on the"
+    " batched environment, starting from the shipped network (docs/ai.md).",
+)
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option(
     "--address", help="With --backend ray: join this Ray cluster (e.g. auto) instead of a local one."
@@ -51,8 +59,30 @@ import click
 @click.option(
     "--value-games", type=click.IntRange(1, 1_000_000), help="Value data games per context to generate."
 )
+@click.option("--steps", type=click.IntRange(1, 100_000), help="selfplay: decisions per game per rollout.")
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 4096),
+    help="selfplay: the batch's shards (a worker plays whole shards).",
+)
+@click.option(
+    "--start",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="selfplay: the starting network (default: the shipped one).",
+)
+@click.option(
+    "--checkpoint-minutes",
+    type=click.FloatRange(0.0, 10_000.0),
+    help="selfplay: minutes between checkpoints.",
+)
+@click.option(
+    "--eval-games",
+    type=click.IntRange(0, 100_000),
+    help="selfplay: duels of the policy alone vs greedy per checkpoint.",
+)
 def train_neural(
     out_dir: Path,
+    method: str,
     backend: str,
     address: str | None,
     workers: int,
@@ -61,7 +91,20 @@ def train_neural(
     value_games: int | None,
     **overrides: Any,
 ) -> None:
-    """Self-play and search distillation: play duels, fit the network, checkpoint, repeat."""
+    """Train the neural network: expert iteration (play search duels, fit, checkpoint, repeat) or
+    PPO self-play on the batched environment (--method selfplay)."""
+    selfplay_only = ("steps", "shards", "start", "checkpoint_minutes", "eval_games")
+    if method == "selfplay":
+        last = _train_selfplay(out_dir, backend, address, workers, overrides)
+        if value_data is not None:
+            last = _fit_value(last, value_data, value_games, workers, out_dir / "value.bin")
+        if ship is not None:
+            shutil.copyfile(last, ship)
+            click.echo(f"shipped {last} to {ship}")
+        return
+    given_selfplay = [f"--{k.replace('_', '-')}" for k in selfplay_only if overrides.pop(k) is not None]
+    if given_selfplay:
+        raise click.UsageError(f"{', '.join(given_selfplay)} apply to --method selfplay only")
     from ..simulation.neural_training import TrainingError, TrainSettings, local_selfplay, ray_selfplay, train
 
     renamed = {"games": "games_per_iteration"}
@@ -82,6 +125,31 @@ def train_neural(
     if ship is not None:
         shutil.copyfile(last, ship)
         click.echo(f"shipped {last} to {ship}")
+
+
+def _train_selfplay(
+    out_dir: Path, backend: str, address: str | None, workers: int, overrides: dict[str, Any]
+) -> Path:
+    from ..agents.neural import NeuralModelError
+    from ..simulation.neural_selfplay import SelfPlaySettings, local_collector, ray_collector, train_selfplay
+    from ..simulation.neural_training import TrainingError
+
+    unused = [f"--{k}" for k in ("teacher", "search_iterations") if overrides.get(k) is not None]
+    if unused:
+        raise click.UsageError(f"{', '.join(unused)} apply to --method expert only")
+    given: dict[str, Any] = {
+        k: (str(v) if k == "start" else v) for k, v in overrides.items() if v is not None
+    }
+    settings = dataclasses.replace(SelfPlaySettings(), **given)
+    try:
+        collector = (
+            ray_collector(settings, workers, address) if backend == "ray" else local_collector(settings)
+        )
+        return train_selfplay(settings, out_dir, collector, echo=lambda entry: click.echo(json.dumps(entry)))
+    except (TrainingError, NeuralModelError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException(f"interrupted; the last checkpoint is {out_dir / 'latest.bin'}") from None
 
 
 def _fit_value(network: Path, data_dir: Path, games: int | None, workers: int, out: Path) -> Path:

@@ -1,4 +1,4 @@
-"""TEMPORARY stand-in for envs.selfplay.SelfPlayBatch (selfbatch's branch) over the rules engine: delete on merge."""
+"""TEMPORARY stand-in for envs.selfplay.SelfPlayBatch (selfbatch's branch): delete on merge."""
 
 from __future__ import annotations
 
@@ -12,8 +12,15 @@ from ..formats import start_game
 
 
 class SelfPlayBatch:
-    def __init__(self, num_games: int, mode: str = "duel", observation_dtype: str = "float32",
-                 backend: str = "auto", ruleset: Any = None, format: str = "draft") -> None:
+    def __init__(
+        self,
+        num_games: int,
+        mode: str = "duel",
+        observation_dtype: str = "float32",
+        backend: str = "auto",
+        ruleset: Any = None,
+        format: str = "draft",
+    ) -> None:
         self.n, self.ruleset, self.format = num_games, ruleset, format
         self.obs = np.zeros((num_games, OBSERVATION_LAYOUT.size), np.float32)
         self.mask = np.zeros((num_games, 780), bool)
@@ -23,8 +30,13 @@ class SelfPlayBatch:
         self.next_seed = 0
 
     def _start(self, i: int) -> None:
-        self.games[i] = start_game(mode="duel", format=self.format, seed=self.next_seed_of(i),
-                                   ruleset=self.ruleset, record_events=False)
+        self.games[i] = start_game(
+            mode="duel",
+            format=self.format,
+            seed=self.next_seed_of(i),
+            ruleset=self.ruleset,
+            record_events=False,
+        )
         self._write(i)
 
     def next_seed_of(self, i: int) -> int:

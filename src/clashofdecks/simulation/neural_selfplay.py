@@ -177,7 +177,7 @@ class Shard:
         rng = np_.random.default_rng([self.settings.seed, self.index, iteration])
         done_rows: list[_Decision] = []
         results: list[float] = []
-        out = Rollout(*([None] * 6))
+        out = Rollout(None, None, None, None, None, None)
         batch = self.batch
         for _ in range(self.settings.steps):
             obs, mask, mover = batch.obs, batch.mask, batch.mover
@@ -188,8 +188,12 @@ class Shard:
                 a = int(actions[row])
                 self.pending[row].append(
                     _Decision(
-                        obs[row].astype(np_.float16), mask[row].copy(), a, float(logp[row, a]),
-                        float(value[row]), int(mover[row]),
+                        obs[row].astype(np_.float16),
+                        mask[row].copy(),
+                        a,
+                        float(logp[row, a]),
+                        float(value[row]),
+                        int(mover[row]),
                     )
                 )
             step = batch.step(actions)
@@ -259,9 +263,9 @@ def ray_collector(
     _, close = ray_selfplay(workers, address)  # starts (or joins) Ray with the same clear errors
     import ray
 
-    actor = ray.remote(num_cpus=1)(ShardHost)
+    actor: Any = ray.remote(num_cpus=1)(ShardHost)
     assigned = _assign(settings.shards, workers)
-    hosts = [actor.remote(settings, idx) for idx in assigned]  # type: ignore[attr-defined]
+    hosts: list[Any] = [actor.remote(settings, idx) for idx in assigned]
 
     def collect(tensors: dict[str, Any], iteration: int) -> Rollout:
         shared = ray.put(tensors)
@@ -301,7 +305,9 @@ def _masked_logp(torch: Any, logits: Any, mask: Any) -> Any:
     return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
 
 
-def ppo_update(net: _Net, anchor: _Net, data: Rollout, settings: SelfPlaySettings, seed: int) -> dict[str, float]:
+def ppo_update(
+    net: _Net, anchor: _Net, data: Rollout, settings: SelfPlaySettings, seed: int
+) -> dict[str, float]:
     """``epochs`` passes of minibatch Adam steps on the PPO loss (module docstring); mean figures."""
     torch = net.torch
     obs = torch.from_numpy(data.obs)
@@ -320,8 +326,17 @@ def ppo_update(net: _Net, anchor: _Net, data: Rollout, settings: SelfPlaySetting
         order = torch.randperm(len(data), generator=generator)
         for start in range(0, len(data), settings.minibatch):
             idx = order[start : start + settings.minibatch]
-            figures, loss = _ppo_loss(net, anchor, obs[idx].float(), mask[idx], action[idx],
-                                      old_logp[idx], ret[idx], adv[idx], settings)
+            figures, loss = _ppo_loss(
+                net,
+                anchor,
+                obs[idx].float(),
+                mask[idx],
+                action[idx],
+                old_logp[idx],
+                ret[idx],
+                adv[idx],
+                settings,
+            )
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -332,7 +347,14 @@ def ppo_update(net: _Net, anchor: _Net, data: Rollout, settings: SelfPlaySetting
 
 
 def _ppo_loss(
-    net: _Net, anchor: _Net, obs: Any, mask: Any, action: Any, old_logp: Any, ret: Any, adv: Any,
+    net: _Net,
+    anchor: _Net,
+    obs: Any,
+    mask: Any,
+    action: Any,
+    old_logp: Any,
+    ret: Any,
+    adv: Any,
     s: SelfPlaySettings,
 ) -> tuple[dict[str, float], Any]:
     torch = net.torch
@@ -361,13 +383,15 @@ def _ppo_loss(
 # ------------------------------------------------------------------------------------ the loop
 
 
-def policy_strength(model_path: Path, opponent: str, games: int, seed: int, search: int = 0) -> dict[str, Any]:
+def policy_strength(
+    model_path: Path, opponent: str, games: int, seed: int, search: int = 0, workers: int = 1
+) -> dict[str, Any]:
     """``neural:search`` with the weights ``model_path`` against ``opponent`` over ``games`` draft duels
     (deals ``seed``…, seats swapped; :func:`.arena.run_arena`): points, games, the Wilson interval."""
     from .arena import run_arena
 
     agent = f"neural:iterations={search},model={model_path}"
-    row = run_arena([agent, opponent], games=games, seed=seed, bootstrap=0).table()[0]
+    row = run_arena([agent, opponent], games=games, seed=seed, workers=workers, bootstrap=0).table()[0]
     return {
         "agent": f"neural:{search}",
         "opponent": opponent,
@@ -382,10 +406,14 @@ def policy_strength(model_path: Path, opponent: str, games: int, seed: int, sear
 class _Run:
     """The run's files: settings, checkpoints, the log (one JSON object a line)."""
 
-    def __init__(self, out_dir: Path, settings: SelfPlaySettings, echo: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self, out_dir: Path, settings: SelfPlaySettings, echo: Callable[[dict[str, Any]], None]
+    ) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
         self.out_dir, self.settings, self.echo = out_dir, settings, echo
-        (out_dir / "settings.json").write_text(json.dumps(asdict(settings), indent=1) + "\n", encoding="utf-8")
+        (out_dir / "settings.json").write_text(
+            json.dumps(asdict(settings), indent=1) + "\n", encoding="utf-8"
+        )
         self.log_path = out_dir / "log.jsonl"
         self.log_path.write_text("", encoding="utf-8")
 
@@ -402,7 +430,14 @@ class _Run:
         self.log({"kind": "checkpoint", "checkpoint": path.name, **card})
         if self.settings.eval_games:
             strength = policy_strength(path, "greedy", self.settings.eval_games, self.settings.eval_seed)
-            self.log({"kind": "strength", "checkpoint": path.name, "train_seconds": card["train_seconds"], **strength})
+            self.log(
+                {
+                    "kind": "strength",
+                    "checkpoint": path.name,
+                    "train_seconds": card["train_seconds"],
+                    **strength,
+                }
+            )
         return path
 
 
@@ -412,8 +447,11 @@ def _card(settings: SelfPlaySettings, start: NeuralModel, totals: dict[str, floa
         "command": "clash train-neural --method selfplay (docs/ai.md, 'Self-play on the batch')",
         "started_from": start.card.get("method", "expert-iteration"),
         "start_card": {k: v for k, v in start.card.items() if k != "start_card"},
-        "ppo": {k: v for k, v in asdict(settings).items() if k in ("games", "steps", "epochs", "learning_rate",
-                                                                   "clip", "entropy_coef", "anchor_coef")},
+        "ppo": {
+            k: v
+            for k, v in asdict(settings).items()
+            if k in ("games", "steps", "epochs", "learning_rate", "clip", "entropy_coef", "anchor_coef")
+        },
         **{k: (round(v, 1) if isinstance(v, float) else v) for k, v in totals.items()},
     }
 
@@ -441,7 +479,13 @@ def train_selfplay(
     anchor = net_from_model(torch, net.export({}), settings.seed)
     run = _Run(out_dir, settings, echo)
     collect, close = collector or local_collector(settings)
-    totals: dict[str, float] = {"iterations": 0, "positions": 0, "samples": 0, "games": 0, "train_seconds": 0.0}
+    totals: dict[str, float] = {
+        "iterations": 0,
+        "positions": 0,
+        "samples": 0,
+        "games": 0,
+        "train_seconds": 0.0,
+    }
     try:
         last = run.checkpoint(net, _card(settings, start, totals), 0)
         clock, number = time.monotonic(), 0
@@ -471,7 +515,11 @@ def train_selfplay(
 
 
 def _iteration_entry(
-    iteration: int, data: Rollout, figures: dict[str, float], rollout_s: float, update_s: float,
+    iteration: int,
+    data: Rollout,
+    figures: dict[str, float],
+    rollout_s: float,
+    update_s: float,
     totals: dict[str, float],
 ) -> dict[str, Any]:
     return {
