@@ -102,8 +102,12 @@ def random_duel(seed: int) -> Core: ...
 def random_duel_games(first_seed: int, games: int, choice_seed: int) -> tuple[int, int, int, int, int]: ...
 
 # The batched environment (envs/vector.py): slots in a bytearray, arrays through the buffer protocol.
-# spec: (the layout's offsets, uint8 observation, the greedy opponent's 9 weights or None: random).
-BatchSpec = tuple[Sequence[int], bool, Sequence[float] | None]
+# spec: (the layout's offsets, uint8 observation, the greedy opponent's 9 weights or None: random[,
+# self-play: no opponent, every row the view of its seat to decide; envs/selfplay.py]).
+BatchSpec = (
+    tuple[Sequence[int], bool, Sequence[float] | None]
+    | tuple[Sequence[int], bool, Sequence[float] | None, bool]
+)
 
 def batch_slot_size() -> int: ...
 def mt_seeded_state(seed: int) -> tuple[int, ...]: ...
@@ -134,4 +138,5 @@ def batch_step(
     illegal: object,
     winner: object,
     termination: object,
+    seats: object | None = None,
 ) -> None: ...

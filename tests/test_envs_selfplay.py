@@ -1,0 +1,255 @@
+"""SelfPlayBatch: N games where the caller decides for both seats (envs/selfplay.py).
+
+The Python backend against the rules engine driven directly (same seeds, same actions), the compiled
+backend against the Python one, the checks of a bad batch (nothing changes), hidden information (R9:
+the row is the mover's view) and the setup stage's decisions of both seats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("gymnasium")
+
+from clashofdecks import actions as A  # noqa: E402
+from clashofdecks.encoding import OBSERVATION_LAYOUT, encode_observation, legal_mask  # noqa: E402
+from clashofdecks.envs.gym_env import DuelEnvV1, SoloEnvV1  # noqa: E402
+from clashofdecks.envs.match import ruleset_with_cap  # noqa: E402
+from clashofdecks.envs.selfplay import SelfPlayBatch, compiled_unsupported  # noqa: E402
+from clashofdecks.formats import start_game  # noqa: E402
+from clashofdecks.options import Threat  # noqa: E402
+from clashofdecks.rules import Game  # noqa: E402
+
+_REASON = compiled_unsupported(DuelEnvV1())
+compiled = pytest.mark.skipif(_REASON is not None, reason=f"compiled self-play: {_REASON}")
+_S = OBSERVATION_LAYOUT.slices
+_SETUP_PHASE = _S["phase"].start
+
+
+def _random_actions(rng: Any, masks: Any) -> Any:
+    return np.array([int(rng.choice(np.flatnonzero(m))) for m in masks], dtype=np.int64)
+
+
+def _snapshot(batch: SelfPlayBatch) -> tuple[Any, ...]:
+    return batch.obs, batch.mask, batch.mover, batch.turn
+
+
+class _Reference:
+    """Game i as the rules engine plays it: seeded as the single -v1 env's reset(seed + i) (its first
+    draw of np_random is the game seed), every decision applied directly; autoreset from the same
+    generator."""
+
+    def __init__(self, mode: str, seed: int, n: int, **options: Any) -> None:
+        self.mode = mode
+        self.format = options.get("format", "draft")
+        self.threat = Threat.level(options.get("level", 0)) if mode == "solo" else None
+        self.ruleset = ruleset_with_cap(None, options.get("max_turns"))
+        self.rngs = [np.random.default_rng(seed + i) for i in range(n)]
+        self.games = [self._deal(i) for i in range(n)]
+
+    def _deal(self, i: int) -> Game:
+        game_seed = int(self.rngs[i].integers(0, 2**63 - 1, size=3)[0])
+        return start_game(
+            mode=self.mode,
+            format=self.format,
+            seed=game_seed,
+            ruleset=self.ruleset,
+            threat=self.threat,
+            record_events=False,
+        )
+
+    def rows(self) -> tuple[Any, Any, Any]:
+        movers = [g.current_player for g in self.games]
+        obs = np.stack([encode_observation(g, m) for g, m in zip(self.games, movers, strict=True)])
+        masks = np.stack([legal_mask(g, m) for g, m in zip(self.games, movers, strict=True)]).astype(bool)
+        return obs, masks, np.array(movers)
+
+    def step(self, actions: Any) -> tuple[list[bool], list[int], list[str | None]]:
+        done, winners, reasons = [], [], []
+        for i, game in enumerate(self.games):
+            game.apply(int(actions[i]))
+            outcome = game.outcome
+            done.append(outcome is not None)
+            winners.append(-2 if outcome is None else (-1 if outcome.winner is None else outcome.winner))
+            reasons.append(None if outcome is None else outcome.termination.value)
+            if outcome is not None:
+                self.games[i] = self._deal(i)
+        return done, winners, reasons
+
+
+@pytest.mark.parametrize(
+    ("mode", "options", "seed"),
+    [
+        ("duel", {}, 3),
+        ("duel", {"format": "precon"}, 40),
+        ("duel", {"format": "random"}, 8),
+        ("solo", {"level": 0}, 1),
+        ("solo", {"level": 4, "format": "precon"}, 12),
+    ],
+)
+def test_python_backend_plays_the_rules_engine_for_both_seats(
+    mode: str, options: dict[str, Any], seed: int
+) -> None:
+    """(b) and (d): each row is encode_observation / legal_mask of the game's mover (its view only,
+    R9) in the game the rules engine plays from the same seed and the same actions."""
+    n = 8
+    batch = SelfPlayBatch(n, mode, backend="python", **options)
+    batch.reset(seed=seed)
+    reference = _Reference(mode, seed, n, **options)
+    rng = np.random.default_rng(seed)
+    ended = 0
+    movers_seen: set[int] = set()
+    for _ in range(150):
+        obs, masks, movers = reference.rows()
+        np.testing.assert_array_equal(batch.obs, obs)
+        np.testing.assert_array_equal(batch.mask, masks)
+        np.testing.assert_array_equal(batch.mover, movers)
+        movers_seen.update(movers.tolist())
+        actions = _random_actions(rng, masks)
+        result = batch.step(actions)
+        done, winners, reasons = reference.step(actions)
+        np.testing.assert_array_equal(result.done, done)
+        np.testing.assert_array_equal(result.winner, winners)
+        assert result.reason.tolist() == reasons
+        ended += sum(done)
+    assert ended >= n  # several autoresets
+    assert movers_seen == ({0} if mode == "solo" else {0, 1})
+
+
+def test_the_first_rows_are_the_single_environments_deal() -> None:
+    """Game i is dealt as the single -v1 environment's reset(seed=seed + i): where the single env's
+    learner decides first, its observation is the batch's row."""
+    n, seed = 16, 21
+    batch = SelfPlayBatch(n, "duel", backend="python")
+    batch.reset(seed=seed)
+    compared = 0
+    for i in range(n):
+        env = DuelEnvV1()
+        obs, info = env.reset(seed=seed + i)
+        assert env.record().seed == int(np.random.default_rng(seed + i).integers(0, 2**63 - 1, size=3)[0])
+        if not env.record().actions:  # the learner decides first
+            assert info["seat"] == batch.mover[i]
+            np.testing.assert_array_equal(obs, batch.obs[i])
+            compared += 1
+    assert compared >= 3
+    solo = SelfPlayBatch(4, "solo", level=2, backend="python")
+    solo.reset(seed=seed)
+    for i in range(4):
+        obs, _info = SoloEnvV1(level=2).reset(seed=seed + i)
+        np.testing.assert_array_equal(obs, solo.obs[i])
+
+
+def _backends() -> list[Any]:
+    return ["python", pytest.param("compiled", marks=compiled)]
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_a_bad_batch_names_the_game_and_changes_nothing(backend: str) -> None:
+    """(c) every action is checked before any game moves: the illegal one, one outside the action
+    space, a wrong shape or dtype is a ValueError naming the game, and the batch goes on as a twin
+    that never saw it."""
+    n = 8
+    batch, twin = (SelfPlayBatch(n, "duel", format="precon", backend=backend) for _ in range(2))
+    batch.reset(seed=4)
+    twin.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(30):  # into the play phase
+        actions = _random_actions(rng, batch.mask)
+        batch.step(actions)
+        twin.step(actions)
+    before = _snapshot(batch)
+    good = _random_actions(rng, batch.mask)
+    illegal = good.copy()
+    illegal[5] = int(np.flatnonzero(~batch.mask[5])[0])
+    outside = good.copy()
+    outside[2] = A.ACTION_SPACE
+    cases = [
+        (illegal, "game 5: seat"),
+        (outside, "game 2: action 780 is outside"),
+        (good[:-1], "shape"),
+        (good.astype(np.float64), "integers"),
+        (-good - 1, "game 0: action -"),
+    ]
+    for bad, message in cases:
+        with pytest.raises(ValueError, match=message):
+            batch.step(bad)
+        for a, b in zip(_snapshot(batch), before, strict=True):
+            np.testing.assert_array_equal(a, b)
+    for _ in range(40):
+        r1, r2 = batch.step(good), twin.step(good)
+        np.testing.assert_array_equal(r1.done, r2.done)
+        np.testing.assert_array_equal(r1.winner, r2.winner)
+        for a, b in zip(_snapshot(batch), _snapshot(twin), strict=True):
+            np.testing.assert_array_equal(a, b)
+        good = _random_actions(rng, batch.mask)
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_the_setup_decisions_of_both_seats_are_the_callers(backend: str) -> None:
+    """(e) the draft  asks both seats for their picks, the precon format
+    both seats for their deck (R2.6), in the batch's rows."""
+    n = 6
+    picks = np.zeros(A.ACTION_SPACE, dtype=bool)
+    picks[A.PICK_BASE : A.BAN_BASE] = True
+    batch = SelfPlayBatch(n, "duel", backend=backend)
+    batch.reset(seed=9)
+    rng = np.random.default_rng(9)
+    movers: list[list[int]] = [[] for _ in range(n)]
+    for _ in range(12):  # the 12 picks of the duel draft
+        assert (batch.obs[:, _SETUP_PHASE] == 1).all()
+        assert not batch.mask[:, ~picks].any()
+        for i, m in enumerate(batch.mover):
+            movers[i].append(int(m))
+        batch.step(_random_actions(rng, batch.mask))
+    assert (batch.obs[:, _SETUP_PHASE] == 0).all()  # the game has begun
+    for seats in movers:
+        a = seats[0]
+        assert seats == [a, 1 - a, 1 - a, 1 - a, a, a] * 2
+
+    decks = np.zeros(A.ACTION_SPACE, dtype=bool)
+    decks[A.DECK_BASE + 1 : A.DECK_BASE + 5] = True
+    precon = SelfPlayBatch(n, "duel", format="precon", backend=backend)
+    precon.reset(seed=9)
+    first = precon.mover.copy()
+    assert not precon.mask[:, ~decks].any() and (precon.mask.sum(axis=1) == 4).all()
+    precon.step(_random_actions(rng, precon.mask))
+    np.testing.assert_array_equal(precon.mover, 1 - first)
+    assert not precon.mask[:, ~decks].any() and (precon.mask.sum(axis=1) == 3).all()
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_the_uint8_observation_is_the_float_one_in_counts(backend: str) -> None:
+    floats = SelfPlayBatch(4, "solo", level=3, backend=backend)
+    counts = SelfPlayBatch(4, "solo", level=3, backend=backend, observation_dtype="uint8", copy=False)
+    assert counts.obs.dtype == np.uint8 and not counts.obs.flags.writeable
+    rng = np.random.default_rng(2)
+    floats.reset(seed=2)
+    counts.reset(seed=2)
+    turn = _S["turn"].start
+    for _ in range(40):
+        as_floats = counts.obs.astype(np.float32) * counts.observation_units
+        np.testing.assert_array_equal(np.delete(as_floats, turn, axis=1), np.delete(floats.obs, turn, axis=1))
+        np.testing.assert_allclose(as_floats[:, turn], floats.obs[:, turn], rtol=1e-6)
+        actions = _random_actions(rng, floats.mask)
+        floats.step(actions)
+        counts.step(actions)
+
+
+def test_bad_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="not a self-play option"):
+        SelfPlayBatch(2, "duel", opponent="greedy")
+    with pytest.raises(ValueError, match="mode"):
+        SelfPlayBatch(2, "trio")
+    with pytest.raises(ValueError, match="num_games"):
+        SelfPlayBatch(0)
+    with pytest.raises(ValueError, match="format"):
+        SelfPlayBatch(2, "solo", format="random")
+    with pytest.raises(RuntimeError, match="reset"):
+        SelfPlayBatch(2).step(np.zeros(2, dtype=np.int64))
+    if _REASON is not None:
+        with pytest.raises(ValueError, match="compiled self-play batch does not apply"):
+            SelfPlayBatch(2, backend="compiled")
+    with pytest.raises(ValueError, match="compiled self-play batch does not apply"):
+        SelfPlayBatch(2, backend="compiled", observation="infostate")
