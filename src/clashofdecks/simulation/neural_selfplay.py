@@ -108,18 +108,16 @@ class Rollout:
 
 def make_batch(num_games: int, settings: SelfPlaySettings) -> Any:
     """The self-play batch of the environments layer (imported here: numpy-only workers need it)."""
-    try:
-        from ..envs.selfplay import SelfPlayBatch
-    except ImportError:  # TEMPORARY until selfbatch's branch is merged
-        from ._selfplay_adapter import SelfPlayBatch  # type: ignore[assignment]
-    from ..options import Ruleset
+    from ..envs.selfplay import SelfPlayBatch
 
     return SelfPlayBatch(
         num_games=num_games,
         mode="duel",
         observation_dtype="float32",
         backend=settings.batch_backend,
-        ruleset=Ruleset(max_turns=settings.max_turns),
+        copy=False,  # the rollout copies the rows it keeps
+        format="draft",
+        max_turns=settings.max_turns,
     )
 
 
