@@ -17,6 +17,7 @@ from clashofdecks.actions import ACTION_SPACE  # noqa: E402
 from clashofdecks.agents.neural import load_model  # noqa: E402
 from clashofdecks.agents.registry import make_agent  # noqa: E402
 from clashofdecks.cli import main  # noqa: E402
+from clashofdecks.cli.train_neural_cmd import selfplay_batch  # noqa: E402
 from clashofdecks.formats import new_game  # noqa: E402
 from clashofdecks.simulation.neural_selfplay import (  # noqa: E402
     SelfPlaySettings,
@@ -48,7 +49,11 @@ def test_sampled_actions_are_legal_and_follow_the_distribution() -> None:
 
 def test_a_tiny_selfplay_run_writes_a_loadable_checkpoint_whose_policy_changed(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    last = train_selfplay(TINY, tmp_path)
+    command = ["train-neural", "--method", "selfplay", "--out-dir", str(tmp_path), "--games", "8"]
+    command += ["--shards", "2", "--steps", "40", "--iterations", "3", "--hidden", "16", "--epochs", "1"]
+    result = CliRunner().invoke(main, [*command, "--eval-games", "0", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    last = tmp_path / "latest.bin"
     first, trained = load_model(tmp_path / "ckpt-000.bin"), load_model(last)
     assert trained.card["method"] == "selfplay-ppo" and trained.card["samples"] > 0
     assert not np.array_equal(first.tensors["wp"], trained.tensors["wp"])
@@ -62,10 +67,10 @@ def test_a_tiny_selfplay_run_writes_a_loadable_checkpoint_whose_policy_changed(t
 
 def test_the_samples_depend_on_the_seed_not_on_the_run(tmp_path: Path) -> None:
     tensors = load_model().tensors
-    (collect, _), (again, _) = local_collector(TINY), local_collector(TINY)
+    (collect, _), (again, _) = local_collector(TINY, selfplay_batch), local_collector(TINY, selfplay_batch)
     a, b = collect(tensors, 0), again(tensors, 0)
     assert len(a) == len(b) and np.array_equal(a.action, b.action) and np.array_equal(a.obs, b.obs)
-    other, _ = local_collector(SelfPlaySettings(**{**_fields(TINY), "seed": 4}))
+    other, _ = local_collector(SelfPlaySettings(**{**_fields(TINY), "seed": 4}), selfplay_batch)
     assert not np.array_equal(other(tensors, 0).action, a.action)
 
 
@@ -78,7 +83,8 @@ def _fields(settings: SelfPlaySettings) -> dict[str, Any]:
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     with pytest.raises(TrainingError, match="multiple of shards"):
-        train_selfplay(SelfPlaySettings(**{**_fields(TINY), "games": 7}), tmp_path / "run")
+        bad = SelfPlaySettings(**{**_fields(TINY), "games": 7})
+        train_selfplay(bad, tmp_path / "run", (lambda tensors, iteration: None, lambda: None))  # type: ignore[arg-type,return-value]
     assert not (tmp_path / "run").exists()
     result = CliRunner().invoke(main, ["train-neural", "--out-dir", str(tmp_path), "--steps", "3"])
     assert result.exit_code == 2 and "--steps apply to --method selfplay only" in result.output
@@ -94,8 +100,8 @@ def test_ray_actors_give_the_samples_of_the_local_backend() -> None:
     from clashofdecks.simulation.neural_selfplay import ray_collector
 
     tensors = load_model().tensors
-    local, _ = local_collector(TINY)
-    on_ray, close = ray_collector(TINY, 2)
+    local, _ = local_collector(TINY, selfplay_batch)
+    on_ray, close = ray_collector(TINY, selfplay_batch, 2)
     try:
         for iteration in (0, 1):  # the second rollout continues the games of the first
             a, b = local(tensors, iteration), on_ray(tensors, iteration)

@@ -127,6 +127,23 @@ def train_neural(
         click.echo(f"shipped {last} to {ship}")
 
 
+def selfplay_batch(num_games: int, settings: Any) -> Any:
+    """A shard's batch for ``--method selfplay``: duels of ``settings`` (a
+    :class:`~clashofdecks.simulation.neural_selfplay.SelfPlaySettings`) in a
+    :class:`~clashofdecks.envs.selfplay.SelfPlayBatch`."""
+    from ..envs.selfplay import SelfPlayBatch
+
+    return SelfPlayBatch(
+        num_games=num_games,
+        mode="duel",
+        observation_dtype="float32",
+        backend=settings.batch_backend,
+        copy=False,  # the rollout copies the rows it keeps
+        format="draft",
+        max_turns=settings.max_turns,
+    )
+
+
 def _train_selfplay(
     out_dir: Path, backend: str, address: str | None, workers: int, overrides: dict[str, Any]
 ) -> Path:
@@ -143,7 +160,9 @@ def _train_selfplay(
     settings = dataclasses.replace(SelfPlaySettings(), **given)
     try:
         collector = (
-            ray_collector(settings, workers, address) if backend == "ray" else local_collector(settings)
+            ray_collector(settings, selfplay_batch, workers, address)
+            if backend == "ray"
+            else local_collector(settings, selfplay_batch)
         )
         return train_selfplay(settings, out_dir, collector, echo=lambda entry: click.echo(json.dumps(entry)))
     except (TrainingError, NeuralModelError) as exc:

@@ -106,19 +106,12 @@ class Rollout:
         return int(self.action.shape[0])
 
 
-def make_batch(num_games: int, settings: SelfPlaySettings) -> Any:
-    """The self-play batch of the environments layer (imported here: numpy-only workers need it)."""
-    from ..envs.selfplay import SelfPlayBatch
-
-    return SelfPlayBatch(
-        num_games=num_games,
-        mode="duel",
-        observation_dtype="float32",
-        backend=settings.batch_backend,
-        copy=False,  # the rollout copies the rows it keeps
-        format="draft",
-        max_turns=settings.max_turns,
-    )
+#: Makes a shard's self-play batch: ``(num_games, settings)`` to a
+#: :class:`~clashofdecks.envs.selfplay.SelfPlayBatch` (or any object of its interface).  The
+#: environments are a front-end layer above this one, so the caller passes it in
+#: (:func:`clashofdecks.cli.train_neural_cmd.selfplay_batch`); a module-level function, so that
+#: Ray can send it to its workers by name.
+BatchFactory = Callable[[int, "SelfPlaySettings"], Any]
 
 
 def policy_and_value(tensors: dict[str, Any], obs: Any, mask: Any) -> tuple[Any, Any]:
@@ -159,12 +152,13 @@ class Shard:
 
     settings: SelfPlaySettings
     index: int
+    make_batch: BatchFactory
     batch: Any = None
     pending: list[list[_Decision]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = self.settings.games // self.settings.shards
-        self.batch = make_batch(n, self.settings)
+        self.batch = self.make_batch(n, self.settings)
         self.batch.reset(seed=self.settings.seed * 1_000_003 + self.index * n)
         self.pending = [[] for _ in range(n)]
 
@@ -226,8 +220,8 @@ class Shard:
 class ShardHost:
     """The shards one worker plays, in order (in this process for ``local``, a Ray actor for ``ray``)."""
 
-    def __init__(self, settings: SelfPlaySettings, indices: Sequence[int]) -> None:
-        self.shards = [Shard(settings, i) for i in indices]
+    def __init__(self, settings: SelfPlaySettings, indices: Sequence[int], make_batch: BatchFactory) -> None:
+        self.shards = [Shard(settings, i, make_batch) for i in indices]
 
     def rollout(self, tensors: dict[str, Any], iteration: int) -> list[Rollout]:
         return [shard.rollout(tensors, iteration) for shard in self.shards]
@@ -246,14 +240,16 @@ def _in_shard_order(assigned: list[list[int]], parts: list[list[Rollout]]) -> li
     return [by_index[i] for i in sorted(by_index)]
 
 
-def local_collector(settings: SelfPlaySettings) -> tuple[Collector, Callable[[], None]]:
+def local_collector(
+    settings: SelfPlaySettings, make_batch: BatchFactory
+) -> tuple[Collector, Callable[[], None]]:
     """Every shard in this process, one after the other."""
-    host = ShardHost(settings, range(settings.shards))
+    host = ShardHost(settings, range(settings.shards), make_batch)
     return lambda tensors, iteration: Rollout.join(host.rollout(tensors, iteration)), lambda: None
 
 
 def ray_collector(
-    settings: SelfPlaySettings, workers: int, address: str | None = None
+    settings: SelfPlaySettings, make_batch: BatchFactory, workers: int, address: str | None = None
 ) -> tuple[Collector, Callable[[], None]]:
     """The shards on ``workers`` Ray actors (a local instance of ``workers`` CPUs, or a cluster)."""
     from .neural_training import ray_selfplay
@@ -263,7 +259,7 @@ def ray_collector(
 
     actor: Any = ray.remote(num_cpus=1)(ShardHost)
     assigned = _assign(settings.shards, workers)
-    hosts: list[Any] = [actor.remote(settings, idx) for idx in assigned]
+    hosts: list[Any] = [actor.remote(settings, idx, make_batch) for idx in assigned]
 
     def collect(tensors: dict[str, Any], iteration: int) -> Rollout:
         shared = ray.put(tensors)
@@ -457,12 +453,12 @@ def _card(settings: SelfPlaySettings, start: NeuralModel, totals: dict[str, floa
 def train_selfplay(
     settings: SelfPlaySettings,
     out_dir: Path,
-    collector: tuple[Collector, Callable[[], None]] | None = None,
+    collector: tuple[Collector, Callable[[], None]],
     *,
     echo: Callable[[dict[str, Any]], None] = lambda entry: None,
 ) -> Path:
     """Run the self-play loop (module docstring); returns the last checkpoint.  ``collector``
-    (default: :func:`local_collector`) plays the rollouts; it is closed at the end."""
+    (:func:`local_collector`, :func:`ray_collector`) plays the rollouts; it is closed at the end."""
     torch = import_torch()
     torch.set_num_threads(1)  # the cores play the games
     if settings.games % settings.shards or settings.games < settings.shards:
@@ -476,7 +472,7 @@ def train_selfplay(
         net = _Net(torch, OBSERVATION_LAYOUT.size, settings.hidden, settings.seed)
     anchor = net_from_model(torch, net.export({}), settings.seed)
     run = _Run(out_dir, settings, echo)
-    collect, close = collector or local_collector(settings)
+    collect, close = collector
     totals: dict[str, float] = {
         "iterations": 0,
         "positions": 0,
