@@ -139,9 +139,11 @@ def test_the_plot_command_draws_one_line_per_agent_and_opponent(tmp_path: Path) 
         _strength(0, "neural:1500", "strongest", 50, 100),
         _strength(600, "neural:1500", "strongest", 48, 100),
     ]
-    log, out = tmp_path / "log.jsonl", tmp_path / "img" / "curve.svg"
-    log.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-    result = CliRunner().invoke(main, ["neural-curve", "plot", "--log", str(log), "--out", str(out)])
+    log, kept_apart, out = tmp_path / "log.jsonl", tmp_path / "measures.jsonl", tmp_path / "img" / "curve.svg"
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries[:4]), encoding="utf-8")
+    kept_apart.write_text("".join(json.dumps(e) + "\n" for e in entries[4:]), encoding="utf-8")
+    command = ["neural-curve", "plot", "--log", str(log), "--log", str(kept_apart), "--out", str(out)]
+    result = CliRunner().invoke(main, command)
     assert result.exit_code == 0, result.output
     root = ET.parse(out).getroot()
     ns = {"s": "http://www.w3.org/2000/svg"}

@@ -18,21 +18,22 @@ def neural_curve() -> None:
 @neural_curve.command(name="plot")
 @click.option(
     "--log",
-    "log",
+    "logs",
     required=True,
+    multiple=True,
     type=click.Path(path_type=Path, dir_okay=False),
-    help="The run's log.jsonl.",
+    help="The run's log.jsonl (repeat to add measurements kept in other files).",
 )
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="The SVG to write."
 )
 @click.option("--title", default="neural: strength by training time", show_default=True)
-def plot_cmd(log: Path, out: Path, title: str) -> None:
+def plot_cmd(logs: tuple[Path, ...], out: Path, title: str) -> None:
     """Draw the run's strength lines (one per agent and opponent, 95 % whiskers) as an SVG."""
     from ..simulation.neural_curve import CurveError, plot
 
     try:
-        series = plot(log, out, title)
+        series = plot(logs, out, title)
     except CurveError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out}: {', '.join(f'{label} ({len(p)} points)' for label, p in series.items())}")

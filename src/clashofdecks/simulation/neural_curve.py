@@ -184,9 +184,13 @@ def _line(label: str, points: list[Point], colour: str, x: Any, y: Any, k: int) 
     return parts
 
 
-def plot(log: Path, out: Path, title: str = "neural: strength by training time") -> dict[str, list[Point]]:
-    """Read ``log``, write the curve to ``out``; the series drawn."""
-    series = curve_series(read_log(log), str(log))
+def plot(
+    logs: Sequence[Path], out: Path, title: str = "neural: strength by training time"
+) -> dict[str, list[Point]]:
+    """Read the ``logs`` (a run's log, and measurements kept apart), write the curve to ``out``;
+    the series drawn."""
+    entries = [entry for log in logs for entry in read_log(log)]
+    series = curve_series(entries, " and ".join(map(str, logs)))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(curve_svg(series, title), encoding="utf-8")
     return series
