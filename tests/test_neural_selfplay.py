@@ -175,3 +175,25 @@ def test_a_bad_log_is_a_clear_error(tmp_path: Path, content: str, message: str) 
         main, ["neural-curve", "plot", "--log", str(tmp_path / "no"), "--out", str(out)]
     )
     assert missing.exit_code == 1 and "cannot read the run log" in missing.output
+
+
+def test_measure_appends_a_strength_line_the_plot_reads(tmp_path: Path) -> None:
+    from clashofdecks.agents.neural import SHIPPED_MODEL
+
+    log, out = tmp_path / "measures.jsonl", tmp_path / "curve.svg"
+    command = ["neural-curve", "measure", "--log", str(log), "--checkpoint", str(SHIPPED_MODEL)]
+    result = CliRunner().invoke(main, [*command, "--opponent", "random", "--games", "2", "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    (entry,) = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert (entry["agent"], entry["opponent"], entry["games"], entry["seed"]) == ("neural:0", "random", 2, 5)
+    assert entry["train_seconds"] == load_model(SHIPPED_MODEL).card["training_seconds"]
+    assert (
+        CliRunner().invoke(main, ["neural-curve", "plot", "--log", str(log), "--out", str(out)]).exit_code
+        == 0
+    )
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"not a model")
+    result = CliRunner().invoke(
+        main, ["neural-curve", "measure", "--log", str(log), "--checkpoint", str(bad)]
+    )
+    assert result.exit_code == 1 and "not a neural model file" in result.output
