@@ -145,8 +145,7 @@ def _axes(x: Any, y: Any, x_max: float, step: float) -> list[str]:
         parts.append(f'<text x="{x(tick)}" y="{y(0) + 19}" text-anchor="middle">{tick:g}</text>')
         tick += step
     parts.append(
-        f'<text x="{x(x_max / 2)}" y="{_H - 14}" text-anchor="middle">'
-        "training time (minutes)</text>"
+        f'<text x="{x(x_max / 2)}" y="{_H - 14}" text-anchor="middle">training time (minutes)</text>'
     )
     parts.append(
         f'<text x="16" y="{y(0.5)}" text-anchor="middle" transform="rotate(-90 16 {y(0.5)})">'
