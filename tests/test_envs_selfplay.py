@@ -253,3 +253,55 @@ def test_bad_options_are_refused() -> None:
             SelfPlayBatch(2, backend="compiled")
     with pytest.raises(ValueError, match="compiled self-play batch does not apply"):
         SelfPlayBatch(2, backend="compiled", observation="infostate")
+
+
+_THREAT = Threat(
+    extra_mana_per_creature=2,
+    resilience="fort",
+    defence="minus_one",
+    starts="automaton",
+    abilities=("splash", "rage", "berserk"),
+)
+
+
+@compiled
+@pytest.mark.parametrize(
+    ("mode", "options", "dtype", "steps"),
+    [
+        ("duel", {}, "float32", 250),
+        ("duel", {"format": "precon"}, "uint8", 200),
+        ("duel", {"format": "random"}, "float32", 200),
+        ("duel", {"format": "custom", "max_turns": 6}, "float32", 150),
+        ("solo", {"level": 1}, "float32", 200),
+        ("solo", {"level": 5, "format": "precon"}, "uint8", 150),
+        ("solo", {"threat": _THREAT}, "float32", 150),
+    ],
+)
+def test_compiled_and_python_backends_play_the_same_games(
+    mode: str, options: dict[str, Any], dtype: str, steps: int
+) -> None:
+    """(a) the same seed and the same actions: the same rows, movers, ends and winners, through
+    several autoresets."""
+    n = 8
+    ours = SelfPlayBatch(n, mode, backend="compiled", observation_dtype=dtype, copy=False, **options)
+    python = SelfPlayBatch(n, mode, backend="python", observation_dtype=dtype, **options)
+    ours.reset(seed=17)
+    python.reset(seed=17)
+    rng = np.random.default_rng(17)
+    ended = 0
+    for _ in range(steps):
+        for a, b in zip(_snapshot(ours), _snapshot(python), strict=True):
+            np.testing.assert_array_equal(a, b)
+        actions = _random_actions(rng, python.mask)
+        r1, r2 = ours.step(actions), python.step(actions)
+        np.testing.assert_array_equal(r1.done, r2.done)
+        np.testing.assert_array_equal(r1.winner, r2.winner)
+        assert r1.reason.tolist() == r2.reason.tolist()
+        ended += int(r1.done.sum())
+    assert ended >= 2 * n
+
+
+@compiled
+def test_auto_picks_the_compiled_backend_and_the_vector_env_is_unchanged() -> None:
+    assert SelfPlayBatch(2).backend == "compiled"
+    assert SelfPlayBatch(2, observation="infostate").backend == "python"
