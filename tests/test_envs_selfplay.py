@@ -305,3 +305,34 @@ def test_compiled_and_python_backends_play_the_same_games(
 def test_auto_picks_the_compiled_backend_and_the_vector_env_is_unchanged() -> None:
     assert SelfPlayBatch(2).backend == "compiled"
     assert SelfPlayBatch(2, observation="infostate").backend == "python"
+
+
+def test_the_benchmark_measures_every_self_play_batch() -> None:
+    from clashofdecks.envs.bench import SELF_PLAY_BATCHES, format_envs_bench, run_batched_bench
+
+    results = run_batched_bench(num_envs=3, seconds=0.02, rounds=1)
+    figures = results["self_play_steps_per_second"]
+    assert set(figures) == {label for label, _, _ in SELF_PLAY_BATCHES}
+    assert all(v > 0 for v in figures.values())
+    text = format_envs_bench(
+        {"definition": "-", "steps_per_second": {}, "goal_steps_per_second": 1, "batched": results}
+    )
+    assert "self-play batch, N = 3" in text and "SelfPlayBatch solo (level 0, draft)" in text
+
+
+@compiled
+def test_the_core_refuses_an_illegal_self_play_action_before_any_game_moves() -> None:
+    """The core's own check (behind the Python one): an illegal action in self-play is no penalty
+    but a ValueError naming the game, and no slot changes."""
+    batch = SelfPlayBatch(4, "duel", format="random", backend="compiled", copy=False)
+    batch.reset(seed=6)
+    rng = np.random.default_rng(6)
+    actions = _random_actions(rng, batch.mask)
+    actions[2] = int(np.flatnonzero(~batch.mask[2])[0])
+    before = [np.array(a) for a in _snapshot(batch)]
+    slots = bytes(batch._impl._slots)  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match=r"game 2: action \d+ is not legal for seat"):
+        batch._impl.step(actions)
+    assert bytes(batch._impl._slots) == slots  # type: ignore[union-attr]
+    for a, b in zip(_snapshot(batch), before, strict=True):
+        np.testing.assert_array_equal(a, b)
