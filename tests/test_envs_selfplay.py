@@ -248,6 +248,21 @@ def test_bad_options_are_refused() -> None:
         SelfPlayBatch(2, "solo", format="random")
     with pytest.raises(RuntimeError, match="reset"):
         SelfPlayBatch(2).step(np.zeros(2, dtype=np.int64))
+    batch = SelfPlayBatch(2, backend="python")
+    batch.reset(seed=1)
+    before = _snapshot(batch)
+    for seed in ([3, -1], -4, [1]):
+        with pytest.raises(ValueError, match="seed"):
+            batch.reset(seed=seed)
+    for a, b in zip(_snapshot(batch), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    rng = np.random.default_rng(1)
+    twin = SelfPlayBatch(2, backend="python")
+    twin.reset(seed=1)
+    for _ in range(30):  # the games' seed streams were not touched either
+        actions = _random_actions(rng, batch.mask)
+        np.testing.assert_array_equal(batch.step(actions).done, twin.step(actions).done)
+        np.testing.assert_array_equal(batch.obs, twin.obs)
     if _REASON is not None:
         with pytest.raises(ValueError, match="compiled self-play batch does not apply"):
             SelfPlayBatch(2, backend="compiled")
