@@ -251,7 +251,8 @@ def test_bad_options_are_refused() -> None:
     batch = SelfPlayBatch(2, backend="python")
     batch.reset(seed=1)
     before = _snapshot(batch)
-    for seed in ([3, -1], -4, [1]):
+    bad_seeds: list[int | list[int | None]] = [[3, -1], -4, [1]]
+    for seed in bad_seeds:
         with pytest.raises(ValueError, match="seed"):
             batch.reset(seed=seed)
     for a, b in zip(_snapshot(batch), before, strict=True):
