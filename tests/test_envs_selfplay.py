@@ -352,3 +352,34 @@ def test_the_core_refuses_an_illegal_self_play_action_before_any_game_moves() ->
     assert bytes(batch._impl._slots) == slots  # type: ignore[union-attr]
     for a, b in zip(_snapshot(batch), before, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@compiled
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("mode", "options"),
+    [
+        ("duel", {}),
+        ("duel", {"format": "custom"}),
+        ("solo", {"level": 5}),
+        ("solo", {"level": 2, "format": "precon"}),
+    ],
+)
+def test_compiled_and_python_backends_agree_over_many_games(mode: str, options: dict[str, Any]) -> None:
+    """The longer sweep of (a): 32 games, 1,500 decisions each, hundreds of autoresets."""
+    n = 32
+    ours = SelfPlayBatch(n, mode, backend="compiled", copy=False, **options)
+    python = SelfPlayBatch(n, mode, backend="python", copy=False, **options)
+    ours.reset(seed=1000)
+    python.reset(seed=1000)
+    rng = np.random.default_rng(1000)
+    ended = 0
+    for _ in range(1500):
+        for a, b in zip(_snapshot(ours), _snapshot(python), strict=True):
+            np.testing.assert_array_equal(a, b)
+        actions = _random_actions(rng, python.mask)
+        r1, r2 = ours.step(actions), python.step(actions)
+        np.testing.assert_array_equal(r1.winner, r2.winner)
+        assert r1.reason.tolist() == r2.reason.tolist()
+        ended += int(r1.done.sum())
+    assert ended >= 10 * n
