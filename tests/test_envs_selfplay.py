@@ -248,8 +248,138 @@ def test_bad_options_are_refused() -> None:
         SelfPlayBatch(2, "solo", format="random")
     with pytest.raises(RuntimeError, match="reset"):
         SelfPlayBatch(2).step(np.zeros(2, dtype=np.int64))
+    batch = SelfPlayBatch(2, backend="python")
+    batch.reset(seed=1)
+    before = _snapshot(batch)
+    bad_seeds: list[int | list[int | None]] = [[3, -1], -4, [1]]
+    for seed in bad_seeds:
+        with pytest.raises(ValueError, match="seed"):
+            batch.reset(seed=seed)
+    for a, b in zip(_snapshot(batch), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    rng = np.random.default_rng(1)
+    twin = SelfPlayBatch(2, backend="python")
+    twin.reset(seed=1)
+    for _ in range(30):  # the games' seed streams were not touched either
+        actions = _random_actions(rng, batch.mask)
+        np.testing.assert_array_equal(batch.step(actions).done, twin.step(actions).done)
+        np.testing.assert_array_equal(batch.obs, twin.obs)
     if _REASON is not None:
         with pytest.raises(ValueError, match="compiled self-play batch does not apply"):
             SelfPlayBatch(2, backend="compiled")
     with pytest.raises(ValueError, match="compiled self-play batch does not apply"):
         SelfPlayBatch(2, backend="compiled", observation="infostate")
+
+
+_THREAT = Threat(
+    extra_mana_per_creature=2,
+    resilience="fort",
+    defence="minus_one",
+    starts="automaton",
+    abilities=("splash", "rage", "berserk"),
+)
+
+
+@compiled
+@pytest.mark.parametrize(
+    ("mode", "options", "dtype", "steps"),
+    [
+        ("duel", {}, "float32", 250),
+        ("duel", {"format": "precon"}, "uint8", 200),
+        ("duel", {"format": "random"}, "float32", 200),
+        ("duel", {"format": "custom", "max_turns": 6}, "float32", 150),
+        ("solo", {"level": 1}, "float32", 200),
+        ("solo", {"level": 5, "format": "precon"}, "uint8", 150),
+        ("solo", {"threat": _THREAT}, "float32", 150),
+    ],
+)
+def test_compiled_and_python_backends_play_the_same_games(
+    mode: str, options: dict[str, Any], dtype: str, steps: int
+) -> None:
+    """(a) the same seed and the same actions: the same rows, movers, ends and winners, through
+    several autoresets."""
+    n = 8
+    ours = SelfPlayBatch(n, mode, backend="compiled", observation_dtype=dtype, copy=False, **options)
+    python = SelfPlayBatch(n, mode, backend="python", observation_dtype=dtype, **options)
+    ours.reset(seed=17)
+    python.reset(seed=17)
+    rng = np.random.default_rng(17)
+    ended = 0
+    for _ in range(steps):
+        for a, b in zip(_snapshot(ours), _snapshot(python), strict=True):
+            np.testing.assert_array_equal(a, b)
+        actions = _random_actions(rng, python.mask)
+        r1, r2 = ours.step(actions), python.step(actions)
+        np.testing.assert_array_equal(r1.done, r2.done)
+        np.testing.assert_array_equal(r1.winner, r2.winner)
+        assert r1.reason.tolist() == r2.reason.tolist()
+        ended += int(r1.done.sum())
+    assert ended >= 2 * n
+
+
+@compiled
+def test_auto_picks_the_compiled_backend_and_the_vector_env_is_unchanged() -> None:
+    assert SelfPlayBatch(2).backend == "compiled"
+    assert SelfPlayBatch(2, observation="infostate").backend == "python"
+
+
+def test_the_benchmark_measures_every_self_play_batch() -> None:
+    from clashofdecks.envs.bench import SELF_PLAY_BATCHES, format_envs_bench, run_batched_bench
+
+    results = run_batched_bench(num_envs=3, seconds=0.02, rounds=1)
+    figures = results["self_play_steps_per_second"]
+    assert set(figures) == {label for label, _, _ in SELF_PLAY_BATCHES}
+    assert all(v > 0 for v in figures.values())
+    text = format_envs_bench(
+        {"definition": "-", "steps_per_second": {}, "goal_steps_per_second": 1, "batched": results}
+    )
+    assert "self-play batch, N = 3" in text and "SelfPlayBatch solo (level 0, draft)" in text
+
+
+@compiled
+def test_the_core_refuses_an_illegal_self_play_action_before_any_game_moves() -> None:
+    """The core's own check (behind the Python one): an illegal action in self-play is no penalty
+    but a ValueError naming the game, and no slot changes."""
+    batch = SelfPlayBatch(4, "duel", format="random", backend="compiled", copy=False)
+    batch.reset(seed=6)
+    rng = np.random.default_rng(6)
+    actions = _random_actions(rng, batch.mask)
+    actions[2] = int(np.flatnonzero(~batch.mask[2])[0])
+    before = [np.array(a) for a in _snapshot(batch)]
+    slots = bytes(batch._impl._slots)  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match=r"game 2: action \d+ is not legal for seat"):
+        batch._impl.step(actions)
+    assert bytes(batch._impl._slots) == slots  # type: ignore[union-attr]
+    for a, b in zip(_snapshot(batch), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@compiled
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("mode", "options"),
+    [
+        ("duel", {}),
+        ("duel", {"format": "custom"}),
+        ("solo", {"level": 5}),
+        ("solo", {"level": 2, "format": "precon"}),
+    ],
+)
+def test_compiled_and_python_backends_agree_over_many_games(mode: str, options: dict[str, Any]) -> None:
+    """The longer sweep of (a): 32 games, 1,500 decisions each, hundreds of autoresets."""
+    n = 32
+    ours = SelfPlayBatch(n, mode, backend="compiled", copy=False, **options)
+    python = SelfPlayBatch(n, mode, backend="python", copy=False, **options)
+    ours.reset(seed=1000)
+    python.reset(seed=1000)
+    rng = np.random.default_rng(1000)
+    ended = 0
+    for _ in range(1500):
+        for a, b in zip(_snapshot(ours), _snapshot(python), strict=True):
+            np.testing.assert_array_equal(a, b)
+        actions = _random_actions(rng, python.mask)
+        r1, r2 = ours.step(actions), python.step(actions)
+        np.testing.assert_array_equal(r1.winner, r2.winner)
+        assert r1.reason.tolist() == r2.reason.tolist()
+        ended += int(r1.done.sum())
+    assert ended >= 10 * n

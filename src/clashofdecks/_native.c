@@ -2834,6 +2834,7 @@ typedef struct {
     int32_t seat;
     int32_t hidden_ids;
     int32_t row_setup; /* the observation row shows the setup stage: the next write starts afresh */
+    int32_t row_seat;  /* the seat whose view the row shows (self-play: a new seat, a fresh row) */
     ESeen seen;
     ESetup st;
     EGame game;
@@ -3091,11 +3092,13 @@ static int e_greedy_setup(const EnvSlot *e, const int *legal, int n) {
 
 /* What a batch call needs besides its arrays (batch_reset's and batch_step's `spec`): the layout, the
  * observation's dtype (float32, or uint8 counts: envs/compact.py) and the opponent (the random agent,
- * or the greedy agent with its weights). */
+ * or the greedy agent with its weights); or self-play (envs/selfplay.py): no opponent, the caller
+ * decides for both seats, and the slot's seat is always the seat to decide. */
 typedef struct {
     long o[O_COUNT];
     int u8;
     int greedy;
+    int self_play;
     GreedyWeights w;
 } EnvSpec;
 
@@ -3306,6 +3309,8 @@ static void e_observe_row(EnvSlot *e, ERow r, const long *o, int fresh) {
     ESeen *seen = &e->seen;
     int seat = e->seat, opp = 1 - seat, setup = s->stage == SETUP;
     if (setup || e->row_setup) fresh = 1; /* the setup slices come and go: written from scratch */
+    if (seat != e->row_seat) fresh = 1;   /* self-play: the other seat's view (R9), from scratch */
+    e->row_seat = seat;
     if (fresh) e_zero(r, 0, o[O_SIZE]);
     e_zero(r, 0, o[O_HAND_ME]);
     e_header(r, o, s, seat, e_mover(e));
@@ -3382,6 +3387,10 @@ static int e_greedy(EnvSlot *e, const int *legal, int n, const GreedyWeights *w,
  * 0, or E_STUCK / E_SAMPLE. */
 static int e_opponent(EnvSlot *e, const EnvSpec *sp) {
     int legal[MAX_LEGAL];
+    if (sp->self_play) { /* no opponent: the seat to decide is the slot's (the row is its view) */
+        if (e->s.stage != OVER) e->seat = e_mover(e);
+        return 0;
+    }
     while (e->s.stage != OVER && e_mover(e) != e->seat && !e->game.solo) {
         int n = e_legal(e, legal), action;
         if (!n) break;
@@ -3425,15 +3434,21 @@ static int e_layout(PyObject *layout, long *o) {
     return 0;
 }
 
-/* spec = (layout, uint8, greedy weights or None): see EnvSpec. */
+/* spec = (layout, uint8, greedy weights or None[, self-play]): see EnvSpec. */
 static int e_spec(PyObject *spec, EnvSpec *sp) {
     PyObject *layout, *weights;
-    int u8;
+    int u8, self_play = 0;
     memset(sp, 0, sizeof *sp);
-    if (!PyArg_ParseTuple(spec, "OpO;batch: the spec is (layout, uint8, weights or None)", &layout, &u8, &weights))
+    if (!PyArg_ParseTuple(spec, "OpO|p;batch: the spec is (layout, uint8, weights or None[, self-play])", &layout,
+                          &u8, &weights, &self_play))
         return -1;
     if (e_layout(layout, sp->o)) return -1;
     sp->u8 = u8;
+    sp->self_play = self_play;
+    if (self_play && weights != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "batch: self-play has no opponent (weights must be None)");
+        return -1;
+    }
     if (weights == Py_None) return 0;
     sp->greedy = 1;
     return g_weights(weights, &sp->w);
@@ -3619,6 +3634,7 @@ static int e_deal(EnvSlot *e, NpBitGen *bg, const State *conf, const EGame *game
     State *s = &e->s;
     e->game = *game;
     e->row_setup = 0;
+    e->row_seat = -1; /* the row holds anything: written afresh below */
     mt_seed(&e->g, agent_seed);
     if (game->kind != K_RANDOM) {
         su_new_game(e, conf, game_seed, build_seed);
@@ -3728,11 +3744,13 @@ typedef struct {
     double *rewards;
     int64_t *turn, *winner;
     int8_t *termination;
+    int64_t *seats; /* self-play: the seat to decide, written every step (else NULL) */
 } EArrays;
 
 /* Before any game moves (a bad batch changes nothing): each stepped slot's action is in the action
- * space and the slot awaits the learner's decision.  -1 with an exception set. */
-static int e_check(const EnvSlot *slots, Py_ssize_t n, const EArrays *a) {
+ * space and the slot awaits the learner's decision (self-play: and the action is legal).  -1 with an
+ * exception set. */
+static int e_check(const EnvSlot *slots, Py_ssize_t n, const EArrays *a, int self_play) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (a->skip[i]) continue;
         int64_t x = a->actions[i];
@@ -3743,6 +3761,12 @@ static int e_check(const EnvSlot *slots, Py_ssize_t n, const EArrays *a) {
         }
         if (slots[i].s.stage == OVER || e_mover(&slots[i]) != slots[i].seat) {
             PyErr_Format(PyExc_RuntimeError, "batch: slot %zd has no decision of the learner (reset it)", i);
+            return -1;
+        }
+        /* self-play refuses an illegal action (no penalty): the mask row is the slot's legal actions now */
+        if (self_play && !a->mask[i * ACTION_SPACE_N + x]) {
+            PyErr_Format(PyExc_ValueError, "batch: game %zd: action %lld is not legal for seat %d", i, (long long)x,
+                         (int)slots[i].seat);
             return -1;
         }
     }
@@ -3771,40 +3795,48 @@ static int e_step_slot(EnvSlot *e, Py_ssize_t i, const EArrays *a, const EnvSpec
     a->winner[i] = over && s->winner <= 1 ? s->winner : -1;
     a->termination[i] = (int8_t)(over ? s->termination : -1);
     a->turn[i] = s->turn;
+    if (a->seats) a->seats[i] = e->seat;
     /* the mask row was written from this slot's state before the learner's action: legal[0..k) */
     e_write(e, e_row(a->obs, sp, i), a->mask + i * ACTION_SPACE_N, sp->o, 0, legal, k);
     return 0;
 }
 
 /* batch_step(slots, spec, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn,
- * illegal, winner, termination): one learner decision in every slot not in `skip` (actions int64),
- * then the opponent's replies; writes every array row of those slots.  winner: -1 a draw (or still
- * playing), else the winning seat; termination: the core's code, -1 while playing. */
+ * illegal, winner, termination[, seats]): one learner decision in every slot not in `skip` (actions
+ * int64), then the opponent's replies; writes every array row of those slots.  winner: -1 a draw (or
+ * still playing), else the winning seat; termination: the core's code, -1 while playing.  Self-play
+ * (the spec's flag): no replies, and `seats` (int64, required) gets each slot's seat to decide. */
 static PyObject *mod_batch_step(PyObject *m, PyObject *args) {
     (void)m;
-    PyObject *slots, *spec_obj, *objs[11];
+    PyObject *slots, *spec_obj, *objs[12] = {NULL};
     double penalty;
-    if (!PyArg_ParseTuple(args, "OOdOOOOOOOOOOO", &slots, &spec_obj, &penalty, &objs[0], &objs[1], &objs[2], &objs[3],
-                          &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10]))
+    if (!PyArg_ParseTuple(args, "OOdOOOOOOOOOOO|O", &slots, &spec_obj, &penalty, &objs[0], &objs[1], &objs[2],
+                          &objs[3], &objs[4], &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10], &objs[11]))
         return NULL;
     if (!cards_ready) return NotReady();
     EnvSpec sp;
     if (e_spec(spec_obj, &sp)) return NULL;
-    Py_buffer sv, v[11];
+    if (objs[11] == Py_None) objs[11] = NULL;
+    if (sp.self_play != (objs[11] != NULL)) {
+        PyErr_SetString(PyExc_ValueError, "batch: the seats array is self-play's, and self-play needs it");
+        return NULL;
+    }
+    int count = objs[11] ? 12 : 11;
+    Py_buffer sv, v[12];
     Py_ssize_t n;
     if (e_slots(slots, &sv, &n)) return NULL;
-    const Py_ssize_t sizes[11] = {
-        8, 1, (sp.u8 ? 1 : (Py_ssize_t)sizeof(float)) * sp.o[O_SIZE], ACTION_SPACE_N, 8, 1, 1, 8, 1, 8, 1};
-    static const char *const names[11] = {"actions", "skip", "obs", "mask", "rewards", "terminated",
-                                          "truncated", "turn", "illegal", "winner", "termination"};
-    if (e_buffers(objs, v, sizes, names, 11, 2, n)) {
+    const Py_ssize_t sizes[12] = {
+        8, 1, (sp.u8 ? 1 : (Py_ssize_t)sizeof(float)) * sp.o[O_SIZE], ACTION_SPACE_N, 8, 1, 1, 8, 1, 8, 1, 8};
+    static const char *const names[12] = {"actions", "skip", "obs", "mask", "rewards", "terminated",
+                                          "truncated", "turn", "illegal", "winner", "termination", "seats"};
+    if (e_buffers(objs, v, sizes, names, count, 2, n)) {
         PyBuffer_Release(&sv);
         return NULL;
     }
     EArrays a = {v[0].buf, v[1].buf, v[2].buf, v[3].buf, v[5].buf, v[6].buf, v[8].buf,
-                 v[4].buf, v[7].buf, v[9].buf, v[10].buf};
+                 v[4].buf, v[7].buf, v[9].buf, v[10].buf, count == 12 ? v[11].buf : NULL};
     EnvSlot *all = sv.buf;
-    int bad = e_check(all, n, &a), failed = 0;
+    int bad = e_check(all, n, &a, sp.self_play), failed = 0;
     if (!bad) {
         Py_BEGIN_ALLOW_THREADS;
         for (Py_ssize_t i = 0; i < n && !failed; i++)
@@ -3812,7 +3844,7 @@ static PyObject *mod_batch_step(PyObject *m, PyObject *args) {
         Py_END_ALLOW_THREADS;
         if (failed) e_opponent_error(failed);
     }
-    for (int k = 0; k < 11; k++) PyBuffer_Release(&v[k]);
+    for (int k = 0; k < count; k++) PyBuffer_Release(&v[k]);
     PyBuffer_Release(&sv);
     if (bad || failed) return NULL;
     Py_RETURN_NONE;
@@ -3832,7 +3864,7 @@ static PyMethodDef module_methods[] = {
      "random.Random(seed).getstate()[1] for 0 <= seed < 2**64, seeded in C (checked by the tests)."},
     {"batch_step", mod_batch_step, METH_VARARGS,
      "batch_step(slots, spec, penalty, actions, skip, obs, mask, rewards, terminated, truncated, turn, "
-     "illegal, winner, termination)"},
+     "illegal, winner, termination[, seats])"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -3874,12 +3906,13 @@ PyMODINIT_FUNC PyInit__native(void) {
     /* The learned features' layout, the batch's encoder, action space and setup stage (envs/vector.py and
        encoding.py check these). */
     PyObject *features = Py_BuildValue(
-        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "L_STAGE2", L_STAGE2,
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "L_STAGE2", L_STAGE2,
         "L_THREAT_FIRST", L_THREAT_FIRST, "L_THREAT_N", L_THREAT_N, "ORDER_COUNT", ORDER_COUNT,
         "DECK_SIZE_CUSTOM", DECK_SIZE_CUSTOM, "SETUP_VERB_DECK", V_DECK, "SETUP_VERB_PICK", V_PICK,
         "SETUP_VERB_BUILD", V_BUILD, "SETUP_VERB_BAN", V_BAN, "PRECON_DECKS", PRECON_DECKS, "THREAT_SLICE",
         THREAT_SLICE, "E_HAND_CAP", E_HAND_CAP, "E_LANE_CAP", E_LANE_CAP, "E_FEATURES", E_FEATURES,
-        "E_CARD_KINDS", E_CARD_KINDS, "E_DEFAULT_TURNS", E_DEFAULT_TURNS, "ACTION_SPACE", ACTION_SPACE_N);
+        "E_CARD_KINDS", E_CARD_KINDS, "E_DEFAULT_TURNS", E_DEFAULT_TURNS, "ACTION_SPACE", ACTION_SPACE_N,
+        "BATCH_SELF_PLAY", 1);
     if (!features || PyDict_Update(layout, features) < 0 || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
         Py_XDECREF(features);
         Py_DECREF(layout);

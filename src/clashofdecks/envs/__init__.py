@@ -2,7 +2,8 @@
 
 Importing this package registers the Gymnasium environments ``ClashOfDecks/Solo-v1`` and
 ``ClashOfDecks/Duel-v1`` (with a batched form for ``gymnasium.make_vec``, :mod:`.vector`; and the
-older ``-v0`` ids, unchanged); :mod:`clashofdecks.envs.pettingzoo_v1`
+older ``-v0`` ids, unchanged); :mod:`clashofdecks.envs.selfplay` has ``SelfPlayBatch``, N games where the
+caller decides for both seats (self-play trainers); :mod:`clashofdecks.envs.pettingzoo_v1`
 has the duel as PettingZoo AEC and parallel environments (:mod:`clashofdecks.envs.pettingzoo` the older
 ``clash_of_decks_v0``) and :mod:`clashofdecks.envs.openspiel` registers the OpenSpiel game
 ``python_clash_of_decks`` on import.  See ``docs/envs.md``.

@@ -16,6 +16,12 @@ The batched environments (``gymnasium.make_vec(id, num_envs=N, vectorization_mod
 time spent inside ``step()`` (observations, masks, rewards, the opponent's moves and autoresets
 included; the caller's choice of a uniformly random legal action per game, from the masks with NumPy,
 is outside), best of ``rounds`` rounds.
+
+The self-play batch (:class:`~.selfplay.SelfPlayBatch`: the caller decides for both seats) is
+measured the same way: decisions per second, N times the ``step()`` calls over the CPU time inside
+``step()`` (the check of the actions against the masks, the observations and masks of the seats to
+decide, and the same-step autoresets included; the random legal actions chosen from the masks with
+NumPy outside).
 """
 
 from __future__ import annotations
@@ -74,6 +80,14 @@ BATCHED_ENVS: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
         "ClashOfDecks/Solo-v1",
         {"observation_dtype": "uint8", "copy": False},
     ),
+)
+#: The self-play batches measured: (label, mode, options).
+SELF_PLAY_BATCHES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
+    ("SelfPlayBatch duel (draft: the default)", "duel", {}),
+    ("SelfPlayBatch duel (draft, uint8)", "duel", {"observation_dtype": "uint8"}),
+    ("SelfPlayBatch duel (random deal)", "duel", {"format": "random"}),
+    ("SelfPlayBatch duel (random deal, uint8)", "duel", {"format": "random", "observation_dtype": "uint8"}),
+    ("SelfPlayBatch solo (level 0, draft)", "solo", {}),
 )
 #: Environments measured beside ours: (label, PettingZoo registry id, module of older PettingZoo
 #: releases, constructor keyword arguments).
@@ -211,6 +225,42 @@ def batched_steps_per_second(
     return best, backend
 
 
+def selfplay_steps_per_second(
+    mode: str,
+    num_games: int,
+    *,
+    seconds: float = 2.0,
+    rounds: int = 3,
+    seed: int = 0,
+    **options: Any,
+) -> tuple[float, str]:
+    """Decisions/s of ``num_games`` games stepped by a :class:`~.selfplay.SelfPlayBatch` (the
+    module docstring's definition), and the backend that stepped them."""
+    from .selfplay import SelfPlayBatch
+
+    batch = SelfPlayBatch(num_games, mode, copy=False, **options)
+    rng = np.random.default_rng(seed)
+    batch.reset(seed=seed)
+
+    def actions(masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.intp]:
+        # The largest of uniform keys over the legal actions is a uniform legal action.
+        chosen: npt.NDArray[np.intp] = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        return chosen
+
+    batch.step(actions(batch.mask))  # warm-up
+    best = 0.0
+    for _ in range(rounds):
+        inside, calls = 0.0, 0
+        while inside < seconds:
+            chosen = actions(batch.mask)
+            start = time.process_time()
+            batch.step(chosen)
+            inside += time.process_time() - start
+            calls += 1
+        best = max(best, calls * num_games / inside)
+    return best, batch.backend
+
+
 def run_batched_bench(*, num_envs: int = 1024, seconds: float = 2.0, rounds: int = 3) -> dict[str, Any]:
     """The batched environments' figures: ``{"definition", "num_envs", "goal", "steps_per_second",
     "backends"}`` (the backend that stepped each: ``compiled`` or ``python``)."""
@@ -220,12 +270,20 @@ def run_batched_bench(*, num_envs: int = 1024, seconds: float = 2.0, rounds: int
         figures[label], backends[label] = batched_steps_per_second(
             env_id, num_envs, seconds=seconds, rounds=rounds, **kwargs
         )
+    self_play: dict[str, float] = {}
+    for label, mode, options in SELF_PLAY_BATCHES:
+        self_play[label], backends[label] = selfplay_steps_per_second(
+            mode, num_envs, seconds=seconds, rounds=rounds, **options
+        )
     return {
         "definition": "learner steps/s of the batched -v1 environments: N x step() calls over CPU time "
         "inside step() (observation and mask included), one core, best of rounds",
         "num_envs": num_envs,
         "goal_steps_per_second": GOAL_BATCHED_STEPS_PER_SECOND,
         "steps_per_second": figures,
+        "self_play_definition": "decisions/s of SelfPlayBatch (both seats the caller's): N x step() calls "
+        "over CPU time inside step() (observation and mask of the seat to decide included), one core",
+        "self_play_steps_per_second": self_play,
         "backends": backends,
     }
 
@@ -280,6 +338,11 @@ def format_envs_bench(results: dict[str, Any]) -> str:
             backend = batched.get("backends", {}).get(label, "?")
             lines.append(f"  {label:<62} {value:>12,.0f} steps/s  ({backend})")
         lines.append(f"  goal (N = 1,024, vs random): >= {batched['goal_steps_per_second']:,} steps/s")
+        if batched.get("self_play_steps_per_second"):
+            lines.append(f"self-play batch, N = {batched['num_envs']:,}: {batched['self_play_definition']}")
+            for label, value in batched["self_play_steps_per_second"].items():
+                backend = batched.get("backends", {}).get(label, "?")
+                lines.append(f"  {label:<62} {value:>12,.0f} steps/s  ({backend})")
     return "\n".join(lines)
 
 

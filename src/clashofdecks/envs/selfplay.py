@@ -100,7 +100,7 @@ class SelfPlayBatch:
             raise ValueError(f"not a self-play option (both seats are the caller's): {', '.join(refused)}")
         factory = DuelEnvV1 if mode == "duel" else SoloEnvV1
         # The single environment parses and checks the options (its games are not played).
-        self.env = first = factory(**options)
+        first = factory(**options)
         # Each game's seed stream: the np_random a single environment's reset(seed) makes.
         self._rngs = [np.random.default_rng() for _ in range(int(num_games))]
         if observation_dtype == "uint8" and first.observation_kind != "observation":
@@ -170,9 +170,9 @@ class SelfPlayBatch:
     def reset(self, seed: int | list[int | None] | None = None) -> None:
         """New games in every row: game i as the single ``-v1`` environment's ``reset(seed=seed + i)``
         deals it (the i-th seed of a list; unseeded for None)."""
-        seeds = _seeds(seed, self.num_games)
-        for i, game_seed in enumerate(seeds):
-            self._rngs[i], _ = seeding.np_random(game_seed)
+        # Every generator made before any is replaced: a bad seed changes nothing.
+        rngs = [seeding.np_random(game_seed)[0] for game_seed in _seeds(seed, self.num_games)]
+        self._rngs[:] = rngs  # in place: the backends hold this list
         self._impl.deal(np.arange(self.num_games), reseeded=True)
         self._has_reset = True
 
@@ -380,9 +380,16 @@ def _seeds(seed: int | list[int | None] | None, n: int) -> list[int | None]:
     """Each game's seed: ``seed + i``, the i-th of a list, or None."""
     if seed is None:
         return [None] * n
+    if isinstance(seed, bool):
+        raise ValueError(f"a seed is a non-negative integer, not {seed}")
     if isinstance(seed, int | np.integer):
+        if seed < 0:
+            raise ValueError(f"a seed is a non-negative integer, not {seed}")
         return [int(seed) + i for i in range(n)]
     seeds = list(seed)
     if len(seeds) != n:
         raise ValueError(f"a list of seeds needs one per game ({n}), not {len(seeds)}")
+    for i, one in enumerate(seeds):
+        if one is not None and (isinstance(one, bool) or not isinstance(one, int | np.integer) or one < 0):
+            raise ValueError(f"game {i}: a seed is a non-negative integer or None, not {one!r}")
     return seeds
