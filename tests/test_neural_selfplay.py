@@ -106,8 +106,11 @@ def test_ray_actors_give_the_samples_of_the_local_backend() -> None:
         for iteration in (0, 1):  # the second rollout continues the games of the first
             a, b = local(tensors, iteration), on_ray(tensors, iteration)
             assert len(a) == len(b) > 0 or iteration == 0
-            for name in ("obs", "mask", "action", "logp", "ret"):
+            for name in ("obs", "mask", "action", "ret"):
                 assert np.array_equal(getattr(a, name), getattr(b, name)), name
+            # the same games and actions; a log-probability may differ in its last bits, as BLAS
+            # may sum the forward pass in another order in another process (threads, batch shape)
+            assert np.allclose(a.logp, b.logp, rtol=1e-5, atol=1e-6)
             assert (a.positions, a.games) == (b.positions, b.games)
     finally:
         close()
