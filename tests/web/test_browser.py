@@ -227,6 +227,35 @@ def test_language_switch(server: ServerProcess, browser: Any, tmp_path: Path) ->
     fr.context.close()
 
 
+def test_a_game_started_while_the_lobby_reloads_stays_on_screen(server: ServerProcess, browser: Any) -> None:
+    """A new language reloads the lobby; a Start clicked on the old lobby before the reload has its
+    answer opens the game, and the late lobby does not cover it.  (It did: the player saw the lobby
+    under the game's address, and the hint tests, which start a game right after choosing the
+    language, waited for a hint button that never came.)  The reload's lobby request is held until
+    the game is on screen, so the late answer comes every time."""
+    context = fast_context(browser, viewport=DESKTOP, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("[data-testid=new-duel-ai]")
+    held: list[Any] = []
+    page.route("**/api/lobby", lambda route: held.append(route))
+    with page.expect_request("**/api/lobby"):
+        page.select_option("[data-testid=lang]", "de")
+    while not held:  # the handler runs as Playwright dispatches the request's events
+        page.wait_for_timeout(20)
+    page.click("[data-testid=new-duel-ai]")  # still the English lobby: its reload waits for /api/lobby
+    page.wait_for_selector("#game [data-testid=to-move]")
+    address = page.url
+    assert "/g/" in address, address
+    with page.expect_response("**/api/campaign"):  # the reload's last request (the guest has an identity)
+        held[0].continue_()
+    page.wait_for_timeout(1000)  # the late lobby would be drawn right after its answers
+    assert page.url == address
+    assert page.locator("#game [data-testid=to-move]").count() == 1
+    assert page.locator("main.lobby").count() == 0
+    context.close()
+
+
 def test_custom_threat_resign_export_and_import(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
     context = fast_context(browser, viewport=DESKTOP)
     page = context.new_page()
