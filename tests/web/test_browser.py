@@ -428,6 +428,17 @@ HINT_WORDS = {
 }
 
 
+#: The page's address, view and game frame as the page holds them (a hang's diagnosis).
+PAGE_STATE = """() => ({
+  path: location.pathname, game: !!document.querySelector("#game"),
+  lobby: !!document.querySelector("main.lobby"), notice: state.notice, animating: state.animating,
+  queued: state.frames.length, socket: state.ws && state.ws.readyState,
+  frame: state.frame && { index: state.frame.index, to_move: state.frame.to_move, seats: state.frame.seats,
+    phase: state.frame.phase, setup: !!state.frame.setup, thinking: state.frame.thinking,
+    legal: (state.frame.legal || []).slice(0, 3) },
+})"""
+
+
 def hint_on_the_first_turn(page: Any) -> str:
     """Play the draft by clicking the first choice until our first turn, ask for a hint and return
     the text it shows.  The loop ends on the hint button; its bound is a hang guard (the AI's draft
@@ -440,6 +451,8 @@ def hint_on_the_first_turn(page: Any) -> str:
         if page.locator("[data-action]").count():
             page.locator("[data-action]").first.click()
         page.wait_for_timeout(100)
+    else:  # what the page shows, for whoever reads the failure
+        raise AssertionError(f"no hint button to click in 180 s: {page.evaluate(PAGE_STATE)}")
     page.click("[data-testid=hint]")
     page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
     return str(page.inner_text("[data-testid=hint-result]"))
