@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from clashofdecks.web import leases
 from clashofdecks.web.games import LiveGame, NewGame
 from clashofdecks.web.server import GameServer, ServerConfig
-from clashofdecks.web.store import ActionWrite, Store, open_store
+from clashofdecks.web.store import ActionWrite, Store, agent_turns, open_store
 from clashofdecks.web.sync import history_of
 from conftest import run_async
 
@@ -167,6 +167,54 @@ def test_a_resignation_stored_elsewhere_while_the_agent_thinks_ends_the_game_her
             assert live.revision == stored.revision and not live.agent_busy
             assert _lease_holder(other, live.id) != server.process_id
             assert "agent move failed" not in caplog.text
+        finally:
+            await server.stop()
+
+    try:
+        run_async(play())
+    finally:
+        other.close()
+
+
+def _stored_agent_turn(store: Store, game_id: str) -> int | None:
+    with store.engine.connect() as conn:
+        idx = conn.execute(
+            sa.select(agent_turns.c.idx).where(agent_turns.c.game_id == game_id)
+        ).scalar_one_or_none()
+    return None if idx is None else int(idx)
+
+
+def test_the_stored_agent_turn_follows_the_game(db_url: str) -> None:
+    """The person's action that makes it the agent's turn stores that turn (``agent_turns``: what a
+    process takes over when the thinking one dies); once it is the person's turn again the row is
+    gone, so the watch finds nothing to take over.  (The actions once passed the flag as their
+    revision: it was never stored, and the turn one claim wrote stayed, "taken over" every second.)"""
+    other = open_store(db_url)
+
+    async def play() -> None:
+        server = GameServer(ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600))
+        await server.start()
+        try:
+            live, _tokens = await server.create_game(
+                NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
+            )
+            handed_over = 0
+            for _ in range(60):
+                await _settled(server)
+                session = live.session
+                if session.is_over or handed_over >= 3:
+                    break
+                assert not session.is_agent_turn()
+                assert _stored_agent_turn(other, live.id) is None
+                assert await server.run_db(lambda s: leases.orphaned_agent_turns(s.engine)) == []
+                seat = session.to_move
+                async with server.lock(live.id):
+                    await server._apply(live, session.check(seat, session.legal_actions(seat)[0]))
+                if session.is_agent_turn():  # stored with the action, before any agent thinks
+                    assert _stored_agent_turn(other, live.id) == len(session.steps)
+                    handed_over += 1
+                server.schedule_agents(live)
+            assert handed_over >= 3 or live.session.is_over
         finally:
             await server.stop()
 

@@ -126,7 +126,8 @@ class Moves(ServerCore):
         clock = live.clock
         if clock is None:
             await self.write_game(
-                live, ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, code))
+                live,
+                ActionWrite(live.id, index, seat, canonical, agent_next=_agent_decides_after(session, code)),
             )
             step = session.act(seat, code)
         else:
@@ -144,7 +145,7 @@ class Moves(ServerCore):
             moved = clock_row(clock)
             await self.write_game(
                 live,
-                ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, None)),
+                ActionWrite(live.id, index, seat, canonical, agent_next=_agent_decides_after(session, None)),
                 then=functools.partial(_save_clock, game_id=live.id, clock=moved),
                 shown=shown,
             )
