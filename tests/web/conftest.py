@@ -8,6 +8,8 @@ it they are skipped with that reason, in CI (``CI`` set) its absence is an error
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import os
 import shutil
@@ -16,15 +18,18 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
+import sqlalchemy as sa
 from websockets.sync.client import ClientConnection, connect
+
+T = TypeVar("T")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -93,6 +98,7 @@ class ServerProcess:
                         return self
             except OSError:
                 time.sleep(0.1)
+        self.stop(kill=True)  # not left running after the test that gave up on it
         raise RuntimeError("server did not start in 60 s")
 
     def stop(self, *, kill: bool = False) -> None:
@@ -241,6 +247,78 @@ def pg_url() -> str | None:
     if not url and os.environ.get("CI"):
         pytest.fail("CLASH_TEST_PG_URL is not set: .ci/run must start PostgreSQL for the storage tests")
     return url
+
+
+def pg_url_or_skip() -> str:
+    url = pg_url()
+    if not url:
+        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
+    return url
+
+
+def reset_pg(url: str) -> None:
+    """An empty database: every table of every revision (and any a newer branch adds) dropped."""
+    from clashofdecks.web.store import normalize_url
+
+    engine = sa.create_engine(normalize_url(url))
+    with engine.begin() as conn:
+        conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+        conn.execute(sa.text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Each test on both databases: a new SQLite file, and the PostgreSQL database emptied before and
+    after (skipped without ``CLASH_TEST_PG_URL``)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
+        return
+    url = pg_url_or_skip()
+    reset_pg(url)
+    yield url
+    reset_pg(url)
+
+
+@pytest.fixture(scope="module")
+def pg_database() -> Iterator[str]:
+    """The PostgreSQL database of a module's server processes, emptied before and after the module."""
+    url = pg_url_or_skip()
+    reset_pg(url)
+    yield url
+    reset_pg(url)
+
+
+@pytest.fixture(scope="module")
+def pg_processes(
+    pg_database: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[..., list[ServerProcess]]]:
+    """``start(n, *args)``: ``n`` server processes on the module's PostgreSQL database, each with its
+    own data directory (nothing shared but the database); every one is stopped after the module."""
+    started: list[ServerProcess] = []
+
+    def start(n: int, *args: str) -> list[ServerProcess]:
+        procs = []
+        for _ in range(n):
+            proc = ServerProcess(tmp_path_factory.mktemp("proc"), *args, database=pg_database)
+            started.append(proc)
+            procs.append(proc.start())
+        return procs
+
+    yield start
+    for proc in started:
+        proc.stop()
+
+
+def run_async(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """``asyncio.run`` in a thread of its own: once a Playwright (sync API) test has run in this
+    session, the test thread has a running event loop, and ``asyncio.run`` refuses to nest in it.
+    The coroutine's exception is raised here; ``timeout``: a hang guard (TimeoutError)."""
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        return pool.submit(asyncio.run, coro).result(timeout)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def sign_in(context: Any, server: ServerProcess, session: str) -> None:

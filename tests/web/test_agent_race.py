@@ -8,44 +8,20 @@ from the stored history (or is over).  In process, on SQLite and PostgreSQL (``C
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
-from collections.abc import Coroutine, Iterator
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 import sqlalchemy as sa
-from test_web_store import _reset_pg
 
 from clashofdecks.web import leases
 from clashofdecks.web.games import LiveGame, NewGame
 from clashofdecks.web.server import GameServer, ServerConfig
-from clashofdecks.web.store import ActionWrite, Store, open_store
+from clashofdecks.web.store import ActionWrite, Store, agent_turns, open_store
 from clashofdecks.web.sync import history_of
-from conftest import pg_url
+from conftest import run_async
 
 T = TypeVar("T")
-
-
-def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run`` in a thread of its own (a browser test earlier in the run may leave an event
-    loop running in the main thread)."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'web.sqlite3'}"
-        return
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
-    _reset_pg(url)
-    yield url
-    _reset_pg(url)
 
 
 async def _settled(server: GameServer) -> None:
@@ -80,14 +56,14 @@ def _resign_elsewhere(other: Store, game_id: str, person: int, revision: int) ->
 
 
 def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catches_up(
-    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    db_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="clashofdecks.web")
-    other = open_store(database)  # another server process's store: same database, own engine
+    other = open_store(db_url)  # another server process's store: same database, own engine
     raced: list[tuple[int, int, str]] = []  # (index, seat, action) the other process stored first
 
     async def play() -> None:
-        config = ServerConfig(database_url=database, agent_workers=0, watch_interval=3600)
+        config = ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600)
         server = GameServer(config)
         real_think = server._think
 
@@ -151,14 +127,14 @@ def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catche
 
 
 def test_a_resignation_stored_elsewhere_while_the_agent_thinks_ends_the_game_here(
-    database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    db_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="clashofdecks.web")
-    other = open_store(database)
+    other = open_store(db_url)
     raced: list[int] = []  # the decision index the agent was thinking about
 
     async def play() -> None:
-        server = GameServer(ServerConfig(database_url=database, agent_workers=0, watch_interval=3600))
+        server = GameServer(ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600))
         real_think = server._think
 
         async def think(game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
@@ -191,6 +167,54 @@ def test_a_resignation_stored_elsewhere_while_the_agent_thinks_ends_the_game_her
             assert live.revision == stored.revision and not live.agent_busy
             assert _lease_holder(other, live.id) != server.process_id
             assert "agent move failed" not in caplog.text
+        finally:
+            await server.stop()
+
+    try:
+        run_async(play())
+    finally:
+        other.close()
+
+
+def _stored_agent_turn(store: Store, game_id: str) -> int | None:
+    with store.engine.connect() as conn:
+        idx = conn.execute(
+            sa.select(agent_turns.c.idx).where(agent_turns.c.game_id == game_id)
+        ).scalar_one_or_none()
+    return None if idx is None else int(idx)
+
+
+def test_the_stored_agent_turn_follows_the_game(db_url: str) -> None:
+    """The person's action that makes it the agent's turn stores that turn (``agent_turns``: what a
+    process takes over when the thinking one dies); once it is the person's turn again the row is
+    gone, so the watch finds nothing to take over.  (The actions once passed the flag as their
+    revision: it was never stored, and the turn one claim wrote stayed, "taken over" every second.)"""
+    other = open_store(db_url)
+
+    async def play() -> None:
+        server = GameServer(ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600))
+        await server.start()
+        try:
+            live, _tokens = await server.create_game(
+                NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
+            )
+            handed_over = 0
+            for _ in range(60):
+                await _settled(server)
+                session = live.session
+                if session.is_over or handed_over >= 3:
+                    break
+                assert not session.is_agent_turn()
+                assert _stored_agent_turn(other, live.id) is None
+                assert await server.run_db(lambda s: leases.orphaned_agent_turns(s.engine)) == []
+                seat = session.to_move
+                async with server.lock(live.id):
+                    await server._apply(live, session.check(seat, session.legal_actions(seat)[0]))
+                if session.is_agent_turn():  # stored with the action, before any agent thinks
+                    assert _stored_agent_turn(other, live.id) == len(session.steps)
+                    handed_over += 1
+                server.schedule_agents(live)
+            assert handed_over >= 3 or live.session.is_over
         finally:
             await server.stop()
 

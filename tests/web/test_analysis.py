@@ -6,14 +6,13 @@ limit; the endpoint refuses what is not a finished game.  And the replay names t
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import random
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,17 +22,10 @@ from clashofdecks.record import GameRecord
 from clashofdecks.web import workers
 from clashofdecks.web.games import NewGame
 from clashofdecks.web.server import GameServer, ServerConfig
-from conftest import ServerProcess
+from conftest import ServerProcess, run_async
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"
 T = TypeVar("T")
-
-
-def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run`` in a thread of its own: once a Playwright (sync API) test has run in this
-    session, the test thread has a running event loop, and ``asyncio.run`` refuses to nest in it."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def named_record(

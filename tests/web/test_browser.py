@@ -227,6 +227,35 @@ def test_language_switch(server: ServerProcess, browser: Any, tmp_path: Path) ->
     fr.context.close()
 
 
+def test_a_game_started_while_the_lobby_reloads_stays_on_screen(server: ServerProcess, browser: Any) -> None:
+    """A new language reloads the lobby; a Start clicked on the old lobby before the reload has its
+    answer opens the game, and the late lobby does not cover it.  (It did: the player saw the lobby
+    under the game's address, and the hint tests, which start a game right after choosing the
+    language, waited for a hint button that never came.)  The reload's lobby request is held until
+    the game is on screen, so the late answer comes every time."""
+    context = fast_context(browser, viewport=DESKTOP, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("[data-testid=new-duel-ai]")
+    held: list[Any] = []
+    page.route("**/api/lobby", lambda route: held.append(route))
+    with page.expect_request("**/api/lobby"):
+        page.select_option("[data-testid=lang]", "de")
+    while not held:  # the handler runs as Playwright dispatches the request's events
+        page.wait_for_timeout(20)
+    page.click("[data-testid=new-duel-ai]")  # still the English lobby: its reload waits for /api/lobby
+    page.wait_for_selector("#game [data-testid=to-move]")
+    address = page.url
+    assert "/g/" in address, address
+    with page.expect_response("**/api/campaign"):  # the reload's last request (the guest has an identity)
+        held[0].continue_()
+    page.wait_for_timeout(1000)  # the late lobby would be drawn right after its answers
+    assert page.url == address
+    assert page.locator("#game [data-testid=to-move]").count() == 1
+    assert page.locator("main.lobby").count() == 0
+    context.close()
+
+
 def test_custom_threat_resign_export_and_import(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
     context = fast_context(browser, viewport=DESKTOP)
     page = context.new_page()
@@ -399,6 +428,17 @@ HINT_WORDS = {
 }
 
 
+#: The page's address, view and game frame as the page holds them (a hang's diagnosis).
+PAGE_STATE = """() => ({
+  path: location.pathname, game: !!document.querySelector("#game"),
+  lobby: !!document.querySelector("main.lobby"), notice: state.notice, animating: state.animating,
+  queued: state.frames.length, socket: state.ws && state.ws.readyState,
+  frame: state.frame && { index: state.frame.index, to_move: state.frame.to_move, seats: state.frame.seats,
+    phase: state.frame.phase, setup: !!state.frame.setup, thinking: state.frame.thinking,
+    legal: (state.frame.legal || []).slice(0, 3) },
+})"""
+
+
 def hint_on_the_first_turn(page: Any) -> str:
     """Play the draft by clicking the first choice until our first turn, ask for a hint and return
     the text it shows.  The loop ends on the hint button; its bound is a hang guard (the AI's draft
@@ -411,6 +451,8 @@ def hint_on_the_first_turn(page: Any) -> str:
         if page.locator("[data-action]").count():
             page.locator("[data-action]").first.click()
         page.wait_for_timeout(100)
+    else:  # what the page shows, for whoever reads the failure
+        raise AssertionError(f"no hint button to click in 180 s: {page.evaluate(PAGE_STATE)}")
     page.click("[data-testid=hint]")
     page.wait_for_selector("[data-testid=hint-result]", timeout=60000)
     return str(page.inner_text("[data-testid=hint-result]"))

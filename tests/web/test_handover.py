@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 from test_clocks import T0, FileClock
 from test_several_processes import act, joined, wait_index
-from test_web_store import _reset_pg
 from test_work_once import _log_lines, _sql, _until
 
-from conftest import Client, ServerProcess, pg_url
+from conftest import Client, ServerProcess, pg_url, reset_pg
 
 LEASE = "2"  # seconds: a killed holder's work is taken over after this
 ABANDON = 6.0  # --abandon-after in these tests (seconds of the database's clock)
@@ -32,9 +31,9 @@ def database() -> Iterator[str]:
     url = pg_url()
     if not url:
         pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server for the hand-over tests)")
-    _reset_pg(url)
+    reset_pg(url)
     yield url
-    _reset_pg(url)
+    reset_pg(url)
 
 
 def _servers(tmp_path: Path, database: str, *extra: str, n: int = 2) -> list[ServerProcess]:

@@ -10,14 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
-from test_web_store import db_url  # noqa: F401  (the fixture: SQLite, and PostgreSQL when set)
 
 from clashofdecks.web import leases, presence, rematches
 from clashofdecks.web.store import GameRow, SeatRow, Store, open_store
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:  # noqa: F811
+def store(db_url: str) -> Iterator[Store]:
     s = open_store(db_url)
     yield s
     s.close()

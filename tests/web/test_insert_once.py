@@ -4,31 +4,13 @@ writes in it); other constraints still raise.  SQLite and PostgreSQL (``CLASH_TE
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import sqlalchemy as sa
-from test_web_store import _reset_pg
 
 from clashofdecks.web import dbqueue
 from clashofdecks.web.ratings import QueueError
 from clashofdecks.web.store import AnalysisRow, GameRow, SeatRow, analyses, games, open_store
 from clashofdecks.web.store_core import insert_once
-from conftest import pg_url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
-        return
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
-    _reset_pg(url)
-    yield url
-    _reset_pg(url)
 
 
 def _game(game_id: str) -> GameRow:

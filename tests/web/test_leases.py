@@ -10,7 +10,6 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
-from test_web_store import db_url  # noqa: F401  (the fixture: SQLite, and PostgreSQL when set)
 
 from clashofdecks.web import dbqueue, leases, presence
 from clashofdecks.web.ratings import QueueError
@@ -18,7 +17,7 @@ from clashofdecks.web.store import ActionWrite, GameRow, SeatRow, Store, open_st
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:  # noqa: F811
+def store(db_url: str) -> Iterator[Store]:
     s = open_store(db_url)
     yield s
     s.close()

@@ -8,9 +8,8 @@ import random
 from pathlib import Path
 
 import pytest
-from test_web_store import _reset_pg
 
-from conftest import Client, ServerProcess, pg_url
+from conftest import Client, ServerProcess, pg_url, reset_pg
 
 
 def _play_until_the_agent_moved(c: Client, rng: random.Random, times: int) -> int:
@@ -34,7 +33,7 @@ def test_kill_and_restart_resumes_every_game(tmp_path: Path, backend: str) -> No
         database = pg_url()
         if not database:
             pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
-        _reset_pg(database)
+        reset_pg(database)
     proc = ServerProcess(tmp_path, "--rate", "200", database=database).start()
     rng = random.Random(9)
     try:

@@ -10,39 +10,22 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from test_web_store import _reset_pg
 
 from clashofdecks.web.bus import BUS_NAME
 from clashofdecks.web.store import normalize_url
-from conftest import Client, ServerProcess, pg_url
+from conftest import Client, ServerProcess
 
 
 @pytest.fixture(scope="module")
-def database() -> Iterator[str]:
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
-    _reset_pg(url)
-    yield url
-    _reset_pg(url)
-
-
-@pytest.fixture(scope="module")
-def cluster(database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcess]]:
-    """Three processes on one database (each its own data directory: nothing shared but the database)."""
-    procs = [
-        ServerProcess(tmp_path_factory.mktemp(f"p{i}"), "--rate", "200", database=database).start()
-        for i in range(3)
-    ]
-    yield procs
-    for p in procs:
-        p.stop()
+def cluster(pg_processes: Callable[..., list[ServerProcess]]) -> list[ServerProcess]:
+    """Three processes on the module's database."""
+    return pg_processes(3, "--rate", "200")
 
 
 def stored_actions(database: str, game: str) -> list[tuple[int, str]]:
@@ -104,7 +87,7 @@ def replies(client: Client, timeout: float = 30) -> dict[str, Any]:
 
 
 def test_a_duel_across_processes_is_played_to_its_end_and_watched_from_a_third(
-    cluster: list[ServerProcess], database: str
+    cluster: list[ServerProcess], pg_database: str
 ) -> None:
     a_proc, b_proc, c_proc = cluster
     duel = a_proc.new_game(kind="friend", format="precon")
@@ -135,7 +118,7 @@ def test_a_duel_across_processes_is_played_to_its_end_and_watched_from_a_third(
     followed = seen_at_hello + sum(len(f["events"]) for f in watcher.frames[1:] if f["type"] == "state")
     late = Client(c_proc, duel["id"], [], session=c_proc.guest())
     assert followed == len(late.state["log"])
-    assert stored_actions(database, duel["id"]) == acknowledged
+    assert stored_actions(pg_database, duel["id"]) == acknowledged
     for c in (a, b, watcher, late):
         c.close()
 
@@ -150,7 +133,7 @@ def _solo_on_two(cluster: list[ServerProcess]) -> tuple[dict[str, Any], Client, 
 
 
 def test_two_processes_racing_on_one_position_accept_one_action(
-    cluster: list[ServerProcess], database: str
+    cluster: list[ServerProcess], pg_database: str
 ) -> None:
     game, one, two = _solo_on_two(cluster)
     rng = random.Random(5)
@@ -171,7 +154,7 @@ def test_two_processes_racing_on_one_position_accept_one_action(
         loser = answers[0] if answers[0]["type"] == "error" else answers[1]
         assert loser["code"] == "stale", loser
         winner_action = first if answers[0]["type"] == "state" else second
-        stored = stored_actions(database, game["id"])
+        stored = stored_actions(pg_database, game["id"])
         assert len(stored) == index + 1 and stored[index] == (0, winner_action)
         outcomes.append(("one" if answers[0]["type"] == "state" else "two", winner_action))
         for c in (one, two):  # both pages end up at the stored position
@@ -184,7 +167,7 @@ def test_two_processes_racing_on_one_position_accept_one_action(
 
 
 def test_an_undo_racing_an_action_on_another_process_wins_or_loses_whole(
-    cluster: list[ServerProcess], database: str
+    cluster: list[ServerProcess], pg_database: str
 ) -> None:
     rng = random.Random(7)
     for _round in range(4):
@@ -193,14 +176,14 @@ def test_an_undo_racing_an_action_on_another_process_wins_or_loses_whole(
             act(one, rng.choice([a for a in one.state["legal"] if a != "end"] or one.state["legal"]))
         wait_index(two, one.state["index"])
         index = one.state["index"]
-        before = stored_actions(database, game["id"])
+        before = stored_actions(pg_database, game["id"])
         sent = two.state["legal"][0]
         one.send({"type": "undo", "index": index})
         two.send({"type": "act", "action": sent, "index": index})
         answers = [replies(one), replies(two)]
         errors = [f for f in answers if f["type"] == "error"]
         assert len(errors) == 1 and errors[0]["code"] == "stale", answers
-        stored = stored_actions(database, game["id"])
+        stored = stored_actions(pg_database, game["id"])
         if answers[0]["type"] == "state":  # the undo won: the action was not stored
             assert len(stored) < index and stored == before[: len(stored)]
         else:  # the action won: nothing was taken back
@@ -216,9 +199,9 @@ def test_an_undo_racing_an_action_on_another_process_wins_or_loses_whole(
 
 
 def test_killing_the_process_of_a_seat_loses_no_accepted_action(
-    cluster: list[ServerProcess], database: str, tmp_path: Path
+    cluster: list[ServerProcess], pg_database: str, tmp_path: Path
 ) -> None:
-    doomed = ServerProcess(tmp_path / "doomed", "--rate", "200", database=database).start()
+    doomed = ServerProcess(tmp_path / "doomed", "--rate", "200", database=pg_database).start()
     survivor = cluster[1]
     duel = doomed.new_game(kind="friend", format="precon")
     a = Client(doomed, duel["id"], duel["tokens"], session=duel["session"])
@@ -253,14 +236,14 @@ def test_killing_the_process_of_a_seat_loses_no_accepted_action(
     assert in_flight is not None
     # The player reconnects through the other process and finds every acknowledged action there.
     again = Client(survivor, duel["id"], [], session=duel["session"])
-    stored = stored_actions(database, duel["id"])
+    stored = stored_actions(pg_database, duel["id"])
     # Every acknowledged action, once; the one in flight when the process died stored or not.
     assert stored in (acknowledged, [*acknowledged, (a.state["seat"], in_flight)]), (stored, acknowledged)
     assert again.state["index"] == len(stored)
     wait_index(b, len(stored))
     play(again, b, 3000)
     assert again.state["result"] is not None and b.state["result"] == again.state["result"]
-    final = stored_actions(database, duel["id"])
+    final = stored_actions(pg_database, duel["id"])
     assert final[: len(stored)] == stored and len(final) == again.state["index"]
     for c in (again, b):
         c.close()
@@ -278,7 +261,7 @@ def listening(engine: sa.Engine) -> int:
 
 
 def test_a_dropped_listening_connection_reconnects_and_misses_nothing(
-    cluster: list[ServerProcess], database: str
+    cluster: list[ServerProcess], pg_database: str
 ) -> None:
     """The bus's LISTEN connection is cut (as a database restart or a network cut would): a move made
     meanwhile on another process still reaches this process's pages, once it has listened again."""
@@ -286,7 +269,7 @@ def test_a_dropped_listening_connection_reconnects_and_misses_nothing(
     a = Client(cluster[0], duel["id"], duel["tokens"], session=duel["session"])
     b = Client(cluster[1], duel["id"], [invite_token(duel)], session=cluster[1].guest())
     joined(a)
-    engine = sa.create_engine(normalize_url(database))
+    engine = sa.create_engine(normalize_url(pg_database))
     rng = random.Random(4)
     try:
         for _ in range(6):
@@ -308,7 +291,7 @@ def test_a_dropped_listening_connection_reconnects_and_misses_nothing(
 
 
 def test_a_clocked_duel_racing_across_processes_keeps_one_history_and_one_clock(
-    cluster: list[ServerProcess], database: str
+    cluster: list[ServerProcess], pg_database: str
 ) -> None:
     """A clocked action is applied in memory before it is stored (the clock's next state depends on
     it): a refused one is rolled back by the catch-up.  The player of seat 0 has the game open on two
@@ -339,13 +322,13 @@ def test_a_clocked_duel_racing_across_processes_keeps_one_history_and_one_clock(
         assert sorted(f["type"] for f in answers) == ["error", "state"], answers
         assert [f["code"] for f in answers if f["type"] == "error"] == ["stale"]
         races += 1
-        stored = stored_actions(database, duel["id"])
+        stored = stored_actions(pg_database, duel["id"])
         assert len(stored) == index + 1
         for c in (first, second, b):
             state = wait_index(c, index + 1)
             assert state["index"] == index + 1 and state["clock"]["running"] == state["to_move"]
     assert races >= 6
-    engine = sa.create_engine(normalize_url(database))
+    engine = sa.create_engine(normalize_url(pg_database))
     with engine.connect() as conn:
         running = conn.execute(
             sa.text("SELECT running FROM clocks WHERE game_id = :g"), {"g": duel["id"]}
@@ -356,12 +339,12 @@ def test_a_clocked_duel_racing_across_processes_keeps_one_history_and_one_clock(
         c.close()
 
 
-def test_a_player_back_through_another_process_is_not_abandoned(database: str, tmp_path: Path) -> None:
+def test_a_player_back_through_another_process_is_not_abandoned(pg_database: str, tmp_path: Path) -> None:
     """The player to move leaves process A (A counts them away and tells the opponent on B), then
     comes back through B: A must not end the duel as abandoned when its clock would have run out."""
     procs = [
         ServerProcess(
-            tmp_path / f"a{i}", "--abandon-after", "3", "--agent-workers", "0", database=database
+            tmp_path / f"a{i}", "--abandon-after", "3", "--agent-workers", "0", database=pg_database
         ).start()
         for i in range(2)
     ]

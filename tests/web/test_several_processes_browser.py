@@ -7,30 +7,19 @@ last position.  Skipped without ``CLASH_TEST_PG_URL``.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from test_direct_play import DESKTOP, GAME_OVER, index_of, new_context, play_directly
-from test_web_store import _reset_pg
 
-from conftest import ServerProcess, pg_url
+from conftest import ServerProcess
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcess]]:
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
-    _reset_pg(url)
-    procs = [
-        ServerProcess(tmp_path_factory.mktemp(f"p{i}"), "--rate", "200", database=url).start()
-        for i in range(3)
-    ]
-    yield procs
-    for p in procs:
-        p.stop()
-    _reset_pg(url)
+def cluster(pg_processes: Callable[..., list[ServerProcess]]) -> list[ServerProcess]:
+    """Three processes on the module's database."""
+    return pg_processes(3, "--rate", "200")
 
 
 def log_lines(page: Any) -> list[str]:

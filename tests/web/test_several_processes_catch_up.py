@@ -13,43 +13,24 @@ import random
 import re
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from test_several_processes import act, invite_token, joined, stored_actions, wait_index
-from test_web_store import _reset_pg
 
 from clashofdecks.web.games import session_of_row
 from clashofdecks.web.store import CHANGES_CHANNEL, ActionWrite, normalize_url, open_store
-from conftest import Client, ServerProcess, pg_url
+from conftest import Client, ServerProcess
 
 HOWS = ("notified", "read", "whole")
 
 
 @pytest.fixture(scope="module")
-def database() -> Iterator[str]:
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server)")
-    _reset_pg(url)
-    yield url
-    _reset_pg(url)
-
-
-@pytest.fixture(scope="module")
-def pair(database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcess]]:
-    """Two processes on one database whose metrics this test may read."""
-    procs = [
-        ServerProcess(
-            tmp_path_factory.mktemp(f"q{i}"), "--metrics-allow", "127.0.0.1", database=database
-        ).start()
-        for i in range(2)
-    ]
-    yield procs
-    for p in procs:
-        p.stop()
+def pair(pg_processes: Callable[..., list[ServerProcess]]) -> list[ServerProcess]:
+    """Two processes on the module's database whose metrics this test may read."""
+    return pg_processes(2, "--metrics-allow", "127.0.0.1")
 
 
 def catch_ups(proc: ServerProcess) -> dict[str, float]:
@@ -90,7 +71,7 @@ def duel(procs: list[ServerProcess]) -> tuple[dict[str, Any], Client, Client]:
 
 
 def test_a_move_made_elsewhere_is_applied_from_its_notification_with_no_read(
-    pair: list[ServerProcess], database: str
+    pair: list[ServerProcess], pg_database: str
 ) -> None:
     game, a, b = duel(pair)
     before = [catch_ups(p) for p in pair]
@@ -111,7 +92,7 @@ def test_a_move_made_elsewhere_is_applied_from_its_notification_with_no_read(
         assert got["notified"] == proc_moves and got["whole"] == 0, (i, got, moves)
         assert got["read"] <= (1 if ended else 0), (i, got)
     # Every copy holds the stored history, and shows what a copy loaded from the store shows.
-    assert len(stored_actions(database, game["id"])) == a.state["index"] == b.state["index"]
+    assert len(stored_actions(pg_database, game["id"])) == a.state["index"] == b.state["index"]
     same_view(pair, game["id"])
     for c in (a, b):
         c.close()
@@ -146,10 +127,12 @@ def _silent_then_notified(database: str, game_id: str) -> int:
         store.close()
 
 
-def test_a_gap_in_the_notifications_is_read_from_the_store(pair: list[ServerProcess], database: str) -> None:
+def test_a_gap_in_the_notifications_is_read_from_the_store(
+    pair: list[ServerProcess], pg_database: str
+) -> None:
     game, a, b = duel(pair)
     before = [catch_ups(p) for p in pair]
-    n = _silent_then_notified(database, game["id"])
+    n = _silent_then_notified(pg_database, game["id"])
     for c in (a, b):
         assert wait_index(c, n)["index"] == n
     for i in range(2):
@@ -168,7 +151,7 @@ def test_a_gap_in_the_notifications_is_read_from_the_store(pair: list[ServerProc
 
 
 def test_an_undo_made_elsewhere_is_read_whole_and_ends_right(
-    pair: list[ServerProcess], database: str
+    pair: list[ServerProcess], pg_database: str
 ) -> None:
     """A solo game open on both processes (two tabs behind a balancer): an undo on one, which its
     notification does not carry, is caught up on the other by reading the game whole."""
@@ -191,7 +174,7 @@ def test_an_undo_made_elsewhere_is_read_whole_and_ends_right(
     same_view(pair, game["id"])
     frame = act(two, two.state["legal"][0])  # its copy's revision is right: accepted there
     wait_index(one, frame["index"])
-    assert len(stored_actions(database, game["id"])) == frame["index"]
+    assert len(stored_actions(pg_database, game["id"])) == frame["index"]
     for c in (one, two):
         c.close()
 
@@ -207,14 +190,14 @@ def _notify(database: str, payloads: list[str]) -> None:
 
 
 def test_a_forged_or_malformed_message_on_the_channel_is_ignored(
-    pair: list[ServerProcess], database: str
+    pair: list[ServerProcess], pg_database: str
 ) -> None:
     """Any client of the database may NOTIFY on the channel: garbage and forged notice frames are
     logged and ignored; a forged action the session refuses makes the process read the store, which
     has not moved.  The pages are sent nothing, and play goes on across the processes."""
     game, a, b = duel(pair)
     index = a.state["index"]
-    row = open_store(database)
+    row = open_store(pg_database)
     try:
         stored = row.load_game(game["id"])
         assert stored is not None
@@ -223,7 +206,7 @@ def test_a_forged_or_malformed_message_on_the_channel_is_ignored(
         row.close()
     g = game["id"]
     _notify(
-        database,
+        pg_database,
         [
             "not json",
             json.dumps({"game": g, "revision": "x"}),

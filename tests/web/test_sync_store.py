@@ -7,15 +7,15 @@ SQLite always; PostgreSQL when ``CLASH_TEST_PG_URL`` names a server.
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from test_web_store import _row, db_url  # noqa: F401  (db_url: the fixture of both databases)
+from test_web_store import _row
 
 from clashofdecks.web.store import CHANGES_CHANNEL, ActionWrite, StaleGameError, Store, open_store
+from conftest import run_async
 
 
 def _two_games(url: str) -> Store:
@@ -25,7 +25,7 @@ def _two_games(url: str) -> Store:
     return store
 
 
-def test_every_checked_write_bumps_the_revision_and_a_stale_one_changes_nothing(db_url: str) -> None:  # noqa: F811
+def test_every_checked_write_bumps_the_revision_and_a_stale_one_changes_nothing(db_url: str) -> None:
     store = _two_games(db_url)
     store.append_actions([ActionWrite("g1", 0, 0, "deck 1", revision=0)])
     row = store.load_game("g1")
@@ -42,7 +42,7 @@ def test_every_checked_write_bumps_the_revision_and_a_stale_one_changes_nothing(
     store.close()
 
 
-def test_an_undo_then_an_action_reusing_its_index_is_seen_as_a_change(db_url: str) -> None:  # noqa: F811
+def test_an_undo_then_an_action_reusing_its_index_is_seen_as_a_change(db_url: str) -> None:
     """The key (game, index) cannot tell: after an undo the next action reuses the index."""
     store = _two_games(db_url)
     store.append_actions([ActionWrite("g1", 0, 0, "deck 1", revision=0)])
@@ -58,7 +58,7 @@ def test_an_undo_then_an_action_reusing_its_index_is_seen_as_a_change(db_url: st
     store.close()
 
 
-def test_a_stale_write_in_a_group_commit_fails_only_itself(db_url: str) -> None:  # noqa: F811
+def test_a_stale_write_in_a_group_commit_fails_only_itself(db_url: str) -> None:
     store = _two_games(db_url)
     store.append_actions([ActionWrite("g2", 0, 0, "deck 4", revision=0)])
     writes: list[Any] = [
@@ -74,7 +74,7 @@ def test_a_stale_write_in_a_group_commit_fails_only_itself(db_url: str) -> None:
     store.close()
 
 
-def test_postgresql_announces_each_change_at_commit_and_never_a_rolled_back_one(db_url: str) -> None:  # noqa: F811
+def test_postgresql_announces_each_change_at_commit_and_never_a_rolled_back_one(db_url: str) -> None:
     if not db_url.startswith("postgresql"):
         pytest.skip("NOTIFY is PostgreSQL's (SQLite keeps one process)")
     import psycopg
@@ -102,7 +102,6 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
     announced in between must still be caught up (else that page waits for a move it never sees:
     the load test's "stalled" seats), so every held game follows the bus, connections or not."""
     import asyncio
-    import threading
     from types import SimpleNamespace
 
     from clashofdecks.web.bus import Change, LocalBus
@@ -126,15 +125,11 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
         await sync.on_change("gone", Change(9))  # a game not held here: read from the store when opened
         await asyncio.gather(*sync.tasks.values())
 
-    # In a thread of its own: a browser test earlier in the run may leave an event loop running in
-    # this one (Playwright's sync API), where asyncio.run refuses to start.
-    worker = threading.Thread(target=asyncio.run, args=(announce(),))
-    worker.start()
-    worker.join(timeout=30)
+    run_async(announce(), timeout=30)
     assert caught_up == [("g1", [4])] and not sync.tasks
 
 
-def test_a_catch_up_reads_only_the_actions_after_its_history_unless_the_histories_part(db_url: str) -> None:  # noqa: F811
+def test_a_catch_up_reads_only_the_actions_after_its_history_unless_the_histories_part(db_url: str) -> None:
     """web/sync_reads.py: the stored game from the copy's history on; None (read it whole) when the
     stored history no longer starts with the copy's (an undo elsewhere, then other actions)."""
     from clashofdecks.web.store import ClockRow
@@ -208,7 +203,6 @@ def test_a_malformed_message_on_the_channel_is_logged_and_ignored(
 ) -> None:
     """Any client of the database may NOTIFY on the channel: what is not one of the app's messages
     reaches no handler (a forged state frame would reach the pages) and stops nothing."""
-    import asyncio
 
     from clashofdecks.web.bus import _dispatch
 
@@ -217,10 +211,7 @@ def test_a_malformed_message_on_the_channel_is_logged_and_ignored(
     async def handler(*args: Any) -> None:
         reached.append(args)
 
-    # In a thread of its own: a browser test earlier in the run leaves an event loop running in
-    # this one (Playwright's sync API), where no other loop may run.
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, _dispatch(payload, handler, handler)).result()
+    run_async(_dispatch(payload, handler, handler))
     assert reached == []
     assert "ignored a malformed change message" in caplog.text
 
@@ -243,7 +234,6 @@ def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store
     came with them are applied with no read; a gap reads the store; a notified action the session
     refuses reads it too, and changes nothing when the store has not moved."""
     import asyncio
-    import threading
     from types import SimpleNamespace
 
     from clashofdecks.web.bus import Change, LocalBus
@@ -290,19 +280,7 @@ def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store
         await sync._take(live, [Change(5, 4, ((0, "no such move"),))])  # forged: read, nothing moved
         assert (live.revision, shown, len(live.session.steps)) == (4, [2, 4], 4) and reads
 
-    failures: list[BaseException] = []
-    # In a thread of its own, as in the test above.
-    worker = threading.Thread(target=_capture, args=(failures, run))
-    worker.start()
-    worker.join(timeout=60)
-    store.close()
-    assert not failures, failures
-
-
-def _capture(failures: list[BaseException], run: Any) -> None:
-    import asyncio
-
     try:
-        asyncio.run(run())
-    except BaseException as exc:  # the assertion errors of the thread, for the test's own thread
-        failures.append(exc)
+        run_async(run(), timeout=60)
+    finally:
+        store.close()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,29 +24,7 @@ from clashofdecks.web.store import (
     open_store,
     token_hash,
 )
-from conftest import pg_url
-
-
-def _reset_pg(url: str) -> None:
-    """An empty database: every table of every revision (and any a newer branch adds) dropped."""
-    engine = sa.create_engine(normalize_url(url))
-    with engine.begin() as conn:
-        conn.execute(sa.text("DROP SCHEMA public CASCADE"))
-        conn.execute(sa.text("CREATE SCHEMA public"))
-    engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
-        return
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server for the storage tests)")
-    _reset_pg(url)
-    yield url
-    _reset_pg(url)
+from conftest import pg_url_or_skip, reset_pg
 
 
 def _row(game_id: str = "g1", owner: str = "p1") -> GameRow:
@@ -322,10 +299,8 @@ def test_ratings_are_applied_once_and_guests_stay_off_the_leaderboard(db_url: st
 def test_processes_starting_at_once_on_an_empty_postgresql_database_all_migrate_it() -> None:
     """Several ``clash serve`` processes started together: one migrates, the others wait for it (an
     advisory lock) instead of colliding on the tables they would all create."""
-    url = pg_url()
-    if not url:
-        pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server for the storage tests)")
-    _reset_pg(url)
+    url = pg_url_or_skip()
+    reset_pg(url)
     code = f"from clashofdecks.web.store import open_store; open_store({url!r}).close()"
     procs = [
         subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) for _ in range(4)
@@ -337,4 +312,4 @@ def test_processes_starting_at_once_on_an_empty_postgresql_database_all_migrate_
         assert current_revision(engine) is not None
     finally:
         engine.dispose()
-    _reset_pg(url)
+    reset_pg(url)

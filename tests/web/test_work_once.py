@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from test_clocks import T0, FileClock
-from test_web_store import _reset_pg
 from websockets.sync.client import connect
 
 from clashofdecks.session import GameSession, Seat
 from clashofdecks.web.games import LiveGame, game_row
 from clashofdecks.web.store import SeatRow, normalize_url, open_store
-from conftest import Client, ServerProcess, pg_url
+from conftest import Client, ServerProcess, pg_url, reset_pg
 
 LEASE = "2"  # seconds: a killed holder's work is taken over after this
 
@@ -32,9 +31,9 @@ def database() -> Iterator[str]:
     url = pg_url()
     if not url:
         pytest.skip("CLASH_TEST_PG_URL is not set (no PostgreSQL server for the multi-process tests)")
-    _reset_pg(url)
+    reset_pg(url)
     yield url
-    _reset_pg(url)
+    reset_pg(url)
 
 
 def _servers(tmp_path: Path, database: str, n: int = 2, lease: str = LEASE) -> list[ServerProcess]:

@@ -77,7 +77,6 @@ class LiveGame:
     connections: set[Any] = field(default_factory=set)
     #: Seats with an open connection right now (for the abandonment clock).
     present: dict[int, int] = field(default_factory=dict)
-    abandon_deadline: float | None = None
     agent_busy: bool = False
     #: A result the session does not know how to say (an abandoned duel: stored as a resignation).
     result_override: dict[str, Any] | None = None
@@ -85,8 +84,7 @@ class LiveGame:
     rated: bool = False
     #: A friend duel offered as rated whose invitee has not answered yet.
     rated_offer: bool = False
-    #: Seats that asked for a rematch of this finished duel, and the rematch once it exists.
-    rematch_offers: set[int] = field(default_factory=set)
+    #: The rematch of this finished duel once it exists (the offers are in the store: web/rematches.py).
     rematch_game: str | None = None
     #: The clock of a clocked game (it replaces the abandonment rule), else None.
     clock: ClockState | None = None

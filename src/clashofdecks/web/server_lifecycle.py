@@ -263,7 +263,6 @@ class GameLifecycle(ServerCore):
             game_id, asking = live.id, set(conn.seats)
             # The offers are in the store: an offer made through another process counts here.
             offers, made = await self.run_db(lambda s: rematches.offer(s.engine, game_id, asking))
-            live.rematch_offers.update(offers)
             if made is None and live.kind == "friend" and offers != {0, 1}:
                 offer = {"type": "notice", "code": "rematch_offered", "seats": sorted(offers)}
                 await self.notify_game(live.id, offer)

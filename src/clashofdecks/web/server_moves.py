@@ -126,7 +126,8 @@ class Moves(ServerCore):
         clock = live.clock
         if clock is None:
             await self.write_game(
-                live, ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, code))
+                live,
+                ActionWrite(live.id, index, seat, canonical, agent_next=_agent_decides_after(session, code)),
             )
             step = session.act(seat, code)
         else:
@@ -144,7 +145,7 @@ class Moves(ServerCore):
             moved = clock_row(clock)
             await self.write_game(
                 live,
-                ActionWrite(live.id, index, seat, canonical, _agent_decides_after(session, None)),
+                ActionWrite(live.id, index, seat, canonical, agent_next=_agent_decides_after(session, None)),
                 then=functools.partial(_save_clock, game_id=live.id, clock=moved),
                 shown=shown,
             )
@@ -155,8 +156,8 @@ class Moves(ServerCore):
         return list(step.events)
 
     async def _hint(self, conn: Connection, live: LiveGame) -> None:
-        session = live.session
         async with self.lock(live.id):
+            session = live.session  # read under the lock: a catch-up may replace it
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
             seat = self._acting_seat(conn, live)
@@ -166,6 +167,7 @@ class Moves(ServerCore):
             index = len(session.steps)
         action, score, label = await self._in_worker(workers.hint, record, seat, self.config.hint_seconds)
         sentence = action
+        session = live.session  # as it is now, after the thinking
         if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
             sentence = session.words(describe_action, action, conn.lang, names=seat_names(live, conn.lang))
         await conn.send(

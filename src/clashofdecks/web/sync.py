@@ -162,10 +162,8 @@ class GameSync:
         live = self.host.games.get(game_id)
         if live is None:
             return
-        # A rematch is agreed in the memory of the process that holds the second offer: the offers
-        # and the rematch made elsewhere are kept here too.
-        if frame.get("code") == "rematch_offered" and isinstance(frame.get("seats"), list):
-            live.rematch_offers.update(s for s in frame["seats"] if s in (0, 1))
+        # The offers are agreed in the store (web/rematches.py); a rematch made elsewhere is kept here
+        # too, so a later request on this process is answered with it at once.
         if frame.get("type") == "rematch" and isinstance(frame.get("game"), str):
             live.rematch_game = frame["game"]
         from_elsewhere = skip is None or not skip.startswith(self.origin + ":")
@@ -174,7 +172,6 @@ class GameSync:
             for seat in frame["seats"]:
                 if live.present.get(seat) == 0:
                     del live.present[seat]
-                    live.abandon_deadline = None
         catching_up = self.tasks.get(game_id)
         if catching_up is None:
             await self._deliver(live, frame, skip)

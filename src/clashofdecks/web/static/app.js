@@ -119,7 +119,14 @@ function mount(...nodes) {
   app.replaceChildren(header(), ...nodes);
 }
 
+// Each route() opens a page view.  A page that waits for the server before drawing draws only if it is
+// still the current view: a lobby reloading for a new language must not cover the game that a click
+// on its Start button opened meanwhile (the player would see the lobby under the game's address).
+let pageView = 0;
+function stillShowing(view) { return view === pageView; }
+
 async function route() {
+  pageView += 1;
   document.documentElement.lang = state.lang;
   hideCardHelp();
   const path = location.pathname;

@@ -5,8 +5,10 @@
 
 async function lobbyPage() {
   closeSocket();
+  const view = pageView;
   const lobby = await api("/api/lobby");
   const campaign = state.me && state.me.identity ? await api("/api/campaign").catch(() => null) : null;
+  if (!stillShowing(view)) return;  // another page was opened meanwhile (a game started from the old lobby)
   // The name is the identity's display name: changing it here changes it for the next games too.
   const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: (state.me && state.me.display_name) || "", placeholder: t("your_name"),
     onchange: () => saveDisplayName(name.value).catch((e) => { err.textContent = t("error") + ": " + e.message; }) });

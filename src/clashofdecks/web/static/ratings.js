@@ -59,7 +59,9 @@ async function leaderboardPage() {
   closeSocket();
   const params = new URLSearchParams(location.search);
   const fmt = params.get("format") === "precon" ? "precon" : "draft";
+  const view = pageView;
   const data = await api("/api/leaderboard?format=" + fmt);
+  if (!stillShowing(view)) return;
   const tabs = h("nav", { class: "tabs", "aria-label": t("format") }, ["draft", "precon"].map((f) =>
     h("a", { href: "/leaderboard?format=" + f, class: "button" + (f === fmt ? " primary" : ""), "aria-current": f === fmt ? "page" : null,
       "data-testid": "leaderboard-" + f }, t(f))));
@@ -83,9 +85,11 @@ async function leaderboardPage() {
 
 async function playerPage(handle) {
   closeSocket();
+  const view = pageView;
   let p;
   try { p = await api("/api/players/" + encodeURIComponent(handle)); }
-  catch (e) { mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, t("error") + ": " + e.message))); return; }
+  catch (e) { if (stillShowing(view)) mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, t("error") + ": " + e.message))); return; }
+  if (!stillShowing(view)) return;
   const ratingBlocks = Object.entries(p.ratings).map(([fmt, r]) => h("section", { class: "panel", "data-testid": "player-rating", "data-format": fmt },
     h("h3", {}, t(fmt)),
     h("p", { class: "big" }, String(r.rating), r.provisional ? h("span", { class: "muted" }, " (" + t("provisional") + ")") : null),

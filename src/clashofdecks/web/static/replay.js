@@ -10,9 +10,11 @@ let replayGeneration = 0;
 async function replayPage(id) {
   closeSocket();
   const generation = ++replayGeneration;
+  const view = pageView;
   let data;
   try { data = await api("/api/games/" + id + "/replay?lang=" + encodeURIComponent(state.lang)); }
-  catch (e) { mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
+  catch (e) { if (stillShowing(view)) mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
+  if (!stillShowing(view)) return;
   const n = data.frames.length - 1;
   let i = Math.max(0, Math.min(n, Number(new URLSearchParams(location.hash.slice(1)).get("s") || n)));
   // The names the game showed (the server sends them in this page's language, the automaton's too).

@@ -12,8 +12,10 @@ const tutorial = { steps: null, lang: null, index: 0, selected: null, answer: nu
 async function tutorialPage() {
   closeSocket();
   state.frame = null; state.selected = null;
+  const view = pageView;
   if (tutorial.lang !== state.lang) {
     const data = await api("/api/tutorial?lang=" + state.lang);
+    if (!stillShowing(view)) return;
     // A new language shows the same step again, in its words (the answer is redone).
     tutorial.steps = data.steps; tutorial.lang = state.lang; tutorial.answer = null;
     tutorial.index = Math.min(tutorial.index, data.steps.length - 1);
