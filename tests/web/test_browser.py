@@ -256,6 +256,81 @@ def test_a_game_started_while_the_lobby_reloads_stays_on_screen(server: ServerPr
     context.close()
 
 
+def test_choices_made_while_the_lobby_reloads_in_a_new_language_are_kept(
+    server: ServerProcess, browser: Any
+) -> None:
+    """Choosing a language draws the lobby again once the server has answered; a level, a format and
+    an AI strength chosen on the old lobby meanwhile are still chosen on the new one (they were reset
+    to the first level and the defaults).  The reload's lobby request is held until the choices are
+    made, so they are made during the reload every time."""
+    context = fast_context(browser, viewport=DESKTOP, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("[data-testid=level]")
+    levels = page.eval_on_selector_all("[data-testid=level] option", "(os) => os.map((o) => o.value)")
+    level = levels[-1]  # not the first, which a reset would choose
+    ai_levels = page.eval_on_selector_all("[data-testid=ai-level] option", "(os) => os.map((o) => o.value)")
+    ai_level = next(a for a in ai_levels if a != page.input_value("[data-testid=ai-level]"))
+    page.evaluate("document.querySelector('main.lobby').dataset.old = 'yes'")
+    held: list[Any] = []
+    page.route("**/api/lobby", lambda route: held.append(route))
+    with page.expect_request("**/api/lobby"):
+        page.select_option("[data-testid=lang]", "de")
+    while not held:  # the handler runs as Playwright dispatches the request's events
+        page.wait_for_timeout(20)
+    page.select_option("[data-testid=level]", level)
+    page.select_option("#solo-format", "precon")
+    page.select_option("[data-testid=ai-level]", ai_level)
+    with page.expect_response("**/api/campaign"):  # the reload's last request (the guest has an identity)
+        held[0].continue_()
+    page.wait_for_selector("main.lobby:not([data-old])")  # the German lobby
+    assert page.evaluate("document.documentElement.lang") == "de"
+    assert page.input_value("[data-testid=level]") == level
+    assert page.input_value("#solo-format") == "precon"
+    assert page.input_value("[data-testid=ai-level]") == ai_level
+    context.close()
+
+
+def test_an_account_answer_after_leaving_the_account_page_does_not_cover_the_next_page(
+    server: ServerProcess, browser: Any
+) -> None:
+    """The account page's buttons redraw it when the server answers; a player who went to another
+    page before the answer came stays there (the late account page covered it, under the other
+    page's address).  The name change's answer is held until the leaderboard is on screen."""
+    context = fast_context(browser, viewport=DESKTOP, locale="en-US")
+    page = context.new_page()
+    page.goto(server.url + "/account")
+    page.wait_for_selector("[data-testid=display-name]")
+    held: list[Any] = []
+
+    def hold_the_name_change(route: Any) -> None:
+        if route.request.method == "POST":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/me", hold_the_name_change)
+    page.fill("[data-testid=display-name]", "Late Answer")
+    page.click("[data-testid=save-name]")
+    while not held:
+        page.wait_for_timeout(20)
+    page.click("[data-testid=nav-leaderboard]")
+    page.wait_for_selector("[data-testid=leaderboard-draft]")
+    address = page.url
+    assert "/leaderboard" in address, address
+    with page.expect_response("**/api/me"):
+        held[0].continue_()
+    page.wait_for_timeout(1000)  # the late account page would be drawn right after the answer
+    assert page.url == address
+    assert page.locator("[data-testid=account-page]").count() == 0
+    assert page.locator("[data-testid=leaderboard-draft]").count() == 1
+    # The change itself was made: the account page shows it when the player comes back.
+    page.click("[data-testid=account-link]")
+    page.wait_for_selector("[data-testid=display-name]")
+    assert page.input_value("[data-testid=display-name]") == "Late Answer"
+    context.close()
+
+
 def test_custom_threat_resign_export_and_import(server: ServerProcess, browser: Any, tmp_path: Path) -> None:
     context = fast_context(browser, viewport=DESKTOP)
     page = context.new_page()

@@ -33,13 +33,17 @@ function forgetInvites() {
 
 function accountPage(notice) {
   closeSocket();
+  // A button's answer redraws this page only if the player is still on it (a late answer must not
+  // cover the page the player went to meanwhile; the change itself is kept, in state.me).
+  const view = pageView;
+  const redraw = (text) => { if (stillShowing(view)) accountPage(text); };
   const me = state.me || { identity: null };
   const status = h("p", { class: "muted", role: "status", "data-testid": "account-status" }, notice || "");
   const err = h("p", { class: "error", role: "alert", "data-testid": "account-error" });
   const run = (fn) => async (e) => {
     if (e) e.preventDefault();
     err.textContent = ""; status.textContent = "";
-    try { await fn(); } catch (x) { err.textContent = t("error") + ": " + x.message; }
+    try { await fn(); } catch (x) { if (stillShowing(view)) err.textContent = t("error") + ": " + x.message; }
   };
   const field = (testid, type, label, autocomplete) => {
     const input = h("input", { type, "data-testid": testid, autocomplete, required: true, maxlength: type === "password" ? "256" : "32" });
@@ -55,12 +59,12 @@ function accountPage(notice) {
       await postJson("/api/account/logout", {});
       forgetInvites();
       await ensureIdentity();  // a new guest: the account's games stay with the account
-      accountPage(t("logged_out"));
+      redraw(t("logged_out"));
     }) }, t("logout")) : null;
     sections.push(h("section", { class: "panel", "data-testid": "identity" },
       h("h2", {}, me.account ? t("signed_in_as", { name: me.username }) : t("guest_title")),
       h("p", {}, t("handle") + ": ", h("code", { "data-testid": "handle" }, me.identity)),
-      h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); accountPage(t("saved")); }) },
+      h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); redraw(t("saved")); }) },
         h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save"))),
       signOut));
   }
@@ -73,7 +77,7 @@ function accountPage(notice) {
       h("p", { "data-testid": "guest-warning" }, t("guest_note")),
       h("form", { onsubmit: run(async () => {
         state.me = await postJson("/api/account/register", { username: user.value, password: pw.value });
-        accountPage();
+        redraw();
       }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "register" }, t("register")))));
   }
 
@@ -83,7 +87,7 @@ function accountPage(notice) {
     sections.push(h("section", { class: "panel" }, h("h2", {}, t("sign_in")), h("p", { class: "muted" }, t("sign_in_note")),
       h("form", { onsubmit: run(async () => {
         state.me = await postJson("/api/account/login", { username: user.value, password: pw.value });
-        accountPage();
+        redraw();
       }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "login" }, t("sign_in")))));
   }
 
@@ -95,7 +99,8 @@ function accountPage(notice) {
         await postJson("/api/account/delete", me.account ? { password: pw.value } : {});
         forgetInvites();
         state.me = { identity: null };
-        history.pushState(null, "", "/"); await ensureIdentity(); route();
+        await ensureIdentity();
+        if (stillShowing(view)) { history.pushState(null, "", "/"); route(); }
       }) }, me.account ? pwRow : null, h("button", { type: "submit", class: "danger", "data-testid": "delete-account" }, t("delete_account")))));
   }
   mount(h("main", { class: "lobby account", "data-testid": "account-page" }, ...sections, status, err));

@@ -3,6 +3,32 @@
 
 // ------------------------------------------------------------------ lobby
 
+// The lobby's choices (formats, level, deck, AI, clock, threat, name) by element, as the player left
+// them: a lobby drawn over a lobby (choosing a language draws it again, after the server's answers)
+// keeps what the player chose while it waited, instead of resetting it.
+const CHOICE_ELEMENTS = "select, input:not([type=file]), details";
+function choiceKey(el) {
+  const d = el.dataset;
+  return el.id ? "#" + el.id : d.threat ? "threat:" + d.threat : d.threatAbility ? "ability:" + d.threatAbility : d.testid ? "test:" + d.testid : "";
+}
+function readChoices() {
+  const out = new Map();
+  const shown = document.querySelector("#app > main.lobby:not(.account)");
+  for (const el of shown ? shown.querySelectorAll(CHOICE_ELEMENTS) : []) {
+    if (choiceKey(el)) out.set(choiceKey(el), el.tagName === "DETAILS" ? el.open : el.type === "checkbox" ? el.checked : el.value);
+  }
+  return out;
+}
+function restoreChoices(root, choices) {
+  for (const el of root.querySelectorAll(CHOICE_ELEMENTS)) {
+    const v = choices.get(choiceKey(el));
+    if (v === undefined) continue;
+    if (el.tagName === "DETAILS") el.open = v;
+    else if (el.type === "checkbox") el.checked = v;
+    else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v)) el.value = v;
+  }
+}
+
 async function lobbyPage() {
   closeSocket();
   const view = pageView;
@@ -97,7 +123,8 @@ async function lobbyPage() {
   };
   const list = (items) => items.length ? h("ul", {}, items.map(gameItem)) : h("p", { class: "muted" }, t("none"));
 
-  mount(h("main", { class: "lobby" },
+  const choices = readChoices();  // the lobby on screen, if any, before this one replaces it
+  const page = h("main", { class: "lobby" },
     h("section", { class: "panel" }, h("label", { for: "name" }, t("your_name")), name,
       state.me && state.me.identity && !state.me.account ? h("p", { class: "muted", "data-testid": "guest-note" }, t("guest_note_short"), " ",
         h("a", { href: "/account" }, t("make_account"))) : null),
@@ -122,5 +149,7 @@ async function lobbyPage() {
     h("section", { class: "panel wide", "data-testid": "my-games" }, h("h2", {}, t("my_games")), list(lobby.mine)),
     h("section", { class: "panel wide" }, h("h2", {}, t("open_games")), list(lobby.open)),
     h("section", { class: "panel wide" }, h("label", {}, t("import_record"), " ", importInput)),
-  ));
+  );
+  restoreChoices(page, choices);
+  mount(page);
 }
