@@ -444,7 +444,11 @@ def test_the_ai_strengths_in_every_language_and_one_click_starts_casual(
 #: Draws every card face (board size and the small size of piles) into the page with the app's own
 #: ``cardFace`` and lists what is wrong: a name cut (wider or taller than its box), a face whose
 #: content spills out of it or overlaps, or the cost bubble covering the name.
-CARD_FACE_PROBLEMS = """(small) => {
+CARD_FACE_PROBLEMS = """async (small) => {
+  // The page's modules, imported as the page imported them (the same instances: the page's store).
+  const { state } = await import('/static/store.js');
+  const { cardFace } = await import('/static/board.js');
+  const { h } = await import('/static/dom.js');
   const row = document.createElement('div');
   row.className = small ? 'pile' : 'hand';
   row.dataset.testid = 'all-cards-' + (small ? 'small' : 'board');
@@ -504,14 +508,17 @@ HINT_WORDS = {
 
 
 #: The page's address, view and game frame as the page holds them (a hang's diagnosis).
-PAGE_STATE = """() => ({
-  path: location.pathname, game: !!document.querySelector("#game"),
+PAGE_STATE = """async () => {
+  const { state } = await import('/static/store.js');
+  return {
+    path: location.pathname, game: !!document.querySelector("#game"),
   lobby: !!document.querySelector("main.lobby"), notice: state.notice, animating: state.animating,
   queued: state.frames.length, socket: state.ws && state.ws.readyState,
   frame: state.frame && { index: state.frame.index, to_move: state.frame.to_move, seats: state.frame.seats,
     phase: state.frame.phase, setup: !!state.frame.setup, thinking: state.frame.thinking,
     legal: (state.frame.legal || []).slice(0, 3) },
-})"""
+  };
+}"""
 
 
 def hint_on_the_first_turn(page: Any) -> str:

@@ -388,9 +388,12 @@ def test_axe_finds_nothing_serious(server: ServerProcess, browser: Any, lang: st
     context.close()
 
 
-ORDER_FRAME = """() => {
+# The page's modules, imported as the page imported them (the same instances: the page's store).
+ORDER_FRAME = """async () => {
+  const { state } = await import('/static/store.js');
+  const { render } = await import('/static/game.js');
   window.sent = [];
-  window.send = (message) => window.sent.push(message);
+  state.ws.send = (text) => window.sent.push(JSON.parse(text));
   const f = JSON.parse(JSON.stringify(state.frame));
   f.view.pending = { player: 0, decision: "order", cards: ["BRUTE", "TROLL", "BARON"] };
   f.legal = ["order BRUTE TROLL BARON", "order BRUTE BARON TROLL", "order TROLL BRUTE BARON",

@@ -4,6 +4,7 @@ rules, the tutorial, the icon and the static files."""
 from __future__ import annotations
 
 import json
+import mimetypes
 from importlib import resources
 
 from starlette.requests import Request
@@ -17,6 +18,10 @@ from .games import card_catalogue
 from .routes_common import RouteGroup
 from .server import _CSP, MAX_TUTORIAL_BYTES, _index_html, _read_body, _tutorial_request
 from .tutorial import try_step, tutorial_json
+
+# The page's scripts are ES modules, which a browser runs only when they are served with a JavaScript
+# type; the machine's own table may say otherwise (a Windows registry may map .js to text/plain).
+mimetypes.add_type("text/javascript", ".js")
 
 
 class PageRoutes(RouteGroup):

@@ -1,17 +1,16 @@
 // Identities: the guest a first visit gets, the optional account, and the account page (/account).
 // The session is an HttpOnly cookie: this page never sees it, it only asks the server who it is.
-"use strict";
-
-// ------------------------------------------------------------------ identity
-
-function postJson(path, body) {
-  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
-}
+import { api, postJson } from "./api.js";
+import { h } from "./dom.js";
+import { currentView, go, mount, stillShowing } from "./page.js";
+import { closeSocket } from "./socket.js";
+import { state } from "./store.js";
+import { t } from "./words.js";
 
 // A first visit gets a guest identity (no sign-up to play); a browser of the former release is
 // recognised by /api/me once.  If the server refuses (too many new identities from this address),
 // the page still opens: games can be watched without an identity.
-async function ensureIdentity() {
+export async function ensureIdentity() {
   try {
     state.me = await api("/api/me");
     if (!state.me.identity) state.me = await postJson("/api/identities", {});
@@ -20,7 +19,7 @@ async function ensureIdentity() {
   }
 }
 
-async function saveDisplayName(value) {
+export async function saveDisplayName(value) {
   state.me = await postJson("/api/me", { display_name: value.trim() });
 }
 
@@ -29,13 +28,67 @@ function forgetInvites() {
   for (const key of Object.keys(localStorage)) if (key.startsWith("clash.invite.") || key.startsWith("clash.tokens.")) localStorage.removeItem(key);
 }
 
-// ------------------------------------------------------------------ account page
+function field(testid, type, label, autocomplete) {
+  const input = h("input", { type, "data-testid": testid, autocomplete, required: true, maxlength: type === "password" ? "256" : "32" });
+  return [input, h("label", { class: "row" }, h("span", {}, label), input)];
+}
 
-function accountPage(notice) {
+function identitySection(me, run, redraw) {
+  const nameInput = h("input", { "data-testid": "display-name", maxlength: "40", value: me.display_name, "aria-label": t("display_name") });
+  const signOut = me.account ? h("button", { "data-testid": "logout", onclick: run(async () => {
+    await postJson("/api/account/logout", {});
+    forgetInvites();
+    await ensureIdentity();  // a new guest: the account's games stay with the account
+    redraw(t("logged_out"));
+  }) }, t("logout")) : null;
+  return h("section", { class: "panel", "data-testid": "identity" },
+    h("h2", {}, me.account ? t("signed_in_as", { name: me.username }) : t("guest_title")),
+    h("p", {}, t("handle") + ": ", h("code", { "data-testid": "handle" }, me.identity)),
+    h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); redraw(t("saved")); }) },
+      h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save"))),
+    signOut);
+}
+
+function registerSection(run, redraw) {
+  const [user, userRow] = field("register-username", "text", t("username"), "username");
+  const [pw, pwRow] = field("register-password", "password", t("password"), "new-password");
+  pw.setAttribute("minlength", "8");
+  return h("section", { class: "panel" }, h("h2", {}, t("make_account")),
+    h("p", { "data-testid": "guest-warning" }, t("guest_note")),
+    h("form", { onsubmit: run(async () => {
+      state.me = await postJson("/api/account/register", { username: user.value, password: pw.value });
+      redraw();
+    }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "register" }, t("register"))));
+}
+
+function signInSection(run, redraw) {
+  const [user, userRow] = field("login-username", "text", t("username"), "username");
+  const [pw, pwRow] = field("login-password", "password", t("password_plain"), "current-password");
+  return h("section", { class: "panel" }, h("h2", {}, t("sign_in")), h("p", { class: "muted" }, t("sign_in_note")),
+    h("form", { onsubmit: run(async () => {
+      state.me = await postJson("/api/account/login", { username: user.value, password: pw.value });
+      redraw();
+    }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "login" }, t("sign_in"))));
+}
+
+function deleteSection(me, run, view) {
+  const [pw, pwRow] = field("delete-password", "password", t("password_plain"), "current-password");
+  return h("section", { class: "panel" }, h("h2", {}, t("delete_account")), h("p", { class: "muted" }, t("delete_note")),
+    h("form", { onsubmit: run(async () => {
+      if (!confirm(t("confirm_delete"))) return;
+      await postJson("/api/account/delete", me.account ? { password: pw.value } : {});
+      forgetInvites();
+      state.me = { identity: null };
+      await ensureIdentity();
+      if (stillShowing(view)) go("/");
+    }) }, me.account ? pwRow : null, h("button", { type: "submit", class: "danger", "data-testid": "delete-account" }, t("delete_account"))));
+}
+
+export function accountPage(notice) {
   closeSocket();
   // A button's answer redraws this page only if the player is still on it (a late answer must not
   // cover the page the player went to meanwhile; the change itself is kept, in state.me).
-  const view = pageView;
+  const view = currentView();
   const redraw = (text) => { if (stillShowing(view)) accountPage(text); };
   const me = state.me || { identity: null };
   const status = h("p", { class: "muted", role: "status", "data-testid": "account-status" }, notice || "");
@@ -45,63 +98,11 @@ function accountPage(notice) {
     err.textContent = ""; status.textContent = "";
     try { await fn(); } catch (x) { if (stillShowing(view)) err.textContent = t("error") + ": " + x.message; }
   };
-  const field = (testid, type, label, autocomplete) => {
-    const input = h("input", { type, "data-testid": testid, autocomplete, required: true, maxlength: type === "password" ? "256" : "32" });
-    return [input, h("label", { class: "row" }, h("span", {}, label), input)];
-  };
   const sections = [];
-
-  if (!me.identity) {
-    sections.push(h("section", { class: "panel" }, h("p", {}, t("no_identity")), err));
-  } else {
-    const nameInput = h("input", { "data-testid": "display-name", maxlength: "40", value: me.display_name, "aria-label": t("display_name") });
-    const signOut = me.account ? h("button", { "data-testid": "logout", onclick: run(async () => {
-      await postJson("/api/account/logout", {});
-      forgetInvites();
-      await ensureIdentity();  // a new guest: the account's games stay with the account
-      redraw(t("logged_out"));
-    }) }, t("logout")) : null;
-    sections.push(h("section", { class: "panel", "data-testid": "identity" },
-      h("h2", {}, me.account ? t("signed_in_as", { name: me.username }) : t("guest_title")),
-      h("p", {}, t("handle") + ": ", h("code", { "data-testid": "handle" }, me.identity)),
-      h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); redraw(t("saved")); }) },
-        h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save"))),
-      signOut));
-  }
-
-  if (me.identity && !me.account) {
-    const [user, userRow] = field("register-username", "text", t("username"), "username");
-    const [pw, pwRow] = field("register-password", "password", t("password"), "new-password");
-    pw.setAttribute("minlength", "8");
-    sections.push(h("section", { class: "panel" }, h("h2", {}, t("make_account")),
-      h("p", { "data-testid": "guest-warning" }, t("guest_note")),
-      h("form", { onsubmit: run(async () => {
-        state.me = await postJson("/api/account/register", { username: user.value, password: pw.value });
-        redraw();
-      }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "register" }, t("register")))));
-  }
-
-  if (!me.account) {
-    const [user, userRow] = field("login-username", "text", t("username"), "username");
-    const [pw, pwRow] = field("login-password", "password", t("password_plain"), "current-password");
-    sections.push(h("section", { class: "panel" }, h("h2", {}, t("sign_in")), h("p", { class: "muted" }, t("sign_in_note")),
-      h("form", { onsubmit: run(async () => {
-        state.me = await postJson("/api/account/login", { username: user.value, password: pw.value });
-        redraw();
-      }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "login" }, t("sign_in")))));
-  }
-
-  if (me.identity) {
-    const [pw, pwRow] = field("delete-password", "password", t("password_plain"), "current-password");
-    sections.push(h("section", { class: "panel" }, h("h2", {}, t("delete_account")), h("p", { class: "muted" }, t("delete_note")),
-      h("form", { onsubmit: run(async () => {
-        if (!confirm(t("confirm_delete"))) return;
-        await postJson("/api/account/delete", me.account ? { password: pw.value } : {});
-        forgetInvites();
-        state.me = { identity: null };
-        await ensureIdentity();
-        if (stillShowing(view)) { history.pushState(null, "", "/"); route(); }
-      }) }, me.account ? pwRow : null, h("button", { type: "submit", class: "danger", "data-testid": "delete-account" }, t("delete_account")))));
-  }
+  if (!me.identity) sections.push(h("section", { class: "panel" }, h("p", {}, t("no_identity")), err));
+  else sections.push(identitySection(me, run, redraw));
+  if (me.identity && !me.account) sections.push(registerSection(run, redraw));
+  if (!me.account) sections.push(signInSection(run, redraw));
+  if (me.identity) sections.push(deleteSection(me, run, view));
   mount(h("main", { class: "lobby account", "data-testid": "account-page" }, ...sections, status, err));
 }

@@ -1,42 +1,21 @@
-// The board: card faces, hands, fortress tracks, realms; keyboard shortcuts.
-"use strict";
+// The board: card faces, hands, fortress tracks, realms, the lanes and their targets, the return order.
+import { card, cardLabel, cardName, cardTips, creatureOf, hyphenated, isFortress } from "./cards.js";
+import { showCardHelp } from "./cardhelp.js";
+import { choosable } from "./direct.js";
+import { h, icon, onEnter } from "./dom.js";
+import { actionLabel, handActions, ordersFitting, playerName, targetsOf } from "./frame.js";
+import { redraw } from "./page.js";
+import { act } from "./socket.js";
+import { state } from "./store.js";
+import { t } from "./words.js";
 
-// ------------------------------------------------------------------ the board
-
-// Positions write a creature as its id, or as an object with only the fields that differ from these.
-const CREATURE_DEFAULTS = { damage: 0, new: false, protected: false, activated: false, sprint_bonus: 0 };
-function creatureOf(c) { return Object.assign({}, CREATURE_DEFAULTS, typeof c === "string" ? { card: c } : c); }
-
-// Card names on the board: a long name may take two lines, broken at a syllable with a hyphen (soft
-// hyphens, shown only where the line breaks) instead of being cut ("Abo-mination", "Mi-croctopus").
-// The break points follow the common English rules (vowel | consonant vowel; between two consonants,
-// but before a pair that starts a syllable: "cr", "bl"; never inside "ch", "th"), at least two letters
-// from the start and three from the end; no hyphenation dictionary is needed, so it works offline.
-const VOWEL = /[aeiouy]/i;
-const ONSET = new Set(["bl", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gh", "gl", "gr", "ph", "pl", "pr",
-  "qu", "sh", "th", "tr", "wh"]);
-function syllableBreaks(name) {
-  const v = (i) => i >= 0 && i < name.length && VOWEL.test(name[i]);
-  const onset = (i) => ONSET.has(name.slice(i, i + 2).toLowerCase());
-  const out = [];
-  for (let i = 2; i <= name.length - 3; i++) {
-    if (v(i - 1) && !v(i) && v(i + 1)) out.push(i);  // V | CV
-    else if (v(i - 1) && !v(i) && !v(i + 1) && onset(i) && v(i + 2)) out.push(i);  // V | CrV
-    else if (v(i - 2) && !v(i - 1) && !v(i) && v(i + 1) && !onset(i - 1)) out.push(i);  // VC | CV
-  }
-  return out;
-}
+// A card's name, broken at its syllables (cards.js's hyphenated) when long.
 function nameLabel(name) {
-  const breaks = name.length > 7 ? syllableBreaks(name) : [];
-  let text = "", last = 0;
-  for (const i of breaks) { text += name.slice(last, i) + "\u00ad"; last = i; }
-  text += name.slice(last);
-  // Longer names get a slightly smaller font so that two lines always hold them.
-  const size = name.length > 10 ? " long" : name.length > 8 ? " longish" : "";
+  const { text, size } = hyphenated(name);
   return h("span", { class: "name" + size, lang: "en", "data-name": name }, text);
 }
 
-function cardFace(id, opts) {
+export function cardFace(id, opts) {
   return explained(cardFaceOnly(id, opts), id, opts || {});
 }
 
@@ -54,24 +33,23 @@ function explained(el, id, opts) {
   return el;
 }
 
+function cardStats(c, cr) {
+  if (c.kind !== "creature") return h("span", { class: "stats" }, h("span", { class: "atk", title: t("damage") }, "✦" + c.attack));
+  const health = cr ? c.health - cr.damage : c.health;
+  return h("span", { class: "stats" }, h("span", { class: "atk", title: t("attack") }, c.attack + (cr && cr.sprint_bonus ? "+" + cr.sprint_bonus : "")), "/",
+    h("span", { class: "hp" + (cr && cr.damage ? " hurt" : ""), title: t("health") }, health), cr && cr.damage ? h("span", { class: "dmg", title: t("damage") }, " (−" + cr.damage + ")") : null);
+}
+
 function cardFaceOnly(id, opts) {
   opts = opts || {};
   if (id === "?") return h("div", { class: "card back" + (opts.small ? " small" : ""), "data-card": "?", title: "R9.2" }, "?");
-  if (id === "BASTION" || id === "FORT") {
+  if (isFortress(id)) {
     return h("div", { class: "card fortress" + (opts.small ? " small" : ""), "data-card": id, title: t("fortress") }, nameLabel(cardName(id)));
   }
   const c = card(id);
   const abilities = opts.abilities || c.abilities;
   const granted = opts.granted || [];
-  const tips = [`${c.name} (${t(c.kind)}) · ${t("cost")} ${c.cost}`];
-  for (const a of abilities) tips.push(`${abilityName(a)}${granted.includes(a) ? " (" + t("granted") + ")" : ""}: ${abilityHelp(a)}`);
-  if (c.aura.length) tips.push(`${abilityName("aura")}: ${c.aura.map(abilityName).join(", ")} — ${abilityHelp("aura")}`);
   const cr = opts.creature;
-  const health = cr ? c.health - cr.damage : c.health;
-  const stats = c.kind === "creature"
-    ? h("span", { class: "stats" }, h("span", { class: "atk", title: t("attack") }, c.attack + (cr && cr.sprint_bonus ? "+" + cr.sprint_bonus : "")), "/",
-      h("span", { class: "hp" + (cr && cr.damage ? " hurt" : ""), title: t("health") }, health), cr && cr.damage ? h("span", { class: "dmg", title: t("damage") }, " (−" + cr.damage + ")") : null)
-    : h("span", { class: "stats" }, h("span", { class: "atk", title: t("damage") }, "✦" + c.attack));
   const icons = h("span", { class: "icons" },
     abilities.map((a) => { const i = icon(a); if (granted.includes(a)) i.classList.add("granted"); return i; }),
     c.aura.length ? icon("aura") : null);
@@ -81,14 +59,14 @@ function cardFaceOnly(id, opts) {
   if (cr && cr.activated) cls.push("activated");
   if (cr && cr.protected) cls.push("protection-used");
   if (opts.playable) cls.push("playable");
-  return h("div", { class: cls.join(" "), "data-card": id, title: tips.join("\n") },
-    h("span", { class: "cost", title: t("cost") }, c.cost), nameLabel(c.name), icons, stats);
+  return h("div", { class: cls.join(" "), "data-card": id, title: cardTips(c, abilities, granted).join("\n") },
+    h("span", { class: "cost", title: t("cost") }, c.cost), nameLabel(c.name), icons, cardStats(c, cr));
 }
 
 function handRow(hand, opts) {
   const playable = new Set(opts.playable || []);
   let seenPlayable = 0;
-  return h("div", { class: "hand", "data-testid": opts.testid }, hand.map((id, i) => {
+  return h("div", { class: "hand", "data-testid": opts.testid }, hand.map((id) => {
     const isPlayable = playable.has(id) && seenPlayable < 4;
     if (isPlayable) seenPlayable++;
     const el = cardFace(id, { playable: isPlayable && opts.mine });
@@ -98,9 +76,9 @@ function handRow(hand, opts) {
       el.setAttribute("data-select", id);
       el.setAttribute("aria-pressed", state.selected === id ? "true" : "false");
       if (state.selected === id) el.classList.add("selected");
-      const choose = () => { state.selected = state.selected === id ? null : id; render(); };
+      const choose = () => { state.selected = state.selected === id ? null : id; redraw(); };
       el.addEventListener("click", choose);
-      el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
+      onEnter(el, () => choose());
     }
     return el;
   }));
@@ -108,106 +86,104 @@ function handRow(hand, opts) {
 
 function fortressTrack(hand, label, p) {
   // The hand is the life track: the fortress moves right as damage comes in; rightmost = lost (R4.3).
-  const fi = hand.findIndex((c) => c === "BASTION" || c === "FORT");
+  const fi = hand.findIndex((c) => isFortress(c));
   const left = hand.length - 1 - fi;
   return h("div", { class: "track", "data-track": p, title: label + ": " + t("places_left", { n: left }) },
     hand.map((c, i) => h("span", { class: "pip" + (i === fi ? " fort" : i > fi ? " after" : "") })),
     h("span", { class: "track-label" }, `${cardName(hand[fi])} · ${t("places_left", { n: left })}`));
 }
 
-function realm(view, p, f, me) {
+function automatonRealm(pl, p, name) {
+  const deck = pl.deck;
+  return h("div", { class: "realm automaton", "data-realm": p }, h("h3", {}, name),
+    h("div", { class: "row" },
+      h("div", { class: "pile", "data-testid": "automaton-deck", "data-track": p }, t("automaton_deck", { n: deck.length - 1 }), " · ", cardName(deck[deck.length - 1])),
+      h("div", { class: "pile" }, t("discard") + ": ", pl.discard.length ? pl.discard.map((id) => cardFace(id, { small: true })) : t("none"))));
+}
+
+function realm(view, p, f) {
   const pl = view.players[p];
   const name = playerName(f, p);
-  if (pl.automaton) {
-    const deck = pl.deck;
-    return h("div", { class: "realm automaton", "data-realm": p }, h("h3", {}, name),
-      h("div", { class: "row" },
-        h("div", { class: "pile", "data-testid": "automaton-deck", "data-track": p }, t("automaton_deck", { n: deck.length - 1 }), " · ", cardName(deck[deck.length - 1])),
-        h("div", { class: "pile" }, t("discard") + ": ", pl.discard.length ? pl.discard.map((id) => cardFace(id, { small: true })) : t("none"))));
-  }
+  if (pl.automaton) return automatonRealm(pl, p, name);
   const mine = f.seats && f.seats.includes(p) && f.seat === p;
-  const actions = new Set();
-  if (mine) for (const a of f.legal) { const m = a.match(/^(play|cast) (\S+)/); if (m) actions.add(m[2]); }
+  const actions = mine ? handActions(f) : new Set();
   return h("div", { class: "realm" + (mine ? " mine" : ""), "data-realm": p },
     h("h3", {}, name, " · ", t("hand")),
     fortressTrack(pl.hand, t("fortress"), p),
     handRow(pl.hand, { mine, playable: mine && f.phase !== "over" ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
 }
 
-function boardView(view, me, f) {
-  const opp = 1 - me;
-  const sel = state.selected;
-  const targets = new Map();  // "p.lane.n" or "lane" -> action
-  if (sel) for (const a of f.legal || []) {
-    let m = a.match(/^play (\S+) (top|bottom)$/);
-    if (m && m[1] === sel) targets.set(m[2], a);
-    m = a.match(/^cast (\S+) ([01]\.(?:top|bottom)\.\d+)$/);
-    if (m && m[1] === sel) targets.set(m[2], a);
-  }
-  const lane = (ln) => {
-    const name = ln === 0 ? "top" : "bottom";
-    const side = (p, reverse) => {
-      const list = view.players[p].lanes[name].map(creatureOf);
-      const items = list.map((cr, i) => {
-        const have = f.abilities ? f.abilities.have[p * 2 + ln][i] : undefined;
-        const granted = f.abilities ? f.abilities.granted[p * 2 + ln][i] : [];
-        const el = cardFace(cr.card, { creature: cr, abilities: have, granted });
-        const key = `${p}.${name}.${i}`;
-        el.setAttribute("data-target", key);
-        el.setAttribute("data-owner", String(p));
-        if (targets.has(key)) {
-          el.classList.add("target");
-          el.setAttribute("data-drop", key);
-          el.setAttribute("aria-label", actionLabel(f, targets.get(key)) || t("cast_at", { card: cardName(sel), target: el.getAttribute("aria-label") }));
-          const go = (e) => { e.stopPropagation(); act(targets.get(key)); };
-          el.addEventListener("click", go);
-          el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(e); } });
-        }
-        return el;
-      });
-      if (reverse) items.reverse();
-      return h("div", { class: "side-of-lane " + (p === me ? "mine" : "theirs") }, items);
-    };
-    const bridgeAttrs = { class: "bridge", "data-lane": name };
-    const col = h("div", { class: "lane" + (targets.has(name) ? " target" : ""), "data-lane-column": name },
-      h("div", { class: "lane-name" }, t(name)), side(opp, true), h("div", bridgeAttrs, t("bridge")), side(me, false));
-    if (targets.has(name)) {
-      // The lane is where the card goes: a click anywhere on it, or Enter when it has the focus.
-      col.tabIndex = 0;
-      col.setAttribute("data-drop", name);
-      col.setAttribute("role", "group");
-      col.setAttribute("aria-label", actionLabel(f, targets.get(name)) || t("play_into", { card: cardName(sel), lane: t(name) }));
-      col.addEventListener("click", () => act(targets.get(name)));
-      col.addEventListener("keydown", (e) => { if (e.target === col && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); act(targets.get(name)); } });
+// One player's side of a lane: their creatures, each a target when the selected card may go there.
+function laneSide(view, f, targets, p, ln, me) {
+  const name = ln === 0 ? "top" : "bottom";
+  const items = view.players[p].lanes[name].map(creatureOf).map((cr, i) => {
+    const have = f.abilities ? f.abilities.have[p * 2 + ln][i] : undefined;
+    const granted = f.abilities ? f.abilities.granted[p * 2 + ln][i] : [];
+    const el = cardFace(cr.card, { creature: cr, abilities: have, granted });
+    const key = `${p}.${name}.${i}`;
+    el.setAttribute("data-target", key);
+    el.setAttribute("data-owner", String(p));
+    if (targets.has(key)) {
+      el.classList.add("target");
+      el.setAttribute("data-drop", key);
+      el.setAttribute("aria-label", actionLabel(f, targets.get(key)) || t("cast_at", { card: cardName(state.selected), target: el.getAttribute("aria-label") }));
+      const go = (e) => { e.stopPropagation(); act(targets.get(key)); };
+      el.addEventListener("click", go);
+      onEnter(el, go);
     }
-    return col;
-  };
-  const pending = view.pending ? orderChoices(f, view.pending) : null;
-  return h("div", { class: "board", "data-testid": "board" },
-    realm(view, opp, f, me),
-    // Both lanes reserve the same height for the opponent's side, so the two bridges line up.
-    h("div", { class: "lanes rows-" + Math.max(1, ...["top", "bottom"].map((ln) => view.players[opp].lanes[ln].length)) }, lane(0), lane(1)),
-    sel ? h("p", { class: "choose" }, t("choose_target", { card: cardName(sel) }), " ", h("span", { class: "muted" }, cardLabel(sel)), " ",
-      h("button", { onclick: () => { state.selected = null; render(); } }, t("cancel"))) : null,
-    pending,
-    realm(view, me, f, me));
+    return el;
+  });
+  if (p !== me) items.reverse();
+  return h("div", { class: "side-of-lane " + (p === me ? "mine" : "theirs") }, items);
 }
 
-// ------------------------------------------------------------------ keyboard
-
-document.addEventListener("keydown", (e) => {
-  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey || e.altKey) return;
-  const f = state.frame;
-  if (location.pathname.startsWith("/r/")) {
-    if (e.key === "ArrowRight") document.querySelector('[data-testid="replay-next"]')?.click();
-    if (e.key === "ArrowLeft") document.querySelector('[data-testid="replay-prev"]')?.click();
-    return;
+function lane(view, f, targets, ln, me) {
+  const name = ln === 0 ? "top" : "bottom";
+  const col = h("div", { class: "lane" + (targets.has(name) ? " target" : ""), "data-lane-column": name },
+    h("div", { class: "lane-name" }, t(name)), laneSide(view, f, targets, 1 - me, ln, me),
+    h("div", { class: "bridge", "data-lane": name }, t("bridge")), laneSide(view, f, targets, me, ln, me));
+  if (targets.has(name)) {
+    // The lane is where the card goes: a click anywhere on it, or Enter when it has the focus.
+    col.tabIndex = 0;
+    col.setAttribute("data-drop", name);
+    col.setAttribute("role", "group");
+    col.setAttribute("aria-label", actionLabel(f, targets.get(name)) || t("play_into", { card: cardName(state.selected), lane: t(name) }));
+    col.addEventListener("click", () => act(targets.get(name)));
+    col.addEventListener("keydown", (e) => { if (e.target === col && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); act(targets.get(name)); } });
   }
-  if (!f || !location.pathname.startsWith("/g/")) return;
-  if (/^[1-9]$/.test(e.key) && f.legal[Number(e.key) - 1]) act(f.legal[Number(e.key) - 1]);
-  else if (e.key === "e" && f.legal.includes("end")) act("end");
-  else if (e.key === "n" && f.legal.includes("next")) act("next");
-  else if (e.key === "u" && f.can_undo) send({ type: "undo", index: f.index });
-  else if (e.key === "h") send({ type: "hint" });
-  else if (e.key === "Escape") { hideCardHelp(); state.selected = null; state.order = null; render(); }
-});
+  return col;
+}
+
+export function boardView(view, me, f) {
+  const opp = 1 - me;
+  const sel = state.selected;
+  const targets = targetsOf(f, sel);
+  return h("div", { class: "board", "data-testid": "board" },
+    realm(view, opp, f),
+    // Both lanes reserve the same height for the opponent's side, so the two bridges line up.
+    h("div", { class: "lanes rows-" + Math.max(1, ...["top", "bottom"].map((ln) => view.players[opp].lanes[ln].length)) },
+      lane(view, f, targets, 0, me), lane(view, f, targets, 1, me)),
+    sel ? h("p", { class: "choose" }, t("choose_target", { card: cardName(sel) }), " ", h("span", { class: "muted" }, cardLabel(sel)), " ",
+      h("button", { onclick: () => { state.selected = null; redraw(); } }, t("cancel"))) : null,
+    view.pending ? orderChoices(f, view.pending) : null,
+    realm(view, me, f));
+}
+
+// The return order of creatures destroyed together (R3.9): click them in order, leftmost first;
+// once the clicks so far fit one legal order only, it is sent.
+function orderChoices(f, pending) {
+  const orders = (f.legal || []).filter((a) => a.startsWith("order "));
+  const chosen = state.order || [];
+  const cards = pending.cards.map((id, i) => {
+    const el = cardFace(id, {});
+    const pos = chosen.indexOf(i);
+    if (!orders.length) return el;
+    if (pos >= 0) { el.classList.add("selected"); el.append(h("span", { class: "order-no", "aria-hidden": "true" }, String(pos + 1))); return el; }
+    return choosable(el, id, () => {
+      const next = chosen.concat([i]);
+      const fits = ordersFitting(orders, next.map((k) => pending.cards[k]));
+      if (fits.length === 1) { state.order = null; act(fits[0]); } else { state.order = next; redraw(); }
+    });
+  });
+  return h("div", { class: "pending", "data-testid": "order" }, h("p", { class: "notice" }, t("order_hint")), h("div", { class: "hand" }, cards));
+}

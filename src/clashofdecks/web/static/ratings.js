@@ -1,11 +1,17 @@
 // Rated play: the lobby's "play now" panel (the queue over the page's socket), the leaderboard
 // (/leaderboard) and the player pages (/p/<handle>) with the rating history as inline SVG.
-"use strict";
+import { api } from "./api.js";
+import { h, svg } from "./dom.js";
+import { currentView, go, mount, stillShowing } from "./page.js";
+import { closeSocket, openSocket } from "./socket.js";
+import { state } from "./store.js";
+import { campaignWord } from "./summaries.js";
+import { t } from "./words.js";
 
 // ------------------------------------------------------------------ play now (lobby)
 
 // The queue lives on a socket of its own: closing it (leaving the page) leaves the queue.
-function playNowPanel(formats) {
+export function playNowPanel(formats) {
   const fmt = h("select", { id: "play-now-format", "data-testid": "play-now-format", "aria-label": t("format") },
     formats.map((f) => h("option", { value: f }, t(f))));
   const status = h("p", { class: "muted", role: "status", "data-testid": "play-now-status" });
@@ -15,8 +21,7 @@ function playNowPanel(formats) {
 
   function join() {
     closeSocket();
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/ws`);
+    const ws = openSocket();
     state.ws = ws;
     ws.onopen = () => ws.send(JSON.stringify({ type: "queue", format: fmt.value, lang: state.lang }));
     ws.onclose = () => { if (state.ws === ws) { state.ws = null; idle(); } };
@@ -25,7 +30,7 @@ function playNowPanel(formats) {
       if (f.type === "queue" && f.status === "waiting") waiting(f);
       else if (f.type === "queue" && f.status === "ai_offer") offerAi(f.ai);
       else if (f.type === "queue" && f.status === "left") { closeSocket(); idle(); }
-      else if (f.type === "matched") { closeSocket(); history.pushState(null, "", "/g/" + f.game); route(); }
+      else if (f.type === "matched") { closeSocket(); go("/g/" + f.game); }
       else if (f.type === "error") { status.textContent = t("error") + ": " + f.message; }
     };
   }
@@ -55,11 +60,11 @@ function playNowPanel(formats) {
 
 // ------------------------------------------------------------------ leaderboard
 
-async function leaderboardPage() {
+export async function leaderboardPage() {
   closeSocket();
   const params = new URLSearchParams(location.search);
   const fmt = params.get("format") === "precon" ? "precon" : "draft";
-  const view = pageView;
+  const view = currentView();
   const data = await api("/api/leaderboard?format=" + fmt);
   if (!stillShowing(view)) return;
   const tabs = h("nav", { class: "tabs", "aria-label": t("format") }, ["draft", "precon"].map((f) =>
@@ -83,9 +88,26 @@ async function leaderboardPage() {
 
 // ------------------------------------------------------------------ player page
 
-async function playerPage(handle) {
+function resultRow(label, r) {
+  return h("tr", {},
+    h("th", { scope: "row" }, label), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
+    h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played)));
+}
+
+function resultsTable(p) {
+  const results = Object.entries(p.results).map(([fmt, r]) => resultRow(t(fmt), r));
+  const deckRows = Object.entries(p.results_by_deck || {}).sort().map(([deck, r]) => resultRow(t("deck") + " " + deck, r));
+  if (!results.length) return h("p", { class: "muted" }, t("none"));
+  return h("table", { class: "board-table", "data-testid": "player-results" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col", class: "num" }, t("wins")),
+      h("th", { scope: "col", class: "num" }, t("losses")), h("th", { scope: "col", class: "num" }, t("draws")),
+      h("th", { scope: "col", class: "num" }, t("played_hotseat")))),
+    h("tbody", {}, results, deckRows));
+}
+
+export async function playerPage(handle) {
   closeSocket();
-  const view = pageView;
+  const view = currentView();
   let p;
   try { p = await api("/api/players/" + encodeURIComponent(handle)); }
   catch (e) { if (stillShowing(view)) mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, t("error") + ": " + e.message))); return; }
@@ -95,12 +117,6 @@ async function playerPage(handle) {
     h("p", { class: "big" }, String(r.rating), r.provisional ? h("span", { class: "muted" }, " (" + t("provisional") + ")") : null),
     h("p", {}, t("rated_record", { games: r.games, wins: r.wins, losses: r.losses })),
     (p.history[fmt] || []).length ? historySvg(p.history[fmt], t(fmt)) : null));
-  const results = Object.entries(p.results).map(([fmt, r]) => h("tr", {},
-    h("th", { scope: "row" }, t(fmt)), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
-    h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played))));
-  const deckRows = Object.entries(p.results_by_deck || {}).sort().map(([deck, r]) => h("tr", {},
-    h("th", { scope: "row" }, t("deck") + " " + deck), h("td", { class: "num" }, String(r.wins)), h("td", { class: "num" }, String(r.losses)),
-    h("td", { class: "num" }, String(r.draws)), h("td", { class: "num" }, String(r.played))));
   const games = p.games.map((g) => h("li", {}, `${g.players.join(" – ")} · ${t(g.format) || g.format} · `,
     g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
   mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
@@ -108,27 +124,20 @@ async function playerPage(handle) {
     h("h3", {}, t("ratings")),
     ratingBlocks.length ? h("div", { class: "lobby" }, ratingBlocks) : h("p", { class: "muted" }, t("no_rated_games")),
     h("h3", {}, t("results_by_format")),
-    results.length ? h("table", { class: "board-table", "data-testid": "player-results" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col", class: "num" }, t("wins")),
-        h("th", { scope: "col", class: "num" }, t("losses")), h("th", { scope: "col", class: "num" }, t("draws")),
-        h("th", { scope: "col", class: "num" }, t("played_hotseat")))),
-      h("tbody", {}, results, deckRows)) : h("p", { class: "muted" }, t("none")),
-    // The solo campaign (issue 24, item 5, built elsewhere): shown when the player payload has a
-    // "campaign" field; nothing here decides what a campaign holds beyond listing its entries.
+    resultsTable(p),
+    // The solo campaign: shown when the player payload has a "campaign" field.
     p.campaign ? campaignSection(p.campaign) : null,
     h("h3", {}, t("player_games")),
     games.length ? h("ul", { "data-testid": "player-games" }, games) : h("p", { class: "muted" }, t("none"))));
 }
 
-// CAMPAIGN SECTION: filled from the player payload's "campaign" field once the campaign exists.
+// The solo campaign (the player payload's "campaign"): each rulebook level with its best result.
 function campaignSection(campaign) {
-  // The solo campaign (GET /api/players/<handle>/campaign): each rulebook level with its best result.
   const levels = (campaign && campaign.levels) || [];
-  const word = (c) => c.best === "won" ? t("campaign_won") : c.best === "lost" ? t("campaign_lost") : c.open ? t("campaign_not_played") : t("campaign_locked");
   return h("section", { class: "panel wide", "data-testid": "player-campaign" }, h("h3", {}, t("campaign")),
     h("ol", { class: "campaign", start: "0" }, levels.map((c) =>
       h("li", { "data-level": String(c.level), "data-best": c.best || "none" },
-        t("level") + " " + c.level + ": " + word(c) + (c.played ? " (" + c.won + "/" + c.played + ")" : "")))));
+        t("level") + " " + c.level + ": " + campaignWord(c) + (c.played ? " (" + c.won + "/" + c.played + ")" : "")))));
 }
 
 // The rating after each rated game, as a line (inline SVG; the numbers are in its title and the list).
@@ -140,21 +149,15 @@ function historySvg(history, label) {
   const lo = Math.min(...vals, 1000) - 20, hi = Math.max(...vals, 1000) + 20;
   const x = (i) => L + (W - L - R) * (points.length === 1 ? 1 : i / (points.length - 1));
   const y = (v) => T + (H - T - B) * (1 - (v - lo) / (hi - lo));
-  const el = (tag, attrs, ...kids) => {
-    const e = document.createElementNS(SVG_NS, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    for (const k of kids) e.append(document.createTextNode(String(k)));
-    return e;
-  };
-  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "curve-svg", role: "img", "data-testid": "rating-history",
+  const out = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "curve-svg", role: "img", "data-testid": "rating-history",
     "aria-label": t("rating_history", { format: label }) + ": " + vals.join(", ") });
   for (const v of [lo + 20, hi - 20]) {
-    svg.append(el("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#d8cfbd", "stroke-width": 1 }));
-    svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b6b6b" }, Math.round(v)));
+    out.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#d8cfbd", "stroke-width": 1 }));
+    out.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b6b6b" }, Math.round(v)));
   }
-  svg.append(el("polyline", { points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" "),
+  out.append(svg("polyline", { points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" "),
     fill: "none", stroke: "#8a2be2", "stroke-width": 2.5, "stroke-linejoin": "round" }));
-  points.forEach((p, i) => svg.append(el("circle", { cx: x(i), cy: y(p.rating), r: 3, fill: "#8a2be2" })));
-  svg.append(el("text", { x: L, y: H - 6, "font-size": 11, fill: "#6b6b6b" }, t("rated_games") + ": " + history.length));
-  return h("figure", { class: "curve" }, svg);
+  points.forEach((p, i) => out.append(svg("circle", { cx: x(i), cy: y(p.rating), r: 3, fill: "#8a2be2" })));
+  out.append(svg("text", { x: L, y: H - 6, "font-size": 11, fill: "#6b6b6b" }, t("rated_games") + ": " + history.length));
+  return h("figure", { class: "curve" }, out);
 }

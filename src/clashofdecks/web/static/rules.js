@@ -1,9 +1,12 @@
-// The rules page, and the start of the page (loaded last: every other script is defined by then).
-"use strict";
+// The rules page (/rules): the rules summary and the abilities, in the page's language.
+import { abilityName } from "./cards.js";
+import { h, icon } from "./dom.js";
+import { mount } from "./page.js";
+import { closeSocket } from "./socket.js";
+import { state } from "./store.js";
+import { t } from "./words.js";
 
-// ------------------------------------------------------------------ rules
-
-function rulesPage() {
+export function rulesPage() {
   closeSocket();
   const r = state.rules;
   mount(h("main", { class: "rules", "data-testid": "rules" },
@@ -12,16 +15,3 @@ function rulesPage() {
     h("h2", {}, t("abilities")),
     h("dl", {}, Object.keys(r.abilities).map((a) => [h("dt", {}, icon(a), " ", abilityName(a)), h("dd", {}, r.abilities[a])]))));
 }
-
-window.addEventListener("popstate", route);
-document.addEventListener("click", (e) => {
-  const a = e.target.closest && e.target.closest("a[href^='/']");
-  if (!a || a.hasAttribute("download") || a.getAttribute("href").startsWith("/api/") || e.ctrlKey || e.metaKey) return;
-  e.preventDefault();
-  history.pushState(null, "", a.getAttribute("href"));
-  route();
-});
-
-loadCatalogue().then(ensureIdentity).then(route).catch((e) => {
-  document.getElementById("app").textContent = "Clash of Decks: " + e.message;
-});

@@ -5,14 +5,24 @@
 // The board is drawn without legal actions (so board.js adds no game clicks) and this file adds the
 // tutorial's own hooks: data-select on the card to choose, data-drop on where it goes, and the phase
 // buttons data-testid="next" / "end".
-"use strict";
+import { api, postJson } from "./api.js";
+import { boardView } from "./board.js";
+import { cardName } from "./cards.js";
+import { h } from "./dom.js";
+import { placesByCard, stepParts } from "./frame.js";
+import { currentView, go, mount, stillShowing } from "./page.js";
+import { closeSocket } from "./socket.js";
+import { state } from "./store.js";
+import { t } from "./words.js";
 
+// The tutorial's own state (no other module reads it): the steps in their language, the step shown,
+// the card chosen, the server's answer or its "not quite", a step being sent.
 const tutorial = { steps: null, lang: null, index: 0, selected: null, answer: null, wrong: null, busy: false };
 
-async function tutorialPage() {
+export async function tutorialPage() {
   closeSocket();
   state.frame = null; state.selected = null;
-  const view = pageView;
+  const view = currentView();
   if (tutorial.lang !== state.lang) {
     const data = await api("/api/tutorial?lang=" + state.lang);
     if (!stillShowing(view)) return;
@@ -30,35 +40,38 @@ function tutorialFrame(b) {
   return { seat: 0, seats: [0], legal: [], playable: b.playable, abilities: b.abilities, players: b.players };
 }
 
-function renderTutorial() {
-  const root = document.getElementById("tutorial");
-  if (!root) return;
-  const steps = tutorial.steps;
-  const step = steps[tutorial.index];
-  const answer = tutorial.answer;
-  const last = tutorial.index === steps.length - 1;
-  const board = answer || step;
+function lessonPanel(step, answer, last) {
   const lesson = h("section", { class: "panel lesson", "data-testid": "tutorial-step", "data-step": step.id, "data-index": String(tutorial.index) },
-    h("p", { class: "muted" }, t("tutorial_step", { i: tutorial.index + 1, n: steps.length }),
+    h("p", { class: "muted" }, t("tutorial_step", { i: tutorial.index + 1, n: tutorial.steps.length }),
       " · ", h("span", { class: "rule" }, step.rules.join(", "))),
     h("h1", {}, step.title),
     h("p", { "data-testid": "tutorial-before" }, step.before));
   if (tutorial.wrong) lesson.append(h("p", { class: "notice", role: "alert", "data-testid": "tutorial-wrong" }, tutorial.wrong));
-  if (answer) {
-    lesson.append(
-      h("h3", {}, t("tutorial_events")),
-      h("ol", { class: "tutorial-events", "data-testid": "tutorial-events" },
-        answer.events.map((e) => h("li", {}, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text))),
-      h("p", { class: "after", "data-testid": "tutorial-after", role: "status" }, answer.after));
-    if (!last) {
-      lesson.append(h("button", { class: "primary", "data-testid": "tutorial-continue",
-        onclick: () => { tutorial.index++; tutorial.answer = null; tutorial.wrong = null; tutorial.selected = null; renderTutorial(); focusLesson(); } },
-        t("tutorial_continue")));
-    }
-  } else {
+  if (!answer) {
     lesson.append(phaseButtons(step));
+    return lesson;
   }
-  const children = [lesson];
+  lesson.append(
+    h("h3", {}, t("tutorial_events")),
+    h("ol", { class: "tutorial-events", "data-testid": "tutorial-events" },
+      answer.events.map((e) => h("li", {}, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text))),
+    h("p", { class: "after", "data-testid": "tutorial-after", role: "status" }, answer.after));
+  if (!last) {
+    lesson.append(h("button", { class: "primary", "data-testid": "tutorial-continue",
+      onclick: () => { tutorial.index++; tutorial.answer = null; tutorial.wrong = null; tutorial.selected = null; renderTutorial(); focusLesson(); } },
+    t("tutorial_continue")));
+  }
+  return lesson;
+}
+
+function renderTutorial() {
+  const root = document.getElementById("tutorial");
+  if (!root) return;
+  const step = tutorial.steps[tutorial.index];
+  const answer = tutorial.answer;
+  const last = tutorial.index === tutorial.steps.length - 1;
+  const board = answer || step;
+  const children = [lessonPanel(step, answer, last)];
   if (answer && last) children.push(tutorialDone());
   const status = h("div", { class: "status" },
     h("span", {}, t("turn") + " " + board.turn),
@@ -75,15 +88,6 @@ function focusLesson() {
   if (title) { title.tabIndex = -1; title.focus(); }
 }
 
-// The step's action split into what to click: a hand card and a place, or a phase button.
-function stepParts(action) {
-  let m = action.match(/^play (\S+) (top|bottom)$/);
-  if (m) return { card: m[1], drop: m[2] };
-  m = action.match(/^cast (\S+) (\S+)$/);
-  if (m) return { card: m[1], drop: m[2] };
-  return { button: action };
-}
-
 function phaseButtons(step) {
   const want = stepParts(step.action).button;
   const row = h("div", { class: "row" });
@@ -95,54 +99,52 @@ function phaseButtons(step) {
   return row;
 }
 
+function clickable(el, fn) {
+  el.tabIndex = 0;
+  el.addEventListener("click", (e) => { e.stopPropagation(); fn(); });
+  el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); fn(); } });
+}
+
+// A hand card with a legal play or cast: a click chooses it (or drops it again).
+function decorateCard(el, id, want) {
+  el.setAttribute("data-select", id);
+  el.classList.add("choosable");
+  el.setAttribute("role", "button");
+  el.setAttribute("aria-pressed", String(tutorial.selected === id));
+  if (tutorial.selected === id) el.classList.add("selected");
+  else if (!tutorial.selected && id === want.card) el.classList.add("tutorial-spot");
+  clickable(el, () => {
+    tutorial.selected = tutorial.selected === id ? null : id; tutorial.wrong = null; renderTutorial();
+    // Keyboard users go on from where the card goes (the step's place first), or back to the card.
+    const next = tutorial.selected
+      ? document.querySelector("#tutorial [data-drop].tutorial-spot") || document.querySelector("#tutorial [data-drop]")
+      : document.querySelector(`#tutorial [data-select="${id}"]`);
+    if (next) next.focus();
+  });
+}
+
 // Hooks on the drawn board: every hand card with a legal play or cast is selectable, every place a
 // selected card may go is a drop target; the step's own card and place are highlighted.  Any legal
 // choice is sent, so a wrong one gets the server's "not quite".
 function decorate(board, step) {
   const want = stepParts(step.action);
-  const byCard = new Map();  // card -> Map(place -> action)
-  for (const a of step.legal) {
-    const m = a.match(/^(?:play|cast) (\S+) (\S+)$/);
-    if (!m) continue;
-    if (!byCard.has(m[1])) byCard.set(m[1], new Map());
-    byCard.get(m[1]).set(m[2], a);
-  }
-  const click = (el, fn) => {
-    el.tabIndex = 0;
-    el.addEventListener("click", (e) => { e.stopPropagation(); fn(); });
-    el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); fn(); } });
-  };
+  const byCard = placesByCard(step.legal);
   for (const el of board.querySelectorAll('[data-testid="my-hand"] [data-card]')) {
     const id = el.getAttribute("data-card");
-    if (!byCard.has(id)) continue;
-    el.setAttribute("data-select", id);
-    el.classList.add("choosable");
-    el.setAttribute("role", "button");
-    el.setAttribute("aria-pressed", String(tutorial.selected === id));
-    if (tutorial.selected === id) el.classList.add("selected");
-    else if (!tutorial.selected && id === want.card) el.classList.add("tutorial-spot");
-    click(el, () => {
-      tutorial.selected = tutorial.selected === id ? null : id; tutorial.wrong = null; renderTutorial();
-      // Keyboard users go on from where the card goes (the step's place first), or back to the card.
-      const next = tutorial.selected
-        ? document.querySelector("#tutorial [data-drop].tutorial-spot") || document.querySelector("#tutorial [data-drop]")
-        : document.querySelector(`#tutorial [data-select="${id}"]`);
-      if (next) next.focus();
-    });
+    if (byCard.has(id)) decorateCard(el, id, want);
   }
   if (!tutorial.selected) return;
   const places = byCard.get(tutorial.selected) || new Map();
   for (const [place, action] of places) {
-    const el = /^(top|bottom)$/.test(place)
-      ? board.querySelector(`[data-lane-column="${place}"]`)
-      : board.querySelector(`[data-target="${place}"]`);
+    const lane = /^(top|bottom)$/.test(place);
+    const el = lane ? board.querySelector(`[data-lane-column="${place}"]`) : board.querySelector(`[data-target="${place}"]`);
     if (!el) continue;
     el.setAttribute("data-drop", place);
-    el.setAttribute("role", /^(top|bottom)$/.test(place) ? "group" : "button");
+    el.setAttribute("role", lane ? "group" : "button");
     el.setAttribute("aria-label", action);
     el.classList.add("target");
     if (tutorial.selected === want.card && place === want.drop) el.classList.add("tutorial-spot");
-    click(el, () => tutorialAct(action));
+    clickable(el, () => tutorialAct(action));
   }
   board.prepend(h("p", { class: "choose" }, t("choose_target", { card: cardName(tutorial.selected) })));
 }
@@ -151,8 +153,7 @@ async function tutorialAct(action) {
   if (tutorial.busy) return;
   tutorial.busy = true;
   try {
-    const res = await api("/api/tutorial/step", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ step: tutorial.index, action, lang: state.lang }) });
+    const res = await postJson("/api/tutorial/step", { step: tutorial.index, action, lang: state.lang });
     tutorial.selected = null;
     if (res.ok) { tutorial.answer = res; tutorial.wrong = null; } else tutorial.wrong = res.message;
   } catch (e) {
@@ -168,11 +169,9 @@ function tutorialDone() {
   const err = h("p", { class: "error", role: "alert" });
   const start = async () => {
     try {
-      const res = await api("/api/games", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ kind: "solo" }) });
+      const res = await postJson("/api/games", { kind: "solo" });
       localStorage.setItem("clash.tokens." + res.id, res.tokens.join(","));
-      history.pushState(null, "", "/g/" + res.id);
-      route();
+      go("/g/" + res.id);
     } catch (e) { err.textContent = t("error") + ": " + e.message; }
   };
   return h("section", { class: "panel tutorial-done", "data-testid": "tutorial-done" },
@@ -186,10 +185,12 @@ function tutorialDone() {
 }
 
 // Esc drops the chosen card (Tab to a card or place and Enter chooses, as in games).
-document.addEventListener("keydown", (e) => {
-  if (e.key !== "Escape" || location.pathname !== "/tutorial" || !tutorial.selected) return;
-  const id = tutorial.selected;
-  tutorial.selected = null;
-  renderTutorial();
-  document.querySelector(`#tutorial [data-select="${id}"]`)?.focus();
-});
+export function listenForTutorialKeys() {
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || location.pathname !== "/tutorial" || !tutorial.selected) return;
+    const id = tutorial.selected;
+    tutorial.selected = null;
+    renderTutorial();
+    document.querySelector(`#tutorial [data-select="${id}"]`)?.focus();
+  });
+}

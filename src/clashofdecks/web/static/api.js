@@ -1,0 +1,35 @@
+// The server's HTTP answers: JSON in and out; the words and the card catalogue loaded into the store.
+import { state } from "./store.js";
+import { pickLang } from "./words.js";
+
+export async function api(path, options) {
+  const res = await fetch(path, Object.assign({ credentials: "same-origin" }, options || {}));
+  const body = await res.json().catch(() => ({ error: "bad reply" }));
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+export function postJson(path, body) {
+  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+}
+
+// The words come from the server's catalog of the page's language (GET /api/i18n?lang=xx: the
+// catalog's web.* messages, English under them); so do the languages the header offers.
+async function loadWords() {
+  if (!state.lang) {
+    const en = await api("/api/i18n?lang=en");
+    const browser = navigator.languages || [navigator.language || "en"];
+    state.lang = pickLang(en.languages.map((l) => l.code), localStorage.getItem("clash.lang"), browser);
+  }
+  const cat = await api("/api/i18n?lang=" + encodeURIComponent(state.lang));
+  state.lang = cat.lang;
+  state.languages = cat.languages;
+  state.words = cat.words;
+  state.fallback = cat.fallback;
+}
+
+export async function loadCatalogue() {
+  await loadWords();
+  if (!state.cards) state.cards = await api("/api/cards");
+  state.rules = await api("/api/rules?lang=" + state.lang);
+}

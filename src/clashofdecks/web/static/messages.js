@@ -1,0 +1,165 @@
+// The game's socket messages: state frames shown in order, each frame's events played on the board
+// first; errors, hints, notices and rematches.
+import { h } from "./dom.js";
+import { eventDelay, eventText, REFUSED_SEAT } from "./frame.js";
+import { go, redraw } from "./page.js";
+import { renderLog } from "./panels.js";
+import { openSocket, send } from "./socket.js";
+import { state } from "./store.js";
+import { t } from "./words.js";
+
+// Opens the game's socket and says hello (again after a lost connection, waiting longer each time).
+export function connect() {
+  const ws = openSocket();
+  state.ws = ws;
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true })); };
+  ws.onmessage = (e) => onFrame(JSON.parse(e.data));
+  ws.onclose = () => {
+    state.notice = t("connection_lost"); redraw();
+    state.retry = Math.min(state.retry + 1, 5);
+    setTimeout(() => { if (state.ws === ws) connect(); }, 500 * state.retry);
+  };
+}
+
+function forgetInvite(game) { localStorage.removeItem("clash.invite." + game); }
+
+// The invite link has done its job once the friend holds a seat: the invite bar goes (for good).
+function spendInvite(f) {
+  if (f.type === "state" && f.log) {
+    state.tokens = [];  // taken (or held already): from now on the identity opens the seat
+    const mine = f.seats || [];
+    if (f.kind === "friend" && Array.isArray(f.open_seats) && !f.open_seats.some((s) => !mine.includes(s))) forgetInvite(f.game);
+  }
+  if (f.type === "notice" && f.code === "joined" && state.frame && !f.seats.some((s) => state.frame.seats.includes(s))) {
+    forgetInvite(state.frame.game);
+  }
+}
+
+function onNotice(f) {
+  const names = state.frame ? state.frame.players.map((p) => p.name) : [];
+  const mine = state.frame ? state.frame.seats : [];
+  if (f.code === "rematch_offered") {
+    const them = f.seats.filter((s) => !mine.includes(s));
+    state.rematchOffer = them.length ? "offered" : "sent";
+    state.notice = them.length ? t("rematch_offered", { name: names[them[0]] || "?" }) : t("rematch_sent");
+  }
+  if (f.code === "opponent_away") state.notice = t("opponent_away", { name: names[f.seat] || "?", s: Math.round(f.seconds) });
+  if (f.code === "abandoned") state.notice = t("abandoned", { name: names[f.seat] || "?" });
+  // The friend opened the invite: the link has done its job, so the invite bar goes (for good).
+  if (f.code === "joined" && state.gameId && f.seats.some((s) => !mine.includes(s))) forgetInvite(state.gameId);
+  if (f.code === "time_out") state.notice = t("time_out", { name: names[f.seat] || "?" });
+  redraw();
+}
+
+function onFrame(f) {
+  if (f.type === "error" && state.tokens.length && !state.frame && REFUSED_SEAT[f.code]) {
+    state.tokens = []; state.watchReason = t(REFUSED_SEAT[f.code]);
+    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang });
+    return;
+  }
+  spendInvite(f);
+  if (f.type === "state") {
+    f.receivedAt = performance.now();  // the clock's seconds are counted down from here
+    state.frames.push(f);
+    if (!state.animating) nextFrame();
+  } else if (f.type === "error") {
+    state.notice = t("error") + ": " + f.message; redraw();
+  } else if (f.type === "hint") {
+    state.hint = f;
+    if (state.notice === t("hint_wait")) state.notice = null;  // answered: the waiting line goes
+    redraw();
+  } else if (f.type === "rematch") {
+    go("/g/" + f.game);
+  } else if (f.type === "notice") {
+    onNotice(f);
+  }
+}
+
+function speed() { return localStorage.getItem("clash.speed") || "normal"; }
+
+// No stale choices while the events play: the move list and clickable cards go away.
+function freezeBoard() {
+  state.playing = true;
+  document.querySelectorAll("#game [data-select], #game .target").forEach((el) => el.classList.remove("choosable", "target"));
+  document.querySelectorAll("#game [data-select]").forEach((el) => el.removeAttribute("data-select"));
+  const moves = document.querySelector("#game [data-testid=moves]");
+  if (moves) moves.replaceChildren(h("p", { class: "muted" }, "…"));
+  document.querySelectorAll("#game [data-action], #game .phase").forEach((el) => el.remove());
+  document.querySelectorAll("#game [data-drop]").forEach((el) => el.removeAttribute("data-drop"));
+}
+
+// State frames are shown in order.  A frame's events play first on the board as it was (who hits
+// whom, damage, destroyed, returned, fortress moved), then the new board is drawn.
+function nextFrame() {
+  const f = state.frames.shift();
+  if (!f) { state.animating = false; return; }
+  state.animating = true;
+  const show = () => {
+    state.playing = false;
+    if (f.log) state.log = f.log.slice(-400);
+    state.frame = f;
+    state.notice = null;
+    // A selection stays only while the selected card still has a legal play.
+    if (state.selected && !(f.legal || []).some((a) => a.split(" ")[1] === state.selected)) state.selected = null;
+    if (f.index !== (state.hint && state.hint.index)) state.hint = null;
+    redraw();
+    nextFrame();
+  };
+  const events = f.log ? [] : (f.events || []);
+  const board = document.querySelector("#game [data-testid=board]");
+  if (!events.length || !board || eventDelay(0, speed()) === 0) {
+    state.log.push(...events);
+    show();
+    return;
+  }
+  freezeBoard();
+  const queue = events.slice();
+  const step = () => {
+    const e = queue.shift();
+    if (!e) { show(); return; }
+    state.log.push(e);
+    playEvent(e);
+    setTimeout(step, eventDelay(queue.length, speed()));
+  };
+  step();
+}
+
+function boardCard(owner, id) {
+  if (owner === undefined || !id) return null;
+  return document.querySelector(`#game .lanes [data-owner="${owner}"][data-card="${id}"]`)
+    || document.querySelector(`#game [data-realm="${owner}"] [data-card="${id}"]`);
+}
+
+function mark(el, cls, badge) {
+  if (!el) return;
+  el.classList.remove(cls); void el.offsetWidth; el.classList.add(cls);
+  if (badge) el.append(h("span", { class: "badge" }, badge));
+}
+
+function playEvent(e) {
+  renderLog();
+  const ticker = document.getElementById("ticker");
+  if (ticker) {
+    ticker.replaceChildren(e.rule ? h("span", { class: "rule" }, e.rule) : "", " ", eventText(e, state.frame));
+    ticker.className = "ticker kind-" + e.kind;
+  }
+  const me = boardCard(e.player, e.card);
+  const track = document.querySelector(`#game [data-track="${e.player}"]`);
+  switch (e.kind) {
+  case "attacked":
+    mark(me, "ev-attacking");
+    if (e.target_card) mark(boardCard(e.target_player, e.target_card), "ev-attacked");
+    else mark(document.querySelector(`#game [data-realm="${e.target_player}"]`), "ev-attacked");
+    break;
+  case "cast":
+    mark(me, "ev-attacking");
+    mark(boardCard(e.target_player, e.target_card), "ev-attacked");
+    break;
+  case "damaged": mark(me, "ev-damaged", "−" + e.amount); break;
+  case "absorbed": mark(me, "ev-absorbed"); break;
+  case "destroyed": case "returned": case "discarded": mark(me, "ev-destroyed"); break;
+  case "fortress_moved": mark(track, "ev-fort", "+" + e.amount); break;
+  case "bastion_fell": mark(track, "ev-fort"); break;
+  default: mark(me, "flash");
+  }
+}

@@ -1,0 +1,58 @@
+// The page frame: the header, mounting a page, routing an address to its page, and redrawing the game.
+import { loadCatalogue } from "./api.js";
+import { hideCardHelp } from "./cardhelp.js";
+import { h } from "./dom.js";
+import { pageOf } from "./paths.js";
+import { state } from "./store.js";
+import { t } from "./words.js";
+
+// The pages by name (paths.js's pageOf), given once by main.js: the modules below the pages route
+// without importing them.
+let pages = {};
+export function setPages(table) { pages = table; }
+
+// Each route() opens a page view.  A page that waits for the server before drawing draws only if it is
+// still the current view: a lobby reloading for a new language must not cover the game that a click
+// on its Start button opened meanwhile (the player would see the lobby under the game's address).
+export function route() {
+  state.pageView += 1;
+  document.documentElement.lang = state.lang;
+  hideCardHelp();
+  const [page, arg] = pageOf(location.pathname);
+  return pages[page](arg);
+}
+export function currentView() { return state.pageView; }
+export function stillShowing(view) { return view === state.pageView; }
+
+// Opens an address of this page (a new history entry).
+export function go(path) {
+  history.pushState(null, "", path);
+  route();
+}
+
+// The game page's redraw, given by game.js: the board and the panels redraw after a click without
+// importing the page that draws them.
+let redrawGame = () => {};
+export function setRedraw(fn) { redrawGame = fn; }
+export function redraw() { redrawGame(); }
+
+function languageSelect() {
+  return h("select", { "data-testid": "lang", "aria-label": t("language"),
+    onchange: async (e) => { state.lang = e.target.value; localStorage.setItem("clash.lang", state.lang);
+      document.documentElement.lang = state.lang; await loadCatalogue(); route(); } },
+  state.languages.map((l) => h("option", { value: l.code, selected: l.code === state.lang, title: l.name }, l.code.toUpperCase())));
+}
+
+function header() {
+  return h("header", { class: "top" },
+    h("h1", { class: "brand" }, h("a", { href: "/" }, t("title"))),
+    h("nav", {}, h("a", { href: "/" }, t("lobby")), " ", h("a", { href: "/rules", "data-testid": "rules-link" }, t("rules")), " ",
+      h("a", { href: "/leaderboard", "data-testid": "nav-leaderboard" }, t("leaderboard")), " ",
+      h("a", { href: "/account", "data-testid": "account-link" }, (state.me && state.me.identity && state.me.display_name) || t("account"))),
+    languageSelect());
+}
+
+export function mount(...nodes) {
+  const app = document.getElementById("app");
+  app.replaceChildren(header(), ...nodes);
+}
