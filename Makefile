@@ -1,5 +1,5 @@
 # `make serve` (set up and start the web app), `make play` (set up and play in the terminal) and
-# `make check` (set up and run every CI check).
+# `make check` (set up and run every CI check, the browser code's included: `make js-check`).
 #
 # Two installs into one .venv, each with its own stamp: `serve` and `play` need only the lean one
 # (the core, the web extra and the compiled core: about 110 MB), the checks need every extra (Ray,
@@ -11,7 +11,7 @@ SERVE_STAMP := $(VENV)/.serve-installed
 CHECK_STAMP := $(VENV)/.check-installed
 NATIVE_STAMP := build/native.stamp
 
-.PHONY: serve play check setup setup-serve test test-fast lint types bench font loadtest clean
+.PHONY: serve play check setup setup-serve test test-fast lint types js-check bench font loadtest clean
 
 # No `pip install --upgrade pip`: the venv's own pip installs everything here, and upgrading it only
 # added time to the first start.
@@ -65,7 +65,20 @@ lint: setup
 types: setup
 	$(BIN)/mypy
 
-check: lint types test
+# The browser code (docs/web.md, "Code"): ESLint and the unit tests of its modules without DOM (Node's
+# own test runner), with the dev dependencies exactly as package-lock.json locks them (npm ci, again
+# whenever the lock changes).  Players need none of it: the page loads its modules as they are.
+NPM_STAMP := node_modules/.ci-installed
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+js-check: $(NPM_STAMP)
+	node_modules/.bin/eslint src/clashofdecks/web/static tests/js eslint.config.js
+	node --test tests/js/*.test.js
+
+check: lint types js-check test
 
 bench: setup
 	$(BIN)/clash bench
@@ -98,4 +111,4 @@ font: setup
 	$(BIN)/python -m clashofdecks.web.fontsubset $(if $(FONT_SOURCE),--source $(FONT_SOURCE))
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info mtgrules/src/*.egg-info src/clashofdecks/_native*.so
+	rm -rf $(VENV) node_modules build *.egg-info src/*.egg-info mtgrules/src/*.egg-info src/clashofdecks/_native*.so

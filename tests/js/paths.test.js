@@ -1,0 +1,22 @@
+// The page's addresses (static/paths.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { inviteOf, pageOf } from "../../src/clashofdecks/web/static/paths.js";
+
+test("each address opens its page; anything else is the lobby", () => {
+  assert.deepEqual(pageOf("/g/abc123"), ["game", "abc123"]);
+  assert.deepEqual(pageOf("/r/abc123"), ["replay", "abc123"]);
+  assert.deepEqual(pageOf("/p/guest-3f.9_x"), ["player", "guest-3f.9_x"]);
+  for (const page of ["rules", "tutorial", "account", "leaderboard"]) assert.deepEqual(pageOf("/" + page), [page, null]);
+  assert.deepEqual(pageOf("/"), ["lobby", null]);
+  assert.deepEqual(pageOf("/g/a-b"), ["lobby", null]);
+  assert.deepEqual(pageOf("/g/abc/extra"), ["lobby", null]);
+});
+
+test("an invite's tokens and its rated offer (only with a token)", () => {
+  assert.deepEqual(inviteOf("#t=a,b&rated=1"), { tokens: ["a", "b"], rated: true, hasTokens: true });
+  assert.deepEqual(inviteOf("#rated=1"), { tokens: [], rated: false, hasTokens: false });
+  assert.deepEqual(inviteOf(""), { tokens: [], rated: false, hasTokens: false });
+  assert.deepEqual(inviteOf("#t=,"), { tokens: [], rated: false, hasTokens: true });
+});
