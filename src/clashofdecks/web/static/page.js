@@ -14,7 +14,7 @@ export function setPages(table) { pages = table; }
 // Each route() opens a page view.  A page that waits for the server before drawing draws only if it is
 // still the current view: a lobby reloading for a new language must not cover the game that a click
 // on its Start button opened meanwhile (the player would see the lobby under the game's address).
-export function route() {
+export async function route() {
   state.pageView += 1;
   document.documentElement.lang = state.lang;
   hideCardHelp();
