@@ -512,11 +512,11 @@ PAGE_STATE = """async () => {
   const { state } = await import('/static/store.js');
   return {
     path: location.pathname, game: !!document.querySelector("#game"),
-  lobby: !!document.querySelector("main.lobby"), notice: state.notice, animating: state.animating,
-  queued: state.frames.length, socket: state.ws && state.ws.readyState,
-  frame: state.frame && { index: state.frame.index, to_move: state.frame.to_move, seats: state.frame.seats,
-    phase: state.frame.phase, setup: !!state.frame.setup, thinking: state.frame.thinking,
-    legal: (state.frame.legal || []).slice(0, 3) },
+    lobby: !!document.querySelector("main.lobby"), notice: state.notice, animating: state.animating,
+    queued: state.frames.length, socket: state.ws && state.ws.readyState,
+    frame: state.frame && { index: state.frame.index, to_move: state.frame.to_move, seats: state.frame.seats,
+      phase: state.frame.phase, setup: !!state.frame.setup, thinking: state.frame.thinking,
+      legal: (state.frame.legal || []).slice(0, 3) },
   };
 }"""
 
