@@ -12,7 +12,7 @@ export function abilityName(a) {
   const names = state.cards.ability_names[a];
   return (names && (names[state.lang] || names.en)) || a;
 }
-export function abilityHelp(a) { return (state.rules && state.rules.abilities[a]) || ""; }
+function abilityHelp(a) { return (state.rules && state.rules.abilities[a]) || ""; }
 
 // Positions write a creature as its id, or as an object with only the fields that differ from these.
 const CREATURE_DEFAULTS = { damage: 0, new: false, protected: false, activated: false, sprint_bonus: 0 };

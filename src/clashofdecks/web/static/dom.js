@@ -17,7 +17,7 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
-export const SVG_NS = "http://www.w3.org/2000/svg";
+const SVG_NS = "http://www.w3.org/2000/svg";
 
 // An SVG element (the curves): attributes (null leaves one out), then children (text or elements).
 export function svg(tag, attrs, ...kids) {
