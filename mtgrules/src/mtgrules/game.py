@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -37,6 +37,8 @@ from mtgrules.actions import (
 )
 from mtgrules.carddb import CARDS, HORROR_TOKEN
 from mtgrules.cards import (
+    COUNTER_KINDS,
+    FACE_DOWN,
     LANDWALK,
     ActivatedAbility,
     CardDef,
@@ -142,6 +144,18 @@ class Permanent:
     # 613.2a layer 1). The unlocked designations above are not copiable values and stay (709.5c).
     copies: list[tuple[CardDef, bool]] = field(default_factory=list)
     chosen_name: str | None = None  # a name chosen as it entered (stop_activated_abilities)
+    counters: Counter[str] = field(default_factory=Counter)  # +1/+1 and -1/-1 counters (122.1a)
+    face_down: bool = False  # a scenario flag: 708.2a characteristics (no morph, manifest or disguise)
+    # layer 6 effects (613.1f) in timestamp order (613.7): (timestamp, "lose_all" or a keyword gained,
+    # ends in the cleanup step)
+    ability_effects: list[tuple[int, str, bool]] = field(default_factory=list)
+    # layer 2 control-changing effects (613.1b): (timestamp, new controller, ends in the cleanup step); the
+    # newest applies; without any, the player it entered under controls it
+    control_effects: list[tuple[int, str, bool]] = field(default_factory=list)
+    base_controller: str = ""
+
+    def __post_init__(self) -> None:
+        self.base_controller = self.base_controller or self.controller
 
     @property
     def copied(self) -> CardDef | None:
@@ -160,6 +174,10 @@ class Permanent:
             "copy_of": None if self.copied is None else self.copied.name,
             "copies": len(self.copies),
             "chosen_name": self.chosen_name,
+            "counters": {k: n for k, n in sorted(self.counters.items()) if n},
+            "face_down": self.face_down,
+            "ability_effects": [list(e) for e in self.ability_effects],
+            "control_effects": [list(e) for e in self.control_effects],
         }
 
 
@@ -177,7 +195,8 @@ class StackItem:
     targets: tuple[tuple[str, int], ...] = ()  # (object id, zone-change count when targeted)
     source: str | None = None  # an ability's source
     text: str = ""
-    source_zcc: int | None = None  # an activated ability's source as it was activated (400.7)
+    source_zcc: int | None = None  # the source object as it was activated or triggered (113.7a, 400.7)
+    source_lki: Characteristics | None = None  # its source as it last was on the battlefield (608.2h)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -212,6 +231,8 @@ class PendingTrigger:
     source: str
     source_name: str
     ability: TriggeredAbility
+    source_zcc: int | None = None  # the source object as it triggered (113.7a, 400.7)
+    source_lki: Characteristics | None = None
 
 
 @dataclass(frozen=True)
@@ -233,11 +254,32 @@ class TriggerHit:
     source_name: str
     ability: TriggeredAbility
     batch_key: str = ""  # abilities that trigger once per batch of events ("one or more ...") share a key
+    source_zcc: int = 0  # the source's zone-change count as it triggered: which object it is (400.7)
+    source_lki: Characteristics | None = None  # the source as it was then (608.2h)
 
     @property
     def ability_key(self) -> tuple[str, int, str, int]:
         """The object (id and battlefield instance) and the ability: what "once each turn" belongs to."""
         return (self.source, self.instance, self.door, self.index)
+
+
+@dataclass
+class Entering:
+    """A permanent about to enter the battlefield, with its "as this enters" choices (614.1c, 614.12)."""
+
+    obj_id: str | None  # the card that moves there; None for a token still to be created
+    card: CardDef  # its copiable values before any copy choice (a token's card)
+    controller: str
+    doors: tuple[Door, ...] = ()  # a cast Room half enters unlocked (709.5d)
+    spell: StackItem | None = None  # the resolving permanent spell (or copy) it is
+    resume: StackItem | None = None  # the resolving spell or ability whose effect puts it there
+    copy_values: CardDef | None = None  # what it enters as a copy of (707.9b), once chosen
+    copy_chosen: bool = False
+    copy_of: str | None = None  # a token made as a copy of this permanent (707.2)
+
+    @property
+    def label(self) -> str:
+        return self.obj_id or f"a token copy of {self.card.name}"
 
 
 @dataclass
@@ -301,14 +343,13 @@ class Game:
         self._plan: DamagePlan | None = None
         self._once_per_turn: set[tuple[str, int, str, int]] = set()  # TriggerHit.ability_key
         self._instances = 0
+        self._timestamp = 0  # timestamps of continuous effects (613.7)
         self._counters: Counter[str] = Counter()
         self._ordered: list[str] = []  # ids of waiting triggers whose order was chosen (603.3b)
         self._legend_keep: dict[tuple[str, str], str] = {}  # (player, name) -> permanent kept (704.5j)
         self._legend_question: tuple[str, str] | None = None  # the (player, name) being asked about
-        # a resolving permanent spell waiting for an "as it enters" choice (707.9b copy, chosen name)
-        self._entering: StackItem | None = None
-        self._entering_copy: CardDef | None = None
-        self._copy_chosen = False  # the CHOOSE_COPY decision of the entering permanent was made
+        # a permanent waiting for an "as it enters" choice (707.9b copy, chosen name; 614.12)
+        self._entering: Entering | None = None
 
     def _add_to_pool(self, card: CardDef) -> None:
         taken = {f.name for c in self.card_pool.values() for f in c.faces} | set(self.card_pool)
@@ -344,10 +385,14 @@ class Game:
         unlocked: Iterable[str] = (),
         token: bool = False,
         copy_of: str | None = None,
+        counters: Mapping[str, int] | None = None,
+        face_down: bool = False,
     ) -> None:
         """Put a card (or a token, on the battlefield) into the position. Setup only: no events, no
         triggers. ``copy_of`` makes a token that is a copy of that permanent (707.2): it copies the card
         (for a Room, both halves, 709.5), not the permanent's state (tapped, damage, unlocked designations).
+        ``counters`` puts +1/+1 and -1/-1 counters on it; ``face_down`` makes it a face-down permanent with
+        the characteristics of 708.2a (a scenario flag: no morph, manifest or disguise).
         Raises :class:`ValueError` for an inconsistent setup."""
         zone = Zone(zone)
         if obj_id in self.objects or obj_id in self.order:
@@ -369,8 +414,14 @@ class Game:
         doors = {Door(d) for d in unlocked}
         if zone is Zone.STACK:
             raise ValueError("cards cannot be set up on the stack; cast them")
-        if zone is not Zone.BATTLEFIELD and (tapped or sick or damage or doors or controller):
-            raise ValueError(f"{obj_id}: tapped/sick/damage/unlocked/controller need zone battlefield")
+        on_battlefield_only = (tapped, sick, damage, doors, controller, counters, face_down)
+        if zone is not Zone.BATTLEFIELD and any(on_battlefield_only):
+            raise ValueError(
+                f"{obj_id}: tapped/sick/damage/unlocked/controller/counters/face_down need zone battlefield"
+            )
+        for kind, n in (counters or {}).items():
+            if kind not in COUNTER_KINDS or not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise ValueError(f"{obj_id}: counters are {list(COUNTER_KINDS)} with a whole number >= 0")
         if doors and not card.is_room:
             raise ValueError(f"{obj_id}: only a Room has doors to unlock")
         self.objects[obj_id] = GameObject(obj_id, card, owner, token)
@@ -381,7 +432,9 @@ class Game:
             if ctrl not in self.players:
                 raise ValueError(f"unknown controller {ctrl!r}")
             self._instances += 1
-            self.permanents[obj_id] = Permanent(obj_id, ctrl, self._instances, tapped, damage, sick, doors)
+            perm = Permanent(obj_id, ctrl, self._instances, tapped, damage, sick, doors, face_down=face_down)
+            perm.counters.update(counters or {})
+            self.permanents[obj_id] = perm
             self.battlefield.append(obj_id)
         elif zone is Zone.LIBRARY:
             p.library.append(obj_id)
@@ -488,7 +541,7 @@ class Game:
             perm = self.permanents[obj_id]
             card = self.card_of(obj_id)
             doors = tuple(d for d in (Door.LEFT, Door.RIGHT) if d in perm.unlocked) if card.is_room else None
-            return characteristics(card, doors, loses_banding=perm.loses_banding)
+            return self._later_layers(perm, characteristics(card, doors, loses_banding=perm.loses_banding))
         item = self.stack_item(obj_id)
         if item is not None:
             if item.card is None:
@@ -499,11 +552,35 @@ class Game:
         raise UnknownObjectError(f"unknown object {obj_id!r}")
 
     def card_of(self, obj_id: str) -> CardDef:
-        """An object's copiable values: a permanent's newest copy effect (707.2), else its own card."""
+        """An object's copiable values: a permanent's newest copy effect (707.2), else its own card; a
+        face-down permanent's are those of 708.2a (707.2: as modified by its face-down status)."""
         perm = self.permanents.get(obj_id)
+        if perm is not None and perm.face_down:
+            return FACE_DOWN
         if perm is not None and perm.copied is not None:
             return perm.copied
         return self.objects[obj_id].card
+
+    def _later_layers(self, perm: Permanent, ch: Characteristics) -> Characteristics:
+        """Layers after the copy effects (613.1): ability-adding and -removing effects in timestamp order
+        (layer 6, 613.1f, 613.7), then +1/+1 and -1/-1 counters (layer 7c, 613.4c)."""
+        for _, what, _ in sorted(perm.ability_effects):
+            if what == "lose_all":
+                ch = replace(
+                    ch,
+                    keywords=frozenset(),
+                    bands_with_other=frozenset(),
+                    triggered=(),
+                    activated=(),
+                    static=(),
+                    mana_ability=None,
+                )
+            else:
+                ch = replace(ch, keywords=ch.keywords | {Keyword(what)})
+        change = perm.counters["+1/+1"] - perm.counters["-1/-1"]
+        if change and ch.power is not None and ch.toughness is not None:
+            ch = replace(ch, power=ch.power + change, toughness=ch.toughness + change)
+        return ch
 
     def activated_abilities(self, obj_id: str) -> tuple[ActivatedAbility, ...]:
         """A permanent's activated abilities now, in the order :class:`ActivateAbility` numbers them."""
@@ -537,6 +614,15 @@ class Game:
 
     def is_creature(self, obj_id: str) -> bool:
         return obj_id in self.permanents and self.characteristics(obj_id).is_type(CardType.CREATURE)
+
+    def _summoning_sick(self, pid: str) -> bool:
+        """302.6: a creature can't attack or pay {T} unless continuously controlled since its controller's
+        most recent turn began; haste lifts that (702.10b)."""
+        return (
+            self.permanents[pid].sick
+            and self.is_creature(pid)
+            and Keyword.HASTE not in self.characteristics(pid).keywords
+        )
 
     def damage_sources(self) -> list[DamageSource]:
         """The current combat damage step's damage sources (who assigns what), if any."""
@@ -592,9 +678,13 @@ class Game:
             "legend_keep": sorted(self._legend_keep.items()),
             "legend_question": self._legend_question,
             "waiting_ids": [t.id for t in self._waiting],
-            "entering": None if self._entering is None else self._entering.id,
-            "entering_copy": None if self._entering_copy is None else self._entering_copy.name,
-            "copy_chosen": self._copy_chosen,
+            "entering": None
+            if self._entering is None
+            else (
+                self._entering.label,
+                None if self._entering.copy_values is None else self._entering.copy_values.name,
+                self._entering.copy_chosen,
+            ),
         }
 
     # ------------------------------------------------------------------ applying actions
@@ -722,6 +812,7 @@ class Game:
                 perm = self.permanents[pid]
                 perm.damage = 0
                 perm.loses_banding = False
+                self._end_of_turn_effects(pid)
                 ended = [c for c, until_eot in perm.copies if until_eot]
                 if ended:  # 514.2: "until end of turn" effects end; an earlier copy effect applies again
                     perm.copies = [(c, u) for c, u in perm.copies if not u]
@@ -730,6 +821,27 @@ class Game:
             self._next_step()
             return
         self._give_priority(ap)
+
+    def _end_of_turn_effects(self, pid: str) -> None:
+        """514.2: "until end of turn" ability and control effects end; an earlier control effect, or the
+        player it entered under, controls it again (a change of control makes it new to them, 302.6)."""
+        perm = self.permanents[pid]
+        if any(u for _, _, u in perm.ability_effects):
+            perm.ability_effects = [e for e in perm.ability_effects if not e[2]]
+            self._log("ability_effects_end", permanent=pid)
+        if any(u for _, _, u in perm.control_effects):
+            perm.control_effects = [e for e in perm.control_effects if not e[2]]
+            self._set_controller(pid, self._controller_now(perm))
+
+    def _controller_now(self, perm: Permanent) -> str:
+        """613.1b, 613.7: the newest control-changing effect decides; else the player it entered under."""
+        return max(perm.control_effects)[1] if perm.control_effects else perm.base_controller
+
+    def _set_controller(self, pid: str, player: str) -> None:
+        perm = self.permanents[pid]
+        if perm.controller != player:
+            old, perm.controller, perm.sick = perm.controller, player, True  # 302.6
+            self._log("control_changed", permanent=pid, old=old, new=player, rule="613.1b")
 
     def _next_step(self) -> None:
         step = self.step
@@ -778,6 +890,7 @@ class Game:
         while True:
             if self._decision is not None:
                 return
+            self._check_combat_members()
             changed = self._state_based_actions()
             if self._decision is not None:
                 return  # the legend rule waits for a choice; nothing was performed yet (704.3)
@@ -839,20 +952,39 @@ class Game:
             self._remove_from_zone(obj_id)
             del self.objects[obj_id]
             self._log("token_ceases_to_exist", token=obj_id, rule="704.5d")
+        # 603.10a: they leave at the same time; each one's abilities see the others leave
+        going = [pid for pid, _ in dying] + [x[0] for x in legend]
+        self._leaving_battlefield([(pid, Zone.GRAVEYARD) for pid in going])
         for pid, why in dying:
             self._log("dies", permanent=pid, reason=why)
-            self._move(pid, Zone.GRAVEYARD)
+            self._move(pid, Zone.GRAVEYARD, looked_back=True)
         for pid, player, name, kept in legend:
             self._log("legend_rule", permanent=pid, player=player, name=name, kept=kept, rule="704.5j")
-            self._move(pid, Zone.GRAVEYARD)
+            self._move(pid, Zone.GRAVEYARD, looked_back=True)
         self._legend_keep.clear()
         if losers:
             alive = [p.name for p in self.players.values() if not p.lost]
             self.game_over = True
             self._log("game_over", winner=alive[0] if len(alive) == 1 else None)
+        annihilated = self._annihilate_counters()
         for perm in self.permanents.values():
             perm.deathtouched = False  # 704.5h looks at damage since the last check only
-        return bool(losers or dying or legend or gone_tokens)
+        return bool(losers or dying or legend or gone_tokens or annihilated)
+
+    def _annihilate_counters(self) -> bool:
+        """704.5q: a permanent with both +1/+1 and -1/-1 counters loses N of each, N the smaller number."""
+        done = False
+        for pid in list(self.battlefield):
+            if pid not in self.permanents:
+                continue
+            counters = self.permanents[pid].counters
+            n = min(counters["+1/+1"], counters["-1/-1"])
+            if n:
+                counters["+1/+1"] -= n
+                counters["-1/-1"] -= n
+                self._log("counters_removed", permanent=pid, each=n, rule="704.5q")
+                done = True
+        return done
 
     def legend_groups(self) -> list[tuple[str, str, list[str]]]:
         """Legendary permanents sharing a name under one controller (704.5j, 201.2a): (player, name, ids).
@@ -928,12 +1060,14 @@ class Game:
         unlocked: Iterable[Door] = (),
         copy_values: CardDef | None = None,
         chosen_name: str | None = None,
+        looked_back: bool = False,
     ) -> None:
         """Move an object to a zone (a new object, 400.7). Cards go to their owner's zones. An object
         entering the battlefield other than from a resolving Room spell enters with both doors locked
         (709.5d); ``unlocked`` is only passed by a resolving Room spell. ``copy_values`` makes it enter as
         a copy (707.9b) and ``chosen_name`` is a name chosen as it enters: both are in place as it enters,
-        so its enters abilities are the copied ones (603.6a)."""
+        so its enters abilities are the copied ones (603.6a). ``looked_back``: its leaves-the-battlefield
+        abilities were already found, together with those of objects leaving at the same time (603.10a)."""
         obj = self.objects[obj_id]
         here = self.zone_of(obj_id)
         if obj.is_token and here is not Zone.BATTLEFIELD and here is not None:
@@ -943,6 +1077,8 @@ class Game:
             return
         if here is Zone.GRAVEYARD:
             self._leaving_graveyard(obj.owner)
+        if here is Zone.BATTLEFIELD and not looked_back:
+            self._leaving_battlefield([(obj_id, to)])
         origin = self._remove_from_zone(obj_id)
         self.zcc[obj_id] += 1
         owner = self.players[obj.owner]
@@ -1010,13 +1146,23 @@ class Game:
             perm.unlocked.discard(door)
             self._log("lock", permanent=obj_id, door=door.value, name=card.face(door).name, how=how)
 
-    def _create_token(self, card: CardDef, controller: str, *, unlocked: Iterable[Door] = ()) -> str:
+    def _create_token(
+        self,
+        card: CardDef,
+        controller: str,
+        *,
+        unlocked: Iterable[Door] = (),
+        copy_values: CardDef | None = None,
+        chosen_name: str | None = None,
+    ) -> str:
         tid = self._new_id("token")
         self.objects[tid] = GameObject(tid, card, controller, is_token=True)
         self.zcc[tid] = 0
         self._instances += 1
         doors = set(unlocked)
-        perm = Permanent(tid, controller, self._instances, sick=True, unlocked=doors)
+        perm = Permanent(tid, controller, self._instances, sick=True, unlocked=doors, chosen_name=chosen_name)
+        if copy_values is not None:
+            perm.copies.append((copy_values, False))
         self.permanents[tid] = perm
         self.battlefield.append(tid)
         self._log("token_created", token=tid, name=card.name, controller=controller, instance=perm.instance)
@@ -1045,6 +1191,11 @@ class Game:
             raise RulesError(f"{a.permanent} has no mana ability")
         if perm.tapped:
             raise RulesError(f"{a.permanent} is already tapped")
+        if self._summoning_sick(a.permanent):
+            raise IllegalActivationError(
+                f"{a.permanent} is a creature that has not been under {a.player}'s control since the turn "
+                "began; its {T} mana ability can't be activated (302.6)"
+            )
         perm.tapped = True
         self.players[a.player].pool.add(symbol)
         self.passes = 0
@@ -1079,7 +1230,8 @@ class Game:
         if from_graveyard:
             self._check_graveyard_permission(a.player, a.card, chars)
         sorcery_timing = a.player == self.active and self.step in MAIN_PHASES and not self.stack
-        if not chars.is_type(CardType.INSTANT) and not sorcery_timing:
+        instant_speed = chars.is_type(CardType.INSTANT) or Keyword.FLASH in chars.keywords  # 702.8a
+        if not instant_speed and not sorcery_timing:
             raise TimingError(
                 f"{chars.names[0]} can be cast only in a main phase of {a.player}'s own turn with an empty "
                 "stack (307.1, 301.1)"
@@ -1234,7 +1386,7 @@ class Game:
                 raise IllegalActivationError(
                     f"{a.permanent} is tapped; its {{T}} cost can't be paid (601.2h)"
                 )
-            if perm.sick and self.is_creature(a.permanent):
+            if self._summoning_sick(a.permanent):
                 raise IllegalActivationError(
                     f"{a.permanent} is a creature that has not been under {a.player}'s control since the "
                     "turn began; it can't pay {T} (302.6)"
@@ -1256,6 +1408,7 @@ class Game:
             targets=[t for t, _ in targets],
         )
         source_zcc = self.zcc[a.permanent]
+        source_lki = self.characteristics(a.permanent)
         if ab.cost.sacrifice:
             self._log("sacrificed", permanent=a.permanent, as_cost=True)
             self._move(a.permanent, Zone.GRAVEYARD)
@@ -1274,6 +1427,7 @@ class Game:
                     source=a.permanent,
                     text=ab.text,
                     source_zcc=source_zcc,
+                    source_lki=source_lki,
                 )
             )
             self._log(
@@ -1293,7 +1447,8 @@ class Game:
         self._log("mana_ability", player=player, permanent=source, mana=mana)
 
     def _source_unchanged(self, item: StackItem) -> bool:
-        """Whether an activated ability's source is still the same permanent (no zone change, 400.7)."""
+        """Whether an ability's source is still the same permanent (no zone change, 400.7): recorded for
+        activated and triggered abilities alike (113.7a)."""
         src = item.source
         return src is not None and src in self.permanents and self.zcc.get(src) == item.source_zcc
 
@@ -1304,6 +1459,18 @@ class Game:
     ) -> str | None:
         """Why ``obj_id`` is not a legal target for ``spec``, or None if it is."""
         kind = spec.kind
+        if kind in (TargetKind.PLAYER, TargetKind.ANY) and obj_id in self.players:
+            return None
+        if kind is TargetKind.PLAYER:
+            return f"{obj_id} is not a player"
+        if kind is TargetKind.CREATURE_AN_OPPONENT_CONTROLS:
+            if not self.is_creature(obj_id):
+                return f"{obj_id} is not a creature on the battlefield"
+            if self.permanents[obj_id].controller == controller:
+                return f"{obj_id} is controlled by {controller}, not by an opponent"
+            return None
+        if kind is TargetKind.ANY:
+            return None if self.is_creature(obj_id) else f"{obj_id} is neither a creature nor a player"
         if kind in (TargetKind.CREATURE, TargetKind.ATTACKING_CREATURE, TargetKind.PERMANENT):
             if obj_id not in self.permanents:
                 return f"{obj_id} is not a permanent on the battlefield"
@@ -1348,7 +1515,7 @@ class Game:
         return None
 
     def legal_targets(self, spec: TargetSpec, controller: str, source: str | None = None) -> list[str]:
-        candidates = list(self.battlefield) + [i.id for i in self.stack]
+        candidates = list(self.order) + list(self.battlefield) + [i.id for i in self.stack]
         for p in self.players.values():
             candidates += p.graveyard
         return [c for c in candidates if self._target_problem(spec, c, controller, source) is None]
@@ -1418,6 +1585,8 @@ class Game:
                 self.name_of(pid),
                 ab,
                 batch_key,
+                self.zcc[pid],
+                self.characteristics(pid),
             )
         )
 
@@ -1457,6 +1626,21 @@ class Game:
                         if ab.trigger is Trigger.COMBAT_DAMAGE_TO_PLAYER:
                             self._hit(2, pid, door, index, ab, batch_key="combat damage")
 
+    def _leaving_battlefield(self, leaving: list[tuple[str, Zone]]) -> None:
+        """603.6c, 603.10a: leaves-the-battlefield abilities look back in time: the permanents on the
+        battlefield just before the event (the ones leaving included) and their abilities then. "Dies" means
+        put into a graveyard from the battlefield (700.4)."""
+        for pid in self.battlefield:
+            for door, index, ab in self._abilities(pid):
+                for gone, to in leaving:
+                    dies = to is Zone.GRAVEYARD and self.is_creature(gone)
+                    if (
+                        (ab.trigger is Trigger.LEAVES_BATTLEFIELD and gone == pid)
+                        or (ab.trigger is Trigger.DIES and gone == pid and dies)
+                        or (ab.trigger is Trigger.A_CREATURE_DIES and dies)
+                    ):
+                        self._hit(1, pid, door, index, ab)
+
     def _leaving_graveyard(self, owner: str) -> None:
         """603.10a: "whenever one or more cards leave your graveyard" looks back in time: the permanents
         that had the ability just before the card left, not the card leaving (it was no permanent then)."""
@@ -1494,7 +1678,11 @@ class Game:
 
     def _trigger(self, hit: TriggerHit) -> None:
         tid = self._new_id("trigger")
-        self._waiting.append(PendingTrigger(tid, hit.controller, hit.source, hit.source_name, hit.ability))
+        self._waiting.append(
+            PendingTrigger(
+                tid, hit.controller, hit.source, hit.source_name, hit.ability, hit.source_zcc, hit.source_lki
+            )
+        )
         self.events.append(
             Event(
                 "trigger",
@@ -1564,6 +1752,8 @@ class Game:
                 targets=targets,
                 source=trig.source,
                 text=trig.ability.text,
+                source_zcc=trig.source_zcc,
+                source_lki=trig.source_lki,
             )
         )
         self._log(
@@ -1628,15 +1818,14 @@ class Game:
             chars = characteristics(item.card, None if item.door is None else (item.door,))
             if chars.is_permanent_type:
                 doors = () if item.door is None else (item.door,)
-                if item.is_copy:  # 707.10, 608.3f: the copy becomes a token; 709.5b: a Room keeps both halves
+                if item.is_copy:  # 707.10, 608.3f: it becomes a token (709.5b: a Room keeps both halves)
                     self.stack.pop()
-                    self._create_token(item.card, item.controller, unlocked=doors)
-                else:
-                    self._entering, self._entering_copy = item, None
-                    self._enter_with_choices()
-                    return
-                self._log("resolved", id=item.id)
-                self._give_priority(self.active)
+                entering = Entering(
+                    None if item.is_copy else item.id, item.card, item.controller, doors, spell=item
+                )
+                if self._enter(entering):
+                    self._log("resolved", id=item.id)
+                    self._give_priority(self.active)
                 return
         if item.effect is not None and not self._do_effect(item):
             return  # waiting for a choice made while resolving
@@ -1652,74 +1841,98 @@ class Game:
         """What "enter as a copy of a [kind] on the battlefield" may copy (707.9b; not a target)."""
         return [pid for pid in self.battlefield if kind is TargetKind.PERMANENT or self.is_creature(pid)]
 
-    def _enter_with_choices(self) -> None:
-        """A resolving permanent spell enters; "as it enters" choices are made first (614.12, 707.9b): whether
-        and what it copies, then a card name it needs. 709.5d: a cast Room door is unlocked as it enters."""
-        item = self._entering
-        assert item is not None and item.card is not None
-        card = item.card
-        copying = card.enters_as_copy
-        if copying is not None and not self._copy_chosen:
+    def _enter(self, entering: Entering) -> bool:
+        """Put a permanent onto the battlefield, making its "as this enters" choices first (614.1c, 614.12,
+        707.9b) however it enters: a resolving spell, an effect returning a card, a token being created.
+        Returns False when a player must choose first; the entry then completes with that choice."""
+        self._entering = entering
+        return self._enter_with_choices()
+
+    def _enter_with_choices(self) -> bool:
+        """Whether and what it copies, then a card name it needs; then it enters (709.5d: a cast Room door
+        is unlocked as it enters)."""
+        e = self._entering
+        assert e is not None
+        copying = e.card.enters_as_copy
+        if copying is not None and not e.copy_chosen:
             options = self.copy_candidates(copying.of)
             if options:
                 self._decision = Decision(
                     DecisionKind.CHOOSE_COPY,
-                    item.controller,
+                    e.controller,
                     f"{copying.text or 'enter as a copy'}: choose a {copying.of.value} to copy, or none "
                     "(707.9b)",
                     tuple(options),
                 )
-                return
-        values = self._entering_copy
-        entering_card = values if values is not None else card
+                return False
+        entering_card = e.copy_values if e.copy_values is not None else e.card
         if self._name_to_choose(entering_card):
             self._decision = Decision(
                 DecisionKind.CHOOSE_NAME,
-                item.controller,
-                f"as {self.name_of(item.id)} enters, choose a card name (709.4a: one name of a split card)",
+                e.controller,
+                f"as {e.label} enters, choose a card name (709.4a: one name of a split card)",
                 (),
             )
-            return
+            return False
         self._enter_now()
+        return True
 
     def _choose_copy(self, a: ChooseCopy) -> None:
         decision = self._expect(DecisionKind.CHOOSE_COPY, a.player)
-        item = self._entering
-        assert item is not None and item.card is not None and item.card.enters_as_copy is not None
+        e = self._entering
+        assert e is not None and e.card.enters_as_copy is not None
         if a.copy_of is not None and a.copy_of not in decision.options:
             raise IllegalChoiceError(
                 f"{a.copy_of!r} cannot be copied: choose one of {', '.join(decision.options)}, or none "
-                f"(a {item.card.enters_as_copy.of.value} on the battlefield, 707.9b)"
+                f"(a {e.card.enters_as_copy.of.value} on the battlefield, 707.9b)"
             )
         self._decision = None
-        self._copy_chosen = True
+        e.copy_chosen = True
         if a.copy_of is not None:
             # 707.9b: the exception becomes part of the copiable values, on top of the copied ones (707.2:
             # a copy of a copy copies the copy effect's values, its exceptions included)
-            self._entering_copy = with_exception(self.card_of(a.copy_of), item.card.enters_as_copy.exception)
-        self._enter_with_choices()
+            e.copy_values = with_exception(self.card_of(a.copy_of), e.card.enters_as_copy.exception)
+        if self._enter_with_choices():
+            self._after_entering(e)
 
     def _enter_now(self, chosen_name: str | None = None) -> None:
-        item = self._entering
-        assert item is not None
-        doors = () if item.door is None else (item.door,)
-        values = self._entering_copy
-        self._entering, self._entering_copy, self._decision = None, None, None
-        self._copy_chosen = False
-        self._move(
-            item.id,
-            Zone.BATTLEFIELD,
-            controller=item.controller,
-            unlocked=doors,
-            copy_values=values,
-            chosen_name=chosen_name,
-        )
-        if values is not None:
-            self._log("enters_as_copy", permanent=item.id, copy_of=values.name, rule="707.9b")
+        e = self._entering
+        assert e is not None
+        self._entering, self._decision = None, None
+        if e.obj_id is None:
+            pid = self._create_token(
+                e.card, e.controller, unlocked=e.doors, copy_values=e.copy_values, chosen_name=chosen_name
+            )
+            if e.copy_of is not None:
+                self._log(
+                    "permanent_copied", token=pid, original=e.copy_of, controller=e.controller, rule="707.2"
+                )
+        else:
+            pid = e.obj_id
+            self._move(
+                pid,
+                Zone.BATTLEFIELD,
+                controller=e.controller,
+                unlocked=e.doors,
+                copy_values=e.copy_values,
+                chosen_name=chosen_name,
+            )
+        e.obj_id = pid
+        if e.copy_values is not None:
+            self._log("enters_as_copy", permanent=pid, copy_of=e.copy_values.name, rule="707.9b")
         if chosen_name is not None:
-            self._log("name_chosen", player=item.controller, name=chosen_name, permanent=item.id)
-        self._log("resolved", id=item.id)
-        self._give_priority(self.active)
+            self._log("name_chosen", player=e.controller, name=chosen_name, permanent=pid, rule="614.12")
+
+    def _after_entering(self, e: Entering) -> None:
+        """A permanent that waited for its "as this enters" choices has entered: its spell has resolved, or
+        the resolving spell or ability that put it there goes on (and finishes)."""
+        if e.spell is not None:
+            self._log("resolved", id=e.spell.id)
+            self._give_priority(self.active)
+        elif e.resume is not None:
+            self._finish_resolution(e.resume)
+        else:  # pragma: no cover - every entry with choices comes from a spell or an effect
+            self._give_priority(self.active)
 
     def _finish_resolution(self, item: StackItem) -> None:
         self._resolving = None
@@ -1755,6 +1968,15 @@ class Game:
         elif k is EffectKind.GAIN_LIFE:
             self.players[you].life += eff.amount
             self._log("life_gain", player=you, amount=eff.amount)
+        elif k is EffectKind.COUNTERS_ON_EACH_CREATURE:
+            for pid in [p for p in self.battlefield if self.is_creature(p)]:
+                self._put_counters(pid, eff.counter, eff.amount)
+        elif k is EffectKind.PUT_COUNTERS and eff.target is None:
+            if self._source_unchanged(item):
+                assert item.source is not None
+                self._put_counters(item.source, eff.counter, eff.amount)
+            else:
+                self._log("no_effect", id=item.id, reason="its source left the battlefield (400.7)")
         elif t is None:
             if eff.target is not None:
                 self._log("no_effect", id=item.id, reason="no target chosen")
@@ -1762,15 +1984,32 @@ class Game:
                 return self._effect_with_choice(item)
         elif k is EffectKind.RETURN_TO_HAND or k is EffectKind.GRAVEYARD_TO_HAND:
             self._move(t, Zone.HAND)
-        elif k is EffectKind.GRAVEYARD_TO_BATTLEFIELD:
-            self._move(t, Zone.BATTLEFIELD, controller=you)  # enters with both doors locked (709.5d)
+        elif k is EffectKind.GRAVEYARD_TO_BATTLEFIELD:  # enters with both doors locked (709.5d)
+            return self._enter(Entering(t, self.objects[t].card, you, resume=item))
         elif k is EffectKind.DESTROY:
             self._log("destroyed", permanent=t)
             self._move(t, Zone.GRAVEYARD)
         elif k is EffectKind.FLICKER:
             self._move(t, Zone.EXILE)
-            if t in self.objects:
-                self._move(t, Zone.BATTLEFIELD)  # under its owner's control, both doors locked (709.5d)
+            if self.zone_of(t) is Zone.EXILE:  # under its owner's control, both doors locked (709.5d)
+                obj = self.objects[t]
+                return self._enter(Entering(t, obj.card, obj.owner, resume=item))
+        elif k is EffectKind.DEAL_DAMAGE:
+            self._deal_damage(item, t, eff.amount)
+        elif k is EffectKind.DRAIN:
+            self.players[t].life -= eff.amount
+            self._log("life_loss", player=t, amount=eff.amount)
+            self.players[you].life += eff.amount
+            self._log("life_gain", player=you, amount=eff.amount)
+        elif k is EffectKind.PUT_COUNTERS:
+            self._put_counters(t, eff.counter, eff.amount)
+        elif k is EffectKind.LOSE_ALL_ABILITIES:
+            if eff.tap and not self.permanents[t].tapped:
+                self.permanents[t].tapped = True
+                self._log("tapped", permanent=t, cause=item.id)
+            self._add_ability_effect(t, "lose_all", eff.until_end_of_turn)
+        elif k is EffectKind.GAIN_CONTROL:
+            self._gain_control(item, t)
         elif k is EffectKind.LOSE_BANDING:
             self.permanents[t].loses_banding = True
             self._log("loses_banding", permanent=t, until="end of turn")
@@ -1825,13 +2064,72 @@ class Game:
         elif k is EffectKind.COPY_PERMANENT:
             # 707.2: the copy gets the copiable values, i.e. the card (a Room: both halves, 709.5), not its
             # status or designations; it enters with both doors locked (709.5d: no half was cast)
-            tid = self._create_token(self.card_of(t), you)  # a copy of a copy: the copied values
-            self._log("permanent_copied", token=tid, original=t, controller=you, rule="707.2")
+            # a copy of a copy: the copied values; its own "as this enters" choices are made (614.12)
+            return self._enter(Entering(None, self.card_of(t), you, resume=item, copy_of=t))
         elif k in (EffectKind.UNLOCK_DOOR, EffectKind.LOCK_DOOR):
             return self._effect_with_choice(item, t)
         else:  # pragma: no cover
             raise RulesError(f"unhandled effect {k}")
         return True
+
+    def _source_characteristics(self, item: StackItem) -> Characteristics | None:
+        """The characteristics of what deals an effect's damage: the spell itself, or the ability's source as
+        it is now, or as it last existed on the battlefield if it has left (608.2h)."""
+        if item.is_spell and item.card is not None:
+            return characteristics(item.card, None if item.door is None else (item.door,))
+        if item.source is not None and self._source_unchanged(item):
+            return self.characteristics(item.source)
+        return item.source_lki
+
+    def _deal_damage(self, item: StackItem, target: str, amount: int) -> None:
+        """Noncombat damage (120.3): deathtouch and lifelink work from any source (702.2b, 702.15b)."""
+        chars = self._source_characteristics(item)
+        keywords = frozenset() if chars is None else chars.keywords
+        source = item.id if item.is_spell else (item.source or item.id)
+        if target in self.players:
+            self.players[target].life -= amount
+        else:
+            self.permanents[target].damage += amount
+            if amount and Keyword.DEATHTOUCH in keywords:
+                self.permanents[target].deathtouched = True  # destroyed by 704.5h
+        self._log(
+            "damage",
+            source=source,
+            source_controller=item.controller,
+            to=target,
+            to_player=target in self.players,
+            amount=amount,
+            combat=False,
+        )
+        if amount and Keyword.LIFELINK in keywords:
+            self.players[item.controller].life += amount
+            self._log("life_gain", player=item.controller, amount=amount, source=source, rule="702.15b")
+
+    def _put_counters(self, pid: str, kind: str, amount: int) -> None:
+        self.permanents[pid].counters[kind] += amount
+        self._log("counters_put", permanent=pid, counter=kind, amount=amount, rule="122.1a")
+
+    def _add_ability_effect(self, pid: str, what: str, until_end_of_turn: bool) -> None:
+        """A layer 6 effect (613.1f) with a new timestamp (613.7): "lose_all" or a keyword gained."""
+        self._timestamp += 1
+        self.permanents[pid].ability_effects.append((self._timestamp, what, until_end_of_turn))
+        event = "loses_all_abilities" if what == "lose_all" else "gains_ability"
+        self._log(event, permanent=pid, ability=what, until="end of turn" if until_end_of_turn else None)
+
+    def _gain_control(self, item: StackItem, pid: str) -> None:
+        """613.1b: a control-changing effect (layer 2) with a new timestamp; then untap it and give it
+        keywords until end of turn if the effect says so (Threaten-style)."""
+        eff = item.effect
+        assert eff is not None
+        perm = self.permanents[pid]
+        self._timestamp += 1
+        perm.control_effects.append((self._timestamp, item.controller, eff.until_end_of_turn))
+        self._set_controller(pid, self._controller_now(perm))
+        if eff.untap and perm.tapped:
+            perm.tapped = False
+            self._log("untap", permanent=pid, cause=item.id)
+        for keyword in eff.gains:
+            self._add_ability_effect(pid, keyword.value, True)
 
     def _effect_with_choice(self, item: StackItem, target: str | None = None) -> bool:
         eff = item.effect
@@ -1894,7 +2192,9 @@ class Game:
         }[type(a)]
         decision = self._expect(kind, a.player)
         if isinstance(a, ChooseName) and self._entering is not None:
+            entering = self._entering
             self._enter_now(self._valid_name(a.name))
+            self._after_entering(entering)
             return
         item = self._resolving
         assert item is not None and item.effect is not None
@@ -1921,9 +2221,32 @@ class Game:
 
     # ------------------------------------------------------------------ combat: attackers and blockers
 
+    def _check_combat_members(self) -> None:
+        """506.4: an attacking or blocking permanent that stops being a creature, or whose controller changes,
+        is removed from combat (and from its band, 702.22f)."""
+        combat = self.combat
+        if combat is None:
+            return
+        for cid in [*combat.attackers, *(b for b in combat.blocks if b not in combat.attackers)]:
+            if cid not in self.permanents:
+                continue
+            if not self.is_creature(cid):
+                reason = "stopped being a creature (506.4)"
+            elif self.permanents[cid].controller != combat.controllers.get(cid):
+                reason = "its controller changed (506.4)"
+            else:
+                continue
+            if combat.remove(cid):
+                self._log("removed_from_combat", creature=cid, reason=reason)
+
     def _can_attack(self, pid: str) -> bool:
         perm = self.permanents[pid]
-        return perm.controller == self.active and self.is_creature(pid) and not perm.tapped and not perm.sick
+        return (
+            perm.controller == self.active
+            and self.is_creature(pid)
+            and not perm.tapped
+            and not self._summoning_sick(pid)
+        )
 
     def _declare_attackers(self, a: DeclareAttackers) -> None:
         self._expect(DecisionKind.DECLARE_ATTACKERS, a.player)
@@ -1938,7 +2261,7 @@ class Game:
                 raise IllegalAttackError(f"{cid} is not a creature")
             if perm.tapped:
                 raise IllegalAttackError(f"{cid} is tapped and cannot attack (508.1a)")
-            if perm.sick:
+            if self._summoning_sick(cid):
                 raise IllegalAttackError(
                     f"{cid} has not been under {a.player}'s control since the turn began (302.6)"
                 )
@@ -1952,6 +2275,7 @@ class Game:
             if Keyword.VIGILANCE not in self.characteristics(cid).keywords:  # 702.20b
                 self.permanents[cid].tapped = True
         self.combat.attackers = targets
+        self.combat.controllers.update({cid: a.player for cid in targets})
         self.combat.bands = bands
         self.combat.attackers_declared = True
         self._decision = None
@@ -2008,6 +2332,7 @@ class Game:
             # 702.22h: the other members of the band become blocked by the same blocking creature
             blocked += [m for m in combat.band_of(attacker) if m != attacker]
             combat.blocks[blocker] = blocked
+            combat.controllers[blocker] = self.permanents[blocker].controller
         combat.blockers_declared = True
         self._log(
             "blockers_declared",
