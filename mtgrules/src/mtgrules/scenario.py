@@ -136,8 +136,16 @@ _CARD_KEYS = {
     "unlocked",
     "token",
     "copy_of",
+    "counters",
+    "face_down",
 }
 _SETUP_KEYS = {"players", "life", "active", "step", "turn", "cards", "mana", "trigger_order"}
+
+
+def _counters(value: JSON, where: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ScenarioFormatError(f'{where}: expected an object like {{"+1/+1": 2}}')
+    return {_str(k, where): _int(v, f"{where}.{k}") for k, v in value.items()}
 
 
 def card_definitions(value: JSON) -> list[CardDef]:
@@ -190,6 +198,8 @@ def build_game(setup: JSON, cards: Sequence[CardDef] = ()) -> Game:
                 unlocked=_strs(c.get("unlocked", []), f"{where}.unlocked"),
                 token=_bool(c.get("token", False), f"{where}.token"),
                 copy_of=_str(c["copy_of"], f"{where}.copy_of") if "copy_of" in c else None,
+                counters=_counters(c.get("counters", {}), f"{where}.counters"),
+                face_down=_bool(c.get("face_down", False), f"{where}.face_down"),
             )
         except ValueError as exc:
             raise ScenarioFormatError(f"{where}: {exc}") from None
@@ -418,6 +428,7 @@ _EXPECT_KEYS = {
     "damage",
     "controller",
     "unlocked",
+    "counters",
     "characteristics",
     "tokens",
     "hand",
@@ -462,6 +473,13 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
     if "unlocked" in exp:
         _check_permanent_field(
             game, "unlocked", exp["unlocked"], lambda o: sorted(d.value for d in game.permanents[o].unlocked)
+        )
+    if "counters" in exp:
+        _check_permanent_field(
+            game,
+            "counters",
+            exp["counters"],
+            lambda o: {k: n for k, n in game.permanents[o].counters.items() if n},
         )
     if "characteristics" in exp:
         chars_exp = exp["characteristics"]
