@@ -154,63 +154,110 @@ CITED_RULES: dict[str, str] = {
 #: The text of the rules implemented for issue 36, quoted from the current Comprehensive Rules (where the
 #: shared excerpts hold a rule, from them). ``docs/mtgrules.md`` prints them under "Quoted rules".
 RULE_TEXTS: dict[str, str] = {
-    "113.7a": "Once activated or triggered, an ability exists on the stack independently of its source. "
-    "Destruction or removal of the source after that time won't affect the ability.",
-    "122.3": "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 counters "
-    "are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 counters on it.",
-    "302.6": "A creature's activated ability with the tap symbol or the untap symbol in its activation cost "
-    "can't be activated unless the creature has been under its controller's control continuously since their "
-    "most recent turn began. A creature can't attack unless it has been under its controller's control "
-    "continuously since their most recent turn began.",
-    "400.7": "An object that moves from one zone to another becomes a new object with no memory of, or "
-    "relation to, its previous existence.",
-    "506.4": "A permanent is removed from combat if it leaves the battlefield, if its controller changes, if it "
-    "phases out, if an effect specifically removes it from combat, if it's a planeswalker that's being "
-    "attacked and stops being a planeswalker, if it's a battle that's being attacked and stops being a "
-    "battle, or if it's an attacking or blocking creature that regenerates (see rule 701.19), stops being a "
-    "creature, or becomes a battle. A creature that's removed from combat stops being an attacking, blocking, "
-    "blocked, and/or unblocked creature.",
-    "510.1c": "A blocked creature assigns its combat damage to the creatures blocking it. If no creatures are "
-    "currently blocking it (if, for example, they were destroyed or removed from combat), it assigns no "
-    "combat damage.",
-    "603.6c": "Leaves-the-battlefield abilities trigger when a permanent moves from the battlefield to another "
-    'zone. These are written as, but aren\'t limited to, "When [this object] leaves the battlefield, . . ." '
-    'or "Whenever [something] is put into a graveyard from the battlefield, . . . ."',
-    "603.10a": "Some zone-change triggers look back in time. These are leaves-the-battlefield abilities, "
-    "abilities that trigger when a card leaves a graveyard, and abilities that trigger when an object that "
-    "all players can see is put into a hand or library.",
-    "613.1b": "Layer 2: Control-changing effects are applied.",
-    "613.1f": "Layer 6: Ability-adding effects, keyword counters, ability-removing effects, and effects that "
-    "say an object can't have an ability are applied.",
-    "613.4c": "Layer 7c: Effects and counters that modify power and/or toughness (but don't set power and/or "
-    "toughness to a specific number or value) are applied.",
-    "613.7": "Within a layer or sublayer, determining which order effects are applied in is usually done "
-    "using a timestamp system. An effect with an earlier timestamp is applied before an effect with a later "
-    "timestamp.",
-    "613.8": "Within a layer or sublayer, determining which order effects are applied in is sometimes done "
-    "using a dependency system. If a dependency exists, it will override the timestamp system.",
-    "614.1c": 'Effects that read "[This permanent] enters with . . . ," "As [this permanent] enters . . . ," '
-    'or "[This permanent] enters as . . . ," are replacement effects.',
-    "614.12": "Some replacement effects modify how a permanent enters the battlefield. (See rules 614.1c-d.)",
-    "700.4": 'The term dies means "is put into a graveyard from the battlefield."',
-    "702.2b": "A creature with toughness greater than 0 that's been dealt damage by a source with deathtouch "
-    "since the last time state-based actions were checked is destroyed the next time state-based actions are "
-    "checked.",
-    "702.10b": "A creature with haste can attack or use activated abilities whose cost includes the tap symbol "
-    "or untap symbol even if it hasn't been controlled continuously by its controller since their most "
-    "recent turn began.",
-    "702.15b": "Damage dealt by a source with lifelink causes that source's controller to gain that much life "
-    "(in addition to any other results that damage causes).",
-    "702.19b": "The controller of an attacking creature with trample first assigns damage to the creature(s) "
-    "blocking it. Once all those blocking creatures are assigned lethal damage, any excess damage is assigned "
-    "as its controller chooses among those blocking creatures and the player, planeswalker, or battle the "
-    "creature is attacking.",
-    "702.19d": "If all the creatures blocking it are removed from combat, the creature with trample assigns all "
-    "its damage to the player, planeswalker, or battle it's attacking.",
-    "702.22f": "An attacking creature that's removed from combat is also removed from the band it was in.",
-    "704.5q": "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 counters "
-    "are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 counters on it.",
-    "708.2a": "If a face-up permanent is turned face down by a spell or ability that doesn't list any "
-    "characteristics for that object, it becomes a 2/2 face-down creature with no text, no name, no "
-    "subtypes, and no mana cost.",
+    "113.7a": (
+        "Once activated or triggered, an ability exists on the stack independently of its source. "
+        "Destruction or removal of the source after that time won't affect the ability."
+    ),
+    "122.3": (
+        "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 "
+        "counters are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 "
+        "counters on it."
+    ),
+    "302.6": (
+        "A creature's activated ability with the tap symbol or the untap symbol in its activation "
+        "cost can't be activated unless the creature has been under its controller's control "
+        "continuously since their most recent turn began. A creature can't attack unless it has "
+        "been under its controller's control continuously since their most recent turn began."
+    ),
+    "400.7": (
+        "An object that moves from one zone to another becomes a new object with no memory of, or "
+        "relation to, its previous existence."
+    ),
+    "506.4": (
+        "A permanent is removed from combat if it leaves the battlefield, if its controller "
+        "changes, if it phases out, if an effect specifically removes it from combat, if it's a "
+        "planeswalker that's being attacked and stops being a planeswalker, if it's a battle that's"
+        " being attacked and stops being a battle, or if it's an attacking or blocking creature "
+        "that regenerates (see rule 701.19), stops being a creature, or becomes a battle. A "
+        "creature that's removed from combat stops being an attacking, blocking, blocked, and/or "
+        "unblocked creature."
+    ),
+    "510.1c": (
+        "A blocked creature assigns its combat damage to the creatures blocking it. If no creatures"
+        " are currently blocking it (if, for example, they were destroyed or removed from combat), "
+        "it assigns no combat damage."
+    ),
+    "603.6c": (
+        "Leaves-the-battlefield abilities trigger when a permanent moves from the battlefield to "
+        "another zone. These are written as, but aren't limited to, \"When [this object] leaves the "
+        'battlefield, . . ." or "Whenever [something] is put into a graveyard from the battlefield,'
+        ' . . . ."'
+    ),
+    "603.10a": (
+        "Some zone-change triggers look back in time. These are leaves-the-battlefield abilities, "
+        "abilities that trigger when a card leaves a graveyard, and abilities that trigger when an "
+        "object that all players can see is put into a hand or library."
+    ),
+    "613.1b": ("Layer 2: Control-changing effects are applied."),
+    "613.1f": (
+        "Layer 6: Ability-adding effects, keyword counters, ability-removing effects, and effects "
+        "that say an object can't have an ability are applied."
+    ),
+    "613.4c": (
+        "Layer 7c: Effects and counters that modify power and/or toughness (but don't set power "
+        "and/or toughness to a specific number or value) are applied."
+    ),
+    "613.7": (
+        "Within a layer or sublayer, determining which order effects are applied in is usually done"
+        " using a timestamp system. An effect with an earlier timestamp is applied before an effect"
+        " with a later timestamp."
+    ),
+    "613.8": (
+        "Within a layer or sublayer, determining which order effects are applied in is sometimes "
+        "done using a dependency system. If a dependency exists, it will override the timestamp "
+        "system."
+    ),
+    "614.1c": (
+        'Effects that read "[This permanent] enters with . . . ," "As [this permanent] enters . . .'
+        ' ," or "[This permanent] enters as . . . ," are replacement effects.'
+    ),
+    "614.12": (
+        "Some replacement effects modify how a permanent enters the battlefield. (See rules 614.1c-d.)"
+    ),
+    "700.4": ('The term dies means "is put into a graveyard from the battlefield."'),
+    "702.2b": (
+        "A creature with toughness greater than 0 that's been dealt damage by a source with "
+        "deathtouch since the last time state-based actions were checked is destroyed the next time"
+        " state-based actions are checked."
+    ),
+    "702.10b": (
+        "A creature with haste can attack or use activated abilities whose cost includes the tap "
+        "symbol or untap symbol even if it hasn't been controlled continuously by its controller "
+        "since their most recent turn began."
+    ),
+    "702.15b": (
+        "Damage dealt by a source with lifelink causes that source's controller to gain that much "
+        "life (in addition to any other results that damage causes)."
+    ),
+    "702.19b": (
+        "The controller of an attacking creature with trample first assigns damage to the "
+        "creature(s) blocking it. Once all those blocking creatures are assigned lethal damage, any"
+        " excess damage is assigned as its controller chooses among those blocking creatures and "
+        "the player, planeswalker, or battle the creature is attacking."
+    ),
+    "702.19d": (
+        "If all the creatures blocking it are removed from combat, the creature with trample "
+        "assigns all its damage to the player, planeswalker, or battle it's attacking."
+    ),
+    "702.22f": ("An attacking creature that's removed from combat is also removed from the band it was in."),
+    "704.5q": (
+        "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 "
+        "counters are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 "
+        "counters on it."
+    ),
+    "708.2a": (
+        "If a face-up permanent is turned face down by a spell or ability that doesn't list any "
+        "characteristics for that object, it becomes a 2/2 face-down creature with no text, no "
+        "name, no subtypes, and no mana cost."
+    ),
 }
