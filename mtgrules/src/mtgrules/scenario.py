@@ -457,6 +457,12 @@ _EXPECT_KEYS = {
 def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
     """Raise :class:`_Fail` with the first difference between ``expect`` and the game."""
     exp = _obj(expect, label, _EXPECT_KEYS)
+    for check in (_check_objects, _check_zones, _check_turn_and_combat, _check_pools_and_counts, _check_log):
+        check(game, exp, label)
+
+
+def _check_objects(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """Life, zones and the state of permanents."""
     if "life" in exp:
         for p, v in _obj(exp["life"], f"{label}.life", set(game.players)).items():
             _eq(f"life.{p}", v, game.life(p))
@@ -492,6 +498,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
                 raise _Fail(f"characteristics.{obj_id}: {exc}") from None
             for k, v in _obj(fields, f"{label}.characteristics.{obj_id}", set(actual)).items():
                 _eq(f"characteristics.{obj_id}.{k}", v, actual[k])
+
+
+def _check_zones(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """Tokens, the players' zones, exile and the stack."""
     if "tokens" in exp:
         for p, counts in _obj(exp["tokens"], f"{label}.tokens", set(game.players)).items():
             actual_counts: dict[str, int] = {}
@@ -512,6 +522,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
         _eq("exile", sorted(_strs(exp["exile"], f"{label}.exile")), sorted(game.exile))
     if "stack" in exp:
         _eq("stack", _strs(exp["stack"], f"{label}.stack"), [i.id for i in game.stack])
+
+
+def _check_turn_and_combat(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """The turn, the pending decision and combat."""
     if "step" in exp:
         _eq("step", exp["step"], game.step.value)
     if "turn" in exp:
@@ -545,6 +559,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
             raise ScenarioFormatError(f"{label}.bands: expected a list of lists")
         want_bands = sorted(sorted(_strs(b, f"{label}.bands[{i}]")) for i, b in enumerate(exp["bands"]))
         _eq("bands", want_bands, [] if combat is None else sorted(sorted(b) for b in combat.bands))
+
+
+def _check_pools_and_counts(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """Mana pools, the end of the game and card counts."""
     if "mana" in exp:
         for p, mana in _str_map(exp["mana"], f"{label}.mana").items():
             try:
@@ -569,6 +587,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
                 raise ScenarioFormatError(f"{where}: {exc}") from None
             what = f"{spec['player']} {spec['zone']} {spec.get('type') or 'cards'}"
             _eq(f"count_cards[{i}] ({what})", spec["equals"], n)
+
+
+def _check_log(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """The game log: events in order, counts, and events that must not occur."""
     log = [e.to_json() for e in game.events]
     if "events" in exp:
         patterns = exp["events"]
