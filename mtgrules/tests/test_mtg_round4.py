@@ -62,7 +62,7 @@ def test_a_summoning_sick_creature_s_mana_ability_refusal_changes_nothing_and_ha
     game.add_card("quick", "Test Quick Elf", "A", "battlefield", sick=True)
     game.start(active="A", step="main1", turn=2)
     before = game.snapshot()
-    with pytest.raises(IllegalActivationError, match="302.6"):
+    with pytest.raises(IllegalActivationError, match=r"302\.6"):
         game.apply(TapForMana("A", "elf"))
     assert game.snapshot() == before
     game.apply(TapForMana("A", "quick"))
