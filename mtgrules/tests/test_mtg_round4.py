@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from mtgrules import CastSpell, Game, PassPriority, TapForMana
+from mtgrules import CastSpell, Game, PassPriority, TapForMana, Zone
 from mtgrules.carddefs import CardDefinitionError, card_from_json
 from mtgrules.errors import IllegalActivationError, TimingError
 from mtgrules.scenario import ScenarioFormatError, build_game
@@ -102,3 +104,38 @@ def test_a_face_down_permanent_has_no_name_and_its_card_is_not_revealed_by_copyi
     assert (chars.names, chars.power, chars.toughness, chars.mana_value) == ((), 2, 2, 0)
     assert game.card_of("bear").faces[0].name == ""
     assert game.name_of("bear") == "bear"
+
+
+GROW = _spell({"kind": "put_counters", "counter": "+1/+1", "amount": 1, "target": {"kind": "creature"}})
+GROW["name"] = "Test Grow"
+WITHER = _spell({"kind": "put_counters", "counter": "-1/-1", "amount": 1, "target": {"kind": "creature"}})
+WITHER["name"] = "Test Wither"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.booleans(), max_size=8))
+def test_counters_are_never_both_on_a_permanent_when_a_player_has_priority(grows: list[bool]) -> None:
+    """704.5q: whatever order the counters come in, at priority no permanent has both kinds, and the Ox's
+    power and toughness are its printed 2/5 plus the net counters (613.4c), or it has died (704.5f)."""
+    game = Game(cards=[card_from_json(GROW), card_from_json(WITHER)])
+    game.add_card("ox", "Test Ox", "A", "battlefield")
+    for i, grow in enumerate(grows):
+        game.add_card(f"s{i}", "Test Grow" if grow else "Test Wither", "A", "hand")
+    game.add_mana("A", "{C}" * len(grows))
+    game.start(active="A", step="main1", turn=2)
+    net = 0
+    for i, grow in enumerate(grows):
+        if game.zone_of("ox") is not Zone.BATTLEFIELD:
+            break
+        game.apply(CastSpell("A", f"s{i}", targets=("ox",)))
+        game.apply(PassPriority("A"))
+        game.apply(PassPriority("B"))
+        net += 1 if grow else -1
+        if game.zone_of("ox") is Zone.BATTLEFIELD:
+            counters = game.permanents["ox"].counters
+            assert not (counters["+1/+1"] and counters["-1/-1"])
+            assert counters["+1/+1"] - counters["-1/-1"] == net
+            chars = game.characteristics("ox")
+            assert (chars.power, chars.toughness) == (2 + net, 5 + net)
+        else:
+            assert 5 + net <= 0
