@@ -152,7 +152,8 @@ CITED_RULES: dict[str, str] = {
 }
 
 #: The text of the rules implemented for issue 36, quoted from the current Comprehensive Rules (where the
-#: shared excerpts hold a rule, from them). ``docs/mtgrules.md`` prints them under "Quoted rules".
+#: shared excerpts hold a rule, from them); a quote may stop before the rule's last sentences.
+#: ``docs/mtgrules.md`` prints them under "Quoted rules".
 RULE_TEXTS: dict[str, str] = {
     "113.7a": (
         "Once activated or triggered, an ability exists on the stack independently of its source. "
@@ -189,7 +190,8 @@ RULE_TEXTS: dict[str, str] = {
     ),
     "603.6c": (
         "Leaves-the-battlefield abilities trigger when a permanent moves from the battlefield to "
-        "another zone. These are written as, but aren't limited to, \"When [this object] leaves the "
+        "another zone, or when a phased-in permanent leaves the game because its owner leaves the "
+        "game. These are written as, but aren't limited to, \"When [this object] leaves the "
         'battlefield, . . ." or "Whenever [something] is put into a graveyard from the battlefield,'
         ' . . . ."'
     ),
