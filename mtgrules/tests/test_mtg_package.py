@@ -13,7 +13,7 @@ import pytest
 
 import mtgrules
 from mtg_helpers import SCENARIO_DIR
-from mtgrules.citations import CITED_RULES
+from mtgrules.citations import CITED_RULES, RULE_TEXTS
 
 PACKAGE_DIR = Path(mtgrules.__file__).parent
 PROJECT_DIR = PACKAGE_DIR.parents[1]  # mtgrules/ (src/mtgrules -> src -> mtgrules)
@@ -138,3 +138,11 @@ def test_console_script_without_click_says_which_extra_to_install() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2
     assert "pip install 'mtgrules[cli]'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_quoted_rules_are_cited_and_printed_in_the_docs() -> None:
+    assert set(RULE_TEXTS) <= set(CITED_RULES)
+    if DOCS.exists():
+        section = DOCS.read_text().split("## Quoted rules", 1)[1].split("\n## ", 1)[0]
+        quotes = dict(re.findall(r"^\* \*\*(\d{3}\.\d+[a-z]?)\*\* (.+)$", section, flags=re.M))
+        assert quotes == RULE_TEXTS

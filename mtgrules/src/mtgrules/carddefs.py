@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mtgrules.cards import (
+    COUNTER_KINDS,
     ActivatedAbility,
     ActivationCost,
     CardDef,
@@ -107,8 +108,11 @@ def _cost(value: Any, where: str) -> ManaCost:
         raise CardDefinitionError(f"{where}: {exc}") from None
 
 
+_EFFECT_KEYS = {"kind", "target", "amount", "mana", "until_end_of_turn", "counter", "tap", "untap", "gains"}
+
+
 def effect_from_json(value: Any, where: str) -> Effect:
-    e = _obj(value, where, {"kind", "target", "amount", "mana", "until_end_of_turn"})
+    e = _obj(value, where, _EFFECT_KEYS)
     if "kind" not in e:
         raise CardDefinitionError(f"{where}: needs 'kind'")
     kind = _enum(EffectKind, e["kind"], f"{where}.kind")
@@ -140,11 +144,53 @@ def effect_from_json(value: Any, where: str) -> Effect:
     until_eot = e.get("until_end_of_turn", False)
     if not isinstance(until_eot, bool):
         raise CardDefinitionError(f"{where}.until_end_of_turn: expected true/false")
-    if until_eot and kind is not EffectKind.BECOME_COPY:
-        raise CardDefinitionError(f"{where}: 'until_end_of_turn' belongs to become_copy")
-    if kind is EffectKind.BECOME_COPY and (target is None or target.min_count < 1):
-        raise CardDefinitionError(f"{where}: become_copy needs a target permanent (min 1)")
-    return Effect(kind, target, amount, mana, until_eot)
+    if until_eot and kind not in _LASTING:
+        lasting = sorted(k.value for k in _LASTING)
+        raise CardDefinitionError(f"{where}: 'until_end_of_turn' belongs to {lasting}")
+    if kind in _NEEDS_TARGET and (target is None or target.min_count < 1):
+        raise CardDefinitionError(f"{where}: {kind.value} needs a target (min 1)")
+    if kind in (EffectKind.DEAL_DAMAGE, EffectKind.DRAIN, EffectKind.PUT_COUNTERS) and amount == 0:
+        raise CardDefinitionError(f"{where}: {kind.value} needs an 'amount' of at least 1")
+    return Effect(kind, target, amount, mana, until_eot, *_effect_options(e, kind, where))
+
+
+_LASTING = {EffectKind.BECOME_COPY, EffectKind.LOSE_ALL_ABILITIES, EffectKind.GAIN_CONTROL}
+_NEEDS_TARGET = {
+    EffectKind.BECOME_COPY,
+    EffectKind.DEAL_DAMAGE,
+    EffectKind.DRAIN,
+    EffectKind.LOSE_ALL_ABILITIES,
+    EffectKind.GAIN_CONTROL,
+}
+
+
+def _effect_options(
+    e: Mapping[str, Any], kind: EffectKind, where: str
+) -> tuple[str, bool, bool, tuple[Keyword, ...]]:
+    """The options a few effects have: a counter kind; tap, untap; keywords gained until end of turn."""
+    counter = ""
+    if kind in (EffectKind.PUT_COUNTERS, EffectKind.COUNTERS_ON_EACH_CREATURE):
+        counter = _str(e.get("counter"), f"{where}.counter")
+        if counter not in COUNTER_KINDS:
+            raise CardDefinitionError(f"{where}.counter: one of {list(COUNTER_KINDS)} (122.1a)")
+        if kind is EffectKind.COUNTERS_ON_EACH_CREATURE and "amount" not in e:
+            raise CardDefinitionError(f"{where}: {kind.value} needs an 'amount'")
+    elif "counter" in e:
+        raise CardDefinitionError(f"{where}: 'counter' belongs to put_counters")
+    flags = {}
+    for key, owner in (("tap", EffectKind.LOSE_ALL_ABILITIES), ("untap", EffectKind.GAIN_CONTROL)):
+        flags[key] = e.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise CardDefinitionError(f"{where}.{key}: expected true/false")
+        if flags[key] and kind is not owner:
+            raise CardDefinitionError(f"{where}: '{key}' belongs to {owner.value}")
+    gains = tuple(
+        _enum(Keyword, k, f"{where}.gains[{i}]")
+        for i, k in enumerate(_strs(e.get("gains", []), f"{where}.gains"))
+    )
+    if gains and kind is not EffectKind.GAIN_CONTROL:
+        raise CardDefinitionError(f"{where}: 'gains' belongs to gain_control")
+    return counter, flags["tap"], flags["untap"], gains
 
 
 def _triggered(value: Any, where: str) -> tuple[TriggeredAbility, ...]:

@@ -36,6 +36,8 @@ class Keyword(StrEnum):
     REACH = "reach"
     TRAMPLE = "trample"
     VIGILANCE = "vigilance"
+    HASTE = "haste"
+    FLASH = "flash"
     SWAMPWALK = "swampwalk"
     ISLANDWALK = "islandwalk"
     FORESTWALK = "forestwalk"
@@ -68,6 +70,10 @@ class Trigger(StrEnum):
     CARDS_LEAVE_YOUR_GRAVEYARD = "cards_leave_your_graveyard"  # "Whenever one or more cards leave..."
     COMBAT_DAMAGE_TO_PLAYER = "combat_damage_to_player"  # "Whenever one or more creatures you control..."
     ENTERS = "enters"  # "When this permanent enters" (an enters-the-battlefield trigger)
+    # leaves-the-battlefield abilities (603.6c), which look back in time (603.10a)
+    DIES = "dies"  # "When this creature dies" (put into a graveyard from the battlefield, 700.4)
+    LEAVES_BATTLEFIELD = "leaves_battlefield"  # "When this permanent leaves the battlefield"
+    A_CREATURE_DIES = "a_creature_dies"  # "Whenever this creature or another creature dies"
 
 
 class EffectKind(StrEnum):
@@ -93,6 +99,12 @@ class EffectKind(StrEnum):
     ADD_MANA = "add_mana"  # add ``mana`` to your pool: an ability with it is a mana ability (605.1a)
     BECOME_COPY = "become_copy"  # this permanent becomes a copy of target permanent (707.2)
     RETURN_SELF_TO_HAND = "return_self_to_hand"  # return this permanent to its owner's hand
+    DEAL_DAMAGE = "deal_damage"  # this spell or ability's source deals ``amount`` damage to the target
+    DRAIN = "drain"  # target player loses ``amount`` life and you gain ``amount`` life
+    LOSE_ALL_ABILITIES = "lose_all_abilities"  # target creature loses all abilities (613.1f)
+    PUT_COUNTERS = "put_counters"  # put ``amount`` ``counter`` counters on the target (or this permanent)
+    COUNTERS_ON_EACH_CREATURE = "counters_on_each_creature"  # ... on each creature
+    GAIN_CONTROL = "gain_control"  # gain control of target permanent (613.1b)
 
 
 class StaticKind(StrEnum):
@@ -126,6 +138,13 @@ class TargetKind(StrEnum):
     CREATURE_CARD_IN_YOUR_GRAVEYARD = "creature card in your graveyard"
     PERMANENT_CARD_IN_A_GRAVEYARD = "permanent card in a graveyard"
     ROOM_YOU_CONTROL = "Room you control"
+    CREATURE_AN_OPPONENT_CONTROLS = "creature an opponent controls"
+    PLAYER = "player"
+    ANY = "any target"  # a creature or a player (planeswalkers and battles are out of scope)
+
+
+#: The counters the kernel models: +1/+1 and -1/-1 (122.1a, 613.4c).
+COUNTER_KINDS = ("+1/+1", "-1/-1")
 
 
 @dataclass(frozen=True)
@@ -141,7 +160,11 @@ class Effect:
     target: TargetSpec | None = None
     amount: int = 0
     mana: str = ""  # add_mana: the mana added, e.g. "{G}"
-    until_end_of_turn: bool = False  # become_copy: the copy effect ends in the cleanup step (514.2)
+    until_end_of_turn: bool = False  # the continuous effect ends in the cleanup step (514.2)
+    counter: str = ""  # put_counters, counters_on_each_creature: "+1/+1" or "-1/-1"
+    tap: bool = False  # lose_all_abilities: "tap target creature. It loses all abilities ..."
+    untap: bool = False  # gain_control: "... Untap that creature."
+    gains: tuple[Keyword, ...] = ()  # gain_control: "It gains haste until end of turn."
 
 
 @dataclass(frozen=True)
@@ -343,7 +366,7 @@ def characteristics(
         keywords = keywords - {Keyword.BANDING}
         bwo = frozenset()
     effect = faces[0][1].spell_effect if len(faces) == 1 else None
-    names = tuple(f.name for _, f in faces)
+    names = tuple(f.name for _, f in faces if f.name)  # a face-down permanent has no name (708.2a)
     supertypes = shared.supertypes
     activated = tuple(a for _, f in faces for a in f.activated)
     exc = card.exception
@@ -368,6 +391,12 @@ def characteristics(
         static=tuple(a for _, f in faces for a in f.static),
         activated=activated,
     )
+
+
+#: 708.2a: a face-down permanent is a 2/2 creature with no text, no name, no subtypes and no mana cost.
+FACE_DOWN = CardDef(
+    (Face(name="", mana_cost=None, types=frozenset({CardType.CREATURE}), power=2, toughness=2),)
+)
 
 
 def with_exception(card: CardDef, exception: CopyException) -> CardDef:

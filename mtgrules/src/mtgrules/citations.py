@@ -18,6 +18,9 @@ CITED_RULES: dict[str, str] = {
     "116.3": "Special actions: the player receives priority afterward",
     "117.3c": "Timing and priority: priority again after casting, activating or a special action",
     "117.5": "Timing and priority: state-based actions and triggers before a player receives priority",
+    "120.3": "Damage: results of damage dealt to a player or a creature",
+    "122.1a": "Counters: +1/+1 and -1/-1 counters",
+    "122.3": "Counters: a permanent with both +1/+1 and -1/-1 counters",
     "201.2a": "Name: objects have the same name if they have a name in common; a nameless object shares none",
     "202.2": "Mana cost and color: an object's colors come from its mana cost",
     "202.3": "Mana cost and color: mana value",
@@ -30,6 +33,7 @@ CITED_RULES: dict[str, str] = {
     "500.4": "Turn structure: unused mana empties from mana pools when a step or phase ends",
     "504.1": "Draw step: the active player draws a card",
     "506.4": "Combat phase: removal from combat",
+    "506.4b": "Combat phase: tapping or untapping an attacker or blocker doesn't remove it from combat",
     "508.1": "Declare attackers step: declaring attackers",
     "508.1a": "Declare attackers: untapped creatures without summoning sickness",
     "508.1b": "Declare attackers: each attacker attacks an opponent (or their planeswalker or a battle)",
@@ -59,6 +63,7 @@ CITED_RULES: dict[str, str] = {
     "603.3b": "Triggered abilities: APNAP order; each player orders their own on the stack",
     "603.3d": "Triggered abilities: targets are chosen as it is put on the stack; none legal, it is removed",
     "603.6a": "Triggered abilities: enters-the-battlefield abilities",
+    "603.6c": "Triggered abilities: leaves-the-battlefield abilities",
     "603.10": "Triggered abilities: abilities that look back in time",
     "603.10a": "Triggered abilities: leaves-the-zone abilities look back at the state before the event",
     "605.1a": "Mana abilities: an activated ability without a target that could add mana",
@@ -67,14 +72,25 @@ CITED_RULES: dict[str, str] = {
     "608.2b": "Resolving spells and abilities: all targets illegal, it doesn't resolve",
     "608.2h": "Resolving spells and abilities: last known information of a source that has left its zone",
     "608.3f": "Resolving permanent spells: a copy of a permanent spell becomes a token",
+    "613.1": "Interaction of continuous effects: the layers, applied in order",
+    "613.1b": "Interaction of continuous effects: layer 2, control-changing effects",
+    "613.1f": "Interaction of continuous effects: layer 6, ability-adding and ability-removing effects",
     "613.2a": "Interaction of continuous effects: layer 1, copy effects",
+    "613.4c": "Interaction of continuous effects: layer 7c, counters (+1/+1, -1/-1)",
+    "613.7": "Interaction of continuous effects: timestamp order within a layer",
+    "613.8": "Interaction of continuous effects: dependency",
+    "614.1c": "Replacement effects: 'as [this] enters' and 'enters as' effects are replacement effects",
     "614.12": "Replacement effects: choices made as a permanent enters the battlefield",
+    "700.4": "General: 'dies' means 'is put into a graveyard from the battlefield'",
     "702.2": "Deathtouch",
     "702.2b": "Deathtouch: a creature dealt damage by a deathtouch source is destroyed",
     "702.2c": "Deathtouch: any nonzero damage counts as lethal for assigning damage",
     "702.4": "Double strike",
     "702.4b": "Double strike: deals both first-strike and regular combat damage",
+    "702.8a": "Flash: the spell may be cast any time its controller could cast an instant",
     "702.9b": "Flying: blocked only by creatures with flying or reach",
+    "702.10": "Haste",
+    "702.10b": "Haste: it can attack and {T} its abilities although not controlled since the turn began",
     "702.14": "Landwalk",
     "702.14c": "Landwalk: unblockable while the defending player controls a land of that type",
     "702.15": "Lifelink",
@@ -108,9 +124,12 @@ CITED_RULES: dict[str, str] = {
     "704.5j": "State-based actions: the legend rule",
     "704.5k": "State-based actions: the 'world rule'",
     "704.5m": "State-based actions: an Aura attached illegally or to nothing goes to the graveyard",
+    "704.5q": "State-based actions: +1/+1 and -1/-1 counters on one permanent are removed in pairs",
     "707.2": "Copying objects: copiable values",
     "707.9b": "Copying objects: a copy effect's exceptions become part of the copiable values",
     "707.10": "Copying objects: copying a spell",
+    "708.2": "Face-down spells and permanents",
+    "708.2a": "Face-down: a 2/2 creature with no text, no name, no subtypes and no mana cost",
     "709.2": "Split cards: each split card is one card",
     "709.3": "Split cards: choosing which half to cast",
     "709.3a": "Split cards: only the chosen half is evaluated",
@@ -130,4 +149,117 @@ CITED_RULES: dict[str, str] = {
     "709.5h": "Rooms: 'when you unlock this door' triggers",
     "709.5i": "Rooms: 'fully unlock' triggers",
     "709.5j": "Rooms: a door is a half",
+}
+
+#: The text of the rules implemented for issue 36, quoted from the current Comprehensive Rules (where the
+#: shared excerpts hold a rule, from them); a quote may stop before the rule's last sentences.
+#: ``docs/mtgrules.md`` prints them under "Quoted rules".
+RULE_TEXTS: dict[str, str] = {
+    "113.7a": (
+        "Once activated or triggered, an ability exists on the stack independently of its source. "
+        "Destruction or removal of the source after that time won't affect the ability."
+    ),
+    "122.3": (
+        "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 "
+        "counters are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 "
+        "counters on it."
+    ),
+    "302.6": (
+        "A creature's activated ability with the tap symbol or the untap symbol in its activation "
+        "cost can't be activated unless the creature has been under its controller's control "
+        "continuously since their most recent turn began. A creature can't attack unless it has "
+        "been under its controller's control continuously since their most recent turn began."
+    ),
+    "400.7": (
+        "An object that moves from one zone to another becomes a new object with no memory of, or "
+        "relation to, its previous existence."
+    ),
+    "506.4": (
+        "A permanent is removed from combat if it leaves the battlefield, if its controller "
+        "changes, if it phases out, if an effect specifically removes it from combat, if it's a "
+        "planeswalker that's being attacked and stops being a planeswalker, if it's a battle that's"
+        " being attacked and stops being a battle, or if it's an attacking or blocking creature "
+        "that regenerates (see rule 701.19), stops being a creature, or becomes a battle. A "
+        "creature that's removed from combat stops being an attacking, blocking, blocked, and/or "
+        "unblocked creature."
+    ),
+    "510.1c": (
+        "A blocked creature assigns its combat damage to the creatures blocking it. If no creatures"
+        " are currently blocking it (if, for example, they were destroyed or removed from combat), "
+        "it assigns no combat damage."
+    ),
+    "603.6c": (
+        "Leaves-the-battlefield abilities trigger when a permanent moves from the battlefield to "
+        "another zone, or when a phased-in permanent leaves the game because its owner leaves the "
+        "game. These are written as, but aren't limited to, \"When [this object] leaves the "
+        'battlefield, . . ." or "Whenever [something] is put into a graveyard from the battlefield,'
+        ' . . . ."'
+    ),
+    "603.10a": (
+        "Some zone-change triggers look back in time. These are leaves-the-battlefield abilities, "
+        "abilities that trigger when a card leaves a graveyard, and abilities that trigger when an "
+        "object that all players can see is put into a hand or library."
+    ),
+    "613.1b": ("Layer 2: Control-changing effects are applied."),
+    "613.1f": (
+        "Layer 6: Ability-adding effects, keyword counters, ability-removing effects, and effects "
+        "that say an object can't have an ability are applied."
+    ),
+    "613.4c": (
+        "Layer 7c: Effects and counters that modify power and/or toughness (but don't set power "
+        "and/or toughness to a specific number or value) are applied."
+    ),
+    "613.7": (
+        "Within a layer or sublayer, determining which order effects are applied in is usually done"
+        " using a timestamp system. An effect with an earlier timestamp is applied before an effect"
+        " with a later timestamp."
+    ),
+    "613.8": (
+        "Within a layer or sublayer, determining which order effects are applied in is sometimes "
+        "done using a dependency system. If a dependency exists, it will override the timestamp "
+        "system."
+    ),
+    "614.1c": (
+        'Effects that read "[This permanent] enters with . . . ," "As [this permanent] enters . . .'
+        ' ," or "[This permanent] enters as . . . ," are replacement effects.'
+    ),
+    "614.12": (
+        "Some replacement effects modify how a permanent enters the battlefield. (See rules 614.1c-d.)"
+    ),
+    "700.4": ('The term dies means "is put into a graveyard from the battlefield."'),
+    "702.2b": (
+        "A creature with toughness greater than 0 that's been dealt damage by a source with "
+        "deathtouch since the last time state-based actions were checked is destroyed the next time"
+        " state-based actions are checked."
+    ),
+    "702.10b": (
+        "A creature with haste can attack or use activated abilities whose cost includes the tap "
+        "symbol or untap symbol even if it hasn't been controlled continuously by its controller "
+        "since their most recent turn began."
+    ),
+    "702.15b": (
+        "Damage dealt by a source with lifelink causes that source's controller to gain that much "
+        "life (in addition to any other results that damage causes)."
+    ),
+    "702.19b": (
+        "The controller of an attacking creature with trample first assigns damage to the "
+        "creature(s) blocking it. Once all those blocking creatures are assigned lethal damage, any"
+        " excess damage is assigned as its controller chooses among those blocking creatures and "
+        "the player, planeswalker, or battle the creature is attacking."
+    ),
+    "702.19d": (
+        "If all the creatures blocking it are removed from combat, the creature with trample "
+        "assigns all its damage to the player, planeswalker, or battle it's attacking."
+    ),
+    "702.22f": ("An attacking creature that's removed from combat is also removed from the band it was in."),
+    "704.5q": (
+        "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 "
+        "counters are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 "
+        "counters on it."
+    ),
+    "708.2a": (
+        "If a face-up permanent is turned face down by a spell or ability that doesn't list any "
+        "characteristics for that object, it becomes a 2/2 face-down creature with no text, no "
+        "name, no subtypes, and no mana cost."
+    ),
 }

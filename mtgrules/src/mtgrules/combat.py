@@ -114,6 +114,8 @@ class CombatState:
     # creatures with first strike or double strike as the first-strike damage step began (510.4)
     first_strikers: set[str] | None = None
     dealt_damage: set[str] = field(default_factory=set)
+    # who controlled each attacking or blocking creature as it was declared (506.4: a change removes it)
+    controllers: dict[str, str] = field(default_factory=dict)
 
     def blockers_of(self, attacker: str) -> list[str]:
         return [b for b, atts in self.blocks.items() if attacker in atts]
@@ -127,6 +129,7 @@ class CombatState:
     def remove(self, creature: str) -> bool:
         """Remove a creature from combat (506.4) and from its band (702.22f). Returns whether it was in it."""
         was = creature in self.attackers or creature in self.blocks
+        self.controllers.pop(creature, None)
         self.attackers.pop(creature, None)
         self.blocked.discard(creature)
         self.blocks.pop(creature, None)

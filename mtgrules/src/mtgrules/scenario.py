@@ -136,8 +136,16 @@ _CARD_KEYS = {
     "unlocked",
     "token",
     "copy_of",
+    "counters",
+    "face_down",
 }
 _SETUP_KEYS = {"players", "life", "active", "step", "turn", "cards", "mana", "trigger_order"}
+
+
+def _counters(value: JSON, where: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ScenarioFormatError(f'{where}: expected an object like {{"+1/+1": 2}}')
+    return {_str(k, where): _int(v, f"{where}.{k}") for k, v in value.items()}
 
 
 def card_definitions(value: JSON) -> list[CardDef]:
@@ -190,6 +198,8 @@ def build_game(setup: JSON, cards: Sequence[CardDef] = ()) -> Game:
                 unlocked=_strs(c.get("unlocked", []), f"{where}.unlocked"),
                 token=_bool(c.get("token", False), f"{where}.token"),
                 copy_of=_str(c["copy_of"], f"{where}.copy_of") if "copy_of" in c else None,
+                counters=_counters(c.get("counters", {}), f"{where}.counters"),
+                face_down=_bool(c.get("face_down", False), f"{where}.face_down"),
             )
         except ValueError as exc:
             raise ScenarioFormatError(f"{where}: {exc}") from None
@@ -418,6 +428,7 @@ _EXPECT_KEYS = {
     "damage",
     "controller",
     "unlocked",
+    "counters",
     "characteristics",
     "tokens",
     "hand",
@@ -446,6 +457,12 @@ _EXPECT_KEYS = {
 def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
     """Raise :class:`_Fail` with the first difference between ``expect`` and the game."""
     exp = _obj(expect, label, _EXPECT_KEYS)
+    for check in (_check_objects, _check_zones, _check_turn_and_combat, _check_pools_and_counts, _check_log):
+        check(game, exp, label)
+
+
+def _check_objects(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """Life, zones and the state of permanents."""
     if "life" in exp:
         for p, v in _obj(exp["life"], f"{label}.life", set(game.players)).items():
             _eq(f"life.{p}", v, game.life(p))
@@ -463,6 +480,13 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
         _check_permanent_field(
             game, "unlocked", exp["unlocked"], lambda o: sorted(d.value for d in game.permanents[o].unlocked)
         )
+    if "counters" in exp:
+        _check_permanent_field(
+            game,
+            "counters",
+            exp["counters"],
+            lambda o: {k: n for k, n in game.permanents[o].counters.items() if n},
+        )
     if "characteristics" in exp:
         chars_exp = exp["characteristics"]
         if not isinstance(chars_exp, dict):
@@ -474,6 +498,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
                 raise _Fail(f"characteristics.{obj_id}: {exc}") from None
             for k, v in _obj(fields, f"{label}.characteristics.{obj_id}", set(actual)).items():
                 _eq(f"characteristics.{obj_id}.{k}", v, actual[k])
+
+
+def _check_zones(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """Tokens, the players' zones, exile and the stack."""
     if "tokens" in exp:
         for p, counts in _obj(exp["tokens"], f"{label}.tokens", set(game.players)).items():
             actual_counts: dict[str, int] = {}
@@ -494,6 +522,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
         _eq("exile", sorted(_strs(exp["exile"], f"{label}.exile")), sorted(game.exile))
     if "stack" in exp:
         _eq("stack", _strs(exp["stack"], f"{label}.stack"), [i.id for i in game.stack])
+
+
+def _check_turn_and_combat(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """The turn, the pending decision and combat."""
     if "step" in exp:
         _eq("step", exp["step"], game.step.value)
     if "turn" in exp:
@@ -527,6 +559,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
             raise ScenarioFormatError(f"{label}.bands: expected a list of lists")
         want_bands = sorted(sorted(_strs(b, f"{label}.bands[{i}]")) for i, b in enumerate(exp["bands"]))
         _eq("bands", want_bands, [] if combat is None else sorted(sorted(b) for b in combat.bands))
+
+
+def _check_pools_and_counts(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """Mana pools, the end of the game and card counts."""
     if "mana" in exp:
         for p, mana in _str_map(exp["mana"], f"{label}.mana").items():
             try:
@@ -551,6 +587,10 @@ def check_expectations(game: Game, expect: JSON, label: str = "expect") -> None:
                 raise ScenarioFormatError(f"{where}: {exc}") from None
             what = f"{spec['player']} {spec['zone']} {spec.get('type') or 'cards'}"
             _eq(f"count_cards[{i}] ({what})", spec["equals"], n)
+
+
+def _check_log(game: Game, exp: dict[str, JSON], label: str) -> None:
+    """The game log: events in order, counts, and events that must not occur."""
     log = [e.to_json() for e in game.events]
     if "events" in exp:
         patterns = exp["events"]
