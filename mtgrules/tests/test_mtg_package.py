@@ -13,7 +13,7 @@ import pytest
 
 import mtgrules
 from mtg_helpers import SCENARIO_DIR
-from mtgrules.citations import CITED_RULES, RULE_TEXTS
+from mtgrules.citations import CITED_RULES, RULE_TEXTS, RULES_EDITION
 
 PACKAGE_DIR = Path(mtgrules.__file__).parent
 PROJECT_DIR = PACKAGE_DIR.parents[1]  # mtgrules/ (src/mtgrules -> src -> mtgrules)
@@ -71,13 +71,23 @@ def test_the_list_has_no_stale_numbers() -> None:
     if DOCS.exists():
         assert not unused, f"listed but cited nowhere: {unused}"
     else:  # without the docs, only numbers the docs alone cite may be unused
-        assert set(unused) <= {"500.4", "702.19", "704.5c", "704.5e", "704.5h", "704.5i"}, unused
+        assert set(unused) <= {"500.5", "702.19", "704.5c", "704.5e", "704.5h", "704.5i"}, unused
 
 
 def test_outdated_numbers_are_not_cited() -> None:
     """702.19e (the trampler without blockers is 702.19d), 702.19c, 111.12 (cited as 608.3f instead)."""
     cited = _cited_in_code()
     assert "702.19e" not in cited and "702.19c" not in cited and "111.12" not in cited
+    # 500.4 is effects that last until a step begins; mana empties by 500.5 (RULES_EDITION)
+    assert "500.4" not in CITED_RULES and "500.5" in CITED_RULES
+
+
+def test_haste_numbers_follow_the_edition() -> None:
+    """702.10b lets a hasty creature attack; its {T} and {Q} abilities are 702.10c (RULES_EDITION)."""
+    for scenario in ("EX3", "FX4"):  # a hasty creature pays {T}; a creature's {T} mana ability
+        path = next(SCENARIO_DIR.glob(f"{scenario}_*.json"))
+        rules = json.loads(path.read_text())["rules"]
+        assert "702.10c" in rules and "702.10b" not in rules, path.name
 
 
 def test_number_extraction_finds_ranges() -> None:
@@ -146,3 +156,11 @@ def test_quoted_rules_are_cited_and_printed_in_the_docs() -> None:
         section = DOCS.read_text().split("## Quoted rules", 1)[1].split("\n## ", 1)[0]
         quotes = dict(re.findall(r"^\* \*\*(\d{3}\.\d+[a-z]?)\*\* (.+)$", section, flags=re.M))
         assert quotes == RULE_TEXTS
+        assert " ".join(RULES_EDITION.split()) in " ".join(section.split())
+
+
+def test_quotes_keep_the_rules_own_typography() -> None:
+    """The CR prints curly apostrophes and quotation marks; a straight one means a quote was not copied
+    from RULES_EDITION."""
+    retyped = {n: t for n, t in RULE_TEXTS.items() if "'" in t or '"' in t}
+    assert not retyped, f"quotes not copied from {RULES_EDITION}: {sorted(retyped)}"

@@ -1,8 +1,10 @@
 """Every Comprehensive Rules number the kernel cites (code, messages, events, scenarios, docs) and its title.
 
-Checked against the current Comprehensive Rules (numbering of the 2025/26 editions: banding is 702.22,
-trample's "no blockers left" is 702.19d). ``docs/mtgrules.md`` prints the same table; a test fails when the
-code or a scenario cites a number that is not here, or when the two tables differ.
+The numbers follow ``RULES_EDITION`` (banding is 702.22, trample's "no blockers left" is 702.19d, haste's {T}
+abilities are 702.10c, mana empties by 500.5); each number was looked up there, and the titles are the
+kernel's own short summaries, not quotes. ``RULE_TEXTS`` quotes the rules implemented for issue 36 word for
+word. ``docs/mtgrules.md`` prints both; a test fails when the code or a scenario cites a number that is not
+here, or when the docs and these tables differ.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ CITED_RULES: dict[str, str] = {
     "307.1": "Sorceries: cast in a main phase of your turn with an empty stack",
     "400.7": "Zones: an object that changes zones becomes a new object",
     "500.1": "Turn structure: phases and steps",
-    "500.4": "Turn structure: unused mana empties from mana pools when a step or phase ends",
+    "500.5": "Turn structure: unused mana empties from mana pools when a step or phase ends",
     "504.1": "Draw step: the active player draws a card",
     "506.4": "Combat phase: removal from combat",
     "506.4b": "Combat phase: tapping or untapping an attacker or blocker doesn't remove it from combat",
@@ -90,7 +92,8 @@ CITED_RULES: dict[str, str] = {
     "702.8a": "Flash: the spell may be cast any time its controller could cast an instant",
     "702.9b": "Flying: blocked only by creatures with flying or reach",
     "702.10": "Haste",
-    "702.10b": "Haste: it can attack and {T} its abilities although not controlled since the turn began",
+    "702.10b": "Haste: it can attack although not controlled continuously since the turn began",
+    "702.10c": "Haste: it can pay {T} or {Q} although not controlled continuously since the turn began",
     "702.14": "Landwalk",
     "702.14c": "Landwalk: unblockable while the defending player controls a land of that type",
     "702.15": "Lifelink",
@@ -151,62 +154,74 @@ CITED_RULES: dict[str, str] = {
     "709.5j": "Rooms: a door is a half",
 }
 
-#: The text of the rules implemented for issue 36, quoted from the current Comprehensive Rules (where the
-#: shared excerpts hold a rule, from them); a quote may stop before the rule's last sentences.
-#: ``docs/mtgrules.md`` prints them under "Quoted rules".
+#: The edition every quote in ``RULE_TEXTS`` was compared with, word for word and in its own typography
+#: (curly quotation marks and apostrophes, en dashes, and one stray opening quotation mark in 614.1c).
+RULES_EDITION = "Comprehensive Rules effective September 25, 2026 (MagicCompRules 20260925.txt)"
+
+#: The text of the rules implemented for issue 36, quoted from ``RULES_EDITION``; a quote may stop before
+#: a rule's last sentences or its examples. ``docs/mtgrules.md`` prints them under "Quoted rules".
 RULE_TEXTS: dict[str, str] = {
     "113.7a": (
         "Once activated or triggered, an ability exists on the stack independently of its source. "
-        "Destruction or removal of the source after that time won't affect the ability."
+        "Destruction or removal of the source after that time won’t affect the ability."
     ),
     "122.3": (
         "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 "
-        "counters are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 "
-        "counters on it."
+        "counters are removed from it as a state-based action, where N is the smaller of the number "
+        "of +1/+1 and -1/-1 counters on it. See rule 704."
     ),
     "302.6": (
-        "A creature's activated ability with the tap symbol or the untap symbol in its activation "
-        "cost can't be activated unless the creature has been under its controller's control "
-        "continuously since their most recent turn began. A creature can't attack unless it has "
-        "been under its controller's control continuously since their most recent turn began."
+        "A creature’s activated ability with the tap symbol or the untap symbol in its activation "
+        "cost can’t be activated unless the creature has been under its controller’s control "
+        "continuously since their most recent turn began. A creature can’t attack unless it has "
+        "been under its controller’s control continuously since their most recent turn began. This "
+        "rule is informally called the “summoning sickness” rule."
     ),
     "400.7": (
         "An object that moves from one zone to another becomes a new object with no memory of, or "
         "relation to, its previous existence."
     ),
     "506.4": (
-        "A permanent is removed from combat if it leaves the battlefield, if its controller "
-        "changes, if it phases out, if an effect specifically removes it from combat, if it's a "
-        "planeswalker that's being attacked and stops being a planeswalker, if it's a battle that's"
-        " being attacked and stops being a battle, or if it's an attacking or blocking creature "
-        "that regenerates (see rule 701.19), stops being a creature, or becomes a battle. A "
-        "creature that's removed from combat stops being an attacking, blocking, blocked, and/or "
-        "unblocked creature."
+        "A permanent is removed from combat if it leaves the battlefield, if its controller or "
+        "protector changes, if it phases out, if an effect specifically removes it from combat, if "
+        "it’s a planeswalker that’s being attacked and stops being a planeswalker, if it’s a battle "
+        "that’s being attacked and stops being a battle, or if it’s an attacking or blocking "
+        "creature that regenerates (see rule 701.19), stops being a creature, or becomes a battle. "
+        "A creature that’s removed from combat stops being an attacking, blocking, blocked, and/or "
+        "unblocked creature. A planeswalker or battle that’s removed from combat stops being "
+        "attacked."
     ),
     "510.1c": (
         "A blocked creature assigns its combat damage to the creatures blocking it. If no creatures"
         " are currently blocking it (if, for example, they were destroyed or removed from combat), "
-        "it assigns no combat damage."
+        "it assigns no combat damage. If exactly one creature is blocking it, it assigns all its "
+        "combat damage to that creature. If two or more creatures are blocking it, it assigns its "
+        "combat damage to those creatures divided as its controller chooses among them."
     ),
     "603.6c": (
         "Leaves-the-battlefield abilities trigger when a permanent moves from the battlefield to "
         "another zone, or when a phased-in permanent leaves the game because its owner leaves the "
-        "game. These are written as, but aren't limited to, \"When [this object] leaves the "
-        'battlefield, . . ." or "Whenever [something] is put into a graveyard from the battlefield,'
-        ' . . . ."'
+        "game. These are written as, but aren’t limited to, “When [this object] leaves the "
+        "battlefield, . . .” or “Whenever [something] is put into a graveyard from the battlefield, "
+        ". . . .” (See also rule 603.10.) An ability that attempts to do something to the card that "
+        "left the battlefield checks for it only in the first zone that it went to. An ability that "
+        "triggers when a card is put into a certain zone “from anywhere” is never treated as a "
+        "leaves-the-battlefield ability, even if an object is put into that zone from the "
+        "battlefield."
     ),
     "603.10a": (
         "Some zone-change triggers look back in time. These are leaves-the-battlefield abilities, "
-        "abilities that trigger when a card leaves a graveyard, and abilities that trigger when an "
-        "object that all players can see is put into a hand or library."
+        "abilities that trigger when a player sacrifices a permanent, abilities that trigger when a "
+        "card leaves a graveyard, and abilities that trigger when an object that all players can see"
+        " is put into a hand or library."
     ),
-    "613.1b": ("Layer 2: Control-changing effects are applied."),
+    "613.1b": "Layer 2: Control-changing effects are applied.",
     "613.1f": (
         "Layer 6: Ability-adding effects, keyword counters, ability-removing effects, and effects "
-        "that say an object can't have an ability are applied."
+        "that say an object can’t have an ability are applied."
     ),
     "613.4c": (
-        "Layer 7c: Effects and counters that modify power and/or toughness (but don't set power "
+        "Layer 7c: Effects and counters that modify power and/or toughness (but don’t set power "
         "and/or toughness to a specific number or value) are applied."
     ),
     "613.7": (
@@ -220,26 +235,39 @@ RULE_TEXTS: dict[str, str] = {
         "system."
     ),
     "614.1c": (
-        'Effects that read "[This permanent] enters with . . . ," "As [this permanent] enters . . .'
-        ' ," or "[This permanent] enters as . . . ," are replacement effects.'
+        "Effects that read “[This permanent] enters with . . . ,” “As [this permanent] enters . . . ,”"
+        " or “[This permanent] enters as . . . “ are replacement effects."
     ),
     "614.12": (
-        "Some replacement effects modify how a permanent enters the battlefield. (See rules 614.1c-d.)"
+        "Some replacement effects modify how a permanent enters the battlefield. (See rules "
+        "614.1c–d.) Such effects may come from the permanent itself if they affect only that "
+        "permanent (as opposed to a general subset of permanents that includes it). They may also "
+        "come from other sources. To determine which replacement effects apply and how they apply, "
+        "check the characteristics of the permanent as it would exist on the battlefield, taking "
+        "into account replacement effects that have already modified how it enters the battlefield "
+        "(see rule 616.1), continuous effects from the permanent’s own static abilities that would "
+        "apply to it once it’s on the battlefield, and continuous effects that already exist and "
+        "would apply to the permanent."
     ),
-    "700.4": ('The term dies means "is put into a graveyard from the battlefield."'),
+    "700.4": "The term dies means “is put into a graveyard from the battlefield.”",
     "702.2b": (
-        "A creature with toughness greater than 0 that's been dealt damage by a source with "
-        "deathtouch since the last time state-based actions were checked is destroyed the next time"
-        " state-based actions are checked."
+        "A creature with toughness greater than 0 that’s been dealt damage by a source with "
+        "deathtouch since the last time state-based actions were checked is destroyed as a "
+        "state-based action. See rule 704."
     ),
     "702.10b": (
-        "A creature with haste can attack or use activated abilities whose cost includes the tap "
-        "symbol or untap symbol even if it hasn't been controlled continuously by its controller "
-        "since their most recent turn began."
+        "If a creature has haste, it can attack even if it hasn’t been controlled by its controller "
+        "continuously since their most recent turn began. (See rule 302.6.)"
+    ),
+    "702.10c": (
+        "If a creature has haste, its controller can activate its activated abilities whose cost "
+        "includes the tap symbol or the untap symbol even if that creature hasn’t been controlled by"
+        " that player continuously since their most recent turn began. (See rule 302.6.)"
     ),
     "702.15b": (
-        "Damage dealt by a source with lifelink causes that source's controller to gain that much "
-        "life (in addition to any other results that damage causes)."
+        "Damage dealt by a source with lifelink causes that source’s controller, or its owner if it "
+        "has no controller, to gain that much life (in addition to any other results that damage "
+        "causes). See rule 120.3."
     ),
     "702.19b": (
         "The controller of an attacking creature with trample first assigns damage to the "
@@ -248,18 +276,23 @@ RULE_TEXTS: dict[str, str] = {
         "the player, planeswalker, or battle the creature is attacking."
     ),
     "702.19d": (
-        "If all the creatures blocking it are removed from combat, the creature with trample "
-        "assigns all its damage to the player, planeswalker, or battle it's attacking."
+        "If an attacking creature with trample or trample over planeswalkers is blocked, but there "
+        "are no creatures blocking it when damage is assigned, its damage is assigned to the "
+        "defending player and/or planeswalker as though all blocking creatures have been assigned "
+        "lethal damage."
     ),
-    "702.22f": ("An attacking creature that's removed from combat is also removed from the band it was in."),
+    "702.22f": "An attacking creature that’s removed from combat is also removed from the band it was in.",
     "704.5q": (
         "If a permanent has both a +1/+1 counter and a -1/-1 counter on it, N +1/+1 and N -1/-1 "
         "counters are removed from it, where N is the smaller of the number of +1/+1 and -1/-1 "
         "counters on it."
     ),
     "708.2a": (
-        "If a face-up permanent is turned face down by a spell or ability that doesn't list any "
+        "If a face-up permanent is turned face down by a spell or ability that doesn’t list any "
         "characteristics for that object, it becomes a 2/2 face-down creature with no text, no "
-        "name, no subtypes, and no mana cost."
+        "name, no subtypes, and no mana cost. A permanent that enters the battlefield face down also"
+        " has these characteristics unless otherwise specified by the effect that put it onto the "
+        "battlefield face down or allowed it to be cast face down. These values are the copiable "
+        "values of that object’s characteristics."
     ),
 }

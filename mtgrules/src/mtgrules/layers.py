@@ -75,7 +75,7 @@ class ContinuousEffects(GameBase):
 
     def _summoning_sick(self, pid: str) -> bool:
         """302.6: a creature can't attack or pay {T} unless continuously controlled since its controller's
-        most recent turn began; haste lifts that (702.10b)."""
+        most recent turn began; haste lifts that (702.10b, 702.10c)."""
         return (
             self.permanents[pid].sick
             and self.is_creature(pid)
