@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from clashofdecks import native
-from clashofdecks.agents.random_agent import RandomAgent
 from clashofdecks.agents.registry import make_agent
 from clashofdecks.native import NativeGame
 from clashofdecks.options import Ruleset, Threat
