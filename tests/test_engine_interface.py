@@ -82,7 +82,7 @@ def _retired_names(path: Path) -> list[str]:
             name = node.id
         elif isinstance(node, ast.Attribute):
             name = node.attr
-        elif isinstance(node, ast.alias) or isinstance(node, ast.FunctionDef | ast.ClassDef):
+        elif isinstance(node, ast.alias | ast.FunctionDef | ast.ClassDef):
             name = node.name
         if name in RETIRED_NAMES:
             found.append(f"{path.name}:{getattr(node, 'lineno', '?')}: {name}")
