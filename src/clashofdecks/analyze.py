@@ -21,6 +21,7 @@ of the player who decides there (or the result, when the game ended in turn T).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -40,11 +41,11 @@ DEFAULT_ITERATIONS: Final = 1000
 ANALYSIS_CUTOFF: Final = 1
 #: Iterations of a setup decision's search (draft picks, deck choice) as a share of the play phase's:
 #: its tree and rollouts run in the Python engine, scored by the deck evaluation when the setup ends.
-SETUP_SHARE: Final = 0.1
+SETUP_SHARE: Final = 0.05
 #: Determinizations (besides the true state) in which two moves must reach the same end of turn.
 SAME_TURN_SAMPLES: Final = 3
 #: Positions the exact search of the rest of a turn may visit before it gives up (no proof).
-PROOF_BUDGET: Final = 4000
+PROOF_BUDGET: Final = 500
 
 
 @dataclass
@@ -107,6 +108,8 @@ class Analysis:
     turns: list[TurnNote]
     iterations: int
     perfect_information: bool
+    #: CPU seconds the analysis took (``time.process_time``).
+    cpu_seconds: float = 0.0
 
     def mistakes(self, top: int = 3, threshold: float = 0.05) -> list[Decision]:
         """The decisions with the largest loss, if at least ``threshold``: each side's largest drop
@@ -137,6 +140,7 @@ class Analysis:
             "win_chance": "one search per decision, cut-off rollouts scored by the learned evaluation "
             "(agents/evaluation.py), from the mover's view; 100 % / 0 % where proven within the turn",
             "iterations": self.iterations,
+            "cpu_seconds": self.cpu_seconds,
             "turns": [t.to_dict() for t in self.turns],
             "decisions": [d.to_dict() for d in self.decisions],
             "mistakes": [d.to_dict() for d in self.mistakes(top)],
@@ -261,6 +265,7 @@ def analyze_record(
     """Replay ``record`` and judge every decision (see the module docstring)."""
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, not {iterations}")
+    started = time.process_time()
     steps = Replay(record)
     game = steps.game
     search = Search(
@@ -299,7 +304,7 @@ def analyze_record(
         turns[-1].actions.append(d.action)
         turns[-1].p0_win_chance = p0[i + 1]
     _fix_active(turns, decisions)
-    return Analysis(record, decisions, turns, iterations, perfect_information)
+    return Analysis(record, decisions, turns, iterations, perfect_information, time.process_time() - started)
 
 
 def _end_chance(game: Game) -> float:
