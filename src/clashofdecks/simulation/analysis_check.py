@@ -88,10 +88,12 @@ def calibration(directory: Path, iterations: int = DEFAULT_ITERATIONS, seed: int
 
 def mistakes(directory: Path, deep: int = 20000, iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
     """Each flagged move (``Analysis.mistakes``) judged again by a search of ``deep`` iterations from its
-    position: really worse when the deep search gives the played move a lower chance than the best."""
+    position (a tenth of it in the setup stage, whose search runs in Python): really worse when the deep
+    search gives the played move a lower chance than the analysis's best move."""
     search = Search(cutoff=ANALYSIS_CUTOFF, evaluation="learned", setup="learned")
     flagged = worse = 0
-    gaps = []
+    gaps: list[float] = []
+    kinds: dict[str, list[int]] = {"setup": [0, 0], "play": [0, 0]}
     for record in _records(directory):
         analysis = analyze_record(record, iterations=iterations)
         marked = {d.index: d for d in analysis.mistakes(top=3)}
@@ -102,13 +104,23 @@ def mistakes(directory: Path, deep: int = 20000, iterations: int = DEFAULT_ITERA
                 continue
             game = steps.game
             best = game.parse_action(d.best_action)
-            res = search.run(game, random.Random(step.index), iterations=deep)
+            budget = deep if game.phase != "setup" else deep // 10  # the setup's tree runs in Python
+            res = search.run(game, random.Random(step.index), iterations=budget)
             chance = {a: mean for a, visits, mean in res.stats if visits}
             flagged += 1
             gap = chance.get(best, 0.0) - chance.get(step.action, 0.0)
             gaps.append(gap)
             worse += gap > 0
-    return {"flagged": flagged, "really_worse": worse, "deep_iterations": deep, "gaps": gaps}
+            kind = kinds["setup" if game.phase == "setup" else "play"]
+            kind[0] += 1
+            kind[1] += gap > 0
+    return {
+        "flagged": flagged,
+        "really_worse": worse,
+        "by_stage": kinds,
+        "deep_iterations": deep,
+        "gaps": gaps,
+    }
 
 
 def main(argv: Sequence[str]) -> int:
