@@ -20,16 +20,18 @@ of the player who decides there (or the result, when the game ended in turn T).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .agents.evaluation import chance_after, shipped_model
+from .agents.evaluation import chance_after, shipped_model, threat_level
 from .agents.mcts import Search, SearchResult
 from .engine import GameEngine
 from .native import in_engine
+from .options import Threat
 from .record import GameRecord, Replay
 from .rules import DecisionKind, Game
 
@@ -46,6 +48,11 @@ SETUP_SHARE: Final = 0.05
 SAME_TURN_SAMPLES: Final = 3
 #: Positions the exact search of the rest of a turn may visit before it gives up (no proof).
 PROOF_BUDGET: Final = 500
+#: The search's chance of a move mapped to a calibrated one, ``sigmoid(a x logit(p) + b)``, per context
+#: (``duel``, ``solo0``..``solo5``; another context keeps the search's chance): ``(a, b)`` fitted by
+#: maximum likelihood on analysed games (``python -m clashofdecks.simulation.analysis_check fit DIR``),
+#: measured on held-out games in docs/ai.md.
+CALIBRATION: Final[dict[str, tuple[float, float]]] = {}
 
 
 @dataclass
@@ -216,6 +223,24 @@ def _solve(g: GameEngine, seat: int, turn: int, left: list[int]) -> int | None:
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
+def context_of(record: GameRecord) -> str:
+    """``duel``, or ``solo`` and the R8.3 level of the record's threat (``solo?`` for another one)."""
+    if record.mode != "solo":
+        return "duel"
+    level = threat_level(record.threat or Threat())
+    return f"solo{'?' if level is None else level}"
+
+
+def calibrated(chance: float, context: str | None) -> float:
+    """The search's ``chance`` through the context's :data:`CALIBRATION` map (none: unchanged)."""
+    ab = CALIBRATION.get(context or "")
+    if ab is None:
+        return chance
+    p = min(max(chance, 1e-4), 1.0 - 1e-4)
+    x = ab[0] * math.log(p / (1.0 - p)) + ab[1]
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
+
+
 def _chance_of(result: SearchResult, action: int) -> float | None:
     for a, visits, mean in result.stats:
         if a == action and visits:
@@ -224,7 +249,13 @@ def _chance_of(result: SearchResult, action: int) -> float | None:
 
 
 def _judge(
-    search: Search, game: Game, played: int, rng: random.Random, iterations: int, seed: int
+    search: Search,
+    game: Game,
+    played: int,
+    rng: random.Random,
+    iterations: int,
+    seed: int,
+    context: str | None,
 ) -> Decision:
     """The played move and the search's best move, judged by one search of ``game``."""
     player = game.current_player
@@ -237,11 +268,16 @@ def _judge(
     ):
         best = played  # one play: the played move is as good as the best
     d.best_action = game.action_text(best)
-    d.best = _chance_of(res, best)
-    if d.best is None:
-        d.best = chance_after(game, player, best, seed=seed)
+    best_chance = _chance_of(res, best)
+    d.best = (
+        calibrated(best_chance, context)
+        if best_chance is not None
+        else chance_after(game, player, best, seed=seed)
+    )
     after = _chance_of(res, played)
-    d.after = after if after is not None else chance_after(game, player, played, seed=seed)
+    d.after = (
+        calibrated(after, context) if after is not None else chance_after(game, player, played, seed=seed)
+    )
     for action, attr in ((best, "best"), (played, "after")):
         g = game.clone()
         g.record_events = False
@@ -261,8 +297,10 @@ def analyze_record(
     seed: int = 0,
     perfect_information: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    calibrate: bool = True,
 ) -> Analysis:
-    """Replay ``record`` and judge every decision (see the module docstring)."""
+    """Replay ``record`` and judge every decision (see the module docstring); ``calibrate=False`` keeps
+    the search's own chances (to fit :data:`CALIBRATION`)."""
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, not {iterations}")
     started = time.process_time()
@@ -273,6 +311,7 @@ def analyze_record(
     )
     model = shipped_model()
     rng = random.Random(seed)
+    context = context_of(record) if calibrate else None
     decisions: list[Decision] = []
     #: Player 0's chance at each decision point (index i: before action i), then at the end.
     p0: list[float] = []
@@ -284,7 +323,7 @@ def analyze_record(
         now = proof if proof is not None else model.win_chance(game, player)
         p0.append(now if player == 0 else 1.0 - now)
         if game.decision_kind is DecisionKind.BUILD or len(game.legal_actions()) > 1:
-            d = _judge(search, game, played, rng, iterations, seed)
+            d = _judge(search, game, played, rng, iterations, seed, context)
         else:
             d = Decision(0, 0, player, "")
         d.index, d.turn, d.action = i, game.turn if game.phase != "setup" else 0, text

@@ -3,23 +3,27 @@
 * ``calibration``: the chance the analysis gives the mover after each move with a choice against the
   mover's result, in bins of 0.1, with the expected calibration error (ECE) and its bootstrap interval
   over games;
+* ``fit``: the calibration map of ``analyze.CALIBRATION`` for one context from its games;
 * ``mistakes``: each flagged move searched again from its position by a much deeper search, counting
   how often the played move really was worse than the analysis's best move there.
 
-``python -m clashofdecks.simulation.analysis_check calibration DIR`` (or ``mistakes DIR``) prints JSON.
+``python -m clashofdecks.simulation.analysis_check calibration DIR`` (or ``fit DIR``, ``mistakes DIR``)
+prints JSON.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..agents.evaluation import fit_logistic
 from ..agents.mcts import Search
-from ..analyze import ANALYSIS_CUTOFF, DEFAULT_ITERATIONS, Analysis, analyze_record
+from ..analyze import ANALYSIS_CUTOFF, DEFAULT_ITERATIONS, Analysis, analyze_record, context_of
 from ..record import GameRecord, Replay
 
 #: Bootstrap resamples of the games for the ECE interval.
@@ -53,6 +57,26 @@ def expected_calibration_error(points: Sequence[tuple[float, float]], bins: int 
         b[1] += result
         b[2] += 1
     return sum(abs(c - r) for c, r, n in sums if n) / len(points)
+
+
+def fit(directory: Path, iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
+    """``(a, b)`` of ``analyze.CALIBRATION`` for the records of ``directory`` (one context): the
+    maximum-likelihood ``sigmoid(a x logit(p) + b)`` from the search's own chances to the results."""
+    records = _records(directory)
+    points = [p for r in records for p in _points(analyze_record(r, iterations=iterations, calibrate=False))]
+    xs = []
+    for chance, _ in points:
+        p = min(max(chance, 1e-4), 1.0 - 1e-4)
+        xs.append([1.0, math.log(p / (1.0 - p))])
+    b, a = fit_logistic(xs, [r for _, r in points])
+    return {
+        "context": context_of(records[0]),
+        "games": len(records),
+        "moves": len(points),
+        "a": a,
+        "b": b,
+        "ece_before": expected_calibration_error(points),
+    }
 
 
 def calibration(directory: Path, iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict[str, Any]:
@@ -124,14 +148,14 @@ def mistakes(directory: Path, deep: int = 20000, iterations: int = DEFAULT_ITERA
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("calibration", "mistakes"):
+    checks = {"calibration": calibration, "mistakes": mistakes, "fit": fit}
+    if len(argv) != 2 or argv[0] not in checks:
         print(
-            "usage: python -m clashofdecks.simulation.analysis_check calibration|mistakes DIR",
+            "usage: python -m clashofdecks.simulation.analysis_check calibration|mistakes|fit DIR",
             file=sys.stderr,
         )
         return 2
-    check = calibration if argv[0] == "calibration" else mistakes
-    print(json.dumps(check(Path(argv[1])), indent=2))
+    print(json.dumps(checks[argv[0]](Path(argv[1])), indent=2))
     return 0
 
 
