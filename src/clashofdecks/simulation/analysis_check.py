@@ -17,7 +17,7 @@ import json
 import math
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +148,11 @@ def mistakes(directory: Path, deep: int = 20000, iterations: int = DEFAULT_ITERA
 
 
 def main(argv: Sequence[str]) -> int:
-    checks = {"calibration": calibration, "mistakes": mistakes, "fit": fit}
+    checks: dict[str, Callable[[Path], dict[str, Any]]] = {
+        "calibration": calibration,
+        "mistakes": mistakes,
+        "fit": fit,
+    }
     if len(argv) != 2 or argv[0] not in checks:
         print(
             "usage: python -m clashofdecks.simulation.analysis_check calibration|mistakes|fit DIR",
