@@ -81,7 +81,8 @@ def fit(directory: Path, iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]
 
 def calibration(directory: Path, iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict[str, Any]:
     """The calibration of the analysis on the records of ``directory`` (see the module)."""
-    per_game = [_points(analyze_record(r, iterations=iterations)) for r in _records(directory)]
+    analyses = [analyze_record(r, iterations=iterations) for r in _records(directory)]
+    per_game = [_points(a) for a in analyses]
     points = [p for g in per_game for p in g]
     rng = random.Random(seed)
     eces = sorted(
@@ -104,6 +105,7 @@ def calibration(directory: Path, iterations: int = DEFAULT_ITERATIONS, seed: int
     return {
         "games": len(per_game),
         "moves": len(points),
+        "cpu_seconds_per_game": sum(a.cpu_seconds for a in analyses) / max(1, len(analyses)),
         "ece": expected_calibration_error(points),
         "ece_interval_95": [eces[int(0.025 * RESAMPLES)], eces[int(0.975 * RESAMPLES) - 1]],
         "bins": bins,
