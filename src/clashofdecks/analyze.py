@@ -51,8 +51,17 @@ PROOF_BUDGET: Final = 500
 #: The search's chance of a move mapped to a calibrated one, ``sigmoid(a x logit(p) + b)``, per context
 #: (``duel``, ``solo0``..``solo5``; another context keeps the search's chance): ``(a, b)`` fitted by
 #: maximum likelihood on analysed games (``python -m clashofdecks.simulation.analysis_check fit DIR``),
-#: measured on held-out games in docs/ai.md.
-CALIBRATION: Final[dict[str, tuple[float, float]]] = {}
+#: measured on held-out games in docs/ai.md.  Fitted on ``casual`` games: duels from seed 7,000,000,
+#: solo games of each level from seed 7,100,000 (``clash simulate --records``).
+CALIBRATION: Final[dict[str, tuple[float, float]]] = {
+    "duel": (1.399, -0.132),  # 40 games, 2184 moves
+    "solo0": (1.033, -0.230),  # 16 games, 485 moves
+    "solo1": (0.988, 0.632),  # 16 games, 482 moves
+    "solo2": (1.418, 1.261),  # 16 games, 479 moves
+    "solo3": (0.868, 0.400),  # 16 games, 416 moves
+    "solo4": (1.491, 0.974),  # 16 games, 411 moves
+    "solo5": (1.038, 1.946),  # 16 games, 390 moves
+}
 
 
 @dataclass
