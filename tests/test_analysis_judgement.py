@@ -12,6 +12,8 @@ from clashofdecks.analyze import (
     Analysis,
     Decision,
     analyze_record,
+    calibrated,
+    context_of,
     proven_result,
     same_end_of_turn,
 )
@@ -99,3 +101,12 @@ def test_each_sides_largest_drop_is_listed() -> None:
 def test_the_command_computes_what_the_web_shows() -> None:
     params = {p.name: p for p in analyze_cmd.analyze.params}
     assert params["iterations"].default == DEFAULT_ITERATIONS == ServerConfig.analysis_iterations
+
+
+def test_the_search_chances_are_mapped_per_context() -> None:
+    """The fitted map keeps the order of chances and leaves an unknown context alone."""
+    assert calibrated(0.3, None) == 0.3 and calibrated(0.3, "solo?") == 0.3
+    mapped = [calibrated(p / 10, "duel") for p in range(1, 10)]
+    assert mapped == sorted(mapped) and all(0.0 < m < 1.0 for m in mapped)
+    duel = record_game(Game.random_duel(1, record_events=False), ["p0", "p1"])
+    assert context_of(GameRecord.from_dict(duel.to_dict())) == "duel"
