@@ -44,6 +44,9 @@ ANALYSIS_CUTOFF: Final = 1
 #: Iterations of a setup decision's search (draft picks, deck choice) as a share of the play phase's:
 #: its tree and rollouts run in the Python engine, scored by the deck evaluation when the setup ends.
 SETUP_SHARE: Final = 0.05
+#: A setup decision's loss counts only beyond this many standard errors of the two moves' means (its
+#: search is small: without this most flagged picks were noise, docs/ai.md).
+NOISE_ERRORS: Final = 2.0
 #: Determinizations (besides the true state) in which two moves must reach the same end of turn.
 SAME_TURN_SAMPLES: Final = 3
 #: Positions the exact search of the rest of a turn may visit before it gives up (no proof).
@@ -250,6 +253,17 @@ def calibrated(chance: float, context: str | None) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
 
 
+def _within_noise(result: SearchResult, best: int, played: int) -> bool:
+    """Whether the search's means of ``best`` and ``played`` differ by less than two standard errors
+    (each mean's variance at most 1/4 per visit): too few visits to call the played move worse."""
+    visits = {a: n for a, n, _ in result.stats}
+    best_chance, played_chance = _chance_of(result, best), _chance_of(result, played)
+    if best_chance is None or played_chance is None:
+        return False
+    error = math.sqrt(0.25 / visits[best] + 0.25 / visits[played])
+    return best_chance - played_chance < NOISE_ERRORS * error
+
+
 def _chance_of(result: SearchResult, action: int) -> float | None:
     for a, visits, mean in result.stats:
         if a == action and visits:
@@ -287,6 +301,8 @@ def _judge(
     d.after = (
         calibrated(after, context) if after is not None else chance_after(game, player, played, seed=seed)
     )
+    if game.phase == "setup" and _within_noise(res, best, played):
+        d.best = d.after  # the setup's small search cannot tell these apart: no loss
     for action, attr in ((best, "best"), (played, "after")):
         g = game.clone()
         g.record_events = False
