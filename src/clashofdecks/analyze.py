@@ -44,13 +44,14 @@ ANALYSIS_CUTOFF: Final = 1
 #: Iterations of a setup decision's search (draft picks, deck choice) as a share of the play phase's:
 #: its tree and rollouts run in the Python engine, scored by the deck evaluation when the setup ends.
 SETUP_SHARE: Final = 0.05
-#: A setup decision's loss counts only beyond this many standard errors of the two moves' means (its
-#: search is small: without this most flagged picks were noise, docs/ai.md).
+#: A solo setup decision's loss counts only beyond this many standard errors of the two moves' means
+#: (its small search plays rollouts at random, not scored by the deck evaluation as a duel's: without
+#: this most of its flags were noise, docs/ai.md).
 NOISE_ERRORS: Final = 2.0
 #: Determinizations (besides the true state) in which two moves must reach the same end of turn.
 SAME_TURN_SAMPLES: Final = 3
 #: Positions the exact search of the rest of a turn may visit before it gives up (no proof).
-PROOF_BUDGET: Final = 500
+PROOF_BUDGET: Final = 200
 #: The search's chance of a move mapped to a calibrated one, ``sigmoid(a x logit(p) + b)``, per context
 #: (``duel``, ``solo0``..``solo5``; another context keeps the search's chance): ``(a, b)`` fitted by
 #: maximum likelihood on analysed games (``python -m clashofdecks.simulation.analysis_check fit DIR``),
@@ -286,9 +287,8 @@ def _judge(
     budget = iterations if game.phase != "setup" else max(1, round(iterations * SETUP_SHARE))
     res = search.run(game, random.Random(rng.getrandbits(64)), iterations=budget)
     best = res.action
-    if game.decision_kind is not DecisionKind.BUILD and same_end_of_turn(
-        game, player, played, best, seed=seed
-    ):
+    # Setup choices never meet again (each changes a hand or a deck): only play-phase moves can be one play.
+    if game.phase != "setup" and same_end_of_turn(game, player, played, best, seed=seed):
         best = played  # one play: the played move is as good as the best
     d.best_action = game.action_text(best)
     best_chance = _chance_of(res, best)
@@ -301,7 +301,7 @@ def _judge(
     d.after = (
         calibrated(after, context) if after is not None else chance_after(game, player, played, seed=seed)
     )
-    if game.phase == "setup" and _within_noise(res, best, played):
+    if game.phase == "setup" and game.is_solo and _within_noise(res, best, played):
         d.best = d.after  # the setup's small search cannot tell these apart: no loss
     for action, attr in ((best, "best"), (played, "after")):
         g = game.clone()
