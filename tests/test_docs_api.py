@@ -31,6 +31,8 @@ ENGINE_MODULES = (
     "clashofdecks.rules.resolution",
     "clashofdecks.rules.combat",
     "clashofdecks.rules.automaton",
+    "clashofdecks.rules.heuristic",
+    "clashofdecks.rules.playout",
     "clashofdecks.rules.game",
     "clashofdecks.native",
     "clashofdecks.position",

@@ -23,8 +23,6 @@ from pathlib import Path
 import pytest
 
 from clashofdecks import native
-from clashofdecks.agents.base import Agent, act_on
-from clashofdecks.agents.random_agent import RandomAgent
 from clashofdecks.agents.registry import make_agent
 from clashofdecks.native import NativeGame
 from clashofdecks.options import Ruleset, Threat
@@ -188,13 +186,7 @@ def test_games_that_need_the_python_engine_stay_there(
         assert isinstance(kept, Game) and not recorded.on_core and not counted.on_core
         assert _fields(plain) == _fields(recorded) == _fields(counted)
         assert recorded.record is not None and Path(recorded.record).is_file()
-
-    class PythonOnly(RandomAgent):
-        plays_native = False
-
-    agents = [PythonOnly(0), make_agent("random", 0)]
-    assert not plays_on_core(next(iter(config.specs())), agents)
-    assert plays_on_core(next(iter(config.specs())), [make_agent("random", 0), None])
+    assert plays_on_core(next(iter(config.specs())), [make_agent("greedy", 0), None])
 
 
 def test_a_position_the_core_refuses_is_played_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -211,21 +203,14 @@ def test_a_position_the_core_refuses_is_played_in_python(monkeypatch: pytest.Mon
     assert _fields(refused) == _fields(expected)
 
 
-def test_only_agents_that_declare_it_get_a_core_game() -> None:
-    class PythonOnly(Agent):
-        name = "python-only"
-
-        def act(self, game: Game) -> int:
-            return game.legal_actions()[0]
-
+def test_every_agent_acts_on_either_engine_with_the_same_choice() -> None:
+    """No agent declares an engine: each one takes a core's game and chooses as on the Python twin."""
     core = NativeGame.random_duel(1)
-    with pytest.raises(TypeError, match="does not play on the compiled core"):
-        act_on(PythonOnly(), core)
-    assert act_on(PythonOnly(), core.to_game()) == core.legal_actions()[0]
-    rnd = make_agent("random", 5)
-    on_core = act_on(rnd, core)
-    rnd.reset(5)
-    assert act_on(rnd, core.to_game()) == on_core
+    for name in ("random", "greedy", "ismcts:40", "mcts:40"):
+        agent = make_agent(name, 5)
+        on_core = agent.act(core)
+        agent.reset(5)
+        assert agent.act(core.to_game()) == on_core, name
 
 
 def test_clash_simulate_prints_the_same_with_and_without_the_core(tmp_path: Path) -> None:

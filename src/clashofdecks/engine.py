@@ -3,19 +3,23 @@
 only) both offer, checked by mypy (``native.py`` assigns both to it).
 
 Code that works on either engine (agents, search, simulation) takes a :class:`GameEngine` and never
-asks which engine it holds; the few fast paths that only the compiled core has are reached through
-:func:`clashofdecks.native.core_of` (the engine package's own business).
+asks which engine it holds.  The search primitives (a rollout, a position's reward by an
+:class:`Evaluator`, the greedy choice, the UCT search) are methods of both engines: the Python ones
+in :mod:`clashofdecks.rules.playout`, the compiled ones in ``clashofdecks.native``, with the same
+draws and doubles.  Which engine computes is chosen by :func:`clashofdecks.native.in_engine` from an
+agent's setting, never by asking which one a game is in.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, Self, runtime_checkable
 
 from .events import Event
 from .options import Ruleset, Threat
 from .rules import DecisionKind, Game, GameState, Outcome
+from .rules.playout import CompiledScore, Evaluator, PackedEvaluation
 
 
 @runtime_checkable
@@ -138,3 +142,48 @@ class GameEngine(Protocol):
     def to_game(self, *, record_events: bool = True) -> Game:
         """The Python engine's game in this state (a :class:`Game` gives a copy of itself)."""
         ...
+
+    # ------------------------------------------------------------------ the search primitives
+
+    def rollout(
+        self,
+        rnd: Callable[[], float],
+        max_actions: int,
+        turn_limit: int | None = None,
+        *,
+        greedy: Sequence[float] | None = None,
+        until_play: bool = False,
+    ) -> int:
+        """Play on at random with ``rnd`` (or by the greedy heuristic with ``greedy`` weights) to the end,
+        past turn ``turn_limit``, to the end of the setup (``until_play``) or ``max_actions``; returns
+        the actions played (:meth:`clashofdecks.rules.playout.SearchPaths.rollout`)."""
+        ...
+
+    def reward(self, evaluator: Evaluator) -> float:
+        """Player 0's reward: the result of a finished game, else ``evaluator``'s chance."""
+        ...
+
+    def greedy_action(self, rng: random.Random, weights: Sequence[float], *, finish_turn: bool = True) -> int:
+        """The greedy agent's play-phase choice (at least two legal actions), drawing from ``rng``."""
+        ...
+
+    def search(
+        self,
+        rng: random.Random,
+        *,
+        iterations: int | None,
+        deadline: float | None,
+        clock: Callable[[], float],
+        c: float,
+        perfect_information: bool,
+        cutoff_turns: int | None,
+        max_rollout_actions: int,
+        score: Evaluator,
+        mix: float = 0.0,
+    ) -> tuple[int, tuple[tuple[int, int, float], ...]]:
+        """The UCT search with random rollouts for :attr:`current_player`; per root action
+        ``(action, visits, wins)`` (:meth:`clashofdecks.rules.playout.SearchPaths.search`)."""
+        ...
+
+
+__all__ = ["CompiledScore", "Evaluator", "GameEngine", "PackedEvaluation"]

@@ -23,7 +23,7 @@ from typing import Final
 
 from . import actions as A
 from .cards import ABILITIES, ABILITY_BITS, ATTACK, AURA, BASTION, COST, FORT, HEALTH, IS_INCANTATION, N_CARDS
-from .engine import GameEngine
+from .engine import CompiledScore, Evaluator, GameEngine, PackedEvaluation
 from .errors import ClashError, IllegalActionError
 from .options import Ruleset, Threat
 from .rules import (
@@ -40,6 +40,7 @@ from .rules import (
     Termination,
     termination_reason,
 )
+from .rules.playout import finished_reward, logistic_chance
 
 try:
     from ._native import LAYOUT, SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
@@ -127,15 +128,7 @@ if _BUILT and set_cards(COST, ATTACK, HEALTH, _INC_FLAGS, ABILITIES, AURA) != A.
 #: duel, duel seat not to move, solo; 17 coefficients or None), the features feeding the second stage
 #: (15 indices), the game's 6 threat-option features, ``card_value`` of the 32 cards, the greedy
 #: heuristic's 9 weights.  The core computes the same double as the Python model.
-PackedEvaluation = tuple[
-    tuple[float, ...],
-    tuple[float, ...],
-    tuple[tuple[float, ...] | None, ...],
-    tuple[int, ...],
-    tuple[float, ...],
-    tuple[float, ...],
-    tuple[float, ...],
-]
+#: (:data:`PackedEvaluation`, defined in :mod:`clashofdecks.rules.playout`, is re-exported here.)
 
 
 class NativeUnsupportedError(ClashError):
@@ -517,14 +510,41 @@ class NativeGame:
         sample.keep_undo = self._keep_undo
         return sample
 
-    def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int | None = None) -> int:
-        """The search's random rollout inside the core, drawing from ``rnd`` (e.g. ``rng.random``)
-        exactly as the Python loop of :mod:`clashofdecks.agents.mcts` does: ``rnd()`` only when more
-        than one action is legal, then ``legal[int(rnd() * n)]``.  Stops at the end of the game, past
-        turn ``turn_limit``, or after ``max_actions``; returns the actions played.  The same
-        generator therefore gives the same rollout in both engines (no undo records are kept)."""
+    def rollout(
+        self,
+        rnd: Callable[[], float],
+        max_actions: int,
+        turn_limit: int | None = None,
+        *,
+        greedy: Sequence[float] | None = None,
+        until_play: bool = False,
+    ) -> int:
+        """The search's rollout inside the core, drawing from ``rnd`` (e.g. ``rng.random``) exactly as
+        :meth:`clashofdecks.rules.playout.SearchPaths.rollout` does: at random (``rnd()`` only when
+        more than one action is legal, then ``legal[int(rnd() * n)]``) or with ``greedy`` weights
+        (:meth:`greedy_rollout`).  Stops at the end of the game, past turn ``turn_limit``, or after
+        ``max_actions`` (``until_play`` changes nothing: the core has no setup stage); returns the
+        actions played.  The same generator gives the same rollout in both engines (no undo records
+        are kept)."""
+        if greedy is not None:
+            return self.greedy_rollout(rnd, greedy, max_actions, turn_limit)
         self._history.clear()
         return self._core.rollout(rnd, max_actions, -1 if turn_limit is None else turn_limit)
+
+    def reward(self, evaluator: Evaluator) -> float:
+        """Player 0's reward: the result of a finished game, else ``evaluator``'s chance, computed in
+        the core when the evaluator says how (:attr:`Evaluator.compiled`: the same double)."""
+        if self._core.stage == OVER:
+            return finished_reward(self)
+        if evaluator.compiled is None:
+            return evaluator.python(self.to_game(record_events=False))
+        compiled = evaluator.compiled(self)
+        if len(compiled) == 2:  # the greedy heuristic's weights and logistic scale
+            weights, scale = compiled
+            return logistic_chance(self._core.evaluate(0, weights), scale)
+        seat = self._core.current_player  # the learned chance from the view of the player to move
+        chance: float = self._core.learned_win_chance(seat, compiled)
+        return chance if seat == 0 else 1.0 - chance
 
     # ------------------------------------------------------------------ the greedy heuristic in the core
 
@@ -579,7 +599,7 @@ class NativeGame:
         perfect_information: bool,
         cutoff_turns: int | None,
         max_rollout_actions: int,
-        score: Callable[[NativeGame], float] | PackedEvaluation | tuple[Sequence[float], float],
+        score: Evaluator | Callable[[NativeGame], float] | CompiledScore,
         mix: float = 0.0,
     ) -> tuple[int, tuple[tuple[int, int, float], ...]]:
         """The UCT search of :class:`clashofdecks.agents.mcts.Search` with random rollouts, tree and all
@@ -588,13 +608,15 @@ class NativeGame:
 
         Each iteration starts from a determinization (or, ``perfect_information``, from a copy of this
         game); a rollout stops at the end of the game, past ``cutoff_turns`` turns after its leaf's turn
-        or after ``max_rollout_actions``, and an unfinished one is scored by ``score``: a callable giving
-        player 0's reward, or what the core computes itself, without the GIL (other threads run
-        during such a search): ``(weights, scale)``, the greedy heuristic's score for player 0 with
-        those 9 weights through the logistic ``1 / (1 + exp(-clip(score / scale, ±50)))``, or a
-        learned evaluation packed for the core (:data:`PackedEvaluation`; player 0's chance by the
-        model from the view of the player to move).  ``mix`` > 0 also scores each leaf (where the
-        tree walk ends, before its rollout) and backs up ``(1 - mix) x rollout + mix x leaf``.
+        or after ``max_rollout_actions``, and an unfinished one is scored by ``score``: an
+        :class:`~clashofdecks.engine.Evaluator` (its compiled form when it has one, else its Python
+        function), a callable giving player 0's reward, or what the core computes itself, without
+        the GIL (other threads run during such a search): ``(weights, scale)``, the greedy
+        heuristic's score for player 0 with those 9 weights through the logistic
+        ``1 / (1 + exp(-clip(score / scale, ±50)))``, or a learned evaluation packed for the core
+        (:data:`PackedEvaluation`; player 0's chance by the model from the view of the player to
+        move).  ``mix`` > 0 also scores each leaf (where the tree walk ends, before its rollout) and
+        backs up ``(1 - mix) x rollout + mix x leaf``.
         Stops after ``iterations`` or once ``clock() >= deadline`` (checked every 8 iterations).
         Returns the iterations done and, per root action, ``(action, visits, wins)``."""
         if type(rng) is not random.Random:
@@ -604,7 +626,14 @@ class NativeGame:
         if iterations is not None and iterations < 0:
             raise ValueError(f"a search cannot run {iterations} iterations")
         template = self._template
-        score_core: Callable[[Core], float] | PackedEvaluation | tuple[Sequence[float], float]
+        if isinstance(score, Evaluator):
+            python_score = score.python
+            score = (
+                score.compiled(self)
+                if score.compiled is not None
+                else lambda nat: python_score(nat.to_game(record_events=False))
+            )
+        score_core: Callable[[Core], float] | CompiledScore
         if isinstance(score, tuple):
             score_core = score
         else:
@@ -638,16 +667,18 @@ class NativeGame:
         return self._core.playout(seed & ((1 << 64) - 1), max_actions)
 
 
-def core_of(game: GameEngine) -> NativeGame | None:
-    """``game`` itself when it is the compiled core's (for the fast paths only the core has: a
-    search or a greedy choice in C), else ``None``.  The one place outside this package's two engines
-    that tells them apart."""
-    return game if isinstance(game, NativeGame) else None
-
-
-def python_game_of(game: GameEngine) -> Game:
-    """``game`` itself when it is the Python engine's, else the Python engine's game in its state
-    (:meth:`NativeGame.to_game`, events off)."""
+def in_engine(game: GameEngine, *, compiled: bool) -> GameEngine:
+    """``game`` in the engine a caller wants its computation in: the compiled core (``compiled``,
+    when the core is available and holds the position; the setup stage stays in Python) or the Python
+    engine (events off).  A game already in that engine is returned as it is, so the caller never asks
+    which engine it holds; a converted one keeps no undo history."""
+    if compiled:
+        if isinstance(game, NativeGame) or not AVAILABLE or game.phase == "setup":
+            return game
+        try:
+            return NativeGame.from_state(game.state())
+        except NativeUnsupportedError:
+            return game  # a state the core cannot hold: the Python engine computes
     return game if isinstance(game, Game) else game.to_game(record_events=False)
 
 
@@ -670,8 +701,8 @@ __all__: Sequence[str] = (
     "DISABLED",
     "NativeGame",
     "NativeUnsupportedError",
-    "core_of",
+    "PackedEvaluation",
     "engine_notice",
-    "python_game_of",
+    "in_engine",
     "random_duel_playouts",
 )

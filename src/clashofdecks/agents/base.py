@@ -9,36 +9,29 @@ what R9 allows: :func:`clashofdecks.position.view` /
 The life cycle is: construct (``make_agent(name, seed)``), :meth:`Agent.reset` before each game
 with that game's seed, then :meth:`Agent.act` whenever it is the agent's decision.
 
-An agent whose :attr:`Agent.plays_native` is True also acts on a
-:class:`~clashofdecks.native.NativeGame` (the compiled core, play phase only) and chooses exactly
-what it chooses on the same position in the Python engine, drawing the same numbers from its
-generator: ``clash simulate`` and ``clash arena`` then play their games on the core
-(:func:`clashofdecks.simulation.game.play_game`, docs/native.md).  :func:`act_on` is how a caller
-hands such a game over.
+An agent acts on a game of either engine (:class:`~clashofdecks.engine.GameEngine`) and chooses
+exactly what it chooses on the same position in the other, drawing the same numbers from its
+generator: ``clash simulate`` and ``clash arena`` play their games on the compiled core
+(:func:`clashofdecks.simulation.game.play_game`, docs/native.md).  It never asks which engine it holds:
+what it computes fast it asks of the engine (the search primitives of :mod:`clashofdecks.engine`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import ClassVar, Protocol, cast
 
 from ..engine import GameEngine
 from ..errors import ClashError
-from ..native import core_of, python_game_of
-from ..rules import DecisionKind, Game
+from ..rules import DecisionKind
 
 
 class Agent(ABC):
     """A player.  ``name`` is the word used on the command line and in records."""
 
     name: str = "agent"
-    #: Whether :meth:`act` also takes a :class:`~clashofdecks.native.NativeGame` (play phase), with
-    #: the same choice as on the Python engine's game: a declared capability, see the module.
-    plays_native: ClassVar[bool] = False
 
     @abstractmethod
-    def act(self, game: Game) -> int:
+    def act(self, game: GameEngine) -> int:
         """Choose a legal action for ``game.current_player`` (the game must not be changed)."""
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
@@ -46,27 +39,6 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
-
-
-class _NativePlayer(Protocol):
-    def act(self, game: GameEngine) -> int: ...
-
-
-def native_act(agent: Agent) -> Callable[[GameEngine], int]:
-    """``agent.act`` as a function that takes a game of either engine; only for an agent that
-    declares :attr:`Agent.plays_native` (anything else is a caller's mistake: ``TypeError``)."""
-    if not agent.plays_native:
-        raise TypeError(f"agent {agent.name!r} does not play on the compiled core (plays_native is False)")
-    # Declared by the agent's class: its act() takes both engines' games.
-    return cast(_NativePlayer, agent).act
-
-
-def act_on(agent: Agent, game: GameEngine) -> int:
-    """``agent.act(game)`` for a game of either engine (see :func:`native_act`); an agent that does
-    not play on the compiled core is refused a core's game (``TypeError``)."""
-    if agent.plays_native or core_of(game) is not None:
-        return native_act(agent)(game)
-    return agent.act(python_game_of(game))
 
 
 class NoDecisionError(ClashError):

@@ -41,7 +41,6 @@ not reproducible).  Decisions with one legal action are answered without search.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -49,13 +48,22 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
-from ..cards import N_CARDS
 from ..engine import GameEngine
 from ..game_loop import game_steps
 from ..native import AVAILABLE as NATIVE_AVAILABLE
-from ..native import NativeGame, PackedEvaluation, core_of, python_game_of
-from ..position import sample_determinization
+from ..native import in_engine
 from ..rules import DecisionKind, Game
+from ..rules.playout import (
+    CompiledScore,
+    Evaluator,
+    TreeSettings,
+    finished_reward,
+    greedy_choice,
+    logistic_chance,
+    rollout_reward,
+    search_tree,
+)
+from ..rules.playout import random_build as _random_build
 from .base import Agent, no_decision_error
 from .deck_evaluation import shipped_deck_model
 from .evaluation import chance_after, shipped_model
@@ -91,20 +99,6 @@ SOLO_CUTOFF: Final = 2
 Cutoff = int | None | Literal["auto"]
 
 
-class _Node:
-    """A tree node: the statistics of the action that led here, for the player who chose it."""
-
-    __slots__ = ("avail", "builds", "children", "player", "visits", "wins")
-
-    def __init__(self, player: int) -> None:
-        self.player = player
-        self.visits = 0
-        self.wins = 0.0
-        self.avail = 1
-        self.children: dict[int, _Node] = {}
-        self.builds: list[int] | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     """What a search found at its root."""
@@ -133,8 +127,7 @@ def _canonical(game: Game) -> Game:
 
 def _reward(game: GameEngine) -> float:
     """Player 0's reward at a finished game: 1 win, 0 loss, 1/2 draw."""
-    w = game.winner
-    return 0.5 if w is None else (1.0 if w == 0 else 0.0)
+    return finished_reward(game)
 
 
 def _heuristic_reward(game: Game) -> float:
@@ -146,8 +139,7 @@ def _heuristic_reward(game: Game) -> float:
 
 def _logistic(heuristic: float, solo: bool) -> float:
     """The greedy heuristic's score for player 0 turned into a win chance (:func:`_heuristic_reward`)."""
-    score = heuristic / (EVAL_SCALE_SOLO if solo else EVAL_SCALE_DUEL)
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
+    return logistic_chance(heuristic, EVAL_SCALE_SOLO if solo else EVAL_SCALE_DUEL)
 
 
 def _learned_reward(game: Game) -> float:
@@ -162,14 +154,6 @@ def _learned_reward(game: Game) -> float:
 def _deck_reward(game: Game) -> float:
     """Player 0's win chance by the deck evaluation, in a duel whose setup has just ended."""
     return shipped_deck_model().game_chance(game, 0)
-
-
-def _random_build(rnd: Callable[[], float]) -> int:
-    cards = list(range(N_CARDS))
-    for i in range(DECK_SIZE_CUSTOM):  # partial Fisher-Yates
-        j = i + int(rnd() * (N_CARDS - i))
-        cards[i], cards[j] = cards[j], cards[i]
-    return BUILD_BASE + build_rank(cards[:DECK_SIZE_CUSTOM])
 
 
 def candidate_builds(rng: random.Random, count: int = BUILD_CANDIDATES) -> list[int]:
@@ -268,14 +252,18 @@ class Search:
 
     def run(
         self,
-        game: Game,
+        game: GameEngine,
         rng: random.Random,
         *,
         iterations: int | None = 1000,
         seconds: float | None = None,
     ) -> SearchResult:
-        """Search from ``game`` (not changed) for ``game.current_player``; stop after ``iterations``
-        or ``seconds``, whichever comes first (at least one iteration)."""
+        """Search from ``game`` (not changed, either engine) for ``game.current_player``; stop after
+        ``iterations`` or ``seconds``, whichever comes first (at least one iteration).
+
+        The play phase with random rollouts runs the engine's own search (the whole tree in the compiled
+        core when :attr:`native`, the same statistics as in Python); the setup stage and greedy rollouts
+        keep the tree here, their iterations and rollouts in the engine's primitives."""
         me = game.current_player
         if me < 0:
             raise ValueError("the game is over: nothing to search")
@@ -283,241 +271,100 @@ class Search:
             raise ValueError("a search needs a budget: iterations or seconds")
         if iterations is not None and iterations < 1:
             raise ValueError(f"a search needs at least 1 iteration, not {iterations}")
-        if self.perfect_information:
-            base = game.clone()
-            base.record_events = False
-
-            def start() -> Game:
-                g = base.clone()
-                return g
-
-        else:
-            base = _canonical(game)
-
-            def start() -> Game:
-                return sample_determinization(base, me, rng)
-
+        # A canonical copy: every determinization depends on the player's view and ``rng`` alone.
+        base = game.to_game(record_events=False)
         if self.rollout != "greedy":
             base.keep_undo = False  # iterations only go forward: no undo records (greedy rollouts undo)
-        begin: Callable[[], GameEngine] = start
-        if self.native and base.phase != "setup":
-            core_base = NativeGame.from_game(base)
-            core_base.keep_undo = False
-            if type(rng) is random.Random and self.rollout != "greedy":
-                return self._run_in_core(core_base, rng, iterations, seconds)
-            # The whole iteration in the compiled core with the tree in Python (greedy rollouts, or
-            # another generator class, which draws through its own methods): the same samples,
-            # legal actions and draws.
-            if self.perfect_information:
-
-                def begin() -> GameEngine:
-                    return core_base.clone()
-
-            else:
-
-                def begin() -> GameEngine:
-                    return core_base.sample_determinization(me, rng)
-
-        # Setup rollouts end where the setup does, scored by the deck evaluation (duels only).
-        at_setup_end = (
-            _deck_reward if self.setup == "learned" and base.phase == "setup" and not base.is_solo else None
-        )
-        root = _Node(1 - me)
         t0 = time.perf_counter()
         deadline = None if seconds is None else t0 + seconds
-        limit = iterations if iterations is not None else 1 << 62
-        done = 0
-        while done < limit:
-            self._iterate(root, begin(), rng, at_setup_end)
-            done += 1
-            if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
-                break
-        elapsed = time.perf_counter() - t0
-        return _result(((a, ch.visits, ch.wins) for a, ch in root.children.items()), done, elapsed)
+        play_phase = base.phase != "setup"
+        if play_phase and self.rollout == "random" and (type(rng) is random.Random or not self.native):
+            engine = in_engine(base, compiled=self.native)
+            engine.keep_undo = False
+            done, stats = engine.search(
+                rng,
+                iterations=iterations,
+                deadline=deadline,
+                clock=time.perf_counter,
+                c=self.c,
+                perfect_information=self.perfect_information,
+                cutoff_turns=self._cutoff_turns(base),
+                max_rollout_actions=MAX_ROLLOUT_ACTIONS,
+                score=self._evaluator(),
+                mix=self.mix,
+            )
+            return _result(stats, done, time.perf_counter() - t0)
+        start = in_engine(base, compiled=self.native)
+        if start is not base:
+            start.keep_undo = False  # a converted copy: the core's rollouts need no undo records
 
-    def _run_in_core(
-        self, core_base: NativeGame, rng: random.Random, iterations: int | None, seconds: float | None
-    ) -> SearchResult:
-        """:meth:`run` with the tree in the compiled core too (``NativeGame.search``): the same tree,
-        UCB values, draws from ``rng`` and rewards as :meth:`_iterate`, so the same result and the
-        same generator state after it."""
-        cutoff = self.cutoff
-        if cutoff == "auto":
-            cutoff = SOLO_CUTOFF if core_base.is_solo else None
-        score = self._score
-        # Scored in the core (the same double), without the GIL: unless a test replaced the score.
-        score_position: Callable[[NativeGame], float] | PackedEvaluation | tuple[Sequence[float], float]
-        if score is _learned_reward:
-            score_position = shipped_model().packed(core_base)
-        elif score is _heuristic_reward:
-            score_position = (_ROLLOUT_WEIGHTS, EVAL_SCALE_SOLO if core_base.is_solo else EVAL_SCALE_DUEL)
-        else:
+        def begin() -> GameEngine:
+            return start.clone() if self.perfect_information else start.sample_determinization(me, rng)
 
-            def score_position(nat: NativeGame) -> float:  # as _rollout_in_core scores a cut-off rollout
-                return score(nat.to_game(record_events=False))
-
-        t0 = time.perf_counter()
-        done, stats = core_base.search(
+        done, children = search_tree(
+            begin,
             rng,
+            me,
+            self._tree_settings(base),
             iterations=iterations,
-            deadline=None if seconds is None else t0 + seconds,
+            deadline=deadline,
             clock=time.perf_counter,
-            c=self.c,
-            perfect_information=self.perfect_information,
-            cutoff_turns=cutoff,
-            max_rollout_actions=MAX_ROLLOUT_ACTIONS,
-            score=score_position,
-            mix=self.mix,
         )
-        return _result(stats, done, time.perf_counter() - t0)
+        return _result(children, done, time.perf_counter() - t0)
 
-    def _iterate(
-        self,
-        root: _Node,
-        d: GameEngine,
-        rng: random.Random,
-        at_setup_end: Callable[[Game], float] | None = None,
-    ) -> None:
-        c = self.c
-        log = math.log
-        sqrt = math.sqrt
-        node = root
-        path = [root]
-        while not d.is_over():
-            if at_setup_end is not None and d.phase != "setup":
-                break
-            legal = d.legal_actions()
-            if d.decision_kind is _BUILD:
-                if node.builds is None:
-                    node.builds = candidate_builds(rng)
-                legal = node.builds
-            children = node.children
-            untried: list[int] | None = None
-            best: _Node | None = None
-            best_action = -1
-            best_score = -1.0
-            for a in legal:
-                ch = children.get(a)
-                if ch is None:
-                    if untried is None:
-                        untried = [a]
-                    else:
-                        untried.append(a)
-                    continue
-                ch.avail += 1
-                if untried is None:
-                    score = ch.wins / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
-                    if score > best_score:
-                        best_score = score
-                        best = ch
-                        best_action = a
-            player = d.current_player
-            if untried is not None:
-                a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-                child = _Node(player)
-                children[a] = child
-                d.apply(a)
-                path.append(child)
-                break
-            assert best is not None
-            d.apply(best_action)
-            node = best
-            path.append(node)
-        if d.is_over():
-            reward = _reward(d)
-        elif at_setup_end is not None and d.phase != "setup":
-            reward = at_setup_end(python_game_of(d))  # a setup root keeps the Python engine
-        elif self.mix and d.phase != "setup":
-            mix = self.mix
-            core = core_of(d)
-            leaf = self._score_in_core(core) if core is not None else self._score(python_game_of(d))
-            reward = (1.0 - mix) * self._rollout(d, rng) + mix * leaf
-        else:
-            reward = self._rollout(d, rng, at_setup_end)
-        for n in path:
-            n.visits += 1
-            n.wins += reward if n.player == 0 else 1.0 - reward
-
-    # ------------------------------------------------------------------ rollouts
-
-    def _rollout(
-        self, game: GameEngine, rng: random.Random, at_setup_end: Callable[[Game], float] | None = None
-    ) -> float:
-        rnd = rng.random
-        greedy = self.rollout == "greedy"
+    def _cutoff_turns(self, game: GameEngine) -> int | None:
         cutoff = self.cutoff
         if cutoff == "auto":
-            cutoff = SOLO_CUTOFF if game.is_solo else None
-        limit = (1 << 62) if cutoff is None else game.turn + cutoff
-        core = core_of(game)
-        if core is not None:
-            return self._rollout_in_core(core, rnd, MAX_ROLLOUT_ACTIONS, None if cutoff is None else limit)
-        d = python_game_of(game)
-        in_core = self.native
-        for i in range(MAX_ROLLOUT_ACTIONS):
-            if at_setup_end is not None and d.phase != "setup":
-                return at_setup_end(d)
-            if in_core and d.phase != "setup":
-                return self._rollout_in_core(
-                    NativeGame.from_game(d), rnd, MAX_ROLLOUT_ACTIONS - i, None if cutoff is None else limit
-                )
-            if d.is_over():
-                return _reward(d)
-            if d.turn > limit and d.phase != "setup":
-                return self._score(d)
-            legal = d.legal_actions()
-            if d.decision_kind is _BUILD:
-                d.apply(_random_build(rnd))
-                continue
-            n = len(legal)
-            if n == 1:
-                d.apply(legal[0])
-            elif greedy and d.phase != "setup":  # setup picks are not positions to score: at random
-                d.apply(_greedy_choice(d, legal, rnd))
-            else:
-                d.apply(legal[int(rnd() * n)])
-        return self._score(d)
+            return SOLO_CUTOFF if game.is_solo else None
+        return cutoff
 
-    def _rollout_in_core(
-        self, nat: NativeGame, rnd: Callable[[], float], budget: int, limit: int | None
-    ) -> float:
-        """The rest of a rollout in the compiled core: the loop of :meth:`_rollout`, action for
-        action and draw for draw (``NativeGame.rollout``, ``greedy_rollout``, docs/native.md); a
-        cut-off rollout is scored by the heuristic or the learned evaluation in the core (the same
-        double as in Python)."""
-        if self.rollout == "greedy":
-            nat.greedy_rollout(rnd, _ROLLOUT_WEIGHTS, budget, limit)
-        else:
-            nat.rollout(rnd, budget, limit)
-        return self._score_in_core(nat)
+    def _evaluator(self) -> Evaluator:
+        """How an unfinished rollout is scored, as data for the engines: computed in the compiled core
+        (the same double) unless a test replaced the score by another function."""
+        score = self._score
+        if score is _learned_reward:
+            return Evaluator(score, _learned_compiled)
+        if score is _heuristic_reward:
+            return Evaluator(score, _heuristic_compiled)
+        return Evaluator(score)
 
-    def _score_in_core(self, nat: NativeGame) -> float:
-        """Player 0's reward of ``nat`` by :attr:`evaluation`, computed in the core (the same double
-        as :meth:`_score` on the same game in Python)."""
-        if nat.is_over():
-            return _reward(nat)
-        if self.evaluation == "heuristic":
-            return _logistic(nat.evaluate(0, _ROLLOUT_WEIGHTS), nat.is_solo)
-        seat = nat.current_player  # as _learned_reward
-        chance = nat.learned_win_chance(seat, shipped_model().packed(nat))
-        return chance if seat == 0 else 1.0 - chance
+    def _tree_settings(self, game: GameEngine) -> TreeSettings:
+        """The settings of the Python tree (:func:`~clashofdecks.rules.playout.search_tree`) for a search
+        from ``game``: setup rollouts end where the setup does, scored by the deck evaluation (duels)."""
+        learned_setup = self.setup == "learned" and game.phase == "setup" and not game.is_solo
+        setup_end = _deck_reward if learned_setup else None
+        return TreeSettings(
+            c=self.c,
+            cutoff_turns=self._cutoff_turns(game),
+            max_rollout_actions=MAX_ROLLOUT_ACTIONS,
+            evaluator=self._evaluator(),
+            mix=self.mix,
+            greedy=_ROLLOUT_WEIGHTS if self.rollout == "greedy" else None,
+            builds=candidate_builds,
+            setup_end=setup_end,
+            play_engine=_in_core if self.native else None,
+        )
+
+    def _rollout(self, game: GameEngine, rng: random.Random) -> float:
+        """Player 0's reward of one rollout from ``game`` (changed) by this search's policy."""
+        return rollout_reward(game, rng, self._tree_settings(game))
+
+
+def _in_core(game: GameEngine) -> GameEngine:
+    return in_engine(game, compiled=True)
+
+
+def _heuristic_compiled(game: GameEngine) -> CompiledScore:
+    return _ROLLOUT_WEIGHTS, EVAL_SCALE_SOLO if game.is_solo else EVAL_SCALE_DUEL
+
+
+def _learned_compiled(game: GameEngine) -> CompiledScore:
+    return shipped_model().packed(game)
 
 
 def _greedy_choice(d: Game, legal: Sequence[int], rnd: Callable[[], float]) -> int:
     """The one-ply greedy move on a determinized state (ties broken at random)."""
-    player = d.current_player
-    best: list[int] = []
-    best_score = -math.inf
-    for a in list(legal):
-        d.apply(a)
-        score = evaluate(d, player)
-        d.undo()
-        if score > best_score:
-            best_score = score
-            best = [a]
-        elif score == best_score:
-            best.append(a)
-    return best[0] if len(best) == 1 else best[int(rnd() * len(best))]
+    return greedy_choice(d, legal, rnd, DEFAULT_WEIGHTS)
 
 
 @dataclass(slots=True)
@@ -540,7 +387,6 @@ class _SearchAgent(Agent):
     """Shared body of the two search agents."""
 
     perfect_information = False
-    plays_native = True
 
     def __init__(
         self,
@@ -600,11 +446,7 @@ class _SearchAgent(Agent):
         if self.random_setup and game.phase == "setup":
             self.last = None
             return _random_build(rng.random) if building else legal[rng.randrange(len(legal))]
-        # Searched in the Python engine's form, which the search converts back to the core: the same
-        # position, so the same choice (simulate's games on the core, docs/native.md).
-        self.last = self.search.run(
-            python_game_of(game), rng, iterations=self.iterations, seconds=self.seconds
-        )
+        self.last = self.search.run(game, rng, iterations=self.iterations, seconds=self.seconds)
         self.tally.add(self.last)
         return self.last.action
 

@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..actions import ACTION_SPACE, BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..engine import GameEngine
-from ..native import python_game_of
 from ..options import LEVELS
 from ..rules import DecisionKind, Game
 from .base import Agent, no_decision_error
@@ -363,7 +362,6 @@ class NeuralAgent(Agent):
     """``neural``: the network's policy, alone or as the root prior of an ISMCTS (module docstring)."""
 
     name = "neural"
-    plays_native = True  # acts on the Python form of a core's game: the same choice (see act)
 
     def __init__(
         self,
@@ -398,7 +396,7 @@ class NeuralAgent(Agent):
         self.last = None
         if len(legal) == 1:
             return legal[0]
-        position = python_game_of(game)  # the encoder reads the Python engine's game
+        position = game.to_game(record_events=False)  # the encoder reads the Python engine's game
         probs, _ = legal_policy(self.model, position, legal)
         if self.search is None:
             return legal[max(range(len(legal)), key=lambda i: (probs[i], -i))]

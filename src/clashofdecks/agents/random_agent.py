@@ -3,8 +3,8 @@
 In the custom format's build stage (R2.5) the 10-card sets are too many to enumerate; the random
 agent then draws a uniformly random 10-card deck from its 32 cards.
 
-It plays on the compiled core too (``plays_native``): the core's legal action tuples equal the
-Python engine's, so the same generator makes the same choice.
+On the compiled core the legal action tuples equal the Python engine's, so the same generator makes
+the same choice in either engine.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ class RandomAgent(Agent):
     """Chooses uniformly among ``game.legal_actions()`` with its own seeded RNG."""
 
     name = "random"
-    plays_native = True
 
     def __init__(self, seed: int | None = 0) -> None:
         self._rng = random.Random(seed)

@@ -17,7 +17,8 @@ first, so a refused action changes nothing), :meth:`Game.undo` takes it back exa
 The package is split by responsibility (docs/architecture.md, "The engine's rooms"): :mod:`.state`
 (the values), :mod:`.tables`, :mod:`.core` (the fields every room shares), :mod:`.chance`,
 :mod:`.views`, :mod:`.legality`, :mod:`.notation`, :mod:`.start` (setup), :mod:`.resolution`,
-:mod:`.combat`, :mod:`.automaton` (R7) and :mod:`.game`, where :class:`Game` is composed of them.
+:mod:`.combat`, :mod:`.automaton` (R7), :mod:`.heuristic` and :mod:`.playout` (the search primitives
+both engines offer) and :mod:`.game`, where :class:`Game` is composed of them.
 This facade re-exports the public names every other module imports from ``clashofdecks.rules``.
 """
 

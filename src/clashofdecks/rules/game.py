@@ -25,6 +25,7 @@ from .chance import ChanceRules, seed_rng
 from .combat import CombatRules
 from .legality import LegalityRules
 from .notation import NotationRules
+from .playout import SearchPaths
 from .resolution import ResolutionRules
 from .start import SetupRules
 from .state import _BLANK_ORIGIN, _DEFAULT_RULESET, _DEFAULT_THREAT, _EMPTY_DUEL, SETUP, GameOrigin, GameState
@@ -41,6 +42,7 @@ def register_board_drawer(draw: Callable[[Game], str]) -> None:
 
 
 class Game(
+    SearchPaths,
     GameViews,
     LegalityRules,
     NotationRules,

@@ -10,9 +10,8 @@ participant 0 in seat 0 and the automaton seat 1 (R7).
 
 Engines: the setup stage (R2) is always played by the Python engine; at the first turn the game
 moves once to the compiled core (:class:`~clashofdecks.native.NativeGame`) when it is available
-(not with ``CLASH_NATIVE=0``) and every agent of the game declares
-:attr:`~clashofdecks.agents.base.Agent.plays_native` (the automaton has no agent: its turn is
-part of the rules).  Games that need the Python engine stay there from start to end: per-card
+(not with ``CLASH_NATIVE=0``): every agent acts on either engine (the automaton has no agent: its
+turn is part of the rules).  Games that need the Python engine stay there from start to end: per-card
 counts (``collect_stats`` reads the engine's events), records (``records_dir``: a record is the
 Python game's history) and any position the core refuses (:class:`NativeUnsupportedError`).  The
 engines' legal action tuples and chance are equal and the agents choose identically on both, so
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from ..agents.base import Agent, native_act
+from ..agents.base import Agent
 from ..agents.mcts import SearchTally
 from ..agents.registry import make_agent
 from ..engine import GameEngine
@@ -137,14 +136,9 @@ def _search_tally(agent: Agent | None) -> SearchTally | None:
 
 def plays_on_core(spec: GameSpec, agents: Sequence[Agent | None]) -> bool:
     """Whether :func:`play_game` moves this game to the compiled core at its first turn (see the
-    module): the core is available, the game needs nothing only the Python engine gives (events for
-    per-card counts, a history for the record), and every agent plays on the core."""
-    return (
-        NATIVE_AVAILABLE
-        and not spec.collect_stats
-        and spec.records_dir is None
-        and all(agent is None or agent.plays_native for agent in agents)
-    )
+    module): the core is available and the game needs nothing only the Python engine gives (events
+    for per-card counts, a history for the record).  ``agents`` play on either engine."""
+    return NATIVE_AVAILABLE and not spec.collect_stats and spec.records_dir is None
 
 
 def _to_core(game: Game) -> NativeGame | None:
@@ -242,7 +236,7 @@ def play_game(spec: GameSpec, agents: Sequence[Agent | None] | None = None) -> t
     core = _to_core(python_game) if to_core and not python_game.is_over() else None
     if core is not None:
         game = core
-        core_deciders = [None if agent is None else native_act(agent) for agent in by_seat]
+        core_deciders = [None if agent is None else agent.act for agent in by_seat]
         actions += play_out(core, core_deciders)
     elif to_core:
         actions += _play_python(python_game, deciders, tally, False)  # the core refused the position

@@ -1,0 +1,112 @@
+"""What ``clash analyze`` and the web's replay compute (issue 38, "analysis a player can believe"):
+one search judges the played and the best move; moves that reach the same end of turn are one play
+(attacks are automatic, R3.5); each side's largest drop is listed; a position proven won or lost
+within the current turn shows 100 % or 0 %; the command's default is the web's setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clashofdecks.analyze import (
+    DEFAULT_ITERATIONS,
+    Analysis,
+    Decision,
+    analyze_record,
+    calibrated,
+    context_of,
+    proven_result,
+    same_end_of_turn,
+)
+from clashofdecks.cli import analyze_cmd
+from clashofdecks.position import load_position
+from clashofdecks.record import GameRecord, record_game
+from clashofdecks.rules import Game
+from clashofdecks.web.server_core import ServerConfig
+
+
+def _attacks_left_position() -> Game:
+    """Player 1 in combat, turn 18 (a seeded random duel): its bottom lane's attacks are automatic
+    (R3.5) and win the game (R4.3) whether it says ``next`` (one attack, then choose again) or
+    ``end`` (every attack left, then the turn ends)."""
+    return load_position(
+        {
+            "mode": "duel",
+            "turn": 18,
+            "active": 1,
+            "phase": "combat",
+            "mana": 3,
+            "players": [
+                {
+                    "hand": ["OGRE", "FORT", "PARASITE", "SHAMAN", "DISCIPLE", "BRIGAND", "ANNIHILATION"],
+                    "lanes": {"top": ["ABERRATION", "VORTEX"], "bottom": []},
+                    "public": ["PARASITE", "SHAMAN", "DISCIPLE", "BRIGAND", "ANNIHILATION"],
+                },
+                {
+                    "hand": ["CARAPACE", "CARNIVORE", "GNOME", "FORT", "BOOM", "COMBUSTION"],
+                    "lanes": {"top": [], "bottom": ["MUTANT", "GRRR", "LIEUTENANT"]},
+                    "public": ["GNOME", "BOOM", "COMBUSTION"],
+                },
+            ],
+            "chance": {"seed": 1, "draws": 1},
+            "hidden_identities": True,
+        },
+        record_events=False,
+    )
+
+
+def test_next_attack_and_end_turn_are_one_play() -> None:
+    game = _attacks_left_position()
+    seat = game.current_player
+    assert same_end_of_turn(game, seat, game.parse_action("next"), game.parse_action("end"))
+    assert not same_end_of_turn(game, seat, game.parse_action("next"), game.parse_action("cast BOOM 0.top.0"))
+
+
+def test_the_winners_next_attack_is_no_mistake_and_shows_the_proven_win(tmp_path: Path) -> None:
+    game = _attacks_left_position()
+    game.apply_text("next")
+    while not game.is_over():
+        game.apply_text("end")
+    assert game.winner == 1
+    path = tmp_path / "next.json"
+    record_game(game, ["p0", "p1"]).save(path)
+    analysis = analyze_record(GameRecord.load(path), iterations=200, seed=3)
+    first = analysis.decisions[0]
+    assert (first.player, first.action) == (1, "next")
+    assert first.loss == 0.0 and first.best_action == "next"
+    assert first.after == 1.0  # the attacks left win within this turn: proven, not estimated
+    assert all(d.loss == 0.0 for d in analysis.decisions if d.player == 1)
+
+
+def test_a_position_is_proven_only_within_its_turn() -> None:
+    game = _attacks_left_position()
+    assert proven_result(game, 1) == 1.0 and proven_result(game, 0) == 0.0
+    quiet = Game.random_duel(4, record_events=False)  # turn 1: nothing is decided yet
+    assert proven_result(quiet, quiet.current_player) is None
+
+
+def _decision(index: int, player: int, loss: float) -> Decision:
+    return Decision(index, 1, player, f"play {index}", best=0.5 + loss, best_action="end", after=0.5)
+
+
+def test_each_sides_largest_drop_is_listed() -> None:
+    record = record_game(Game.random_duel(1, record_events=False), ["p0", "p1"])
+    decisions = [_decision(0, 0, 0.4), _decision(1, 0, 0.3), _decision(2, 1, 0.1), _decision(3, 0, 0.2)]
+    analysis = Analysis(record, decisions, [], 10, False)
+    assert [(d.player, d.index) for d in analysis.mistakes(top=1)] == [(0, 0), (1, 2)]
+    assert [(d.player, d.index) for d in analysis.mistakes(top=3)] == [(0, 0), (0, 1), (1, 2)]
+    drops = analysis.to_dict()["largest_drops"]
+    assert [d["index"] for d in drops] == [0, 2]
+
+
+def test_the_command_computes_what_the_web_shows() -> None:
+    params = {p.name: p for p in analyze_cmd.analyze.params}
+    assert params["iterations"].default == DEFAULT_ITERATIONS == ServerConfig.analysis_iterations
+
+
+def test_the_search_chances_are_mapped_per_context() -> None:
+    """The fitted map keeps the order of chances and leaves an unknown context alone."""
+    assert calibrated(0.3, None) == 0.3 and calibrated(0.3, "solo?") == 0.3
+    mapped = [calibrated(p / 10, "duel") for p in range(1, 10)]
+    assert mapped == sorted(mapped) and all(0.0 < m < 1.0 for m in mapped)
+    duel = record_game(Game.random_duel(1, record_events=False), ["p0", "p1"])
+    assert context_of(GameRecord.from_dict(duel.to_dict())) == "duel"
