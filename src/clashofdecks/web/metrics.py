@@ -4,7 +4,7 @@
 The instrumentation points are one-line calls, named here so they are easy to find (and to put back
 if a change of the action path drops one):
 
-* :func:`action_accepted` — in ``GameServer._apply``, once an action is stored and applied (players'
+* :func:`action_accepted` — in ``LiveGame.apply``, once an action is stored and applied (players'
   and the AI's alike: ``rate(clash_actions_accepted_total[1m])`` is actions per second);
 * :func:`observe_action` — in the socket route, from the receipt of an ``act`` message to its
   acknowledgement (the ``state`` frame) sent to that socket;

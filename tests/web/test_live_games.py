@@ -1,0 +1,127 @@
+"""The game server's shape (issue 35): one object per live game, its messages handled in order, a
+failure in one game leaving every other game as it was, and no module reaching into another's
+private names.  In process, on SQLite: a fake socket stands for a page."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from starlette.websockets import WebSocketState
+
+from clashofdecks.web.connection import Connection
+from clashofdecks.web.games import NewGame
+from clashofdecks.web.live_game import LiveGame
+from clashofdecks.web.protocol import RateLimiter
+from clashofdecks.web.routes_common import Limits
+from clashofdecks.web.routes_socket import SocketRoute
+from clashofdecks.web.server import GameServer, ServerConfig
+from conftest import run_async
+
+WEB = Path(__file__).resolve().parents[2] / "src" / "clashofdecks" / "web"
+OWNER = "o" * 32
+
+
+def test_no_module_of_the_web_package_imports_another_s_private_name() -> None:
+    """``from .x import _name`` across modules is how the route modules used to reach into
+    ``server.py`` (16 private names); what a module shares it names without an underscore."""
+    found = []
+    for path in sorted(WEB.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                private = [
+                    a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+                if private:
+                    found.append(
+                        f"{path.relative_to(WEB)}: from {'.' * node.level}{node.module} import {private}"
+                    )
+    assert found == []
+
+
+class FakeSocket:
+    """A page's WebSocket that keeps what it is sent."""
+
+    def __init__(self) -> None:
+        self.application_state = WebSocketState.CONNECTED
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+
+def _page(identity: str | None = OWNER) -> tuple[Connection, FakeSocket]:
+    ws = FakeSocket()
+    return Connection(ws, RateLimiter(1000.0, 1000.0), identity=identity), ws  # type: ignore[arg-type]
+
+
+async def _hot_seat(server: GameServer) -> LiveGame:
+    live, _tokens = await server.table.create_game(NewGame(kind="hotseat", format="precon", seed=7), OWNER)
+    return live
+
+
+def _act(live: LiveGame) -> str:
+    session = live.session
+    action = session.legal_actions(session.to_move)[0]
+    return json.dumps({"type": "act", "action": action, "index": len(session.steps)})
+
+
+def test_a_failure_in_one_game_leaves_every_other_game_as_it_was(tmp_path: Path) -> None:
+    """Game A's write fails unexpectedly: its page is told ``server_error`` (nothing changed) and A
+    alone is dropped from memory; game B, whose move was held up behind nothing of A's, moves on; A
+    reloads from the store, exactly where it was, and plays on."""
+
+    async def play() -> None:
+        server = GameServer(ServerConfig(database_url=f"sqlite:///{tmp_path / 'g.sqlite3'}", agent_workers=0))
+        await server.start()
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            a, b = await _hot_seat(server), await _hot_seat(server)
+            page_a, ws_a = _page()
+            page_b, ws_b = _page()
+            await route._message(page_a, json.dumps({"type": "hello", "game": a.id, "tokens": []}))
+            await route._message(page_b, json.dumps({"type": "hello", "game": b.id, "tokens": []}))
+            assert ws_a.sent[-1]["type"] == "state" and ws_b.sent[-1]["type"] == "state"
+
+            held = asyncio.Event()
+            go_on = asyncio.Event()
+
+            async def broken_write(*_args: Any, **_kw: Any) -> None:
+                held.set()
+                await go_on.wait()  # A's handling hangs here, holding A's lock...
+                raise RuntimeError("the disk is on fire")
+
+            a.write = broken_write  # type: ignore[method-assign]
+            moving_a = asyncio.create_task(route._message(page_a, _act(a)))
+            await held.wait()
+            assert a.lock.locked()
+            await route._message(page_b, _act(b))  # ...while B's move goes through
+            assert ws_b.sent[-1]["type"] == "state" and ws_b.sent[-1]["index"] == 1
+            go_on.set()
+            await moving_a
+            assert ws_a.sent[-1] == {
+                "type": "error",
+                "code": "server_error",
+                "message": "the server could not do that; nothing changed",
+            }
+            assert a.id not in server.table.games and server.table.games[b.id] is b and not b.lock.locked()
+
+            again, ws_again = _page()
+            await route._message(again, json.dumps({"type": "hello", "game": a.id, "tokens": []}))
+            reloaded = server.table.games[a.id]
+            assert reloaded is not a and ws_again.sent[-1]["index"] == 0  # nothing of the failed move
+            await route._message(again, _act(reloaded))
+            assert ws_again.sent[-1]["type"] == "state" and ws_again.sent[-1]["index"] == 1
+            await route._message(page_b, _act(b))
+            assert ws_b.sent[-1]["index"] == 2
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=120)
