@@ -62,6 +62,12 @@ def _page(identity: str | None = OWNER) -> tuple[Connection, FakeSocket]:
     return Connection(ws, RateLimiter(1000.0, 1000.0), identity=identity), ws  # type: ignore[arg-type]
 
 
+async def _say(route: SocketRoute, page: Connection, text: str) -> None:
+    """``text`` from the page, handled, and every frame it caused sent to the page."""
+    await route._message(page, text)
+    await page.flush()
+
+
 async def _hot_seat(server: GameServer) -> LiveGame:
     live, _tokens = await server.table.create_game(NewGame(kind="hotseat", format="precon", seed=7), OWNER)
     return live
@@ -86,8 +92,8 @@ def test_a_failure_in_one_game_leaves_every_other_game_as_it_was(tmp_path: Path)
             a, b = await _hot_seat(server), await _hot_seat(server)
             page_a, ws_a = _page()
             page_b, ws_b = _page()
-            await route._message(page_a, json.dumps({"type": "hello", "game": a.id, "tokens": []}))
-            await route._message(page_b, json.dumps({"type": "hello", "game": b.id, "tokens": []}))
+            await _say(route, page_a, json.dumps({"type": "hello", "game": a.id, "tokens": []}))
+            await _say(route, page_b, json.dumps({"type": "hello", "game": b.id, "tokens": []}))
             assert ws_a.sent[-1]["type"] == "state" and ws_b.sent[-1]["type"] == "state"
 
             held = asyncio.Event()
@@ -102,7 +108,7 @@ def test_a_failure_in_one_game_leaves_every_other_game_as_it_was(tmp_path: Path)
             moving_a = asyncio.create_task(route._message(page_a, _act(a)))
             await held.wait()
             assert a.lock.locked()
-            await route._message(page_b, _act(b))  # ...while B's move goes through
+            await _say(route, page_b, _act(b))  # ...while B's move goes through
             assert ws_b.sent[-1]["type"] == "state" and ws_b.sent[-1]["index"] == 1
             go_on.set()
             await moving_a
@@ -114,13 +120,109 @@ def test_a_failure_in_one_game_leaves_every_other_game_as_it_was(tmp_path: Path)
             assert a.id not in server.table.games and server.table.games[b.id] is b and not b.lock.locked()
 
             again, ws_again = _page()
-            await route._message(again, json.dumps({"type": "hello", "game": a.id, "tokens": []}))
+            await _say(route, again, json.dumps({"type": "hello", "game": a.id, "tokens": []}))
             reloaded = server.table.games[a.id]
             assert reloaded is not a and ws_again.sent[-1]["index"] == 0  # nothing of the failed move
-            await route._message(again, _act(reloaded))
+            await _say(route, again, _act(reloaded))
             assert ws_again.sent[-1]["type"] == "state" and ws_again.sent[-1]["index"] == 1
-            await route._message(page_b, _act(b))
+            await _say(route, page_b, _act(b))
             assert ws_b.sent[-1]["index"] == 2
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=120)
+
+
+def _server(tmp_path: Path, **options: Any) -> GameServer:
+    return GameServer(
+        ServerConfig(database_url=f"sqlite:///{tmp_path / 'g.sqlite3'}", agent_workers=0, **options)
+    )
+
+
+class NeverReads(FakeSocket):
+    """A page that never reads: its first frame is never taken off the wire, the rest pile up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed: tuple[int, str] | None = None
+        self.stuck = asyncio.Event()
+
+    async def send_text(self, text: str) -> None:
+        self.stuck.set()
+        await asyncio.Event().wait()  # the network's buffers are full: this send never ends
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = (code, reason or "")
+        self.application_state = WebSocketState.DISCONNECTED
+
+
+def test_a_page_that_never_reads_is_closed_and_holds_nobody_up(tmp_path: Path) -> None:
+    """A spectator whose page reads nothing: its frames wait in a queue of ``send_queue_frames``; one
+    more and the socket is closed with code 4008, its frames dropped; the players' moves and frames
+    never wait for it."""
+
+    async def play() -> None:
+        server = _server(tmp_path, send_queue_frames=3)
+        await server.start()
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            game = await _hot_seat(server)
+            player, ws = _page()
+            player.queue_limit = 3
+            await _say(route, player, json.dumps({"type": "hello", "game": game.id, "tokens": []}))
+            slow = NeverReads()
+            watcher = Connection(slow, RateLimiter(1000.0, 1000.0), queue_limit=3)  # type: ignore[arg-type]
+            await route._message(watcher, json.dumps({"type": "hello", "game": game.id, "tokens": []}))
+            await slow.stuck.wait()  # its first frame (the game) is on the wire for good
+            for move in range(1, 5):  # three frames wait, the fourth closes it
+                assert slow.closed is None and len(watcher.outbox) == move - 1
+                await _say(route, player, _act(game))
+                assert ws.sent[-1]["index"] == move  # the player is answered at once, every time
+            await asyncio.sleep(0)  # the close runs in the socket's own task
+            assert slow.closed == (4008, "too slow: frames were not read")
+            assert watcher.dropped and not watcher.outbox
+            await _say(route, player, _act(game))
+            assert ws.sent[-1]["index"] == 5 and not watcher.outbox  # nothing queued for it any more
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=120)
+
+
+def test_a_game_idle_in_memory_is_let_go_then_reloaded_exactly(tmp_path: Path) -> None:
+    """A game nothing follows stays in memory ``idle_game_seconds``, then is let go; a page opening
+    it reloads it from the store exactly where it was (history, revision, whose move), and it plays on."""
+
+    async def play() -> None:
+        server = _server(tmp_path, idle_game_seconds=60.0)
+        await server.start()
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            game = await _hot_seat(server)
+            for _ in range(3):  # moves made with no page open (as an agent's are)
+                async with game.lock:
+                    seat = game.session.to_move
+                    await game.apply(game.session.check(seat, game.session.legal_actions(seat)[0]))
+            before = (
+                [(st.seat, st.action) for st in game.session.steps],
+                game.revision,
+                game.session.to_move,
+            )
+            assert server.table.evict_idle(game.last_used + 59.0) == 0 and game.id in server.table.games
+            assert server.table.evict_idle(game.last_used + 60.0) == 1 and game.id not in server.table.games
+            page, ws = _page()
+            await _say(route, page, json.dumps({"type": "hello", "game": game.id, "tokens": []}))
+            reloaded = server.table.games[game.id]
+            after = (
+                [(st.seat, st.action) for st in reloaded.session.steps],
+                reloaded.revision,
+                reloaded.session.to_move,
+            )
+            assert reloaded is not game and after == before and ws.sent[-1]["index"] == 3
+            assert ws.sent[-1]["legal"] == game.session.legal_actions(game.session.to_move)
+            await _say(route, page, _act(reloaded))
+            assert ws.sent[-1]["type"] == "state" and ws.sent[-1]["index"] == 4
+            assert server.table.evict_idle(reloaded.last_used + 3600.0) == 0  # a page follows it: kept
         finally:
             await server.stop()
 

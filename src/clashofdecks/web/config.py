@@ -52,3 +52,9 @@ class ServerConfig:
     #: Seconds a lease lasts unless renewed (docs/web.md, "Leases"): how long the work of a killed
     #: process (an AI move, the clock and queue scans) waits before another process takes it over.
     lease_seconds: float = 10.0
+    #: Frames a socket may have waiting unsent; a page that reads slower than that is closed with
+    #: code 4008 (docs/web.md, "Protocol"), never buffered without end.
+    send_queue_frames: int = 256
+    #: Seconds a game that no page follows, no agent thinks for and no message changes stays in a
+    #: process's memory; then it is let go (the store keeps it) and reloaded when asked for.
+    idle_game_seconds: float = 600.0

@@ -118,6 +118,17 @@ class GameTable:
         if idle and self.games.get(live.id) is live:
             del self.games[live.id]
 
+    def evict_idle(self, now: float) -> int:
+        """Let go every game that nothing has used for ``idle_game_seconds`` before ``now`` (a
+        ``time.monotonic`` reading) and that no page follows, no agent thinks for and no message
+        holds: loaded by a scan, made and never opened.  The store keeps each; the next page,
+        scan or catch-up that asks for one reloads it.  The number let go."""
+        limit = now - self.services.config.idle_game_seconds
+        idle = [live for live in self.games.values() if live.last_used <= limit]
+        for live in idle:
+            self.let_go(live)
+        return sum(1 for live in idle if live.id not in self.games)
+
     def drop(self, game_id: str) -> None:
         """Forget a game whose handling failed (its memory may be ahead of the store): the next
         look reloads it from the store.  Only that game: every other stays as it is."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -116,6 +117,9 @@ class LiveGame(GameState):
         super().__init__(id, kind, session, seats, **state)
         self.services = services
         self.config = services.config
+        #: When something last looked at or changed this game (``time.monotonic``): a game nothing
+        #: follows is let go after ``idle_game_seconds`` (web/game_table.py).
+        self.last_used = time.monotonic()
 
     # ------------------------------------------------------------------ writes and notices
 
@@ -169,6 +173,7 @@ class LiveGame(GameState):
                 if self.connections:
                     await self.broadcast([])  # the creator's page shows the clock running
         conn.seats, conn.lang = seats, lang
+        self.last_used = time.monotonic()
         self.connections.add(conn)
         for s in seats:
             self.present[s] = self.present.get(s, 0) + 1
@@ -229,6 +234,7 @@ class LiveGame(GameState):
         """A connection of this game closed; True when none is left and no agent thinks (the table
         may then let the game go: the store keeps it)."""
         self.connections.discard(conn)
+        self.last_used = time.monotonic()
         for s in conn.seats:
             self.present[s] = max(0, self.present.get(s, 0) - 1)
         self.services.background.run(self.save_presence(set(conn.seats)))
@@ -252,6 +258,7 @@ class LiveGame(GameState):
         """A ``state`` frame to every connection of the game, each built for its seats (R9).  The
         public part is built and serialised once per language, each seat's part once per seat, so
         connections that see the same (spectators, one language) share one text."""
+        self.last_used = time.monotonic()
         abilities = None if self.session.phase == "setup" else board_abilities(self.session)
         now = self.config.clock()
         common_by_lang: dict[str, str] = {}

@@ -38,6 +38,7 @@ class SocketRoute(RouteGroup):
             RateLimiter(self.config.rate, self.config.burst),
             identity=row.id if row else None,
             display_name=row.display_name if row else "",
+            queue_limit=self.config.send_queue_frames,
         )
         try:
             while True:
@@ -55,6 +56,7 @@ class SocketRoute(RouteGroup):
             pass
         finally:
             metrics.socket_closed()
+            conn.stop()
             self.server.sockets.disconnect(conn)
 
     async def _message(self, conn: Connection, text: str | bytes) -> None:
@@ -64,7 +66,7 @@ class SocketRoute(RouteGroup):
             msg = parse_message(text)
             await self.server.sockets.handle(conn, msg)
             if msg.type == "act":
-                # handle() returns once the state frame acknowledging the action was sent to this socket.
+                # handle() returns once the state frame acknowledging the action is queued for this socket.
                 metrics.observe_action(time.perf_counter() - received)
         except ProtocolError as exc:
             await conn.send(error_frame(exc.code, exc.message))

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import Connection as DbConnection
@@ -63,6 +64,7 @@ class Watcher:
             ("the heartbeat", self.heartbeat),
             ("taking over agent moves", self._take_over_agents),
             ("the queue", self.matchmaker.tick),
+            ("letting idle games go", self._evict_idle),
             ("checking the game clocks", self._scan(leases.CLOCKS, self._check_clocks)),
             ("checking absent players", self._scan(leases.ABANDONMENT, self._check_abandonment)),
         ]
@@ -88,6 +90,9 @@ class Watcher:
     async def heartbeat(self) -> None:
         me = self.leases.process_id
         await self.db.run(lambda s: leases.heartbeat(s.engine, me))
+
+    async def _evict_idle(self) -> None:
+        self.table.evict_idle(time.monotonic())
 
     async def _take_over_agents(self) -> None:
         """Agent moves nobody thinks about (their process died, or never took them): schedule them
