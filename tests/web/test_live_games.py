@@ -227,3 +227,78 @@ def test_a_game_idle_in_memory_is_let_go_then_reloaded_exactly(tmp_path: Path) -
             await server.stop()
 
     run_async(play(), timeout=120)
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    if isinstance(value, dict) and value:
+        return [leaf for k, v in value.items() for leaf in _leaves(v, (*path, k))]
+    return [(path, value)]
+
+
+def _at(frame: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        frame = frame[key]
+    return frame
+
+
+@pytest.mark.parametrize("kind", ["friend", "solo"])
+def test_protocol_2_deltas_rebuild_the_full_frames_of_every_seat_and_spectator(
+    tmp_path: Path, kind: str
+) -> None:
+    """A whole game with two pages for each seat and for a spectator, one asking protocol 1 (full
+    ``state`` frames), one protocol 2 (``delta`` frames after the answer to ``hello``): after every
+    change, the version-2 page's state rebuilt from its deltas equals the version-1 page's frame, and
+    every value a delta carries is the one that frame has at the same place (nothing hidden leaks)."""
+    import random
+
+    from clashofdecks.web.deltas import apply_delta, base_of
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await server.start()
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            req = NewGame(kind=kind, format="precon", seed=11)
+            game, tokens = await server.table.create_game(req, OWNER)
+            other = 1 - game.session.participant_seat(0)  # the invitee's seat
+            invited = [("i" * 32, tokens[other])] if kind == "friend" else []
+            pairs: list[tuple[tuple[Connection, FakeSocket], tuple[Connection, FakeSocket]]] = []
+            for who, token in [(OWNER, None), *invited, (None, None)]:
+                pair = (_page(who), _page(who))
+                for version, (page, _ws) in enumerate(pair, start=1):
+                    hello = {"type": "hello", "game": game.id, "tokens": [], "protocol": version}
+                    if token is not None and version == 1:
+                        hello["tokens"] = [token]  # the invitee takes the seat
+                    await _say(route, page, json.dumps(hello))
+                pairs.append(pair)
+            states = [
+                base_of(next(f for f in v2_ws.sent if f["type"] == "state")) for _v1, (_p2, v2_ws) in pairs
+            ]
+            seen = [len(v2_ws.sent) for _v1, (_page2, v2_ws) in pairs]
+            rng = random.Random(3)
+            for _ in range(2000):
+                if game.session.is_over:
+                    break
+                to_move = game.session.to_move
+                mover = next(v1 for v1, _v2 in pairs if to_move in v1[0].seats)
+                legal = game.session.legal_actions(to_move)
+                act = {"type": "act", "action": rng.choice(legal), "index": len(game.session.steps)}
+                await _say(route, mover[0], json.dumps(act))
+                for i, ((p1, ws1), (p2, ws2)) in enumerate(pairs):
+                    await p1.flush()
+                    await p2.flush()
+                    full = base_of([f for f in ws1.sent if f["type"] == "state"][-1])
+                    for delta in ws2.sent[seen[i] :]:
+                        if delta["type"] != "delta":
+                            continue
+                        for path, value in _leaves(delta["changed"]):
+                            assert _at(full, path) == value
+                        states[i] = apply_delta(states[i], delta)
+                    seen[i] = len(ws2.sent)
+                    assert states[i] == full, [f["type"] for f in ws2.sent]
+                    assert not any(f["type"] == "state" for f in ws2.sent[1:])
+            assert game.session.is_over
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=600)

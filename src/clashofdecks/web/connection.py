@@ -40,6 +40,10 @@ class Connection:
     #: The identity's display name when the socket opened (a queue game's seat name).
     display_name: str = ""
     lang: str = "en"
+    #: The protocol version the page asked for in ``hello`` (docs/web.md, "Protocol").
+    protocol: int = 1
+    #: Version 2: the last full state the page was sent (its next ``delta`` applies to it).
+    shown: dict[str, Any] | None = field(default=None, repr=False)
     #: Frames that may wait unsent before the socket is closed as a reader too slow.
     queue_limit: int = SEND_QUEUE_FRAMES
     outbox: deque[str] = field(default_factory=deque, repr=False)

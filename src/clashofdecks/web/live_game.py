@@ -35,6 +35,7 @@ from ..session import (
 from ..ui.action_text import describe_action
 from . import metrics, presence
 from .config import ServerConfig
+from .deltas import base_of, frame_delta
 from .games import (
     GameState,
     board_abilities,
@@ -68,6 +69,10 @@ class Subscriber(Protocol):
     seats: set[int]
     lang: str
     identity: str | None
+    #: The protocol version the page asked for in ``hello`` (2: ``delta`` frames after a change).
+    protocol: int
+    #: Version 2: the last full state the page was sent (what its next delta applies to).
+    shown: dict[str, Any] | None
 
     async def send(self, frame: dict[str, Any]) -> None: ...
 
@@ -183,6 +188,8 @@ class LiveGame(GameState):
         frame["open_seats"] = [s.seat for s in self.seats if s.owner is None and s.token_hash is not None]
         history = [*self.session.initial_events, *(e for st in self.session.steps for e in st.events)]
         frame["log"] = events_json(self, history, conn.lang)
+        if conn.protocol == 2:
+            conn.shown = base_of(frame)
         await conn.send(frame)
         self.schedule_agents()  # an agent stopped by a failure tries again when a page opens
         if seats:
@@ -257,22 +264,17 @@ class LiveGame(GameState):
     async def broadcast(self, events: Sequence[Event | dict[str, Any]]) -> None:
         """A ``state`` frame to every connection of the game, each built for its seats (R9).  The
         public part is built and serialised once per language, each seat's part once per seat, so
-        connections that see the same (spectators, one language) share one text."""
+        connections that see the same (spectators, one language) share one text.  A page of
+        protocol version 2 gets a ``delta`` from the state it was shown instead (web/deltas.py)."""
         self.last_used = time.monotonic()
-        abilities = None if self.session.phase == "setup" else board_abilities(self.session)
-        now = self.config.clock()
-        common_by_lang: dict[str, str] = {}
-        texts: dict[tuple[frozenset[int], str], str] = {}
+        frames = _Frames(self, events)
         for conn in list(self.connections):
-            key = (frozenset(conn.seats), conn.lang)
-            text = texts.get(key)
-            if text is None:
-                common = common_by_lang.get(conn.lang)
-                if common is None:
-                    said = events_json(self, events, conn.lang)
-                    common = common_by_lang[conn.lang] = dumps(common_part(self, said, abilities, now))
-                text = texts[key] = join_frame(seat_part(self, set(key[0]), conn.lang), common)
-            await conn.send_text(text)
+            if conn.protocol == 2 and conn.shown is not None:
+                full = frames.full(conn)
+                await conn.send_text(frames.delta(conn.shown, full))
+                conn.shown = full
+            else:
+                await conn.send_text(frames.text(conn))
 
     # ------------------------------------------------------------------ a player's messages
 
@@ -479,6 +481,56 @@ class LiveGame(GameState):
         if self.kind != "imported":
             self.services.analyses.request(self.id)  # when "busy", the replay page asks again later
         return True
+
+
+class _Frames:
+    """The frames of one broadcast, each part built once: the public part per language, each seat's
+    part per seat and language, each delta per state it starts from."""
+
+    def __init__(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None:
+        self.live, self.events = live, events
+        self.abilities = None if live.session.phase == "setup" else board_abilities(live.session)
+        self.now = live.config.clock()
+        self.commons: dict[str, tuple[dict[str, Any], str]] = {}
+        self.owns: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
+        self.texts: dict[tuple[frozenset[int], str], str] = {}
+        self.fulls: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
+        self.deltas: dict[tuple[int, int], str] = {}
+
+    def _common(self, lang: str) -> tuple[dict[str, Any], str]:
+        common = self.commons.get(lang)
+        if common is None:
+            said = events_json(self.live, self.events, lang)
+            part = common_part(self.live, said, self.abilities, self.now)
+            common = self.commons[lang] = (part, dumps(part))
+        return common
+
+    def _own(self, key: tuple[frozenset[int], str]) -> dict[str, Any]:
+        own = self.owns.get(key)
+        if own is None:
+            own = self.owns[key] = seat_part(self.live, set(key[0]), key[1])
+        return own
+
+    def text(self, conn: Subscriber) -> str:
+        key = (frozenset(conn.seats), conn.lang)
+        text = self.texts.get(key)
+        if text is None:
+            text = self.texts[key] = join_frame(self._own(key), self._common(conn.lang)[1])
+        return text
+
+    def full(self, conn: Subscriber) -> dict[str, Any]:
+        key = (frozenset(conn.seats), conn.lang)
+        full = self.fulls.get(key)
+        if full is None:
+            full = self.fulls[key] = {**self._own(key), **self._common(conn.lang)[0]}
+        return full
+
+    def delta(self, shown: dict[str, Any], full: dict[str, Any]) -> str:
+        pair = (id(shown), id(full))
+        text = self.deltas.get(pair)
+        if text is None:
+            text = self.deltas[pair] = dumps(frame_delta(shown, full))
+        return text
 
 
 def _end(

@@ -54,6 +54,7 @@ class Sockets:
         live = await self.table.get(msg.get("game"))
         if live is None:
             raise ProtocolError("no_game", "no such game")
+        conn.protocol = msg.get("protocol") or 1
         await live.join(
             conn, msg.get("tokens"), accept_rated=msg.get("rated") is True, lang=msg.get("lang") or "en"
         )
