@@ -52,7 +52,7 @@ def _diff(
 
 def apply_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     """The new state: ``state`` (not changed) with ``delta`` applied, as a client does it."""
-    out = _copy(state)
+    out: dict[str, Any] = _copy(state)
     for path in delta["removed"]:
         target = out
         for key in path[:-1]:
