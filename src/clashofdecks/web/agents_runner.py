@@ -42,7 +42,7 @@ class AgentRunner:
         self.background.run(self._run(live))
 
     async def hint(self, record: dict[str, Any], seat: int) -> tuple[str, float, str]:
-        return await self.pool.run(workers.hint, record, seat, self.config.hint_seconds)
+        return await self.pool.run_optional(workers.hint, record, seat, self.config.hint_seconds)
 
     async def _run(self, live: LiveGame) -> None:
         """Make the agent's decisions of a game while it is the agent's turn, each under the game's
@@ -107,7 +107,7 @@ class AgentRunner:
         name = leases.agent_lease(game_id)
         renewer = asyncio.create_task(self.leases.keep(name))
         try:
-            text = await self.pool.run(workers.agent_action, record, spec, seed)
+            text = await self.pool.run_ai(workers.agent_action, record, spec, seed)
         finally:
             renewer.cancel()
         return text if await self.leases.renew(name) else None

@@ -128,7 +128,7 @@ class Analyses:
                 self.jobs += 1
                 log.info("analysing game %s (%d actions)", game_id, len(row.actions))
                 try:
-                    body, seconds = await self.pool.run(workers.analysis, record, iterations)
+                    body, seconds = await self.pool.run_optional(workers.analysis, record, iterations)
                     kept = AnalysisRow(game_id, "done", body, iterations, seconds)
                 except ClashError as exc:  # the record does not replay: kept too, never tried again
                     kept = AnalysisRow(game_id, "failed", {"error": str(exc)}, iterations, 0.0)

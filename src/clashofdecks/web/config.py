@@ -25,6 +25,10 @@ class ServerConfig:
     abandon_seconds: float = 600.0
     #: Worker processes for agents and hints (0: a thread in this process, for tests and small machines).
     agent_workers: int = 1
+    #: Worker processes that hints and analyses share; agent decisions have ``agent_workers`` of
+    #: their own, so an AI move never waits behind optional work (with ``agent_workers`` 0: a
+    #: thread for each).
+    optional_workers: int = 1
     hint_seconds: float = 1.0
     #: Further Origins allowed to open game sockets (besides the page's own host and the public URL).
     extra_origins: tuple[str, ...] = ()

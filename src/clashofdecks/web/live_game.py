@@ -125,6 +125,8 @@ class LiveGame(GameState):
         #: When something last looked at or changed this game (``time.monotonic``): a game nothing
         #: follows is let go after ``idle_game_seconds`` (web/game_table.py).
         self.last_used = time.monotonic()
+        #: A hint is being thought for this game (one at a time: optional work, web/workers.py).
+        self.hinting = False
 
     # ------------------------------------------------------------------ writes and notices
 
@@ -387,9 +389,16 @@ class LiveGame(GameState):
             seat = self.acting_seat(conn)
             if not session.can_hint(seat, in_setup=False):
                 raise ProtocolError("hint_unavailable", "hints are given on your own turn, after the setup")
+            if self.hinting:
+                metrics.work_refused("hint", "one_per_game")
+                raise ProtocolError("hint_unavailable", "a hint for this game is being found; wait for it")
             record = session.record().to_dict()
             index = len(session.steps)
-        action, score, label = await self.services.agents.hint(record, seat)
+            self.hinting = True
+        try:
+            action, score, label = await self.services.agents.hint(record, seat)
+        finally:
+            self.hinting = False
         sentence = action
         session = self.session  # as it is now, after the thinking
         if len(session.steps) == index:  # the game has not moved on: say the action as the move list does

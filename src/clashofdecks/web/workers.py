@@ -84,11 +84,12 @@ def warm_up() -> bool:
     return True
 
 
-class WorkerPool:
-    """The server's worker processes (``agent_workers`` of them; 0: one thread of the server, for
-    tests and small machines), which run the jobs above off the event loop."""
+class _Lane:
+    """One executor of the pool: processes (0: one thread of the server, for tests and small
+    machines), replaced when a process dies."""
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, name: str, processes: int) -> None:
+        self.name = name
         self.processes = processes
         self.executor: Executor | None = None
 
@@ -101,7 +102,10 @@ class WorkerPool:
             self.executor.shutdown(wait=False, cancel_futures=True)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn`` in a worker; a pool whose process died is replaced and the job retried once."""
+        """Run ``fn`` here; a pool whose process died is replaced and the job retried once."""
+        from . import metrics
+
+        metrics.worker_job(self.name, getattr(fn, "__name__", "job"))
         loop = asyncio.get_running_loop()
         assert self.executor is not None
         try:
@@ -122,4 +126,29 @@ class WorkerPool:
                 initializer=exit_with_parent,
                 initargs=(os.getpid(),),
             )
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="clash-agent")
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"clash-{self.name}")
+
+
+class WorkerPool:
+    """The server's workers, in two lanes so AI work never waits behind optional work: agent
+    decisions on ``ai_processes`` of their own, hints and analyses sharing ``optional_processes``
+    (0 and 0: a thread each, for tests and small machines)."""
+
+    def __init__(self, ai_processes: int, optional_processes: int = 1) -> None:
+        self.ai = _Lane("ai", ai_processes)
+        self.optional = _Lane("optional", optional_processes if ai_processes > 0 else 0)
+
+    async def start(self) -> None:
+        await asyncio.gather(self.ai.start(), self.optional.start())
+
+    def stop(self) -> None:
+        self.ai.stop()
+        self.optional.stop()
+
+    async def run_ai(self, fn: Callable[..., T], *args: Any) -> T:
+        """An agent decision: on the AI lane, where no hint or analysis ever queues."""
+        return await self.ai.run(fn, *args)
+
+    async def run_optional(self, fn: Callable[..., T], *args: Any) -> T:
+        """A hint or an analysis: on the lane they share."""
+        return await self.optional.run(fn, *args)
