@@ -23,10 +23,12 @@ from clashofdecks.web.protocol import RateLimiter
 from clashofdecks.web.routes_common import Limits
 from clashofdecks.web.routes_socket import SocketRoute
 from clashofdecks.web.server import GameServer, ServerConfig
+from clashofdecks.web.store import IdentityRow
 from conftest import run_async
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "clashofdecks" / "web"
 OWNER = "o" * 32
+INVITEE = "i" * 32
 
 
 def test_no_module_of_the_web_package_imports_another_s_private_name() -> None:
@@ -68,6 +70,14 @@ async def _say(route: SocketRoute, page: Connection, text: str) -> None:
     await page.flush()
 
 
+async def _started(server: GameServer) -> None:
+    """The server started, with the identities the tests' pages are (a game's end writes theirs)."""
+    await server.start()
+    for who in (OWNER, INVITEE):
+        row = IdentityRow(who, f"guest-{who[:8]}", "")
+        await server.run_db(lambda s, row=row: s.create_identity(row, "h" + row.id))  # type: ignore[misc]
+
+
 async def _hot_seat(server: GameServer) -> LiveGame:
     live, _tokens = await server.table.create_game(NewGame(kind="hotseat", format="precon", seed=7), OWNER)
     return live
@@ -86,7 +96,7 @@ def test_a_failure_in_one_game_leaves_every_other_game_as_it_was(tmp_path: Path)
 
     async def play() -> None:
         server = GameServer(ServerConfig(database_url=f"sqlite:///{tmp_path / 'g.sqlite3'}", agent_workers=0))
-        await server.start()
+        await _started(server)
         try:
             route = SocketRoute(server, Limits.of(server.config))
             a, b = await _hot_seat(server), await _hot_seat(server)
@@ -163,7 +173,7 @@ def test_a_page_that_never_reads_is_closed_and_holds_nobody_up(tmp_path: Path) -
 
     async def play() -> None:
         server = _server(tmp_path, send_queue_frames=3)
-        await server.start()
+        await _started(server)
         try:
             route = SocketRoute(server, Limits.of(server.config))
             game = await _hot_seat(server)
@@ -195,7 +205,7 @@ def test_a_game_idle_in_memory_is_let_go_then_reloaded_exactly(tmp_path: Path) -
 
     async def play() -> None:
         server = _server(tmp_path, idle_game_seconds=60.0)
-        await server.start()
+        await _started(server)
         try:
             route = SocketRoute(server, Limits.of(server.config))
             game = await _hot_seat(server)
@@ -255,13 +265,13 @@ def test_protocol_2_deltas_rebuild_the_full_frames_of_every_seat_and_spectator(
 
     async def play() -> None:
         server = _server(tmp_path)
-        await server.start()
+        await _started(server)
         try:
             route = SocketRoute(server, Limits.of(server.config))
             req = NewGame(kind=kind, format="precon", seed=11)
             game, tokens = await server.table.create_game(req, OWNER)
             other = 1 - game.session.participant_seat(0)  # the invitee's seat
-            invited = [("i" * 32, tokens[other])] if kind == "friend" else []
+            invited = [(INVITEE, tokens[other])] if kind == "friend" else []
             pairs: list[tuple[tuple[Connection, FakeSocket], tuple[Connection, FakeSocket]]] = []
             for who, token in [(OWNER, None), *invited, (None, None)]:
                 pair = (_page(who), _page(who))
@@ -297,7 +307,8 @@ def test_protocol_2_deltas_rebuild_the_full_frames_of_every_seat_and_spectator(
                     seen[i] = len(ws2.sent)
                     assert states[i] == full, [f["type"] for f in ws2.sent]
                     assert not any(f["type"] == "state" for f in ws2.sent[1:])
-            assert game.session.is_over
+            assert game.session.is_over and game.id in server.table.games  # ended and stored
+            assert not any(f["type"] == "error" for pair in pairs for _p, ws in pair for f in ws.sent)
         finally:
             await server.stop()
 

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from test_live_games import OWNER, _page, _say
+from test_live_games import OWNER, _page, _say, _started
 
 from clashofdecks.web import metrics, workers
 from clashofdecks.web.games import NewGame
@@ -39,7 +39,7 @@ def test_an_ai_move_is_made_while_the_optional_lane_is_busy(tmp_path: Path) -> N
 
     async def play() -> None:
         server = _server(tmp_path)
-        await server.start()
+        await _started(server)
         try:
             busy = asyncio.create_task(server.pool.run_optional(endless_analysis))
             game, _tokens = await server.table.create_game(
@@ -82,7 +82,7 @@ def test_one_hint_per_game_is_thought_at_a_time(tmp_path: Path, monkeypatch: pyt
 
     async def play() -> None:
         server = _server(tmp_path)
-        await server.start()
+        await _started(server)
         try:
             route = SocketRoute(server, Limits.of(server.config))
             game, _tokens = await server.table.create_game(
