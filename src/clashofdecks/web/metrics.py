@@ -7,7 +7,7 @@ if a change of the action path drops one):
 * :func:`action_accepted` — in ``LiveGame.apply``, once an action is stored and applied (players'
   and the AI's alike: ``rate(clash_actions_accepted_total[1m])`` is actions per second);
 * :func:`observe_action` — in the socket route, from the receipt of an ``act`` message to its
-  acknowledgement (the ``state`` frame) sent to that socket;
+  acknowledgement (the ``state`` frame) queued for that socket (web/connection.py sends it);
 * :func:`caught_up` — in ``GameSync`` (web/sync.py), each time a copy catches up with a change
   another process stored, by how (from the notification, an incremental read, a whole read);
 * :func:`socket_opened` / :func:`socket_closed` — in the socket route;
@@ -47,7 +47,7 @@ ACTIONS_ACCEPTED = Counter(
 )
 ACTION_LATENCY = Histogram(
     "clash_action_latency_seconds",
-    "From the receipt of an act message to its acknowledgement frame sent to that socket",
+    "From the receipt of an act message to its acknowledgement frame queued for that socket",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
     registry=None,
 )
