@@ -67,7 +67,7 @@ class Connection:
         self.outbox.append(text)
         self.idle.clear()
         self.wake.set()
-        if self.writer is None:
+        if self.writer is None or self.writer.done():  # a writer ended by an unexpected error too
             self.writer = asyncio.create_task(self._write())
 
     async def _write(self) -> None:
