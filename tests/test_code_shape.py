@@ -149,37 +149,24 @@ def test_every_method_a_room_declares_for_the_type_checker_exists() -> None:
         assert owners, f"GameCore declares {name} but no room defines it"
 
 
-def _declared_for_the_type_checker(path: Path, core: str) -> dict[str, list[str]]:
-    """The methods class ``core`` of ``path`` declares under ``TYPE_CHECKING`` (other rooms' methods),
-    each with its parameters' names."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == core]
-    return {
-        node.name: [a.arg for a in [*node.args.args, *node.args.kwonlyargs]]
-        + ([node.args.vararg.arg] if node.args.vararg else [])
-        for block in cls.body
-        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
-        for node in block.body
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
-
-
-def test_every_method_the_web_server_s_core_declares_exists() -> None:
-    """``ServerCore`` (web/server_core.py) declares the other rooms' methods for mypy only, as
-    ``GameCore`` does: each must be defined by a room of ``GameServer``, with the same parameters."""
-    import inspect
-
+def test_the_web_server_is_composed_of_parts_not_mixins() -> None:
+    """``GameServer`` (web/server.py) is made of parts passed their services by constructor (docs/web.md,
+    "Code"): neither it nor a part inherits another's methods, and no web module declares another's
+    methods for the type checker (the mixins' ``TYPE_CHECKING`` blocks of before)."""
     import pytest
 
     pytest.importorskip("starlette")
-    from clashofdecks.web.server import GameServer
-    from clashofdecks.web.server_core import ServerCore
+    from clashofdecks.web.server import GameServer, ServerConfig
 
-    declared = _declared_for_the_type_checker(PACKAGE_DIR / "web" / "server_core.py", "ServerCore")
-    assert len(declared) >= 10
-    for name, params in declared.items():
-        assert name not in vars(ServerCore), f"{name} is only a declaration: ServerCore must not define it"
-        owners = [k for k in GameServer.__mro__ if name in vars(k)]
-        assert owners, f"ServerCore declares {name} but no room of GameServer defines it"
-        defined = inspect.signature(getattr(GameServer, name)).parameters
-        assert sorted(defined) == sorted(params), f"{name}: declared {params}, defined {list(defined)}"
+    parts: list[type] = [GameServer, *{type(v) for v in vars(GameServer(ServerConfig())).values()}]
+    for cls in parts:
+        if cls.__module__.startswith("clashofdecks.web."):
+            bases = [b for b in cls.__mro__[1:] if b.__module__.startswith("clashofdecks.web.")]
+            assert not bases, f"{cls.__name__} inherits {bases[0].__name__}: compose it instead"
+    for path in sorted((PACKAGE_DIR / "web").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            for block in cls.body:
+                assert not (isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"), (
+                    f"{path.name}: {cls.name} declares methods of another class under TYPE_CHECKING"
+                )

@@ -15,7 +15,8 @@ import pytest
 import sqlalchemy as sa
 
 from clashofdecks.web import leases
-from clashofdecks.web.games import LiveGame, NewGame
+from clashofdecks.web.games import NewGame
+from clashofdecks.web.live_game import LiveGame
 from clashofdecks.web.server import GameServer, ServerConfig
 from clashofdecks.web.store import ActionWrite, Store, agent_turns, open_store
 from clashofdecks.web.sync import history_of
@@ -26,17 +27,17 @@ T = TypeVar("T")
 
 async def _settled(server: GameServer) -> None:
     """Every agent task of the server has ended."""
-    while server.agent_tasks:
-        await asyncio.gather(*list(server.agent_tasks))
+    while server.background.tasks:
+        await asyncio.gather(*list(server.background.tasks))
 
 
 async def _human_moves(server: GameServer, live: LiveGame) -> None:
     """The person's seat takes its first legal action; then the agent's turn is scheduled."""
     session = live.session
     seat = session.to_move
-    async with server.lock(live.id):
-        await server._apply(live, session.check(seat, session.legal_actions(seat)[0]))
-    server.schedule_agents(live)
+    async with live.lock:
+        await live.apply(session.check(seat, session.legal_actions(seat)[0]))
+    server.agents.schedule(live)
 
 
 def _lease_holder(store: Store, game_id: str) -> str | None:
@@ -65,12 +66,12 @@ def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catche
     async def play() -> None:
         config = ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600)
         server = GameServer(config)
-        real_think = server._think
+        real_think = server.agents._think
 
         async def think(game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
             text = await real_think(game_id, record, spec, seed)
             if text is not None and not raced:  # the other process thought faster: it stores first
-                live = server.games[game_id]
+                live = server.table.games[game_id]
                 index, seat = len(live.session.steps), live.session.to_move
                 row = other.load_game(game_id)
                 assert row is not None and row.revision == live.revision
@@ -78,10 +79,10 @@ def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catche
                 raced.append((index, seat, text))
             return text
 
-        monkeypatch.setattr(server, "_think", think)
+        monkeypatch.setattr(server.agents, "_think", think)
         await server.start()
         try:
-            live, _tokens = await server.create_game(
+            live, _tokens = await server.table.create_game(
                 NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
             )
             while True:
@@ -109,7 +110,7 @@ def test_an_agent_decision_stored_first_elsewhere_is_refused_and_the_copy_catche
                 if live.session.is_over:
                     break
                 if live.session.is_agent_turn():
-                    server.schedule_agents(live)
+                    server.agents.schedule(live)
                 else:
                     await _human_moves(server, live)
             await _settled(server)
@@ -135,21 +136,21 @@ def test_a_resignation_stored_elsewhere_while_the_agent_thinks_ends_the_game_her
 
     async def play() -> None:
         server = GameServer(ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600))
-        real_think = server._think
+        real_think = server.agents._think
 
         async def think(game_id: str, record: dict[str, Any], spec: str, seed: int) -> str | None:
             text = await real_think(game_id, record, spec, seed)
             if text is not None and not raced:
-                live = server.games[game_id]
+                live = server.table.games[game_id]
                 person = 1 - live.session.to_move
                 _resign_elsewhere(other, game_id, person, live.revision)
                 raced.append(len(live.session.steps))
             return text
 
-        monkeypatch.setattr(server, "_think", think)
+        monkeypatch.setattr(server.agents, "_think", think)
         await server.start()
         try:
-            live, _tokens = await server.create_game(
+            live, _tokens = await server.table.create_game(
                 NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
             )
             while True:
@@ -195,7 +196,7 @@ def test_the_stored_agent_turn_follows_the_game(db_url: str) -> None:
         server = GameServer(ServerConfig(database_url=db_url, agent_workers=0, watch_interval=3600))
         await server.start()
         try:
-            live, _tokens = await server.create_game(
+            live, _tokens = await server.table.create_game(
                 NewGame(kind="ai", format="precon", ai="beginner", name="Ada"), "o" * 32
             )
             handed_over = 0
@@ -208,12 +209,12 @@ def test_the_stored_agent_turn_follows_the_game(db_url: str) -> None:
                 assert _stored_agent_turn(other, live.id) is None
                 assert await server.run_db(lambda s: leases.orphaned_agent_turns(s.engine)) == []
                 seat = session.to_move
-                async with server.lock(live.id):
-                    await server._apply(live, session.check(seat, session.legal_actions(seat)[0]))
+                async with live.lock:
+                    await live.apply(session.check(seat, session.legal_actions(seat)[0]))
                 if session.is_agent_turn():  # stored with the action, before any agent thinks
                     assert _stored_agent_turn(other, live.id) == len(session.steps)
                     handed_over += 1
-                server.schedule_agents(live)
+                server.agents.schedule(live)
             assert handed_over >= 3 or live.session.is_over
         finally:
             await server.stop()

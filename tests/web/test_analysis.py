@@ -80,7 +80,7 @@ class CountingAnalyses:
 
 async def _until_kept(server: GameServer, game_id: str) -> dict[str, Any]:
     while True:
-        status, body = await server.analysis(game_id)
+        status, body = await server.analyses.answer(game_id)
         if status == 200:
             return body
         assert status == 202 and body["status"] == "pending", (status, body)
@@ -97,11 +97,15 @@ def test_an_imported_game_is_analysed_once_on_first_open_and_kept_across_a_resta
         server = GameServer(_config(tmp_path))
         await server.start()
         try:
-            live = await server.import_record(named_record(), "p" * 32)
+            live = await server.table.import_record(named_record(), "p" * 32)
             await asyncio.sleep(0.1)
-            assert jobs.calls == [] and server.analyses == {}  # imported: nothing until its replay asks
+            assert (
+                jobs.calls == [] and server.analyses.running == {}
+            )  # imported: nothing until its replay asks
             # Two requests at once share one job.
-            (s1, b1), (s2, b2) = await asyncio.gather(server.analysis(live.id), server.analysis(live.id))
+            (s1, b1), (s2, b2) = await asyncio.gather(
+                server.analyses.answer(live.id), server.analyses.answer(live.id)
+            )
             assert (s1, b1["status"], s2, b2["status"]) == (202, "pending", 202, "pending")
             body = await _until_kept(server, live.id)
             assert body["status"] == "done" and body["iterations"] == 20
@@ -109,9 +113,9 @@ def test_an_imported_game_is_analysed_once_on_first_open_and_kept_across_a_resta
             assert analysis["label"] == "win chance"  # a duel (docs/ai.md)
             assert analysis["turns"] and all(0.0 <= t["p0_win_chance"] <= 1.0 for t in analysis["turns"])
             assert "players" not in analysis  # the page names players by their seats
-            again = await server.analysis(live.id)
+            again = await server.analyses.answer(live.id)
             assert again == (200, body)
-            assert jobs.calls == [52] and server.analysis_jobs == 1
+            assert jobs.calls == [52] and server.analyses.jobs == 1
             return live.id, body
         finally:
             await server.stop()
@@ -120,8 +124,8 @@ def test_an_imported_game_is_analysed_once_on_first_open_and_kept_across_a_resta
         server = GameServer(_config(tmp_path))
         await server.start()
         try:
-            status, body = await server.analysis(game_id)
-            assert status == 200 and server.analysis_jobs == 0 and server.analyses == {}
+            status, body = await server.analyses.answer(game_id)
+            assert status == 200 and server.analyses.jobs == 0 and server.analyses.running == {}
             return body
         finally:
             await server.stop()
@@ -140,25 +144,25 @@ def test_a_game_played_here_is_analysed_when_it_ends(tmp_path: Path, monkeypatch
         server = GameServer(_config(tmp_path))
         await server.start()
         try:
-            live, _tokens = await server.create_game(
+            live, _tokens = await server.table.create_game(
                 NewGame(kind="hotseat", format="precon", name="Ada"), "o" * 32
             )
             session = live.session
             rng = random.Random(3)
             while not session.is_over:
-                assert server.analyses == {}  # not before the end
+                assert server.analyses.running == {}  # not before the end
                 legal = session.game.legal_actions()
                 text = session.game.action_text(rng.choice(list(legal)))
-                async with server.lock(live.id):
-                    await server._apply(live, session.check(session.to_move, text))
-            assert live.id in server.analyses or jobs.calls  # started by the end, not by a request
-            await asyncio.gather(*server.analyses.values())
+                async with live.lock:
+                    await live.apply(session.check(session.to_move, text))
+            assert live.id in server.analyses.running or jobs.calls  # started by the end, not by a request
+            await asyncio.gather(*server.analyses.running.values())
             assert len(jobs.calls) == 1
             kept = await server.run_db(lambda s: s.load_analysis(live.id))
             assert kept is not None and kept.status == "done"
             decisions = kept.body["decisions"]
             assert len(decisions) == len(session.steps)
-            status, body = await server.analysis(live.id)
+            status, body = await server.analyses.answer(live.id)
             assert status == 200 and body["analysis"]["decisions"] == decisions and len(jobs.calls) == 1
         finally:
             await server.stop()
@@ -177,20 +181,20 @@ def test_many_imports_at_once_start_no_more_analyses_than_the_limit(
         await server.start()
         try:
             ids = [
-                (await server.import_record(named_record(players=(f"P{i}", "X")), "p" * 32)).id
+                (await server.table.import_record(named_record(players=(f"P{i}", "X")), "p" * 32)).id
                 for i in range(10)
             ]
-            answers = await asyncio.gather(*(server.analysis(i) for i in ids))
+            answers = await asyncio.gather(*(server.analyses.answer(i) for i in ids))
             statuses = [s for s, _b in answers]
             assert statuses.count(202) == 3 and statuses.count(503) == 7, statuses
             busy = [b for s, b in answers if s == 503]
             assert all(b["status"] == "busy" and b["retry_after"] > 0 for b in busy)
             await asyncio.sleep(0.2)
             assert len(jobs.calls) == 1  # one running in the pool, two waiting for the slot
-            assert len(server.analyses) == 3
+            assert len(server.analyses.running) == 3
             jobs.released.set()
-            await asyncio.gather(*server.analyses.values())
-            assert len(jobs.calls) == 3 and server.analysis_jobs == 3
+            await asyncio.gather(*server.analyses.running.values())
+            assert len(jobs.calls) == 3 and server.analyses.jobs == 3
             # A refused game was not queued: asked again now, it is analysed.
             refused = ids[statuses.index(503)]
             body = await _until_kept(server, refused)
@@ -219,10 +223,10 @@ def test_a_record_that_does_not_replay_is_kept_as_failed_and_not_tried_again(
         server = GameServer(_config(tmp_path))
         await server.start()
         try:
-            live = await server.import_record(named_record(), "p" * 32)
+            live = await server.table.import_record(named_record(), "p" * 32)
             body = await _until_kept(server, live.id)
             assert body == {"status": "failed", "error": "action 3 'play X' does not replay"}
-            assert await server.analysis(live.id) == (200, body) and calls == [20]
+            assert await server.analyses.answer(live.id) == (200, body) and calls == [20]
         finally:
             await server.stop()
 
@@ -239,14 +243,14 @@ def test_a_record_longer_than_the_limit_is_not_analysed_here(
         server = GameServer(_config(tmp_path, analysis_max_actions=51))
         await server.start()
         try:
-            live = await server.import_record(named_record(), "p" * 32)  # 52 actions
+            live = await server.table.import_record(named_record(), "p" * 32)  # 52 actions
             body = await _until_kept(server, live.id)
             assert (
                 body["status"] == "failed"
                 and "52 actions" in body["error"]
                 and "clash analyze" in body["error"]
             )
-            assert jobs.calls == [] and server.analysis_jobs == 0
+            assert jobs.calls == [] and server.analyses.jobs == 0
         finally:
             await server.stop()
 

@@ -14,8 +14,8 @@ import pytest
 
 from clashofdecks.record import GameRecord
 from clashofdecks.session import GameSession, Seat
+from clashofdecks.web.bodies import campaign_json
 from clashofdecks.web.clocks import DAY, TIME_CONTROLS, ClockState, TimeControlError, time_control
-from clashofdecks.web.server import campaign_json
 from clashofdecks.web.store import CampaignLevel, open_store
 from conftest import Client, ServerProcess
 

@@ -10,7 +10,7 @@ import pytest
 
 from clashofdecks.session import GameSession, Seat
 from clashofdecks.web.games import (
-    LiveGame,
+    GameState,
     board_abilities,
     common_part,
     dumps,
@@ -33,7 +33,7 @@ def test_joined_frames_equal_whole_frames(mode: str, fmt: str) -> None:
         people = [Seat.remote("Ann")]
         rows = [SeatRow(0, "remote", "Ann"), SeatRow(1, "automaton", "Automaton")]
     session = GameSession.new(mode=mode, format=fmt, seed=11, participants=people, session_id="frames1")
-    live = LiveGame("frames1", "friend" if mode == "duel" else "solo", session, rows)
+    live = GameState("frames1", "friend" if mode == "duel" else "solo", session, rows)
     viewers: list[set[int]] = [{0}, {1}, set(), {0, 1}] if mode == "duel" else [{0}, set()]
     steps = 0
     while not session.is_over and steps < 400:

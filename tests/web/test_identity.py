@@ -379,7 +379,7 @@ def test_a_browser_of_the_former_release_gets_its_games_back(tmp_path: Path) -> 
     once; the creator cannot take it."""
     import sqlalchemy as sa
 
-    from clashofdecks.web.games import LiveGame, NewGame, create_session, game_row
+    from clashofdecks.web.games import GameState, NewGame, create_session, game_row
     from clashofdecks.web.store import Store, migrate
 
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'web.sqlite3'}")
@@ -388,7 +388,7 @@ def test_a_browser_of_the_former_release_gets_its_games_back(tmp_path: Path) -> 
     creator = session.participant_seat(0)
     cookie = "c" * 32
     rows[creator].owner = cookie
-    Store(engine).create_game(game_row(LiveGame("legacy0000001", "friend", session, rows)))
+    Store(engine).create_game(game_row(GameState("legacy0000001", "friend", session, rows)))
     engine.dispose()
 
     proc = ServerProcess(tmp_path, "--agent-workers", "0").start()

@@ -151,7 +151,7 @@ def test_a_game_stored_with_an_old_ai_level_loads_and_plays_on(tmp_path: Path, o
     """Games created when the lobby offered easy/medium/hard stored those levels' agent specs in the
     seat row; they load after the named strengths replaced the levels, and their AI moves again."""
     from clashofdecks.session import GameSession, Seat
-    from clashofdecks.web.games import LiveGame, game_row
+    from clashofdecks.web.games import GameState, game_row
     from clashofdecks.web.store import SeatRow, open_store, token_hash
 
     session = GameSession.new(
@@ -167,7 +167,7 @@ def test_a_game_stored_with_an_old_ai_level_loads_and_plays_on(tmp_path: Path, o
         for s, seat in enumerate(session.seats)
     ]
     store = open_store(f"sqlite:///{tmp_path / 'web.sqlite3'}")
-    store.create_game(game_row(LiveGame("oldlevel01", "ai", session, rows)))
+    store.create_game(game_row(GameState("oldlevel01", "ai", session, rows)))
     store.close()
     human = next(r.seat for r in rows if r.agent is None)
 

@@ -107,9 +107,9 @@ def test_a_change_reaches_a_held_game_whose_page_is_still_opening() -> None:
     from clashofdecks.web.bus import Change, LocalBus
     from clashofdecks.web.sync import GameSync
 
-    opening = SimpleNamespace(id="g1", revision=3, connections=set())
-    host = SimpleNamespace(games={"g1": opening}, lock=lambda _gid: asyncio.Lock())
-    sync = GameSync(host, bus=LocalBus())  # type: ignore[arg-type]
+    opening = SimpleNamespace(id="g1", revision=3, connections=set(), lock=asyncio.Lock())
+    host = SimpleNamespace(games={"g1": opening})
+    sync = GameSync(host, SimpleNamespace(), bus=LocalBus())
     caught_up: list[tuple[str, list[int]]] = []
 
     async def take(live: Any, changes: list[Change]) -> None:
@@ -233,11 +233,10 @@ def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store
     """GameSync._take on a copy (no server, no PostgreSQL): changes one revision apart whose actions
     came with them are applied with no read; a gap reads the store; a notified action the session
     refuses reads it too, and changes nothing when the store has not moved."""
-    import asyncio
     from types import SimpleNamespace
 
     from clashofdecks.web.bus import Change, LocalBus
-    from clashofdecks.web.games import LiveGame, session_of_row
+    from clashofdecks.web.games import GameState, session_of_row
     from clashofdecks.web.sync import GameSync
 
     store = open_store(f"sqlite:///{tmp_path / 'copy.sqlite3'}")
@@ -250,7 +249,7 @@ def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store
         seat = elsewhere.to_move
         played.append((seat, elsewhere.legal_actions(seat)[0]))
         elsewhere.act(*played[-1])
-    live = LiveGame("g1", "solo", session_of_row(stored), stored.seats)
+    live = GameState("g1", "solo", session_of_row(stored), stored.seats)
     reads: list[str] = []
     shown: list[int] = []
 
@@ -261,10 +260,8 @@ def test_notified_actions_are_applied_in_order_and_anything_else_reads_the_store
     async def broadcast(copy: Any, events: Any) -> None:
         shown.append(len(copy.session.steps))
 
-    host = SimpleNamespace(
-        games={"g1": live}, lock=lambda _gid: asyncio.Lock(), read_db=read_db, broadcast=broadcast
-    )
-    sync = GameSync(host, bus=LocalBus())  # type: ignore[arg-type]
+    host = SimpleNamespace(games={"g1": live}, broadcast=broadcast)
+    sync = GameSync(host, SimpleNamespace(read=read_db), bus=LocalBus())
 
     def notified(i: int) -> Change:
         return Change(i + 1, i, (played[i],))

@@ -19,7 +19,7 @@ from test_clocks import T0, FileClock
 from websockets.sync.client import connect
 
 from clashofdecks.session import GameSession, Seat
-from clashofdecks.web.games import LiveGame, game_row
+from clashofdecks.web.games import GameState, game_row
 from clashofdecks.web.store import SeatRow, normalize_url, open_store
 from conftest import Client, ServerProcess, pg_url, reset_pg
 
@@ -84,7 +84,7 @@ def _agent_game(database: str, game_id: str, spec: str) -> None:
     )
     rows = [SeatRow(s, seat.kind, seat.name, seat.agent) for s, seat in enumerate(session.seats)]
     store = open_store(database)
-    store.create_game(game_row(LiveGame(game_id, "ai", session, rows)))
+    store.create_game(game_row(GameState(game_id, "ai", session, rows)))
     store.close()
 
 

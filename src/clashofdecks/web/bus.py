@@ -151,7 +151,7 @@ class PostgresBus:
             await conn.execute("SELECT 1")  # quiet for a while: is the connection still there?
 
 
-#: The frame types a notice may be (``GameServer.notify_game``'s).
+#: The frame types a notice may be (``LiveGame.notify``'s).
 NOTICE_TYPES = ("notice", "rematch")
 
 
@@ -190,7 +190,7 @@ async def _dispatch(payload: str, on_change: OnChange, on_notice: OnNotice) -> N
         if "notice" in message:
             skip = message.get("skip")
             frame = message["notice"]
-            # Only the frames notify_game sends: a stranger's NOTIFY must not reach the pages as a state.
+            # Only the frames LiveGame.notify sends: a stranger's NOTIFY must not reach the pages as a state.
             if not isinstance(frame, dict) or frame.get("type") not in NOTICE_TYPES:
                 raise MalformedMessage("bad notice")
             if not (skip is None or isinstance(skip, str)):

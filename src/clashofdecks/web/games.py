@@ -6,6 +6,7 @@ Nothing here does I/O: the server (``server.py``) stores actions and sends frame
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import Sequence
@@ -65,9 +66,10 @@ class NewGame:
     time_control: str | None = None
 
 
-@dataclass
-class LiveGame:
-    """One game in the server's memory."""
+@dataclass(eq=False)
+class GameState:
+    """What the server holds of one game in memory (the frames are built from it); the live game of
+    ``live_game.py`` is this state with what changes it."""
 
     id: str
     kind: str
@@ -92,6 +94,9 @@ class LiveGame:
     campaign_level: int | None = None
     #: The stored game's revision this copy is at: every write of the game expects it (web/sync.py).
     revision: int = 0
+    #: Held while a message, an agent decision, a scan or a catch-up changes this game: they are
+    #: handled one at a time, in the order they asked (asyncio's lock is first come, first served).
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     @property
     def n_actions(self) -> int:
@@ -197,7 +202,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
     return session, rows, tokens
 
 
-def game_row(live: LiveGame) -> GameRow:
+def game_row(live: GameState) -> GameRow:
     """The database row of a new game (its record head; actions are appended one by one)."""
     rec = live.session.record()
     head = rec.to_dict()
@@ -291,7 +296,7 @@ EVENT_FIELDS: Final = ("player", "card", "lane", "position", "amount", "target_p
 FIELDS_ALL: Final = (*EVENT_FIELDS, "role", "value")
 
 
-def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
+def seat_names(live: GameState, lang: str) -> tuple[str, str]:
     """The players' names for event sentences (the automaton in the page's language)."""
     return names_of_seats(live.seats, lang)
 
@@ -309,7 +314,7 @@ def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
+def events_json(live: GameState, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
     """Events for the client in ``lang``: engine events as sentences; the server's own events (undo,
     resignation) as they are, an undo's sentences (``labels_by_lang``) as ``labels`` in ``lang``."""
     from ..ui.render import Context, event_sentence
@@ -330,7 +335,7 @@ def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: 
     return out
 
 
-def undo_event(live: LiveGame, taken: list[str]) -> dict[str, Any]:
+def undo_event(live: GameState, taken: list[str]) -> dict[str, Any]:
     """The log's entry for an undo (called right after it, when the game is where the taken-back
     actions started): the actions in notation and as sentences in every language."""
     from ..ui.action_text import describe_sequence
@@ -362,7 +367,7 @@ def setup_view(session: GameSession, seat: int | None) -> dict[str, Any]:
 
 
 def frame_for(
-    live: LiveGame,
+    live: GameState,
     seats: set[int],
     events: list[dict[str, Any]] | None = None,
     abilities: dict[str, list[list[list[str]]]] | None = None,
@@ -380,7 +385,7 @@ def frame_for(
     return {**own, **common}
 
 
-def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, Any]:
+def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, Any]:
     """The fields of a ``state`` frame that depend on who looks: the seat, its view (R9), its legal
     actions (notation, for the client to send back) with their sentences in ``lang`` (``labels``),
     the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
@@ -425,7 +430,7 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
 
 
 def common_part(
-    live: LiveGame,
+    live: GameState,
     events: list[dict[str, Any]] | None = None,
     abilities: dict[str, list[list[list[str]]]] | None = None,
     now: float = 0.0,
@@ -581,7 +586,7 @@ __all__ = [
     "AI_LEVELS",
     "KINDS",
     "GameSetupError",
-    "LiveGame",
+    "GameState",
     "NewGame",
     "Ruleset",
     "card_catalogue",

@@ -9,18 +9,18 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection as DbConnection
 
 from . import dbqueue, leases
-from .games import LiveGame, NewGame
+from .games import GameState, NewGame
 from .protocol import Message, ProtocolError, error_frame
 from .ratings import RATED_FORMATS, QueueError, ai_for_rating, display
+from .services import Database, LeaseKeeper
 from .store import Store
 
 log = logging.getLogger("clashofdecks.web")
-T = TypeVar("T")
 
 
 class Waiter(Protocol):
@@ -29,19 +29,15 @@ class Waiter(Protocol):
     identity: str | None
     display_name: str
     lang: str
-    live: LiveGame | None
+
+    @property
+    def live(self) -> GameState | None: ...
 
     async def send(self, frame: dict[str, Any]) -> None: ...
 
 
-class QueueHost(Protocol):
-    """What the queue needs of the server (``GameServer``)."""
-
-    process_id: str
-
-    async def run_db(self, fn: Callable[[Store], T]) -> T: ...
-
-    async def holds(self, name: str) -> bool: ...
+class GameMaker(Protocol):
+    """What the queue needs of the table of live games (web/game_table.py): a game made for a pair."""
 
     async def create_owned_game(
         self,
@@ -50,14 +46,18 @@ class QueueHost(Protocol):
         *,
         rated: bool = False,
         with_write: Callable[[DbConnection, str], None] | None = None,
-    ) -> LiveGame: ...
+    ) -> GameState: ...
 
 
 class Matchmaker:
     """One server process's side of the queue: which of its connections wait, and what they were told."""
 
-    def __init__(self, host: QueueHost, clock: Callable[[], float]) -> None:
-        self.host = host
+    def __init__(
+        self, db: Database, leases: LeaseKeeper, games: GameMaker, clock: Callable[[], float]
+    ) -> None:
+        self.db = db
+        self.leases = leases
+        self.games = games
         self.clock = clock
         #: The connection of each identity waiting on this process (the entries are in the database).
         self.queued: dict[str, Waiter] = {}
@@ -87,13 +87,13 @@ class Matchmaker:
         conn.lang = msg.get("lang") or conn.lang
         if fmt not in RATED_FORMATS:
             raise ProtocolError("bad_field", f"'format' must be one of {', '.join(RATED_FORMATS)}")
-        mu, sigma, _games = await self.host.run_db(lambda s: s.rating(identity, fmt))
-        me = self.host.process_id
+        mu, sigma, _games = await self.db.run(lambda s: s.rating(identity, fmt))
+        me = self.leases.process_id
         entry = dbqueue.Entry(
             identity, fmt, display(mu, sigma), conn.display_name, conn.lang, self.clock(), me
         )
         try:
-            await self.host.run_db(lambda s: dbqueue.join(s.engine, entry))
+            await self.db.run(lambda s: dbqueue.join(s.engine, entry))
         except QueueError as exc:
             raise ProtocolError(exc.code, str(exc)) from None
         self.queued[identity] = conn
@@ -101,16 +101,16 @@ class Matchmaker:
         await self.tick()
 
     async def _take_ai_offer(self, conn: Waiter, identity: str) -> None:
-        me = self.host.process_id
+        me = self.leases.process_id
         entry = None
         if self.queued.get(identity) is conn:
-            entry = await self.host.run_db(lambda s: dbqueue.leave(s.engine, identity, me, offered_only=True))
+            entry = await self.db.run(lambda s: dbqueue.leave(s.engine, identity, me, offered_only=True))
         if entry is None:
             raise ProtocolError("not_queued", "an AI is offered after a wait in the queue, not before")
         self._forget(identity)
         strength = ai_for_rating(entry.rating)
         req = NewGame(kind="ai", format=entry.format, ai=strength, name=conn.display_name, lang=conn.lang)
-        live = await self.host.create_owned_game(req, [identity])
+        live = await self.games.create_owned_game(req, [identity])
         await conn.send({"type": "matched", "game": live.id, "rated": False, "ai": strength})
 
     def _forget(self, identity: str) -> None:
@@ -118,7 +118,7 @@ class Matchmaker:
         self.offers_told.discard(identity)
 
     async def _leave(self, identity: str) -> None:
-        await self.host.run_db(functools.partial(_leave, identity=identity, process=self.host.process_id))
+        await self.db.run(functools.partial(_leave, identity=identity, process=self.leases.process_id))
 
     async def disconnect(self, conn: Waiter) -> None:
         """Leaving the page leaves the queue."""
@@ -129,9 +129,9 @@ class Matchmaker:
     async def tick(self) -> None:
         """The holder of the ``queue`` lease starts the pairs the queue finds and marks the AI
         offers due; then this process tells its own waiting connections what concerns them."""
-        if await self.host.holds(leases.QUEUE):
+        if await self.leases.holds(leases.QUEUE):
             now = self.clock()
-            pairs, _offers = await self.host.run_db(lambda s: dbqueue.plan_round(s.engine, now))
+            pairs, _offers = await self.db.run(lambda s: dbqueue.plan_round(s.engine, now))
             for pair in pairs:
                 await self._start_game(pair)
         if self.queued:
@@ -141,7 +141,7 @@ class Matchmaker:
         a, b = pair
         req = NewGame(kind="friend", format=a.format, name=a.name, name2=b.name, lang=a.lang)
         try:
-            await self.host.create_owned_game(
+            await self.games.create_owned_game(
                 req, [a.identity, b.identity], rated=True, with_write=functools.partial(_claim_pair, pair)
             )
         except QueueError:
@@ -149,7 +149,7 @@ class Matchmaker:
         except Exception:
             log.exception("could not start a queue game")
             for e in pair:  # the pages waiting here are told to queue again
-                conn = self.queued.get(e.identity) if e.process == self.host.process_id else None
+                conn = self.queued.get(e.identity) if e.process == self.leases.process_id else None
                 if conn is not None:
                     self._forget(e.identity)
                     await self._leave(e.identity)
@@ -159,13 +159,13 @@ class Matchmaker:
 
     async def _tell(self) -> None:
         """Tell this process's waiting connections that they were matched, or offered an AI."""
-        me = self.host.process_id
-        for entry in await self.host.run_db(lambda s: dbqueue.entries_of(s.engine, me)):
+        me = self.leases.process_id
+        for entry in await self.db.run(lambda s: dbqueue.entries_of(s.engine, me)):
             conn = self.queued.get(entry.identity)
             if entry.game_id is not None:
                 self._forget(entry.identity)
                 game_id = entry.game_id
-                await self.host.run_db(functools.partial(_told, identity=entry.identity, game_id=game_id))
+                await self.db.run(functools.partial(_told, identity=entry.identity, game_id=game_id))
                 if conn is not None:
                     await conn.send(
                         {"type": "matched", "game": game_id, "rated": True, "format": entry.format}

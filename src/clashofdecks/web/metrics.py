@@ -4,13 +4,16 @@
 The instrumentation points are one-line calls, named here so they are easy to find (and to put back
 if a change of the action path drops one):
 
-* :func:`action_accepted` — in ``GameServer._apply``, once an action is stored and applied (players'
+* :func:`action_accepted` — in ``LiveGame.apply``, once an action is stored and applied (players'
   and the AI's alike: ``rate(clash_actions_accepted_total[1m])`` is actions per second);
 * :func:`observe_action` — in the socket route, from the receipt of an ``act`` message to its
-  acknowledgement (the ``state`` frame) sent to that socket;
+  acknowledgement (the ``state`` frame) queued for that socket (web/connection.py sends it);
 * :func:`caught_up` — in ``GameSync`` (web/sync.py), each time a copy catches up with a change
   another process stored, by how (from the notification, an incremental read, a whole read);
-* :func:`socket_opened` / :func:`socket_closed` — in the socket route.
+* :func:`socket_opened` / :func:`socket_closed` — in the socket route;
+* :func:`worker_job` — in ``WorkerPool`` (web/workers.py), each job run, by lane (``ai``: agent
+  decisions, on workers of their own; ``optional``: hints and analyses) and kind;
+* :func:`work_refused` — where optional work is refused (a second hint of one game in flight).
 
 Connected players, games in progress and the queue are read from the server when Prometheus asks
 (:class:`ServerGauges`, made by ``routes_ops.py``), so the game code holds no gauge to keep right.
@@ -44,7 +47,7 @@ ACTIONS_ACCEPTED = Counter(
 )
 ACTION_LATENCY = Histogram(
     "clash_action_latency_seconds",
-    "From the receipt of an act message to its acknowledgement frame sent to that socket",
+    "From the receipt of an act message to its acknowledgement frame queued for that socket",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
     registry=None,
 )
@@ -54,6 +57,16 @@ CATCH_UPS = Counter(
     "(no read), read from the copy's last action on, or read whole (an undo elsewhere)",
     ["how"],
     registry=None,
+)
+WORKER_JOBS = Counter(
+    "clash_worker_jobs",
+    "Jobs run off the event loop, by lane (ai: agent decisions, on workers of their own; "
+    "optional: hints and analyses) and kind",
+    ["lane", "kind"],
+    registry=None,
+)
+WORK_REFUSED = Counter(
+    "clash_work_refused", "Optional work refused, by kind and reason", ["kind", "why"], registry=None
 )
 OPEN_SOCKETS = Gauge(
     "clash_open_sockets", "Game WebSockets open (players, spectators, the lobby)", registry=None
@@ -71,6 +84,14 @@ def observe_action(seconds: float) -> None:
 def caught_up(how: str) -> None:
     """``how``: ``notified``, ``read`` or ``whole`` (web/sync.py)."""
     CATCH_UPS.labels(how).inc()
+
+
+def worker_job(lane: str, kind: str) -> None:
+    WORKER_JOBS.labels(lane, kind).inc()
+
+
+def work_refused(kind: str, why: str) -> None:
+    WORK_REFUSED.labels(kind, why).inc()
 
 
 def socket_opened() -> None:
@@ -115,6 +136,8 @@ def registry_with(gauges: ServerGauges) -> CollectorRegistry:
         ACTIONS_ACCEPTED,
         ACTION_LATENCY,
         CATCH_UPS,
+        WORKER_JOBS,
+        WORK_REFUSED,
         OPEN_SOCKETS,
         gauges,
     ):

@@ -49,7 +49,15 @@ ERROR_CODES: Final = (
 
 #: Allowed fields (name -> type) per client message type; "type" itself is implied.
 MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
-    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str, "rated": bool},
+    "hello": {
+        "game": str,
+        "token": str,
+        "tokens": list,
+        "name": str,
+        "lang": str,
+        "rated": bool,
+        "protocol": int,
+    },
     "act": {"action": str, "index": int},
     "undo": {"index": int},
     "hint": {},
@@ -60,6 +68,8 @@ MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
     "queue_ai": {},
     "rematch": {},
 }
+#: The protocol versions a page may ask for in ``hello`` (docs/web.md, "Protocol"); 1 when it asks none.
+PROTOCOL_VERSIONS: Final = (1, 2)
 REQUIRED: Final[dict[str, tuple[str, ...]]] = {
     "hello": ("game",),
     "act": ("action", "index"),
@@ -119,6 +129,10 @@ def parse_message(text: str | bytes) -> Message:
     if kind == "hello":
         if not _is_id(fields["game"], 32):
             raise ProtocolError("bad_field", "'game' must be a game id")
+        if fields.get("protocol", 1) not in PROTOCOL_VERSIONS:
+            raise ProtocolError(
+                "bad_field", "'protocol' must be 1 (full frames) or 2 (deltas after a change)"
+            )
         tokens = list(fields.get("tokens", []))
         if "token" in fields:
             tokens.append(fields["token"])
@@ -136,6 +150,7 @@ def parse_message(text: str | bytes) -> Message:
             "name": name,
             "lang": lang,
             "rated": fields.get("rated", False),
+            "protocol": fields.get("protocol", 1),
         }
     if kind == "queue":
         if fields.get("lang", "en") not in languages():

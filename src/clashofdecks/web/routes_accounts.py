@@ -12,20 +12,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import identity as ident
+from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
+from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS
 from .routes_common import RouteGroup
-from .server import (
-    _HANDLE,
-    ANONYMOUS_NAME,
-    _address,
-    _create_identity,
-    _cross_site_refusal,
-    _me,
-    _player_body,
-    _set_session,
-    campaign_json,
-)
 from .store import IdentityRow, StoreError
 
 log = logging.getLogger("clashofdecks.web")
@@ -39,20 +30,20 @@ class AccountRoutes(RouteGroup):
         session is recognised once (migration 0002_identities) and gets a session of its own."""
         row, hashed = await self.who(request)
         if row is not None or hashed is not None:
-            return JSONResponse(_me(row))
+            return JSONResponse(me_body(row))
         legacy = request.cookies.get(LEGACY_COOKIE)
         if legacy:
             legacy_hash = ident.session_hash(legacy)
             row = await self.server.run_db(lambda s: s.identity_of_session(legacy_hash, legacy=True))
             if row is not None:
-                response = JSONResponse(_me(row))
+                response = JSONResponse(me_body(row))
                 await self.new_session(response, request, row.id, legacy_hash)
                 response.delete_cookie(LEGACY_COOKIE)
                 return response
-        return JSONResponse(_me(None))
+        return JSONResponse(me_body(None))
 
     async def set_me(self, request: Request) -> Response:
-        refused = _cross_site_refusal(request, self.config)
+        refused = cross_site_refusal(request, self.config)
         if refused is not None:
             return refused
         row, _hashed = await self.who(request)
@@ -66,14 +57,14 @@ class AccountRoutes(RouteGroup):
             return self.bad(str(exc))
         await self.server.run_db(lambda s: s.set_display_name(row.id, name))
         row.display_name = name
-        return JSONResponse(_me(row))
+        return JSONResponse(me_body(row))
 
     async def new_identity(self, request: Request) -> Response:
         """A guest identity (the page calls it on a first visit; bots with ``"bearer": true`` get the
         session id in the answer, for an ``Authorization: Bearer`` header, and no cookie)."""
-        refused = _cross_site_refusal(request, self.config) or self.too_many(
+        refused = cross_site_refusal(request, self.config) or self.too_many(
             self.limits.new_identities,
-            _address(request),
+            client_address(request),
             f"too many new identities from this address; at most {self.config.create_rate:g} a minute",
         )
         if refused is not None:
@@ -90,29 +81,29 @@ class AccountRoutes(RouteGroup):
             return self.bad(str(exc))
         current, _hashed = await self.who(request)
         if current is not None and not bearer:
-            return JSONResponse(_me(current))  # a second tab of a first visit: the same guest
+            return JSONResponse(me_body(current))  # a second tab of a first visit: the same guest
         sid = ident.new_session_id()
         for _attempt in range(5):
             row = IdentityRow(ident.new_identity_id(), ident.new_handle(), name)
             try:
-                await self.server.run_db(functools.partial(_create_identity, row=row, sid=sid))
+                await self.server.run_db(functools.partial(create_identity, row=row, sid=sid))
                 break
             except Exception as exc:  # a handle taken (40 random bits: very rare): another one
                 error = exc
         else:
             raise error
-        body = _me(row)
+        body = me_body(row)
         if bearer:
             body["session"] = sid
             return JSONResponse(body)
         response = JSONResponse(body)
-        _set_session(response, sid, request, self.config)
+        set_session_cookie(response, sid, request, self.config)
         return response
 
     async def register(self, request: Request) -> Response:
         """The current guest becomes an account (same identity: its games stay its own)."""
-        refused = _cross_site_refusal(request, self.config) or self.too_many(
-            self.limits.new_identities, _address(request), "too many new accounts from this address"
+        refused = cross_site_refusal(request, self.config) or self.too_many(
+            self.limits.new_identities, client_address(request), "too many new accounts from this address"
         )
         if refused is not None:
             return refused
@@ -135,13 +126,15 @@ class AccountRoutes(RouteGroup):
         except Exception:  # the unique index: the username is taken
             return self.bad("that username is taken", 409, "username_taken")
         row.username = name
-        response = JSONResponse(_me(row))
+        response = JSONResponse(me_body(row))
         await self.new_session(response, request, row.id, hashed)
         return response
 
     async def login(self, request: Request) -> Response:
-        refused = _cross_site_refusal(request, self.config) or self.too_many(
-            self.limits.logins_by_address, _address(request), "too many login attempts from this address"
+        refused = cross_site_refusal(request, self.config) or self.too_many(
+            self.limits.logins_by_address,
+            client_address(request),
+            "too many login attempts from this address",
         )
         if refused is not None:
             return refused
@@ -161,7 +154,7 @@ class AccountRoutes(RouteGroup):
         )
         if account is None or not ok:
             # For the operator: who was tried from where (never the password or a session id).
-            log.warning("failed login for %r from %s", name, _address(request))
+            log.warning("failed login for %r from %s", name, client_address(request))
             self.limits.logins_by_account.allow(name)  # failures count against the account, successes do not
             # One answer whether the username exists or not (no enumeration of accounts).
             return self.bad("wrong username or password", 401, "login_failed")
@@ -171,26 +164,26 @@ class AccountRoutes(RouteGroup):
         if current is not None and current.id != account.id and not current.is_account:
             guest_id = current.id
             await self.server.run_db(lambda s: s.merge_guest(guest_id, account.id))
-        response = JSONResponse(_me(account))
+        response = JSONResponse(me_body(account))
         # A new session id at login: a session id planted before it (fixation) signs nobody in.
         await self.new_session(response, request, account.id, hashed)
         return response
 
     async def logout(self, request: Request) -> Response:
-        refused = _cross_site_refusal(request, self.config)
+        refused = cross_site_refusal(request, self.config)
         if refused is not None:
             return refused
         _row, hashed = await self.who(request)
         if hashed is not None:
             await self.server.run_db(lambda s: s.end_session(hashed))
-        response = JSONResponse(_me(None))
+        response = JSONResponse(me_body(None))
         response.delete_cookie(SESSION_COOKIE)
         return response
 
     async def delete_account(self, request: Request) -> Response:
         """Delete the identity and what is personal (names, username, password hash, sessions);
         its games stay, their seats anonymised.  An account confirms with its password."""
-        refused = _cross_site_refusal(request, self.config)
+        refused = cross_site_refusal(request, self.config)
         if refused is not None:
             return refused
         row, _hashed = await self.who(request)
@@ -214,7 +207,7 @@ class AccountRoutes(RouteGroup):
                 self.limits.logins_by_account.allow(account)
                 return self.bad("wrong password", 401, "login_failed")
         await self.server.run_db(lambda s: s.delete_identity(row.id, ANONYMOUS_NAME))
-        for live in self.server.games.values():  # games in memory forget the owner too
+        for live in self.server.table.games.values():  # games in memory forget the owner too
             for seat in live.seats:
                 if seat.owner == row.id:
                     seat.owner, seat.token_hash, seat.name = None, None, ANONYMOUS_NAME
@@ -234,12 +227,12 @@ class AccountRoutes(RouteGroup):
 
     async def player(self, request: Request) -> Response:
         handle = request.path_params["handle"]
-        if not _HANDLE.fullmatch(handle):
+        if not HANDLE.fullmatch(handle):
             return self.bad("no such player", 404, "no_player")
         row = await self.server.run_db(lambda s: s.identity_by_handle(handle))
         if row is None:
             return self.bad("no such player", 404, "no_player")
-        body = await self.server.run_db(lambda s: _player_body(s, row))
+        body = await self.server.run_db(lambda s: player_body(s, row))
         return JSONResponse(body)
 
     async def my_campaign(self, request: Request) -> Response:
@@ -252,7 +245,7 @@ class AccountRoutes(RouteGroup):
 
     async def player_campaign(self, request: Request) -> Response:
         handle = request.path_params["handle"]
-        if not _HANDLE.fullmatch(handle):
+        if not HANDLE.fullmatch(handle):
             return self.bad("no such player", 404, "no_player")
         levels = await self.server.run_db(lambda s: s.campaign_of(handle))
         if levels is None:

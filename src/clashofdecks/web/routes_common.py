@@ -15,17 +15,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from . import identity as ident
+from .http_checks import MAX_OPTIONS_BYTES, client_address, read_body, session_id_of, set_session_cookie
 from .identity import InputError
 from .protocol import AddressRateLimiter
-from .server import (
-    MAX_OPTIONS_BYTES,
-    GameServer,
-    ServerConfig,
-    _address,
-    _read_body,
-    _session_id,
-    _set_session,
-)
+from .server import GameServer, ServerConfig
 from .store import IdentityRow
 
 
@@ -72,20 +65,20 @@ class RouteGroup:
     def creation_refused(self, request: Request) -> Response | None:
         return self.too_many(
             self.limits.creations,
-            _address(request),
+            client_address(request),
             f"too many new games from this address; at most {self.config.create_rate:g} a minute",
         )
 
     async def who(self, request: Request) -> tuple[IdentityRow | None, str | None]:
         """The identity of the request's session, and the session's hash."""
-        sid = _session_id(request.headers, request.cookies)
+        sid = session_id_of(request.headers, request.cookies)
         if sid is None:
             return None, None
         hashed = ident.session_hash(sid)
         return await self.server.run_db(lambda s: s.identity_of_session(hashed)), hashed
 
     async def json_body(self, request: Request) -> Any:
-        raw = await _read_body(request, MAX_OPTIONS_BYTES)
+        raw = await read_body(request, MAX_OPTIONS_BYTES)
         if raw is None:
             raise InputError(f"a request is at most {MAX_OPTIONS_BYTES} bytes")
         try:
@@ -110,5 +103,5 @@ class RouteGroup:
         sid = ident.new_session_id()
         new_hash = ident.session_hash(sid)
         await self.server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
-        _set_session(response, sid, request, self.config)
+        set_session_cookie(response, sid, request, self.config)
         return sid

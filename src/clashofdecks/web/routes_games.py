@@ -13,6 +13,7 @@ from ..errors import ClashError
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..ui.i18n import LANGUAGES
+from .bodies import game_summary
 from .clocks import TIME_CONTROLS
 from .games import (
     AI_LEVELS,
@@ -23,16 +24,15 @@ from .games import (
     record_of_row,
     replay_frames,
 )
-from .routes_common import RouteGroup
-from .server import (
+from .http_checks import (
     MAX_OPTIONS_BYTES,
     MAX_RECORD_BYTES,
-    _base_url,
-    _cross_site_refusal,
-    _new_game_request,
-    _read_body,
-    _summary,
+    base_url,
+    cross_site_refusal,
+    new_game_request,
+    read_body,
 )
+from .routes_common import RouteGroup
 from .store import GameRow
 
 
@@ -57,19 +57,19 @@ class GameRoutes(RouteGroup):
             "threat_abilities": list(THREAT_ABILITIES),
             "formats": ["draft", "precon"],
             "time_controls": ["none", *TIME_CONTROLS],
-            "open": [_summary(r, player, now) for r in open_rows if r.kind != "imported"],
-            "mine": [_summary(r, player, now) for r in mine_rows],
+            "open": [game_summary(r, player, now) for r in open_rows if r.kind != "imported"],
+            "mine": [game_summary(r, player, now) for r in mine_rows],
         }
         return JSONResponse(body)
 
     async def new_game(self, request: Request) -> Response:
-        refused = _cross_site_refusal(request, self.config) or self.creation_refused(request)
+        refused = cross_site_refusal(request, self.config) or self.creation_refused(request)
         if refused is not None:
             return refused
         row, _hashed = await self.who(request)
         if row is None:
             return self.bad("no identity: POST /api/identities first", 401, "no_identity")
-        raw = await _read_body(request, MAX_OPTIONS_BYTES)
+        raw = await read_body(request, MAX_OPTIONS_BYTES)
         if raw is None:
             return JSONResponse({"error": f"options are at most {MAX_OPTIONS_BYTES} bytes"}, status_code=413)
         try:
@@ -77,13 +77,13 @@ class GameRoutes(RouteGroup):
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
-            req = _new_game_request(data)
+            req = new_game_request(data)
             if not req.name.strip() and row.display_name:
                 req.name = row.display_name
-            live, tokens = await self.server.create_game(req, row.id)
+            live, tokens = await self.server.table.create_game(req, row.id)
         except (GameSetupError, ThreatError, ClashError, ValueError, TypeError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        base = _base_url(request, self.config)
+        base = base_url(request, self.config)
         creator = live.session.participant_seat(0)
         mine = [tokens[s] for s in sorted(tokens) if s == creator or req.kind == "hotseat"]
         body: dict[str, Any] = {
@@ -141,7 +141,7 @@ class GameRoutes(RouteGroup):
         )
 
     async def analysis(self, request: Request) -> Response:
-        status, body = await self.server.analysis(request.path_params["game_id"])
+        status, body = await self.server.analyses.answer(request.path_params["game_id"])
         if status == 200 and body.get("status") == "done" and body["analysis"].get("mistakes"):
             # The played and the better actions as sentences in the page's language (?lang=).
             lang = request.query_params.get("lang", "en")
@@ -155,18 +155,18 @@ class GameRoutes(RouteGroup):
         return JSONResponse(body, status_code=status, headers=headers)
 
     async def import_record(self, request: Request) -> Response:
-        refused = _cross_site_refusal(request, self.config) or self.creation_refused(request)
+        refused = cross_site_refusal(request, self.config) or self.creation_refused(request)
         if refused is not None:
             return refused
         owner, _hashed = await self.who(request)
         if owner is None:
             return self.bad("no identity: POST /api/identities first", 401, "no_identity")
-        body = await _read_body(request, MAX_RECORD_BYTES)
+        body = await read_body(request, MAX_RECORD_BYTES)
         if body is None:
             return JSONResponse({"error": "a record is at most 1 MiB"}, status_code=413)
         try:
             rec = GameRecord.from_dict(json.loads(body))
-            live = await self.server.import_record(rec, owner.id)
+            live = await self.server.table.import_record(rec, owner.id)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the file is not JSON"}, status_code=400)
         except ClashError as exc:

@@ -64,11 +64,11 @@ def _ping(store: Store) -> None:
 
 def _gauges_of(server: GameServer) -> metrics.ServerGauges:
     def connected_players() -> int:
-        games = list(server.games.values())
+        games = list(server.table.games.values())
         return len({c.identity for g in games for c in list(g.connections) if c.seats and c.identity})
 
     def games_in_progress() -> int:
-        return sum(1 for live in list(server.games.values()) if not live.session.is_over)
+        return sum(1 for live in list(server.table.games.values()) if not live.session.is_over)
 
     def queue_length() -> int:
         return len(server.matchmaker.queued)

@@ -15,8 +15,8 @@ from starlette.staticfiles import StaticFiles
 from ..errors import ClashError
 from ..ui.i18n import LANGUAGES
 from .games import card_catalogue
+from .http_checks import CSP, MAX_TUTORIAL_BYTES, index_html, read_body, tutorial_request
 from .routes_common import RouteGroup
-from .server import _CSP, MAX_TUTORIAL_BYTES, _index_html, _read_body, _tutorial_request
 from .tutorial import try_step, tutorial_json
 
 # The page's scripts are ES modules, which a browser runs only when they are served with a JavaScript
@@ -29,7 +29,7 @@ class PageRoutes(RouteGroup):
 
     async def page(self, request: Request) -> Response:
         return HTMLResponse(
-            _index_html(), headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-store"}
+            index_html(), headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"}
         )
 
     async def cards(self, request: Request) -> Response:
@@ -76,7 +76,7 @@ class PageRoutes(RouteGroup):
             return JSONResponse(
                 {"error": "send the step as JSON (Content-Type: application/json)"}, status_code=415
             )
-        raw = await _read_body(request, MAX_TUTORIAL_BYTES)
+        raw = await read_body(request, MAX_TUTORIAL_BYTES)
         if raw is None:
             return JSONResponse(
                 {"error": f"a tutorial step is at most {MAX_TUTORIAL_BYTES} bytes"}, status_code=413
@@ -86,7 +86,7 @@ class PageRoutes(RouteGroup):
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
-            index, action, lang = _tutorial_request(data)
+            index, action, lang = tutorial_request(data)
             return JSONResponse(try_step(index, action, lang))
         except ClashError as exc:  # a bad request, or action text that names no action
             return JSONResponse({"error": str(exc)}, status_code=400)

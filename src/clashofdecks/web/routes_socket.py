@@ -11,9 +11,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..errors import ClashError
 from . import identity as ident
 from . import metrics
+from .http_checks import origin_allowed, session_id_of
 from .protocol import ProtocolError, RateLimiter, error_frame, parse_message
 from .routes_common import RouteGroup
-from .server import Connection, _origin_allowed, _session_id
+from .server import Connection
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -22,10 +23,10 @@ class SocketRoute(RouteGroup):
     """The game socket."""
 
     async def socket(self, ws: WebSocket) -> None:
-        if not _origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), self.config):
+        if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), self.config):
             await ws.close(code=4403)
             return
-        sid = _session_id(ws.headers, ws.cookies)
+        sid = session_id_of(ws.headers, ws.cookies)
         row = None
         if sid is not None:
             hashed = ident.session_hash(sid)
@@ -37,6 +38,7 @@ class SocketRoute(RouteGroup):
             RateLimiter(self.config.rate, self.config.burst),
             identity=row.id if row else None,
             display_name=row.display_name if row else "",
+            queue_limit=self.config.send_queue_frames,
         )
         try:
             while True:
@@ -54,16 +56,17 @@ class SocketRoute(RouteGroup):
             pass
         finally:
             metrics.socket_closed()
-            self.server.disconnect(conn)
+            conn.stop()
+            self.server.sockets.disconnect(conn)
 
     async def _message(self, conn: Connection, text: str | bytes) -> None:
         """One message: handled, or answered with an error frame (nothing changed)."""
         received = time.perf_counter()
         try:
             msg = parse_message(text)
-            await self.server.handle(conn, msg)
+            await self.server.sockets.handle(conn, msg)
             if msg.type == "act":
-                # handle() returns once the state frame acknowledging the action was sent to this socket.
+                # handle() returns once the state frame acknowledging the action is queued for this socket.
                 metrics.observe_action(time.perf_counter() - received)
         except ProtocolError as exc:
             await conn.send(error_frame(exc.code, exc.message))
@@ -72,9 +75,7 @@ class SocketRoute(RouteGroup):
         except Exception:
             log.exception("message failed")
             await conn.send(error_frame("server_error", "the server could not do that; nothing changed"))
-            if conn.live is not None:
-                # Memory may be ahead of the store: reload the game from the store.
-                self.server.games.pop(conn.live.id, None)
+            self.server.sockets.failed(conn)  # its game alone reloads from the store
 
     def routes(self) -> list[BaseRoute]:
         return [WebSocketRoute("/ws", self.socket)]

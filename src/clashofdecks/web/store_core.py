@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from .store_rows import CHANGES_CHANNEL, ActionWrite, change_payload
 
-_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
 
 
 def insert_once(conn: Connection, table: sa.Table, values: dict[str, Any]) -> bool:
@@ -57,7 +57,7 @@ class StoreCore:
         never for one rolled back."""
         if changes and conn.dialect.name == "postgresql":
             payloads = [change_payload(*change) for change in changes]
-            conn.execute(_NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
+            conn.execute(NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
 
     def close(self) -> None:
         self.engine.dispose()

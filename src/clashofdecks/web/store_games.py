@@ -10,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .store_core import _NOTIFY, StoreCore
+from .store_core import NOTIFY, StoreCore
 from .store_rows import (
     CHANGES_CHANNEL,
     NOTICE_MAX_BYTES,
@@ -21,8 +21,8 @@ from .store_rows import (
     StaleGameError,
     StoreError,
     Write,
-    _clock_row,
-    _game_row,
+    clock_row_of,
+    game_row_of,
 )
 from .store_tables import actions, agent_turns, clocks, games, rated_games, seats
 
@@ -197,7 +197,7 @@ class GameStore(StoreCore):
         if len(payload.encode()) > NOTICE_MAX_BYTES:
             raise StoreError(f"a notice of {len(payload)} bytes is too long for NOTIFY")
         with self.engine.begin() as conn:
-            conn.execute(_NOTIFY, {"channel": CHANGES_CHANNEL, "payload": payload})
+            conn.execute(NOTIFY, {"channel": CHANGES_CHANNEL, "payload": payload})
 
     def truncate_actions(self, game_id: str, keep: int, conn: Connection | None = None) -> None:
         """Undo: keep the first ``keep`` actions."""
@@ -248,7 +248,7 @@ class GameStore(StoreCore):
     def load_clock(self, game_id: str) -> ClockRow | None:
         with self.engine.connect() as conn:
             c = conn.execute(clocks.select().where(clocks.c.game_id == game_id)).first()
-            return None if c is None else _clock_row(c)
+            return None if c is None else clock_row_of(c)
 
     def load_game(self, game_id: str) -> GameRow | None:
         """A game with its seats, clock and actions, all as of one moment: a copy loaded from it is
@@ -257,7 +257,7 @@ class GameStore(StoreCore):
             g = conn.execute(games.select().where(games.c.id == game_id)).first()
             if g is None:
                 return None
-            row = _game_row(g)
+            row = game_row_of(g)
             agreed = conn.execute(
                 sa.select(rated_games.c.agreed).where(rated_games.c.game_id == game_id)
             ).scalar_one_or_none()
@@ -268,7 +268,7 @@ class GameStore(StoreCore):
                 for s in conn.execute(seats.select().where(seats.c.game_id == game_id).order_by(seats.c.seat))
             ]
             c = conn.execute(clocks.select().where(clocks.c.game_id == game_id)).first()
-            row.clock = None if c is None else _clock_row(c)
+            row.clock = None if c is None else clock_row_of(c)
             row.actions = [
                 (a.seat, a.action)
                 for a in conn.execute(
@@ -295,7 +295,7 @@ class GameStore(StoreCore):
             if owner is not None:
                 query = query.where(games.c.id.in_(sa.select(seats.c.game_id).where(seats.c.owner == owner)))
             query = query.order_by(games.c.updated_at.desc()).limit(limit)
-            rows = [_game_row(g) for g in conn.execute(query)]
+            rows = [game_row_of(g) for g in conn.execute(query)]
             if rows:
                 ids = [r.id for r in rows]
                 by_id = {r.id: r for r in rows}
@@ -304,7 +304,7 @@ class GameStore(StoreCore):
                         SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
                     )
                 for c in conn.execute(clocks.select().where(clocks.c.game_id.in_(ids))):
-                    by_id[c.game_id].clock = _clock_row(c)
+                    by_id[c.game_id].clock = clock_row_of(c)
             return rows
 
     def decks_taken(self, game_ids: list[str]) -> dict[tuple[str, int], int]:

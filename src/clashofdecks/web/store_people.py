@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .store_core import StoreCore
-from .store_rows import IdentityRow, SeatTakenError, StoreError, _identity_row
+from .store_rows import IdentityRow, SeatTakenError, StoreError, identity_row
 from .store_tables import identities, rating_history, ratings, seats, sessions
 
 
@@ -41,17 +41,17 @@ class IdentityStore(StoreCore):
                 .join(sessions, sessions.c.identity_id == identities.c.id)
                 .where(sessions.c.id_hash == session_hash, sessions.c.legacy == legacy)
             ).first()
-            return _identity_row(row) if row is not None else None
+            return identity_row(row) if row is not None else None
 
     def identity_by_username(self, username: str) -> IdentityRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(identities.select().where(identities.c.username == username)).first()
-            return _identity_row(row) if row is not None else None
+            return identity_row(row) if row is not None else None
 
     def identity_by_handle(self, handle: str) -> IdentityRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(identities.select().where(identities.c.handle == handle)).first()
-            return _identity_row(row) if row is not None else None
+            return identity_row(row) if row is not None else None
 
     def replace_session(self, identity_id: str, old_hash: str | None, new_hash: str) -> None:
         """A new session id for ``identity_id`` (login, account creation, a legacy cookie

@@ -154,15 +154,15 @@ def change_payload(game_id: str, revision: int, appended: ActionWrite | None = N
     return payload
 
 
-def _clock_row(c: Any) -> ClockRow:
+def clock_row_of(c: Any) -> ClockRow:
     return ClockRow(c.control, (c.remaining0, c.remaining1), c.running, c.deadline)
 
 
-def _identity_row(r: Any) -> IdentityRow:
+def identity_row(r: Any) -> IdentityRow:
     return IdentityRow(r.id, r.handle, r.display_name, r.username, r.password_hash)
 
 
-def _game_row(g: Any) -> GameRow:
+def game_row_of(g: Any) -> GameRow:
     return GameRow(
         id=g.id,
         kind=g.kind,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
@@ -33,7 +33,7 @@ from ..events import Event
 from ..session import GameSession
 from . import metrics
 from .bus import Change, ChangeBus
-from .games import LiveGame, clock_of_row, session_of_row, undo_event
+from .games import GameState, clock_of_row, session_of_row, undo_event
 from .protocol import ProtocolError
 from .store import GameRow, StaleGameError, Store
 from .sync_reads import History as History  # the server's name for it too
@@ -58,17 +58,18 @@ class StaleError(ProtocolError):
 
 
 class GameHost(Protocol):
-    """What :class:`GameSync` needs of the server."""
+    """What :class:`GameSync` needs of the server: its table of live games."""
 
-    games: dict[str, LiveGame]
+    @property
+    def games(self) -> Mapping[str, GameState]: ...
 
-    def lock(self, game_id: str) -> asyncio.Lock: ...
+    async def broadcast(self, live: GameState, events: Sequence[Event | dict[str, Any]]) -> None: ...
 
-    async def run_db(self, fn: Callable[[Store], T]) -> T: ...
 
-    async def read_db(self, fn: Callable[[Store], T]) -> T: ...
+class Reader(Protocol):
+    """The database's read-only queries (web/services.py's ``Database``)."""
 
-    async def broadcast(self, live: LiveGame, events: Sequence[Event | dict[str, Any]]) -> None: ...
+    async def read(self, fn: Callable[[Store], T]) -> T: ...
 
 
 def history_of(session: GameSession) -> History:
@@ -84,7 +85,7 @@ def _common_prefix(a: History, b: History) -> int:
     return n
 
 
-def catch_up(live: LiveGame, row: GameRow, shown: History | None = None) -> Events:
+def catch_up(live: GameState, row: GameRow, shown: History | None = None) -> Events:
     """Bring ``live`` to the stored ``row`` (the caller holds the game's lock) and return the events
     its pages have not seen.  ``shown``: the history the pages were last shown, when the session in
     memory holds a change that was never stored (an undo or a clocked action whose write was
@@ -112,7 +113,7 @@ def catch_up(live: LiveGame, row: GameRow, shown: History | None = None) -> Even
     return events
 
 
-def _conclude(live: LiveGame, row: GameRow) -> Events:
+def _conclude(live: GameState, row: GameRow) -> Events:
     """A stored end that is no action (a resignation, a time-out, an abandonment) applied to the
     copy, with the event the pages show for it."""
     session = live.session
@@ -133,8 +134,9 @@ def _conclude(live: LiveGame, row: GameRow) -> Events:
 class GameSync:
     """This process's side of the change bus."""
 
-    def __init__(self, host: GameHost, bus: ChangeBus) -> None:
+    def __init__(self, host: GameHost, db: Reader, bus: ChangeBus) -> None:
         self.host = host
+        self.db = db
         self.bus = bus
         #: The changes announced for each game being caught up, in order, and the task doing it.
         self.pending: dict[str, list[Change]] = {}
@@ -181,7 +183,11 @@ class GameSync:
             task.add_done_callback(self.notices.discard)
 
     async def _deliver(
-        self, live: LiveGame, frame: dict[str, Any], skip: str | None, after: asyncio.Task[None] | None = None
+        self,
+        live: GameState,
+        frame: dict[str, Any],
+        skip: str | None,
+        after: asyncio.Task[None] | None = None,
     ) -> None:
         if after is not None:
             await asyncio.wait([after])
@@ -215,7 +221,7 @@ class GameSync:
                 live = self.host.games.get(game_id)
                 if live is None or not changes:
                     return  # no await until ``finally``: a change announced after this starts a task
-                async with self.host.lock(game_id):
+                async with live.lock:
                     await self._take(live, changes)
         except asyncio.CancelledError:
             raise
@@ -225,7 +231,7 @@ class GameSync:
         finally:
             self.tasks.pop(game_id, None)
 
-    async def _take(self, live: LiveGame, changes: list[Change]) -> None:
+    async def _take(self, live: GameState, changes: list[Change]) -> None:
         """Bring the copy to the changes announced (the caller holds the game's lock): each one
         revision ahead whose actions came with it is applied with no read; at the first other one
         (a gap, an undo, an end, a seat claimed...) the store is read, which covers the rest."""
@@ -248,7 +254,7 @@ class GameSync:
         if changed:
             await self.host.broadcast(live, events)
 
-    def _apply_notified(self, live: LiveGame, change: Change) -> Events | None:
+    def _apply_notified(self, live: GameState, change: Change) -> Events | None:
         """The actions a change notification carries, applied to a copy exactly one revision behind
         at their index, with the events a live move has; None (the store must be read) for any other
         change, or when the session refuses an action (then the copy may hold the ones before it:
@@ -267,33 +273,33 @@ class GameSync:
         metrics.caught_up("notified")
         return events
 
-    async def catch_up_if_moved(self, live: LiveGame) -> None:
+    async def catch_up_if_moved(self, live: GameState) -> None:
         """The caller holds the game's lock: if the store moved past this copy (another process
         wrote it), catch up and show this process's pages the change.  One cheap read of the stored
         revision says; none when no other process writes the store."""
         if not self.bus.shared:
             return
         game_id = live.id
-        stored = await self.host.read_db(lambda s: s.game_revision(game_id))
+        stored = await self.db.read(lambda s: s.game_revision(game_id))
         if stored is not None and stored != live.revision:
             await self._refresh(live, None)
 
-    async def refresh(self, live: LiveGame, shown: History | None = None, *, locked: bool = False) -> bool:
+    async def refresh(self, live: GameState, shown: History | None = None, *, locked: bool = False) -> bool:
         """Catch ``live`` up with the store and broadcast what changed; False if it was current.
         ``locked``: the caller holds the game's lock already."""
         if locked:
             return await self._refresh(live, shown)
-        async with self.host.lock(live.id):
+        async with live.lock:
             return await self._refresh(live, shown)
 
-    async def _refresh(self, live: LiveGame, shown: History | None) -> bool:
+    async def _refresh(self, live: GameState, shown: History | None) -> bool:
         events = await self._read(live, shown)
         if events is None:
             return False
         await self.host.broadcast(live, events)
         return True
 
-    async def _read(self, live: LiveGame, shown: History | None, *, force: bool = False) -> Events | None:
+    async def _read(self, live: GameState, shown: History | None, *, force: bool = False) -> Events | None:
         """Read the store and bring the copy there; the events its pages have not seen, or None if
         it was current (``force``: the session may hold notified actions the store has not, so the
         histories are compared even at the same revision).  Only the actions after the copy's
@@ -303,9 +309,9 @@ class GameSync:
         how = "read"
         if shown is None:
             known = history_of(live.session)
-            row = await self.host.read_db(lambda s: load_since(s, game_id, known))
+            row = await self.db.read(lambda s: load_since(s, game_id, known))
         if row is None:
-            row = await self.host.read_db(lambda s: s.load_game(game_id))
+            row = await self.db.read(lambda s: s.load_game(game_id))
             how = "whole"
         if row is None or (row.revision == live.revision and shown is None and not force):
             return None
@@ -314,7 +320,7 @@ class GameSync:
         return events
 
     async def checked(
-        self, live: LiveGame, write: Callable[[], Awaitable[None]], shown: History | None
+        self, live: GameState, write: Callable[[], Awaitable[None]], shown: History | None
     ) -> None:
         """Run a write of ``live`` (the caller holds its lock); if another process changed the game
         first, catch up, broadcast, and refuse with :class:`StaleError`."""

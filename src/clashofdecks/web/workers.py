@@ -7,13 +7,23 @@ applies and stores like any other action.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import multiprocessing
+import os
 import time
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from ..agents.registry import make_agent
 from ..errors import RecordError
 from ..game_loop import next_decision
 from ..record import GameRecord, replay
+from ..worker_processes import exit_with_parent
+
+T = TypeVar("T")
+log = logging.getLogger("clashofdecks.web")
 
 
 def agent_action(record: dict[str, Any], spec: str, seed: int) -> str:
@@ -72,3 +82,73 @@ def warm_up() -> bool:
     make_agent("greedy", 0)
     shipped_model()
     return True
+
+
+class _Lane:
+    """One executor of the pool: processes (0: one thread of the server, for tests and small
+    machines), replaced when a process dies."""
+
+    def __init__(self, name: str, processes: int) -> None:
+        self.name = name
+        self.processes = processes
+        self.executor: Executor | None = None
+
+    async def start(self) -> None:
+        self.executor = self._new_executor()
+        await asyncio.get_running_loop().run_in_executor(self.executor, warm_up)
+
+    def stop(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` here; a pool whose process died is replaced and the job retried once."""
+        from . import metrics
+
+        metrics.worker_job(self.name, getattr(fn, "__name__", "job"))
+        loop = asyncio.get_running_loop()
+        assert self.executor is not None
+        try:
+            return await loop.run_in_executor(self.executor, fn, *args)
+        except BrokenExecutor:
+            log.warning("a worker process died; starting a new pool")
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self._new_executor()
+            return await loop.run_in_executor(self.executor, fn, *args)
+
+    def _new_executor(self) -> Executor:
+        if self.processes > 0:
+            ctx = multiprocessing.get_context("spawn")
+            # Workers end with the server even when it is killed (SIGKILL): no idle worker left behind.
+            return ProcessPoolExecutor(
+                max_workers=self.processes,
+                mp_context=ctx,
+                initializer=exit_with_parent,
+                initargs=(os.getpid(),),
+            )
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"clash-{self.name}")
+
+
+class WorkerPool:
+    """The server's workers, in two lanes so AI work never waits behind optional work: agent
+    decisions on ``ai_processes`` of their own, hints and analyses sharing ``optional_processes``
+    (0 and 0: a thread each, for tests and small machines)."""
+
+    def __init__(self, ai_processes: int, optional_processes: int = 1) -> None:
+        self.ai = _Lane("ai", ai_processes)
+        self.optional = _Lane("optional", optional_processes if ai_processes > 0 else 0)
+
+    async def start(self) -> None:
+        await asyncio.gather(self.ai.start(), self.optional.start())
+
+    def stop(self) -> None:
+        self.ai.stop()
+        self.optional.stop()
+
+    async def run_ai(self, fn: Callable[..., T], *args: Any) -> T:
+        """An agent decision: on the AI lane, where no hint or analysis ever queues."""
+        return await self.ai.run(fn, *args)
+
+    async def run_optional(self, fn: Callable[..., T], *args: Any) -> T:
+        """A hint or an analysis: on the lane they share."""
+        return await self.optional.run(fn, *args)

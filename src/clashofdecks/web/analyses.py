@@ -1,21 +1,20 @@
-"""The game server's analyses of finished games: queued in a bounded number of slots, run in the
+"""The analyses of finished games: queued in a bounded number of slots, run in the
 worker pool once per game, kept in the store (docs/web.md, "Analyses")."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlalchemy.engine import Connection as DbConnection
 
 from ..errors import ClashError
 from . import leases, workers
+from .config import ServerConfig
 from .games import record_of_row
-from .server_core import ServerCore
+from .services import Database, LeaseKeeper
 from .store import AnalysisRow, Store
 
 log = logging.getLogger("clashofdecks.web")
@@ -48,42 +47,59 @@ def _analysis_body(kept: AnalysisRow) -> dict[str, Any]:
     }
 
 
-class Analyses(ServerCore):
+class Analyses:
     """Analyses of finished games, at most once each."""
 
-    async def analysis(self, game_id: str) -> tuple[int, dict[str, Any]]:
+    def __init__(
+        self, config: ServerConfig, db: Database, leases: LeaseKeeper, pool: workers.WorkerPool
+    ) -> None:
+        self.config = config
+        self.db = db
+        self.leases = leases
+        self.pool = pool
+        #: Analyses queued or running, by game (a second request for the same game shares its job).
+        self.running: dict[str, asyncio.Task[None]] = {}
+        self.slots = asyncio.Semaphore(max(1, config.analysis_running))
+        #: Analyses this process has started in the worker pool (what the tests count).
+        self.jobs = 0
+
+    def stop(self) -> None:
+        for task in list(self.running.values()):
+            task.cancel()
+
+    async def answer(self, game_id: str) -> tuple[int, dict[str, Any]]:
         """The answer of ``GET /api/games/{id}/analysis`` (HTTP status, body): the kept analysis, or
         "pending" (queued or running: ask again after ``retry_after`` seconds) or "busy" (every slot
         taken: nothing queued, ask again later).  The first request for a finished game that has
         none starts its analysis; each game is analysed at most once (docs/web.md, "Analyses")."""
         if not _GAME_ID.fullmatch(game_id):
             return 404, {"error": "no such game"}
-        kept = await self.run_db(lambda s: s.load_analysis(game_id))
+        kept = await self.db.run(lambda s: s.load_analysis(game_id))
         if kept is not None:
             return 200, _analysis_body(kept)
-        if game_id in self.analyses:
+        if game_id in self.running:
             return self._pending()
-        row = await self.run_db(lambda s: s.load_game(game_id))
+        row = await self.db.run(lambda s: s.load_game(game_id))
         if row is None:
             return 404, {"error": "no such game"}
         if row.status != "over":
             # The analysis replays the record, hidden cards and all: finished games only.
             return 403, {"error": "analyses are made of finished games only"}
-        return self.request_analysis(game_id)
+        return self.request(game_id)
 
-    def request_analysis(self, game_id: str) -> tuple[int, dict[str, Any]]:
+    def request(self, game_id: str) -> tuple[int, dict[str, Any]]:
         """Queue the analysis of a finished game unless it is queued already or every place is
         taken (then "busy", and nothing is queued)."""
-        if game_id not in self.analyses:
-            if len(self.analyses) >= self.config.analysis_running + self.config.analysis_waiting:
+        if game_id not in self.running:
+            if len(self.running) >= self.config.analysis_running + self.config.analysis_waiting:
                 return 503, {
                     "status": "busy",
                     "error": "the server is analysing other games; ask again later",
                     "retry_after": ANALYSIS_BUSY_RETRY,
                 }
             task = asyncio.create_task(self._analyse(game_id))
-            self.analyses[game_id] = task
-            task.add_done_callback(lambda _t: self.analyses.pop(game_id, None))
+            self.running[game_id] = task
+            task.add_done_callback(lambda _t: self.running.pop(game_id, None))
         return self._pending()
 
     def _pending(self) -> tuple[int, dict[str, Any]]:
@@ -92,12 +108,12 @@ class Analyses(ServerCore):
     async def _analyse(self, game_id: str) -> None:
         iterations = self.config.analysis_iterations
         try:
-            async with self.analysis_slots, self._lease_held(leases.analysis_lease(game_id)) as held:
+            async with self.slots, self.leases.held(leases.analysis_lease(game_id)) as held:
                 if not held:
                     return  # another process analyses it (if it dies, a later request takes it over)
-                if await self.run_db(lambda s: s.load_analysis(game_id)) is not None:
+                if await self.db.run(lambda s: s.load_analysis(game_id)) is not None:
                     return  # kept meanwhile (a server sharing this database)
-                row = await self.run_db(lambda s: s.load_game(game_id))
+                row = await self.db.run(lambda s: s.load_game(game_id))
                 if row is None or row.status != "over":
                     return
                 if len(row.actions) > self.config.analysis_max_actions:
@@ -106,34 +122,18 @@ class Analyses(ServerCore):
                         f"{self.config.analysis_max_actions} (clash analyze RECORD analyses any)"
                     )
                     too_long = AnalysisRow(game_id, "failed", {"error": error}, iterations, 0.0)
-                    await self.write(lambda s, c: _keep_analysis(s, c, too_long))
+                    await self.db.write(lambda s, c: _keep_analysis(s, c, too_long))
                     return
                 record = record_of_row(row).to_dict()
-                self.analysis_jobs += 1
+                self.jobs += 1
                 log.info("analysing game %s (%d actions)", game_id, len(row.actions))
                 try:
-                    body, seconds = await self._in_worker(workers.analysis, record, iterations)
+                    body, seconds = await self.pool.run_optional(workers.analysis, record, iterations)
                     kept = AnalysisRow(game_id, "done", body, iterations, seconds)
                 except ClashError as exc:  # the record does not replay: kept too, never tried again
                     kept = AnalysisRow(game_id, "failed", {"error": str(exc)}, iterations, 0.0)
-                await self.write(lambda s, c: _keep_analysis(s, c, kept))
+                await self.db.write(lambda s, c: _keep_analysis(s, c, kept))
         except asyncio.CancelledError:
             raise
         except Exception:  # not kept: the next request for this game tries again
             log.exception("analysis of game %s failed", game_id)
-
-    @contextlib.asynccontextmanager
-    async def _lease_held(self, name: str) -> AsyncIterator[bool]:
-        """Whether this process took the lease ``name``; while it is held, it is renewed, and it is
-        given up at the end (another process may then take the work at once)."""
-        if not await self.holds(name):
-            yield False
-            return
-        renewer = asyncio.create_task(self._keep_lease(name))
-        try:
-            yield True
-        finally:
-            renewer.cancel()
-            me = self.process_id
-            with contextlib.suppress(Exception):
-                await self.run_db(lambda s: leases.release(s.engine, name, me))

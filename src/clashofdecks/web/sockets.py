@@ -1,0 +1,75 @@
+"""The socket layer of the game server: a page's messages sent where they belong -- the ``play now``
+queue, the table of live games (a page opening a game, a rematch), the live game itself (a move, an
+undo, a resignation, a hint) -- and a connection's end.  No game logic lives here (web/live_game.py)."""
+
+from __future__ import annotations
+
+from .config import ServerConfig
+from .connection import Connection
+from .game_table import GameTable
+from .matchmaking import Matchmaker
+from .protocol import Message, ProtocolError
+from .services import Background
+
+
+class Sockets:
+    """The game sockets of one server process."""
+
+    def __init__(
+        self, config: ServerConfig, table: GameTable, matchmaker: Matchmaker, background: Background
+    ) -> None:
+        self.config = config
+        self.table = table
+        self.matchmaker = matchmaker
+        self.background = background
+
+    async def handle(self, conn: Connection, msg: Message) -> None:
+        """One message of ``conn``, handled before the next one of this socket is read."""
+        if msg.type == "ping":
+            await conn.send({"type": "pong", "id": msg.get("id", 0)})
+            return
+        if msg.type == "hello":
+            await self.hello(conn, msg)
+            return
+        if msg.type in ("queue", "leave_queue", "queue_ai"):
+            await self.matchmaker.handle(conn, msg)
+            return
+        live = conn.live
+        if live is None:
+            raise ProtocolError("hello_first", "send 'hello' with the game id first")
+        if not conn.seats:
+            raise ProtocolError("spectator", "spectators watch; they cannot act")
+        if msg.type == "hint":
+            await live.hint(conn)
+        elif msg.type == "rematch":
+            await self.table.rematch(conn, live)
+        else:
+            await live.handle(conn, msg)
+
+    async def hello(self, conn: Connection, msg: Message) -> None:
+        """The page opens a game: it follows it from now on, with the seats its tokens or its
+        identity give it."""
+        if conn.live is not None:
+            raise ProtocolError("bad_field", "this connection already follows a game")
+        live = await self.table.get(msg.get("game"))
+        if live is None:
+            raise ProtocolError("no_game", "no such game")
+        conn.protocol = msg.get("protocol") or 1
+        await live.join(
+            conn, msg.get("tokens"), accept_rated=msg.get("rated") is True, lang=msg.get("lang") or "en"
+        )
+        conn.live = live
+
+    def failed(self, conn: Connection) -> None:
+        """Handling a message of ``conn`` raised an unexpected error: its game's memory may be ahead
+        of the store, so the game is reloaded from the store at the next look.  No other game is
+        touched."""
+        if conn.live is not None:
+            self.table.drop(conn.live.id)
+
+    def disconnect(self, conn: Connection) -> None:
+        if conn.identity is not None and conn.identity in self.matchmaker.queued:
+            self.background.run(self.matchmaker.disconnect(conn))
+        live = conn.live
+        if live is not None and live.leave(conn):
+            self.table.let_go(live)
