@@ -138,6 +138,12 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     help="Search iterations per decision when the server analyses a finished game (clash analyze).",
 )
 @click.option(
+    "--auto-analysis/--no-auto-analysis",
+    default=True,
+    show_default=True,
+    help="Analyse every finished game at once; off: when its replay page first asks for it.",
+)
+@click.option(
     "--analyses",
     "analysis_running",
     default=1,
@@ -212,6 +218,7 @@ def serve(
     rate: float,
     create_rate: float,
     analysis_iterations: int,
+    auto_analysis: bool,
     analysis_running: int,
     analysis_queue: int,
     login_rate: float,
@@ -241,6 +248,7 @@ def serve(
         create_rate=create_rate,
         create_burst=max(1.0, create_rate),
         analysis_iterations=analysis_iterations,
+        auto_analysis=auto_analysis,
         analysis_running=analysis_running,
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,

@@ -8,6 +8,13 @@ the process that created it: the bots measure how far processes scale, the Locus
 ``web/loadtest`` how moves travel between them).  A bot answers every frame that gives it a
 decision with a random legal action at once; the latency of an action is the time from sending it
 to receiving the state frame that acknowledges it.  Reports actions/s and p50/p99 latency.
+
+The servers run as in production (a worker process for AI moves and analyses), with automatic
+analysis of finished games off unless ``analysis`` is set; the CPU per action is that of the
+servers and their worker processes together.  The servers' cost counters (``/metrics``: SQL
+statements, frames and their bytes, sentences rendered) are reported per action when the
+version measured has them.  ``python`` runs the servers with another installed version (a
+baseline: ``make baseline REF=...``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ import os
 import random
 import statistics
 import struct
+import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -29,7 +38,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
-from .serveprocs import cpu_seconds, start_servers, stop_servers, wait_ready
+from .serveprocs import LOAD_ARGS, ServeProcess, start_servers, stop_servers, tree_cpu_seconds, wait_ready
 
 
 @dataclass
@@ -48,6 +57,21 @@ class WebBenchResult:
     #: CPU time of this process (the bots) per action: on one machine, bots and server share the cores.
     client_cpu_ms_per_action: float | None = None
     errors: list[str] = field(default_factory=list)
+    #: The part of ``server_cpu_ms_per_action`` spent in the servers' worker processes.
+    workers_cpu_ms_per_action: float | None = None
+    #: Whether the servers analysed finished games automatically, how many analyses were kept
+    #: (those under way when the duels ended are waited for), and their mean CPU seconds.
+    analysis: bool = False
+    analyses: int | None = None
+    analysis_cpu_s_per_game: float | None = None
+    #: The machine's 1-minute load average before and after the run (the machine may be shared).
+    load_before: float | None = None
+    load_after: float | None = None
+    #: The servers' cost counters per action (``clash_*_total`` of /metrics; web/counters.py).
+    counters_per_action: dict[str, float] | None = None
+    #: The Python that ran the servers (another venv for a baseline), and the version it imports.
+    python: str = ""
+    version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -299,6 +323,111 @@ def _fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
+#: The cost counters of /metrics the bench reports per action (web/counters.py).
+COUNTERS: Final = (
+    "clash_sql_statements_total",
+    "clash_frames_sent_total",
+    "clash_frame_bytes_sent_total",
+    "clash_sentence_renders_total",
+)
+
+
+def _serve_options(python: str) -> str:
+    """The ``clash serve --help`` text of the version ``python`` runs (a baseline may lack options)."""
+    out = subprocess.run(
+        [python, "-m", "clashofdecks", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return out.stdout
+
+
+def _version_of(python: str) -> str:
+    """The git commit of the clashofdecks ``python`` imports (its source folder), else its folder."""
+    code = "import clashofdecks, os; print(os.path.dirname(clashofdecks.__file__))"
+    folder = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    where = folder.stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", where or ".", "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return commit.stdout.strip() or where
+
+
+def scrape_counters(url: str) -> dict[str, float] | None:
+    """The cost counters of a server's /metrics (None when it has none, as older versions)."""
+    try:
+        with urllib.request.urlopen(url + "/metrics", timeout=30) as r:
+            text = r.read().decode()
+    except OSError:
+        return None
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in COUNTERS or name == "clash_actions_accepted_total":
+            found[name] = float(value)
+    return found or None
+
+
+def _counters_per_action(
+    before: list[dict[str, float] | None], after: list[dict[str, float] | None]
+) -> dict[str, float] | None:
+    if any(c is None for c in (*before, *after)):
+        return None
+    total: dict[str, float] = {}
+    for b, a in zip(before, after, strict=True):
+        assert a is not None and b is not None
+        for name in a:
+            total[name] = total.get(name, 0.0) + a[name] - b.get(name, 0.0)
+    actions = total.pop("clash_actions_accepted_total", 0.0)
+    if not actions:
+        return None
+    return {name.removeprefix("clash_").removesuffix("_total"): n / actions for name, n in total.items()}
+
+
+def _tree_cpu(servers: list[ServeProcess]) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for server in servers:
+        out.update(tree_cpu_seconds(server.proc.pid))
+    return out
+
+
+def _wait_for_analyses(servers: list[ServeProcess], idle_seconds: float = 3.0, limit: float = 300.0) -> None:
+    """Wait until the servers' worker processes have used no CPU for ``idle_seconds`` (the analyses
+    queued when the duels ended are done), at most ``limit`` seconds."""
+    deadline = time.monotonic() + limit
+    last = sum(_tree_cpu(servers).values())
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - quiet_since < idle_seconds:
+        time.sleep(0.5)
+        now = sum(_tree_cpu(servers).values())
+        if now - last > 0.05:
+            quiet_since = time.monotonic()
+        last = now
+
+
+def _analyses_kept(database: str) -> tuple[int, float | None]:
+    """How many analyses the store keeps as done, and their mean CPU seconds."""
+    import sqlalchemy as sa
+
+    from .store import normalize_url
+
+    engine = sa.create_engine(normalize_url(database))
+    try:
+        with engine.connect() as conn:
+            n, seconds = conn.execute(
+                sa.text("SELECT COUNT(*), AVG(seconds) FROM analyses WHERE status = 'done'")
+            ).one()
+    finally:
+        engine.dispose()
+    return int(n), (float(seconds) if seconds is not None else None)
+
+
 def run_web_bench(
     *,
     duels: int = 100,
@@ -307,29 +436,54 @@ def run_web_bench(
     seconds: float = 300.0,
     processes: int = 1,
     database: str | None = None,
+    analysis: bool = False,
+    python: str | None = None,
 ) -> WebBenchResult:
     """Start ``processes`` servers (on ``database``, else each on SQLite in a temporary data
     directory: one process only), play ``duels`` bot duels on them, stop them; see the module
-    docstring.  The server CPU per action is that of every process together."""
+    docstring.  The server CPU per action is that of every process and its workers together."""
     if processes > 1 and database is None:
         raise ValueError("several server processes need a shared database (PostgreSQL)")
+    python = python or sys.executable
+    options = _serve_options(python)
+    # A baseline may predate some of the load options: those it lacks are left out.
+    load = LOAD_ARGS
+    load = tuple(x for i in range(0, len(load), 2) if load[i] in options for x in load[i : i + 2])
+    extra: list[str] = []
+    if "--metrics-allow" in options:
+        extra += ["--metrics-allow", "127.0.0.1"]
+    if "--no-auto-analysis" in options and not analysis:
+        extra.append("--no-auto-analysis")
     with tempfile.TemporaryDirectory(prefix="clash-web-bench-") as data:
-        servers = start_servers(processes, Path(data), database=database, extra=("--agent-workers", "0"))
+        servers = start_servers(
+            processes, Path(data), database=database, extra=tuple(extra), python=python, load_args=load
+        )
         try:
             wait_ready(servers)
-            cpu_before = [cpu_seconds(s.proc.pid) for s in servers]
+            counters_before = [scrape_counters(s.url) for s in servers]
+            load_before = os.getloadavg()[0]
+            cpu_before = _tree_cpu(servers)
+            main_pids = {s.proc.pid for s in servers}
             client_before = time.process_time()
             with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
                 result = runner.run(_run([s.url for s in servers], duels, seed, max_actions, seconds))
             client_cpu = time.process_time() - client_before
-            cpu_after = [cpu_seconds(s.proc.pid) for s in servers]
-            if None not in cpu_before and None not in cpu_after and result.actions:
-                used = sum(
-                    cast(float, a) - cast(float, b) for a, b in zip(cpu_after, cpu_before, strict=True)
-                )
-                result.server_cpu_ms_per_action = used * 1000 / result.actions
-            if result.actions:
+            counters_after = [scrape_counters(s.url) for s in servers]
+            if analysis:
+                _wait_for_analyses(servers)
+            cpu_after = _tree_cpu(servers)
+            result.load_before, result.load_after = load_before, os.getloadavg()[0]
+            result.python, result.version, result.analysis = python, _version_of(python), analysis
+            if cpu_after and result.actions:
+                used = {pid: cpu_after[pid] - cpu_before.get(pid, 0.0) for pid in cpu_after}
+                result.server_cpu_ms_per_action = sum(used.values()) * 1000 / result.actions
+                workers = sum(v for pid, v in used.items() if pid not in main_pids)
+                result.workers_cpu_ms_per_action = workers * 1000 / result.actions
                 result.client_cpu_ms_per_action = client_cpu * 1000 / result.actions
+            result.counters_per_action = _counters_per_action(counters_before, counters_after)
+            if analysis:
+                kept = database or f"sqlite:///{Path(data) / 'web.sqlite3'}"
+                result.analyses, result.analysis_cpu_s_per_game = _analyses_kept(kept)
             return result
         finally:
             stop_servers(servers)

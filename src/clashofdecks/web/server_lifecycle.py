@@ -238,7 +238,7 @@ class GameLifecycle(ServerCore):
         await self.write_game(live, finish, shown=history_of(live.session))
         if not ended[-1]:
             return False
-        if live.kind != "imported":
+        if live.kind != "imported" and self.config.auto_analysis:
             self.request_analysis(live.id)  # when "busy", the replay page asks again later
         return True
 
