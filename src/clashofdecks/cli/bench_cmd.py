@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -257,7 +258,7 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
     row("— of which worker processes", lambda r: ms(r.workers_cpu_ms_per_action))
     row("bots' CPU per action", lambda r: ms(r.client_cpu_ms_per_action))
     for name in ("sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders"):
-        row(f"{name.replace('_', ' ')} per action", lambda r, n=name: _counter(r, n))
+        row(f"{name.replace('_', ' ')} per action", functools.partial(_counter, name=name))
     if any(r.analysis for r in results):
         row("analyses kept", lambda r: "-" if r.analyses is None else str(r.analyses))
         row(
@@ -269,6 +270,6 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
     return table
 
 
-def _counter(result: WebBenchResult, name: str) -> str:
+def _counter(result: WebBenchResult, *, name: str) -> str:
     value = (result.counters_per_action or {}).get(name)
     return "-" if value is None else f"{value:,.2f}"

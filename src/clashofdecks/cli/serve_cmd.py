@@ -30,6 +30,9 @@ DEFAULT_TRUSTED_PROXIES = "127.0.0.1,::1"
 #: TEST ONLY (docs/web.md, "Clocks"): a file whose content is the time (seconds since the epoch) the
 #: game clocks read instead of the system clock, so browser tests jump time without sleeping.
 TEST_CLOCK_ENV = "CLASH_TEST_CLOCK_FILE"
+#: Test only: seconds between the watcher's rounds (heartbeat, scans), so that a test counting the
+#: SQL statements of actions (tests/web/test_cost_counters.py) sees none of the watcher's.
+TEST_WATCH_ENV = "CLASH_TEST_WATCH_SECONDS"
 
 
 def file_clock(path: Path) -> Callable[[], float]:
@@ -291,6 +294,10 @@ def serve(
 
 
 def _use_test_clock(config: ServerConfig) -> None:
+    watch = os.environ.get(TEST_WATCH_ENV)
+    if watch:
+        config.watch_interval = float(watch)
+        click.echo(f"TEST ONLY: the watcher runs every {watch} s ({TEST_WATCH_ENV})", err=True)
     test_clock = os.environ.get(TEST_CLOCK_ENV)
     if test_clock:
         config.clock = file_clock(Path(test_clock))

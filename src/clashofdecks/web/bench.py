@@ -447,8 +447,8 @@ def run_web_bench(
     python = python or sys.executable
     options = _serve_options(python)
     # A baseline may predate some of the load options: those it lacks are left out.
-    load = LOAD_ARGS
-    load = tuple(x for i in range(0, len(load), 2) if load[i] in options for x in load[i : i + 2])
+    pairs = [LOAD_ARGS[i : i + 2] for i in range(0, len(LOAD_ARGS), 2)]
+    load = tuple(x for pair in pairs if pair[0] in options for x in pair)
     extra: list[str] = []
     if "--metrics-allow" in options:
         extra += ["--metrics-allow", "127.0.0.1"]

@@ -12,6 +12,11 @@ if a change of the action path drops one):
   another process stored, by how (from the notification, an incremental read, a whole read);
 * :func:`socket_opened` / :func:`socket_closed` — in the socket route.
 
+The cost counters (:func:`count_statements`, :func:`frame_sent`, :func:`sentences_rendered`) count
+the work an action costs -- SQL statements, frames and their bytes, sentences rendered -- so that
+tests can pin them per action without timing anything (tests/web/test_cost_counters.py) and
+``clash bench --web`` reports them per action.
+
 Connected players, games in progress and the queue are read from the server when Prometheus asks
 (:class:`ServerGauges`, made by ``routes_ops.py``), so the game code holds no gauge to keep right.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -34,6 +40,8 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -55,6 +63,20 @@ CATCH_UPS = Counter(
     ["how"],
     registry=None,
 )
+SQL_STATEMENTS = Counter(
+    "clash_sql_statements",
+    "SQL statements the store sent to its database (an executemany counts once)",
+    registry=None,
+)
+FRAMES_SENT = Counter("clash_frames_sent", "Frames sent on game WebSockets", registry=None)
+FRAME_BYTES_SENT = Counter(
+    "clash_frame_bytes_sent", "Bytes (UTF-8) of the frames sent on game WebSockets", registry=None
+)
+SENTENCE_RENDERS = Counter(
+    "clash_sentence_renders",
+    "Sentences rendered for frames: events, legal actions' labels, prompt lines",
+    registry=None,
+)
 OPEN_SOCKETS = Gauge(
     "clash_open_sockets", "Game WebSockets open (players, spectators, the lobby)", registry=None
 )
@@ -71,6 +93,26 @@ def observe_action(seconds: float) -> None:
 def caught_up(how: str) -> None:
     """``how``: ``notified``, ``read`` or ``whole`` (web/sync.py)."""
     CATCH_UPS.labels(how).inc()
+
+
+def count_statements(engine: Engine) -> None:
+    """Count every statement ``engine`` sends (SQLAlchemy's ``before_cursor_execute``)."""
+    event.listen(engine, "before_cursor_execute", _statement)
+
+
+def _statement(*_args: Any) -> None:
+    SQL_STATEMENTS.inc()
+
+
+def frame_sent(text: str) -> None:
+    FRAMES_SENT.inc()
+    # A compact str knows whether it is ASCII without a scan: then its length is its byte count.
+    FRAME_BYTES_SENT.inc(len(text) if text.isascii() else len(text.encode()))
+
+
+def sentences_rendered(n: int) -> None:
+    if n:
+        SENTENCE_RENDERS.inc(n)
 
 
 def socket_opened() -> None:
@@ -115,6 +157,10 @@ def registry_with(gauges: ServerGauges) -> CollectorRegistry:
         ACTIONS_ACCEPTED,
         ACTION_LATENCY,
         CATCH_UPS,
+        SQL_STATEMENTS,
+        FRAMES_SENT,
+        FRAME_BYTES_SENT,
+        SENTENCE_RENDERS,
         OPEN_SOCKETS,
         gauges,
     ):

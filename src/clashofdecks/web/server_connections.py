@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection as DbConnection
 
 from ..session import REMOTE
 from . import presence
-from .games import LiveGame, clock_row, events_json, frame_for
+from .games import LiveGame, clock_row, frame_for, history_json
 from .protocol import Message, ProtocolError
 from .server_core import Connection, ServerCore, _save_clock
 from .store import SeatRow, SeatTakenError, Store, token_hash
@@ -48,8 +48,7 @@ class Connections(ServerCore):
         frame = frame_for(live, seats, lang=conn.lang, now=self.config.clock())
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in live.seats if s.owner is None and s.token_hash is not None]
-        history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
-        frame["log"] = events_json(live, history, conn.lang)
+        frame["log"] = history_json(live, conn.lang)
         await conn.send(frame)
         self.schedule_agents(live)  # an agent stopped by a failure tries again when a page opens
         if seats:

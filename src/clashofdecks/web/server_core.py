@@ -18,7 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ..events import Event
 from ..session import CheckedAction
-from . import leases
+from . import leases, metrics
 from .games import LiveGame, NewGame, dumps
 from .matchmaking import Matchmaker
 from .protocol import Message, RateLimiter
@@ -103,6 +103,7 @@ class Connection:
                 return
             with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
                 await self.ws.send_text(text)
+                metrics.frame_sent(text)
 
 
 class ServerCore:
