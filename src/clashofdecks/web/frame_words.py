@@ -2,16 +2,15 @@
 the players' names -- rendered once per position and language and reused for every reader (both
 seats' pages, a second tab, spectators, a page that reconnects and gets the whole log).
 
-The cache hangs on the session (a copy that catches up with another process gets a new session,
-hence new words) and holds the position it was made for: the number of steps, the last step itself
-(an undo followed by another action gives a new step object at the same length) and whether the
-game is over (a resignation or a timeout ends it without a step).  Each sentence rendered is
-counted (``metrics.sentences_rendered``): tests pin how many an action costs.
+The cache hangs on the live game and belongs to its session (a copy that catches up with another
+process gets a new session, hence new words); it holds the position it was made for: the number of
+steps, the last step itself (an undo followed by another action gives a new step object at the same
+length) and whether the game is over (a resignation or a timeout ends it without a step).  Each
+sentence rendered is counted (``metrics.sentences_rendered``): tests pin how many an action costs.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -167,14 +166,3 @@ class PositionWords:
         if len(own) != len(events) or any(a is not b for a, b in zip(own, events, strict=True)):
             return None
         return self.history(lang, names)[-1]
-
-
-_WORDS: weakref.WeakKeyDictionary[GameSession, PositionWords] = weakref.WeakKeyDictionary()
-
-
-def words_of(session: GameSession) -> PositionWords:
-    """The words cache of ``session`` (made on first use; it goes with the session)."""
-    words = _WORDS.get(session)
-    if words is None:
-        words = _WORDS[session] = PositionWords(session)
-    return words

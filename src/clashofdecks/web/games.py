@@ -23,7 +23,7 @@ from ..rules import Game
 from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat, abilities_of
 from . import metrics
 from .clocks import ClockState, TimeControl, time_control
-from .frame_words import event_dict, names_of_seats, words_of
+from .frame_words import PositionWords, event_dict, names_of_seats
 from .store import ClockRow, GameRow, SeatRow, token_hash
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
@@ -94,6 +94,8 @@ class LiveGame:
     campaign_level: int | None = None
     #: The stored game's revision this copy is at: every write of the game expects it (web/sync.py).
     revision: int = 0
+    #: The words of the session's current position (web/frame_words.py), made on first use.
+    words: PositionWords | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_actions(self) -> int:
@@ -279,9 +281,17 @@ def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = N
 _event_json = event_dict
 
 
+def _words(live: LiveGame) -> PositionWords:
+    """The words cache of ``live``'s session (a new one when a catch-up replaced the session)."""
+    words = live.words
+    if words is None or words.session is not live.session:
+        words = live.words = PositionWords(live.session)
+    return words
+
+
 def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
     """The players' names for event sentences (the automaton in the page's language)."""
-    return words_of(live.session).names(live.seats, lang)
+    return _words(live).names(live.seats, lang)
 
 
 def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
@@ -292,7 +302,7 @@ def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: 
 
     if not events:
         return []
-    words = words_of(live.session)
+    words = _words(live)
     names = words.names(live.seats, lang)
     cached = words.last_step_events(events, lang, names)
     if cached is not None:
@@ -315,7 +325,7 @@ def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: 
 def history_json(live: LiveGame, lang: str) -> list[dict[str, Any]]:
     """Every event of the game so far for the client in ``lang`` (a page's log when it opens the
     game), each step's rendered once per language (web/frame_words.py)."""
-    words = words_of(live.session)
+    words = _words(live)
     return [e for step in words.history(lang, words.names(live.seats, lang)) for e in step]
 
 
@@ -376,7 +386,7 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
     the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
     it may undo."""
     session = live.session
-    words = words_of(session)
+    words = _words(live)
     to_move = session.to_move
     if not seats:
         seat: int | None = None
