@@ -461,9 +461,14 @@ def common_part(
     return common
 
 
+#: One encoder for every frame (``json.dumps`` with options makes a new one per call); frames are
+#: trees of fresh dicts and lists, never cyclic, so the check for cycles is left out.
+_ENCODE: Final = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
 def dumps(data: Any) -> str:
     """Compact JSON, as every frame is sent."""
-    return json.dumps(data, separators=(",", ":"))
+    return _ENCODE(data)
 
 
 def join_frame(own: dict[str, Any], common_json: str) -> str:
