@@ -257,6 +257,8 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
     row("server CPU per action (with its workers)", lambda r: ms(r.server_cpu_ms_per_action))
     row("— of which worker processes", lambda r: ms(r.workers_cpu_ms_per_action))
     row("bots' CPU per action", lambda r: ms(r.client_cpu_ms_per_action))
+    if any(r.database_cpu_ms_per_action is not None for r in results):
+        row("PostgreSQL's CPU per action", lambda r: ms(r.database_cpu_ms_per_action))
     for name in ("sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders"):
         row(f"{name.replace('_', ' ')} per action", functools.partial(_counter, name=name))
     if any(r.analysis for r in results):

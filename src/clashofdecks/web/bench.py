@@ -38,7 +38,15 @@ from pathlib import Path
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
-from .serveprocs import LOAD_ARGS, ServeProcess, start_servers, stop_servers, tree_cpu_seconds, wait_ready
+from .serveprocs import (
+    LOAD_ARGS,
+    ServeProcess,
+    database_cpu_seconds,
+    start_servers,
+    stop_servers,
+    tree_cpu_seconds,
+    wait_ready,
+)
 
 
 @dataclass
@@ -67,6 +75,8 @@ class WebBenchResult:
     #: The machine's 1-minute load average before and after the run (the machine may be shared).
     load_before: float | None = None
     load_after: float | None = None
+    #: CPU of the PostgreSQL backends serving the database per action (on this machine; None for SQLite).
+    database_cpu_ms_per_action: float | None = None
     #: The servers' cost counters per action (``clash_*_total`` of /metrics; web/counters.py).
     counters_per_action: dict[str, float] | None = None
     #: The Python that ran the servers (another venv for a baseline), and the version it imports.
@@ -463,6 +473,7 @@ def run_web_bench(
             counters_before = [scrape_counters(s.url) for s in servers]
             load_before = os.getloadavg()[0]
             cpu_before = _tree_cpu(servers)
+            db_before = database_cpu_seconds(database) if database else {}
             main_pids = {s.proc.pid for s in servers}
             client_before = time.process_time()
             with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
@@ -472,6 +483,7 @@ def run_web_bench(
             if analysis:
                 _wait_for_analyses(servers)
             cpu_after = _tree_cpu(servers)
+            db_after = database_cpu_seconds(database) if database else {}
             result.load_before, result.load_after = load_before, os.getloadavg()[0]
             result.python, result.version, result.analysis = python, _version_of(python), analysis
             if cpu_after and result.actions:
@@ -480,6 +492,9 @@ def run_web_bench(
                 workers = sum(v for pid, v in used.items() if pid not in main_pids)
                 result.workers_cpu_ms_per_action = workers * 1000 / result.actions
                 result.client_cpu_ms_per_action = client_cpu * 1000 / result.actions
+            if db_after and result.actions:
+                db_used = sum(v - db_before.get(pid, 0.0) for pid, v in db_after.items())
+                result.database_cpu_ms_per_action = db_used * 1000 / result.actions
             result.counters_per_action = _counters_per_action(counters_before, counters_after)
             if analysis:
                 kept = database or f"sqlite:///{Path(data) / 'web.sqlite3'}"

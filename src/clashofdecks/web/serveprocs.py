@@ -70,6 +70,28 @@ def tree_cpu_seconds(pid: int) -> dict[int, float]:
     return out
 
 
+def database_cpu_seconds(database: str) -> dict[int, float]:
+    """CPU seconds so far of the PostgreSQL server processes serving ``database`` (a
+    ``postgresql://…/NAME`` URL on this machine: the backends whose title names NAME), by process id;
+    empty elsewhere or for SQLite."""
+    name = database.rsplit("/", 1)[-1].split("?", 1)[0]
+    if not database.startswith(("postgresql", "postgres")) or not Path("/proc").is_dir():
+        return {}
+    out: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if title.startswith("postgres: ") and f" {name} " in title:
+            used = cpu_seconds(int(entry.name))
+            if used is not None:
+                out[int(entry.name)] = used
+    return out
+
+
 @dataclass
 class ServeProcess:
     proc: subprocess.Popen[bytes]
