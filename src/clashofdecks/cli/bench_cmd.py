@@ -69,6 +69,20 @@ MAX_WEB_PROCESSES: Final = 64
     help="--web's servers analyse every finished game (off by default); reports its cost per game.",
 )
 @click.option(
+    "--pace",
+    default=None,
+    metavar="LOW,HIGH",
+    help="--web's bots think a time drawn uniformly between LOW and HIGH seconds before each decision "
+    "(human-paced games); the run then ends after --duration with games still going.",
+)
+@click.option(
+    "--duration",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(1, 86_400),
+    help="Seconds --web plays at most (with --pace: exactly).",
+)
+@click.option(
     "--baseline-venv",
     default=None,
     type=click.Path(exists=True, file_okay=False),
@@ -107,6 +121,8 @@ def bench(
     processes: int,
     database_url: str | None,
     analysis: bool,
+    pace: str | None,
+    duration: float,
     baseline_venv: str | None,
     with_envs: bool,
     env_seconds: float,
@@ -114,10 +130,15 @@ def bench(
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     if web:
-        _web_bench(web_duels, seed, as_json, processes, database_url, analysis, baseline_venv)
+        paced = _pace(pace)
+        _web_bench(
+            web_duels, seed, as_json, processes, database_url, analysis, baseline_venv, paced, duration
+        )
         return
-    if processes != 1 or database_url is not None or analysis or baseline_venv is not None:
-        raise click.UsageError("--processes, --database, --analysis and --baseline-venv belong to --web")
+    if processes != 1 or database_url is not None or analysis or baseline_venv is not None or pace:
+        raise click.UsageError(
+            "--processes, --database, --analysis, --pace and --baseline-venv belong to --web"
+        )
     from ..bench import AUTOSAVE_EARLY, AUTOSAVE_LATE, run_bench
 
     envs_figures = None
@@ -187,6 +208,8 @@ def _web_bench(
     database_url: str | None,
     analysis: bool,
     baseline_venv: str | None,
+    pace: tuple[float, float] | None = None,
+    duration: float = 300.0,
 ) -> None:
     """``--web``: docs/web.md, "Load"."""
     if missing_web_modules():
@@ -214,6 +237,8 @@ def _web_bench(
                 database=database_url,
                 analysis=analysis,
                 python=python,
+                pace=pace,
+                seconds=duration,
             )
             for python in runs
         ]
@@ -233,10 +258,27 @@ def _web_bench(
     Console().print(_web_table(results, database_url, processes))
 
 
+def _pace(text: str | None) -> tuple[float, float] | None:
+    """``--pace LOW,HIGH`` as seconds (a usage error unless 0 <= LOW <= HIGH)."""
+    if text is None:
+        return None
+    try:
+        low, high = (float(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(
+            "give two numbers of seconds, LOW,HIGH (e.g. 2,8)", param_hint="--pace"
+        ) from None
+    if not 0 <= low <= high:
+        raise click.BadParameter("needs 0 <= LOW <= HIGH", param_hint="--pace")
+    return low, high
+
+
 def _web_table(results: list[WebBenchResult], database_url: str | None, processes: int) -> Table:
     where = "PostgreSQL" if (database_url or "").startswith(("postgresql://", "postgres://")) else "SQLite"
     shared = "" if processes == 1 else f", {processes} server processes"
     res = results[0]
+    if res.pace is not None:
+        shared += f", paced {res.pace[0]:g}-{res.pace[1]:g} s"
     table = Table(title=f"clash bench --web ({res.duels} duels, two bots each, loopback, {where}{shared})")
     table.add_column("figure")
     for i, r in enumerate(results):

@@ -43,6 +43,7 @@ from .serveprocs import (
     LOAD_ARGS,
     ServeProcess,
     database_cpu_seconds,
+    raise_open_file_limit,
     start_servers,
     stop_servers,
     tree_cpu_seconds,
@@ -80,6 +81,8 @@ class WebBenchResult:
     database_cpu_ms_per_action: float | None = None
     #: The servers' cost counters per action (``clash_*_total`` of /metrics; web/counters.py).
     counters_per_action: dict[str, float] | None = None
+    #: Paced mode: each decision's think time, drawn uniformly between these seconds (None: at once).
+    pace: tuple[float, float] | None = None
     #: The Python that ran the servers (another venv for a baseline), and the version it imports.
     python: str = ""
     version: str = ""
@@ -136,6 +139,10 @@ class BotProtocol(asyncio.Protocol):
         self.upgraded = False
         self.sent_at: float | None = None
         self.sent_index = -1
+        #: Paced mode: a think time drawn uniformly from (low, high) seconds before each decision.
+        self.pace: tuple[float, float] | None = None
+        self.latest_index = -1
+        self.thinking_about = -1
 
     # -- transport
 
@@ -241,19 +248,39 @@ class BotProtocol(asyncio.Protocol):
         if self.sent_at is not None and frame["index"] > self.sent_index:
             self.latencies.append(time.perf_counter() - self.sent_at)
             self.sent_at = None
+        self.latest_index = frame["index"]
         if frame["result"] is not None:
             self._finish(True)
         elif frame["index"] >= self.max_actions:
             self._finish(False)
         elif frame["legal"] and self.sent_at is None:
-            self.sent_index = frame["index"]
-            self.sent_at = time.perf_counter()
-            self.send({"type": "act", "action": self.rng.choice(frame["legal"]), "index": self.sent_index})
+            if self.pace is None:
+                self._act(frame["index"], frame["legal"])
+            elif self.thinking_about != frame["index"]:
+                self.thinking_about = frame["index"]
+                think = self.rng.uniform(*self.pace)
+                asyncio.get_running_loop().call_later(think, self._act, frame["index"], frame["legal"])
+
+    def _act(self, index: int, legal: list[str]) -> None:
+        if self.done.done() or self.latest_index != index or self.sent_at is not None:
+            return  # the game moved on while this bot thought (or it acted already)
+        self.sent_index = index
+        self.sent_at = time.perf_counter()
+        self.send({"type": "act", "action": self.rng.choice(legal), "index": index})
 
 
-async def _run(urls: list[str], duels: int, seed: int, max_actions: int, seconds: float) -> WebBenchResult:
+async def _run(
+    urls: list[str],
+    duels: int,
+    seed: int,
+    max_actions: int,
+    seconds: float,
+    pace: tuple[float, float] | None = None,
+) -> WebBenchResult:
     """Play ``duels`` duels, duel i wholly (its creation and both seats) on ``urls[i % len(urls)]``:
-    with several processes on one database, each owns a share of the games."""
+    with several processes on one database, each owns a share of the games.  ``pace``: each bot
+    thinks a time drawn uniformly from (low, high) seconds before each decision, and the run ends
+    after ``seconds`` with games still going (not an error then)."""
     loop = asyncio.get_running_loop()
     # Seats belong to identities: one identity creates (and plays the first seat of) every duel,
     # another takes every second seat through its invite token (docs/web.md, "Identities").
@@ -269,13 +296,13 @@ async def _run(urls: list[str], duels: int, seed: int, max_actions: int, seconds
         if exc.code not in (404, 405):
             raise
         hosts = guests = ""
-    games = []
-    for i in range(duels):
+
+    async def create(i: int) -> tuple[str, dict[str, Any]]:
         url = urls[i % len(urls)]
-        game = await loop.run_in_executor(
-            None, _post, url + "/api/games", {"kind": "friend", "format": "draft"}, hosts
-        )
-        games.append((url, game))
+        body = {"kind": "friend", "format": "draft"}
+        return url, await loop.run_in_executor(None, _post, url + "/api/games", body, hosts)
+
+    games = await asyncio.gather(*(create(i) for i in range(duels)))
     latencies: list[float] = []
     errors: list[str] = []
     rng = random.Random(seed)
@@ -296,6 +323,7 @@ async def _run(urls: list[str], duels: int, seed: int, max_actions: int, seconds
                 errors,
                 max_actions,
             )
+            bot.pace = pace
             try:
                 await loop.create_connection(lambda b=bot: b, host, port)  # type: ignore[misc]
             except OSError as exc:
@@ -310,7 +338,7 @@ async def _run(urls: list[str], duels: int, seed: int, max_actions: int, seconds
         if any(b.done.done() and b.done.result() for b in pair):
             finished += 1
     stalled = sum(1 for b in bots if not b.done.done())
-    if stalled:
+    if stalled and pace is None:
         errors.append(f"{stalled} bots were still playing after {seconds:g} s")
     for b in bots:
         b._finish(False)
@@ -458,6 +486,7 @@ def run_web_bench(
     database: str | None = None,
     analysis: bool = False,
     python: str | None = None,
+    pace: tuple[float, float] | None = None,
 ) -> WebBenchResult:
     """Start ``processes`` servers (on ``database``, else each on SQLite in a temporary data
     directory: one process only), play ``duels`` bot duels on them, stop them; see the module
@@ -474,6 +503,7 @@ def run_web_bench(
         extra += ["--metrics-allow", "127.0.0.1"]
     if "--no-auto-analysis" in options and not analysis:
         extra.append("--no-auto-analysis")
+    raise_open_file_limit()  # each bot is a socket, and so is each of its server's ends
     with tempfile.TemporaryDirectory(prefix="clash-web-bench-") as data:
         servers = start_servers(
             processes, Path(data), database=database, extra=tuple(extra), python=python, load_args=load
@@ -487,7 +517,7 @@ def run_web_bench(
             main_pids = {s.proc.pid for s in servers}
             client_before = time.process_time()
             with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
-                result = runner.run(_run([s.url for s in servers], duels, seed, max_actions, seconds))
+                result = runner.run(_run([s.url for s in servers], duels, seed, max_actions, seconds, pace))
             client_cpu = time.process_time() - client_before
             counters_after = [scrape_counters(s.url) for s in servers]
             if analysis:
@@ -496,6 +526,7 @@ def run_web_bench(
             db_after = database_cpu_seconds(database) if database else {}
             result.load_before, result.load_after = load_before, os.getloadavg()[0]
             result.python, result.version, result.analysis = python, _version_of(python), analysis
+            result.pace = pace
             if cpu_after and result.actions:
                 used = {pid: cpu_after[pid] - cpu_before.get(pid, 0.0) for pid in cpu_after}
                 result.server_cpu_ms_per_action = sum(used.values()) * 1000 / result.actions
