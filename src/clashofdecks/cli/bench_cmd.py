@@ -296,6 +296,9 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
     row("latency p50", lambda r: f"{r.p50_ms:.1f} ms")
     row("latency p99", lambda r: f"{r.p99_ms:.1f} ms")
     row("latency max", lambda r: f"{r.max_ms:.1f} ms")
+    if res.pace is not None:
+        row("second half: actions/s", lambda r: f"{r.steady_actions_per_s or 0:,.0f}")
+        row("second half: latency p99", lambda r: f"{r.steady_p99_ms or 0:.1f} ms")
     row("server CPU per action (with its workers)", lambda r: ms(r.server_cpu_ms_per_action))
     row("— of which worker processes", lambda r: ms(r.workers_cpu_ms_per_action))
     row("bots' CPU per action", lambda r: ms(r.client_cpu_ms_per_action))

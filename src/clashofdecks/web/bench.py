@@ -81,6 +81,9 @@ class WebBenchResult:
     database_cpu_ms_per_action: float | None = None
     #: The servers' cost counters per action (``clash_*_total`` of /metrics; web/counters.py).
     counters_per_action: dict[str, float] | None = None
+    #: Paced mode: p99 latency and actions/s of the run's second half (every game open by then).
+    steady_p99_ms: float | None = None
+    steady_actions_per_s: float | None = None
     #: Paced mode: each decision's think time, drawn uniformly between these seconds (None: at once).
     pace: tuple[float, float] | None = None
     #: The Python that ran the servers (another venv for a baseline), and the version it imports.
@@ -143,6 +146,9 @@ class BotProtocol(asyncio.Protocol):
         self.pace: tuple[float, float] | None = None
         self.latest_index = -1
         self.thinking_about = -1
+        #: When each measured action was sent (``latencies`` in the same order), for the paced
+        #: mode's steady state; shared by the bots like ``latencies``.
+        self.sent_times: list[float] = []
 
     # -- transport
 
@@ -247,6 +253,7 @@ class BotProtocol(asyncio.Protocol):
             return
         if self.sent_at is not None and frame["index"] > self.sent_index:
             self.latencies.append(time.perf_counter() - self.sent_at)
+            self.sent_times.append(self.sent_at)
             self.sent_at = None
         self.latest_index = frame["index"]
         if frame["result"] is not None:
@@ -304,6 +311,7 @@ async def _run(
 
     games = await asyncio.gather(*(create(i) for i in range(duels)))
     latencies: list[float] = []
+    sent_times: list[float] = []
     errors: list[str] = []
     rng = random.Random(seed)
     bots: list[BotProtocol] = []
@@ -323,7 +331,7 @@ async def _run(
                 errors,
                 max_actions,
             )
-            bot.pace = pace
+            bot.pace, bot.sent_times = pace, sent_times
             try:
                 await loop.create_connection(lambda b=bot: b, host, port)  # type: ignore[misc]
             except OSError as exc:
@@ -343,6 +351,10 @@ async def _run(
     for b in bots:
         b._finish(False)
     ms = sorted(x * 1000 for x in latencies)
+    # Paced: the second half of the run alone, once every game is open (the first half has the
+    # creation of the games and their pages opening).
+    half = start + elapsed / 2
+    steady = sorted(x * 1000 for x, at in zip(latencies, sent_times, strict=True) if at >= half)
 
     def pct(p: float) -> float:
         return ms[min(len(ms) - 1, int(p * len(ms)))] if ms else 0.0
@@ -355,6 +367,8 @@ async def _run(
         actions_per_s=len(ms) / elapsed if elapsed else 0.0,
         p50_ms=statistics.median(ms) if ms else 0.0,
         p99_ms=pct(0.99),
+        steady_p99_ms=steady[min(len(steady) - 1, int(0.99 * len(steady)))] if pace and steady else None,
+        steady_actions_per_s=len(steady) / (elapsed / 2) if pace and elapsed else None,
         max_ms=ms[-1] if ms else 0.0,
         errors=errors[:20],
     )
