@@ -67,7 +67,7 @@ def test_a_baseline_runs_beside_this_version(tmp_path: Path) -> None:
 
 def test_bots_still_playing_at_the_deadline_are_reported() -> None:
     code = (
-        "import json; from clashofdecks.web.bench import run_web_bench; "
+        "import json; from clashofdecks.web.loadtest.bench import run_web_bench; "
         "print(json.dumps(run_web_bench(duels=2, seconds=0.05).to_dict()))"
     )
     result = subprocess.run(
@@ -116,3 +116,54 @@ def test_bench_web_on_two_processes_of_one_database() -> None:
     assert data["processes"] == 2 and data["duels"] == 4 and data["finished"] == 4
     assert data["errors"] == [] and data["actions"] > 60
     assert data["server_cpu_ms_per_action"] is not None
+
+
+def test_without_the_loadtest_extra_the_bench_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from clashofdecks.cli import main
+
+    real = importlib.util.find_spec
+
+    def without_locust(name: str, *args: object) -> object:
+        return None if name == "locust" else real(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_locust)
+    result = CliRunner().invoke(main, ["bench", "--web", "--web-duels", "1"])
+    assert result.exit_code == 2
+    assert "loadtest extra" in result.output and "pip install -e '.[web,loadtest]'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_only_the_bench_command_reaches_the_load_tooling() -> None:
+    """The bench and the load test live in ``clashofdecks.web.loadtest`` (issue 37, item 7): no
+    module outside it imports it but the ``clash bench`` command, and an app made to serve has not
+    loaded it."""
+    import ast
+
+    import clashofdecks
+
+    root = Path(clashofdecks.__file__).parent
+    reaching = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("web/loadtest/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and "loadtest" in node.module:
+                reaching.append(rel)
+    assert sorted(set(reaching)) == ["cli/bench_cmd.py"]
+    probe = (
+        "import sys; from clashofdecks.web.app import create_app; from clashofdecks.web.server import "
+        "ServerConfig; create_app(ServerConfig()); "
+        "print([m for m in sys.modules if m.startswith('clashofdecks.web.loadtest')])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -12,10 +12,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .common import missing_web_modules
+from .common import missing_loadtest_modules, missing_web_modules
 
 if TYPE_CHECKING:
-    from ..web.bench import WebBenchResult
+    from ..web.loadtest.bench import WebBenchResult
 
 #: Bounds of the options: enough for any measurement, small enough to finish and fit in memory.
 MAX_GAMES: Final = 1_000_000
@@ -139,6 +139,20 @@ def bench(
         raise click.UsageError(
             "--processes, --database, --analysis, --pace and --baseline-venv belong to --web"
         )
+    _engine_bench(games, seed, rounds, ismcts_iterations, as_json, with_envs, env_seconds, vec_envs)
+
+
+def _engine_bench(
+    games: int,
+    seed: int,
+    rounds: int,
+    ismcts_iterations: int,
+    as_json: bool,
+    with_envs: bool,
+    env_seconds: float,
+    vec_envs: int,
+) -> None:
+    """The engine's figures (and with ``--envs`` the environments')."""
     from ..bench import AUTOSAVE_EARLY, AUTOSAVE_LATE, run_bench
 
     envs_figures = None
@@ -212,8 +226,9 @@ def _web_bench(
     duration: float = 300.0,
 ) -> None:
     """``--web``: docs/web.md, "Load"."""
-    if missing_web_modules():
-        raise click.UsageError("clash bench --web needs the web extra: pip install -e '.[web]'")
+    if missing_web_modules() or missing_loadtest_modules():
+        # The bench lives with the load test (web/loadtest/), apart from what serves.
+        raise click.UsageError("clash bench --web needs the loadtest extra: pip install -e '.[web,loadtest]'")
     if duels < 1:
         raise click.BadParameter("--web-duels must be at least 1")
     if processes > 1 and not (database_url or "").startswith(("postgresql://", "postgres://")):
@@ -225,7 +240,7 @@ def _web_bench(
         baseline = str(Path(baseline_venv) / "bin" / "python")
         if not Path(baseline).exists():
             raise click.BadParameter(f"{baseline} does not exist", param_hint="--baseline-venv")
-    from ..web.bench import run_web_bench
+    from ..web.loadtest.bench import run_web_bench
 
     runs = [None] if baseline is None else [None, baseline]
     try:

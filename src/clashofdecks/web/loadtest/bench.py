@@ -276,18 +276,8 @@ class BotProtocol(asyncio.Protocol):
         self.send({"type": "act", "action": self.rng.choice(legal), "index": index})
 
 
-async def _run(
-    urls: list[str],
-    duels: int,
-    seed: int,
-    max_actions: int,
-    seconds: float,
-    pace: tuple[float, float] | None = None,
-) -> WebBenchResult:
-    """Play ``duels`` duels, duel i wholly (its creation and both seats) on ``urls[i % len(urls)]``:
-    with several processes on one database, each owns a share of the games.  ``pace``: each bot
-    thinks a time drawn uniformly from (low, high) seconds before each decision, and the run ends
-    after ``seconds`` with games still going (not an error then)."""
+async def _open_duels(urls: list[str], duels: int) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
+    """The two identities' sessions and the duels created (each with the url of its server)."""
     loop = asyncio.get_running_loop()
     # Seats belong to identities: one identity creates (and plays the first seat of) every duel,
     # another takes every second seat through its invite token (docs/web.md, "Identities").
@@ -310,6 +300,23 @@ async def _run(
         return url, await loop.run_in_executor(None, _post, url + "/api/games", body, hosts)
 
     games = await asyncio.gather(*(create(i) for i in range(duels)))
+    return hosts, guests, games
+
+
+async def _run(
+    urls: list[str],
+    duels: int,
+    seed: int,
+    max_actions: int,
+    seconds: float,
+    pace: tuple[float, float] | None = None,
+) -> WebBenchResult:
+    """Play ``duels`` duels, duel i wholly (its creation and both seats) on ``urls[i % len(urls)]``:
+    with several processes on one database, each owns a share of the games.  ``pace``: each bot
+    thinks a time drawn uniformly from (low, high) seconds before each decision, and the run ends
+    after ``seconds`` with games still going (not an error then)."""
+    loop = asyncio.get_running_loop()
+    hosts, guests, games = await _open_duels(urls, duels)
     latencies: list[float] = []
     sent_times: list[float] = []
     errors: list[str] = []
@@ -477,7 +484,7 @@ def _analyses_kept(database: str) -> tuple[int, float | None]:
     """How many analyses the store keeps as done, and their mean CPU seconds."""
     import sqlalchemy as sa
 
-    from .store import normalize_url
+    from ..store import normalize_url
 
     engine = sa.create_engine(normalize_url(database))
     try:
