@@ -11,7 +11,7 @@ SERVE_STAMP := $(VENV)/.serve-installed
 CHECK_STAMP := $(VENV)/.check-installed
 NATIVE_STAMP := build/native.stamp
 
-.PHONY: serve play check setup setup-serve test test-fast lint types js-check bench font loadtest clean
+.PHONY: serve play check setup setup-serve test test-fast lint types js-check bench baseline font loadtest clean
 
 # No `pip install --upgrade pip`: the venv's own pip installs everything here, and upgrading it only
 # added time to the first start.
@@ -82,6 +82,22 @@ check: lint types js-check test
 
 bench: setup
 	$(BIN)/clash bench
+
+# A second installed version for `clash bench --web --baseline-venv build/baseline-REF/venv`
+# (docs/performance.md, "A baseline in the same run"): commit REF checked out in
+# build/baseline-REF/src (a git worktree), installed editable (its own compiled core) into
+# build/baseline-REF/venv, which takes its dependencies from this .venv.
+BASELINE := build/baseline-$(REF)
+baseline: setup-serve
+	@test -n "$(REF)" || { echo "usage: make baseline REF=<commit>"; exit 2; }
+	-git worktree remove --force $(BASELINE)/src 2>/dev/null
+	rm -rf $(BASELINE)
+	git worktree add --detach $(BASELINE)/src $(REF)
+	$(BIN)/python -m venv $(BASELINE)/venv
+	$(BIN)/python -c "import sys; print(*[p for p in sys.path if p.endswith('site-packages')], sep='\n')" \
+		> "$$($(BASELINE)/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz_baseline_deps.pth"
+	$(BASELINE)/venv/bin/python -m pip install -q --no-deps -e $(BASELINE)/src
+	@echo "baseline of $(REF): clash bench --web --baseline-venv $(BASELINE)/venv"
 
 # The Locust load test (docs/performance.md, "Capacity with Locust"): GAMES at once against PROCESSES
 # servers on DATABASE (postgresql://…; empty: SQLite, one process) for DURATION seconds; KILL=1

@@ -170,6 +170,37 @@ def test_a_game_played_here_is_analysed_when_it_ends(tmp_path: Path, monkeypatch
     run_async(play())
 
 
+def test_with_automatic_analysis_off_a_game_is_analysed_when_its_replay_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``clash serve --no-auto-analysis``: a game that ends starts no analysis; the first request of
+    its replay does."""
+    jobs = CountingAnalyses()
+    monkeypatch.setattr(workers, "analysis", jobs)
+
+    async def play() -> None:
+        server = GameServer(_config(tmp_path, auto_analysis=False))
+        await server.start()
+        try:
+            live, _tokens = await server.create_game(
+                NewGame(kind="hotseat", format="precon", name="Ada"), "o" * 32
+            )
+            session = live.session
+            rng = random.Random(3)
+            while not session.is_over:
+                text = session.game.action_text(rng.choice(list(session.game.legal_actions())))
+                async with server.lock(live.id):
+                    await server._apply(live, session.check(session.to_move, text))
+            await asyncio.sleep(0.1)
+            assert server.analyses == {} and jobs.calls == [] and server.analysis_jobs == 0
+            body = await _until_kept(server, live.id)
+            assert body["status"] == "done" and len(jobs.calls) == 1
+        finally:
+            await server.stop()
+
+    run_async(play())
+
+
 def test_many_imports_at_once_start_no_more_analyses_than_the_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -76,3 +76,27 @@ print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
     env = {**os.environ, "CLASH_DATA_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(("flag", "expected"), [([], True), (["--no-auto-analysis"], False)])
+def test_automatic_analysis_is_an_option_of_serve(
+    flag: list[str], expected: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--no-auto-analysis`` reaches the server's settings (its effect: tests/web/test_analysis.py)."""
+    import uvicorn
+
+    from clashofdecks.web import app
+
+    seen: list[bool] = []
+    real = app.create_app
+
+    def capture(config: object, *args: object) -> object:
+        seen.append(config.auto_analysis)  # type: ignore[attr-defined]
+        return real(config, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(app, "create_app", capture)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setenv("CLASH_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--access-log", "off", *flag])
+    assert result.exit_code == 0, result.output
+    assert seen == [expected]

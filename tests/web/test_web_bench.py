@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,9 +29,45 @@ def test_clash_bench_web_small() -> None:
     assert data["actions"] > 60 and data["p99_ms"] >= data["p50_ms"] > 0
 
 
+def test_the_bench_runs_as_in_production_and_reports_the_cost_counters() -> None:
+    """A worker process beside the server (its CPU counted with it), no automatic analysis, the
+    cost counters per action from /metrics, the load average."""
+    result = _bench("--web", "--web-duels", "2", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["finished"] == 2 and data["errors"] == [] and data["analysis"] is False
+    assert data["analyses"] is None and data["workers_cpu_ms_per_action"] is not None
+    counters = data["counters_per_action"]
+    assert set(counters) == {"sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders"}
+    assert 2 <= counters["frames_sent"] < 3 and counters["sentence_renders"] > 1
+    assert data["load_before"] is not None and data["version"]
+
+
+def test_paced_bots_play_until_the_duration_ends_without_an_error() -> None:
+    result = _bench("--web", "--web-duels", "2", "--pace", "0.01,0.05", "--duration", "3", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["pace"] == [0.01, 0.05] and data["errors"] == [] and data["actions"] > 0
+
+
+def test_a_baseline_runs_beside_this_version(tmp_path: Path) -> None:
+    """``--baseline-venv``: the same bench against another installed version (here this one again,
+    through a "venv" whose python runs this interpreter), both printed."""
+    (tmp_path / "bin").mkdir()
+    python = tmp_path / "bin" / "python"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    result = _bench("--web", "--web-duels", "1", "--baseline-venv", str(tmp_path), "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"this", "baseline"}
+    assert data["baseline"]["python"] == str(tmp_path / "bin" / "python")
+    assert data["this"]["finished"] == data["baseline"]["finished"] == 1
+
+
 def test_bots_still_playing_at_the_deadline_are_reported() -> None:
     code = (
-        "import json; from clashofdecks.web.bench import run_web_bench; "
+        "import json; from clashofdecks.web.loadtest.bench import run_web_bench; "
         "print(json.dumps(run_web_bench(duels=2, seconds=0.05).to_dict()))"
     )
     result = subprocess.run(
@@ -56,8 +93,13 @@ def _bench(*args: str) -> subprocess.CompletedProcess[str]:
         (["--web", "--processes", "2", "--database", "sqlite:///x.db"], "needs --database postgresql://"),
         (["--web", "--processes", "0"], "--processes"),
         (["--web", "--processes", "65"], "--processes"),
-        (["--processes", "2"], "--processes and --database belong to --web"),
-        (["--database", "postgresql://u@h/db"], "--processes and --database belong to --web"),
+        (["--processes", "2"], "belong to --web"),
+        (["--database", "postgresql://u@h/db"], "belong to --web"),
+        (["--analysis"], "belong to --web"),
+        (["--pace", "2,8"], "belong to --web"),
+        (["--web", "--pace", "8"], "LOW,HIGH"),
+        (["--web", "--pace", "8,2"], "LOW <= HIGH"),
+        (["--web", "--baseline-venv", "/no/such/venv"], "--baseline-venv"),
     ],
 )
 def test_bench_web_processes_arguments(args: list[str], message: str) -> None:
@@ -74,3 +116,54 @@ def test_bench_web_on_two_processes_of_one_database() -> None:
     assert data["processes"] == 2 and data["duels"] == 4 and data["finished"] == 4
     assert data["errors"] == [] and data["actions"] > 60
     assert data["server_cpu_ms_per_action"] is not None
+
+
+def test_without_the_loadtest_extra_the_bench_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from clashofdecks.cli import main
+
+    real = importlib.util.find_spec
+
+    def without_locust(name: str, *args: object) -> object:
+        return None if name == "locust" else real(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_locust)
+    result = CliRunner().invoke(main, ["bench", "--web", "--web-duels", "1"])
+    assert result.exit_code == 2
+    assert "loadtest extra" in result.output and "pip install -e '.[web,loadtest]'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_only_the_bench_command_reaches_the_load_tooling() -> None:
+    """The bench and the load test live in ``clashofdecks.web.loadtest`` (issue 37, item 7): no
+    module outside it imports it but the ``clash bench`` command, and an app made to serve has not
+    loaded it."""
+    import ast
+
+    import clashofdecks
+
+    root = Path(clashofdecks.__file__).parent
+    reaching = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("web/loadtest/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and "loadtest" in node.module:
+                reaching.append(rel)
+    assert sorted(set(reaching)) == ["cli/bench_cmd.py"]
+    probe = (
+        "import sys; from clashofdecks.web.app import create_app; from clashofdecks.web.server import "
+        "ServerConfig; create_app(ServerConfig()); "
+        "print([m for m in sys.modules if m.startswith('clashofdecks.web.loadtest')])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

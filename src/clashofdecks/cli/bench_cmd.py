@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Final
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from .common import missing_web_modules
+from .common import missing_loadtest_modules, missing_web_modules
+
+if TYPE_CHECKING:
+    from ..web.loadtest.bench import WebBenchResult
 
 #: Bounds of the options: enough for any measurement, small enough to finish and fit in memory.
 MAX_GAMES: Final = 1_000_000
@@ -58,6 +64,32 @@ MAX_WEB_PROCESSES: Final = 64
     help="Database URL of --web's servers (postgresql://user:pass@host/db); default: SQLite, one process.",
 )
 @click.option(
+    "--analysis",
+    is_flag=True,
+    help="--web's servers analyse every finished game (off by default); reports its cost per game.",
+)
+@click.option(
+    "--pace",
+    default=None,
+    metavar="LOW,HIGH",
+    help="--web's bots think a time drawn uniformly between LOW and HIGH seconds before each decision "
+    "(human-paced games); the run then ends after --duration with games still going.",
+)
+@click.option(
+    "--duration",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(1, 86_400),
+    help="Seconds --web plays at most (with --pace: exactly).",
+)
+@click.option(
+    "--baseline-venv",
+    default=None,
+    type=click.Path(exists=True, file_okay=False),
+    help="--web also runs the servers of the version installed in this venv (make baseline REF=...) "
+    "in the same run, and prints both.",
+)
+@click.option(
     "--envs",
     "with_envs",
     is_flag=True,
@@ -88,16 +120,39 @@ def bench(
     web_duels: int,
     processes: int,
     database_url: str | None,
+    analysis: bool,
+    pace: str | None,
+    duration: float,
+    baseline_venv: str | None,
     with_envs: bool,
     env_seconds: float,
     vec_envs: int,
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
     if web:
-        _web_bench(web_duels, seed, as_json, processes, database_url)
+        paced = _pace(pace)
+        _web_bench(
+            web_duels, seed, as_json, processes, database_url, analysis, baseline_venv, paced, duration
+        )
         return
-    if processes != 1 or database_url is not None:
-        raise click.UsageError("--processes and --database belong to --web")
+    if processes != 1 or database_url is not None or analysis or baseline_venv is not None or pace:
+        raise click.UsageError(
+            "--processes, --database, --analysis, --pace and --baseline-venv belong to --web"
+        )
+    _engine_bench(games, seed, rounds, ismcts_iterations, as_json, with_envs, env_seconds, vec_envs)
+
+
+def _engine_bench(
+    games: int,
+    seed: int,
+    rounds: int,
+    ismcts_iterations: int,
+    as_json: bool,
+    with_envs: bool,
+    env_seconds: float,
+    vec_envs: int,
+) -> None:
+    """The engine's figures (and with ``--envs`` the environments')."""
     from ..bench import AUTOSAVE_EARLY, AUTOSAVE_LATE, run_bench
 
     envs_figures = None
@@ -159,44 +214,124 @@ def bench(
         click.echo(format_envs_bench(envs_figures))
 
 
-def _web_bench(duels: int, seed: int, as_json: bool, processes: int, database_url: str | None) -> None:
+def _web_bench(
+    duels: int,
+    seed: int,
+    as_json: bool,
+    processes: int,
+    database_url: str | None,
+    analysis: bool,
+    baseline_venv: str | None,
+    pace: tuple[float, float] | None = None,
+    duration: float = 300.0,
+) -> None:
     """``--web``: docs/web.md, "Load"."""
-    if missing_web_modules():
-        raise click.UsageError("clash bench --web needs the web extra: pip install -e '.[web]'")
+    if missing_web_modules() or missing_loadtest_modules():
+        # The bench lives with the load test (web/loadtest/), apart from what serves.
+        raise click.UsageError("clash bench --web needs the loadtest extra: pip install -e '.[web,loadtest]'")
     if duels < 1:
         raise click.BadParameter("--web-duels must be at least 1")
     if processes > 1 and not (database_url or "").startswith(("postgresql://", "postgres://")):
         raise click.UsageError(
             "--processes above 1 needs --database postgresql://…: the processes share one database"
         )
-    from ..web.bench import run_web_bench
+    baseline = None
+    if baseline_venv is not None:
+        baseline = str(Path(baseline_venv) / "bin" / "python")
+        if not Path(baseline).exists():
+            raise click.BadParameter(f"{baseline} does not exist", param_hint="--baseline-venv")
+    from ..web.loadtest.bench import run_web_bench
 
+    runs = [None] if baseline is None else [None, baseline]
     try:
-        res = run_web_bench(duels=duels, seed=seed, processes=processes, database=database_url)
+        results = [
+            run_web_bench(
+                duels=duels,
+                seed=seed,
+                processes=processes,
+                database=database_url,
+                analysis=analysis,
+                python=python,
+                pace=pace,
+                seconds=duration,
+            )
+            for python in runs
+        ]
     except RuntimeError as exc:  # a server that did not start: its log's end says why
         raise click.ClickException(str(exc)) from None
     if as_json:
-        out = res.to_dict()
-        if processes > 1:  # the one-process output stays as it was
-            out["processes"] = processes
-        click.echo(json.dumps(out, indent=2))
+        outs = []
+        for res in results:
+            out = res.to_dict()
+            if processes > 1:
+                out["processes"] = processes
+            outs.append(out)
+        click.echo(
+            json.dumps(outs[0] if baseline is None else {"this": outs[0], "baseline": outs[1]}, indent=2)
+        )
         return
+    Console().print(_web_table(results, database_url, processes))
+
+
+def _pace(text: str | None) -> tuple[float, float] | None:
+    """``--pace LOW,HIGH`` as seconds (a usage error unless 0 <= LOW <= HIGH)."""
+    if text is None:
+        return None
+    try:
+        low, high = (float(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(
+            "give two numbers of seconds, LOW,HIGH (e.g. 2,8)", param_hint="--pace"
+        ) from None
+    if not 0 <= low <= high:
+        raise click.BadParameter("needs 0 <= LOW <= HIGH", param_hint="--pace")
+    return low, high
+
+
+def _web_table(results: list[WebBenchResult], database_url: str | None, processes: int) -> Table:
     where = "PostgreSQL" if (database_url or "").startswith(("postgresql://", "postgres://")) else "SQLite"
     shared = "" if processes == 1 else f", {processes} server processes"
+    res = results[0]
+    if res.pace is not None:
+        shared += f", paced {res.pace[0]:g}-{res.pace[1]:g} s"
     table = Table(title=f"clash bench --web ({res.duels} duels, two bots each, loopback, {where}{shared})")
     table.add_column("figure")
-    table.add_column("value", justify="right")
-    table.add_row("duels finished", f"{res.finished} / {res.duels}")
-    table.add_row("actions", f"{res.actions:,}")
-    table.add_row("actions/s", f"{res.actions_per_s:,.0f}")
-    table.add_row("latency p50", f"{res.p50_ms:.1f} ms")
-    table.add_row("latency p99", f"{res.p99_ms:.1f} ms")
-    table.add_row("latency max", f"{res.max_ms:.1f} ms")
-    if res.server_cpu_ms_per_action is not None:
-        table.add_row("server CPU per action", f"{res.server_cpu_ms_per_action:.2f} ms")
-    if res.client_cpu_ms_per_action is not None:
-        table.add_row("bots' CPU per action", f"{res.client_cpu_ms_per_action:.2f} ms")
-    table.add_row("errors", str(len(res.errors)))
-    Console().print(table)
-    for err in res.errors:
-        click.echo(f"error: {err}", err=True)
+    for i, r in enumerate(results):
+        table.add_column(("this version" if i == 0 else "baseline") + f" ({r.version})", justify="right")
+
+    def row(name: str, cell: Callable[[WebBenchResult], str]) -> None:
+        table.add_row(name, *[cell(r) for r in results])
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f} ms"
+
+    row("duels finished", lambda r: f"{r.finished} / {r.duels}")
+    row("actions", lambda r: f"{r.actions:,}")
+    row("actions/s", lambda r: f"{r.actions_per_s:,.0f}")
+    row("latency p50", lambda r: f"{r.p50_ms:.1f} ms")
+    row("latency p99", lambda r: f"{r.p99_ms:.1f} ms")
+    row("latency max", lambda r: f"{r.max_ms:.1f} ms")
+    if res.pace is not None:
+        row("second half: actions/s", lambda r: f"{r.steady_actions_per_s or 0:,.0f}")
+        row("second half: latency p99", lambda r: f"{r.steady_p99_ms or 0:.1f} ms")
+    row("server CPU per action (with its workers)", lambda r: ms(r.server_cpu_ms_per_action))
+    row("— of which worker processes", lambda r: ms(r.workers_cpu_ms_per_action))
+    row("bots' CPU per action", lambda r: ms(r.client_cpu_ms_per_action))
+    if any(r.database_cpu_ms_per_action is not None for r in results):
+        row("PostgreSQL's CPU per action", lambda r: ms(r.database_cpu_ms_per_action))
+    for name in ("sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders"):
+        row(f"{name.replace('_', ' ')} per action", functools.partial(_counter, name=name))
+    if any(r.analysis for r in results):
+        row("analyses kept", lambda r: "-" if r.analyses is None else str(r.analyses))
+        row(
+            "analysis CPU per game",
+            lambda r: "-" if r.analysis_cpu_s_per_game is None else f"{r.analysis_cpu_s_per_game:.2f} s",
+        )
+    row("load average before · after", lambda r: f"{r.load_before or 0:.2f} · {r.load_after or 0:.2f}")
+    row("errors", lambda r: str(len(r.errors)))
+    return table
+
+
+def _counter(result: WebBenchResult, *, name: str) -> str:
+    value = (result.counters_per_action or {}).get(name)
+    return "-" if value is None else f"{value:,.2f}"

@@ -32,6 +32,15 @@ def missing_web_modules() -> list[str]:
     return [m for m in WEB_MODULES if importlib.util.find_spec(m) is None]
 
 
+#: The modules of the ``loadtest`` extra (Locust and websocket-client), which ``clash bench --web``
+#: and the load test under ``clashofdecks.web.loadtest`` ask for.
+LOADTEST_MODULES = ("locust", "websocket")
+
+
+def missing_loadtest_modules() -> list[str]:
+    return [m for m in LOADTEST_MODULES if importlib.util.find_spec(m) is None]
+
+
 class RateColumn(ProgressColumn):
     """Games per second, from the bar's own speed estimate."""
 

@@ -30,6 +30,9 @@ DEFAULT_TRUSTED_PROXIES = "127.0.0.1,::1"
 #: TEST ONLY (docs/web.md, "Clocks"): a file whose content is the time (seconds since the epoch) the
 #: game clocks read instead of the system clock, so browser tests jump time without sleeping.
 TEST_CLOCK_ENV = "CLASH_TEST_CLOCK_FILE"
+#: Test only: seconds between the watcher's rounds (heartbeat, scans), so that a test counting the
+#: SQL statements of actions (tests/web/test_cost_counters.py) sees none of the watcher's.
+TEST_WATCH_ENV = "CLASH_TEST_WATCH_SECONDS"
 
 
 def file_clock(path: Path) -> Callable[[], float]:
@@ -138,6 +141,12 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     help="Search iterations per decision when the server analyses a finished game (clash analyze).",
 )
 @click.option(
+    "--auto-analysis/--no-auto-analysis",
+    default=True,
+    show_default=True,
+    help="Analyse every finished game at once; off: when its replay page first asks for it.",
+)
+@click.option(
     "--analyses",
     "analysis_running",
     default=1,
@@ -212,6 +221,7 @@ def serve(
     rate: float,
     create_rate: float,
     analysis_iterations: int,
+    auto_analysis: bool,
     analysis_running: int,
     analysis_queue: int,
     login_rate: float,
@@ -241,6 +251,7 @@ def serve(
         create_rate=create_rate,
         create_burst=max(1.0, create_rate),
         analysis_iterations=analysis_iterations,
+        auto_analysis=auto_analysis,
         analysis_running=analysis_running,
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,
@@ -283,6 +294,10 @@ def serve(
 
 
 def _use_test_clock(config: ServerConfig) -> None:
+    watch = os.environ.get(TEST_WATCH_ENV)
+    if watch:
+        config.watch_interval = float(watch)
+        click.echo(f"TEST ONLY: the watcher runs every {watch} s ({TEST_WATCH_ENV})", err=True)
     test_clock = os.environ.get(TEST_CLOCK_ENV)
     if test_clock:
         config.clock = file_clock(Path(test_clock))

@@ -143,12 +143,18 @@ class AccessLogMiddleware:
         state: dict[str, Any] = {"accepted": False, "sent": 0, "code": None}
 
         async def watching_send(message: Message) -> None:
+            # Every frame of a game passes here: its size is counted without encoding it again (an
+            # ASCII str, as most frames are, knows it is one: its length is its byte count).
             kind = message["type"]
-            if kind == "websocket.accept":
+            if kind == "websocket.send":
+                text = message.get("text")
+                if text is not None:
+                    state["sent"] += len(text) if text.isascii() else len(text.encode())
+                else:
+                    state["sent"] += len(message.get("bytes") or b"")
+            elif kind == "websocket.accept":
                 state["accepted"] = True
                 self.log.write(_line(scope, "WEBSOCKET", 101, None, time.perf_counter() - start, "open"))
-            elif kind == "websocket.send":
-                state["sent"] += len((message.get("text") or "").encode()) + len(message.get("bytes") or b"")
             elif kind == "websocket.close" and state["code"] is None:
                 state["code"] = message.get("code", 1000)
             await send(message)

@@ -36,6 +36,9 @@ class ServerConfig:
     #: Search iterations per decision of a game's analysis (``clash analyze --iterations``): about
     #: 2-3 CPU-seconds for a game of 50-70 actions (docs/web.md, "Analyses").
     analysis_iterations: int = 1000
+    #: Analyse every finished game at once (in the worker pool); off: a game is analysed when its
+    #: replay page first asks for it (``clash serve --no-auto-analysis``).
+    auto_analysis: bool = True
     #: Analyses that run in the worker pool at once, and analyses that may wait for a slot.  A request
     #: beyond both is answered "busy" and queues nothing, so a flood of imports cannot queue CPU work.
     analysis_running: int = 1

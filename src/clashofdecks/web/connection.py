@@ -17,6 +17,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from . import metrics
 from .games import dumps
 from .live_game import LiveGame
 from .protocol import RateLimiter
@@ -81,6 +82,7 @@ class Connection:
                     break
                 with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
                     await self.ws.send_text(text)
+                    metrics.frame_sent(text)
             self.idle.set()
 
     def _drop_slow_reader(self) -> None:

@@ -22,7 +22,9 @@ from ..options import LEVELS, Ruleset, Threat
 from ..record import GameRecord, result_of
 from ..rules import Game
 from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat, abilities_of
+from . import metrics
 from .clocks import ClockState, TimeControl, time_control
+from .frame_words import PositionWords, event_dict, names_of_seats
 from .store import ClockRow, GameRow, SeatRow, token_hash
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
@@ -97,6 +99,8 @@ class GameState:
     #: Held while a message, an agent decision, a scan or a catch-up changes this game: they are
     #: handled one at a time, in the order they asked (asyncio's lock is first come, first served).
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    #: The words of the session's current position (web/frame_words.py), made on first use.
+    words: PositionWords | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_actions(self) -> int:
@@ -279,53 +283,41 @@ def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = N
     return _event_json(event, ctx, event_sentence)
 
 
-def _event_json(event: Event, ctx: Any, sentence: Any) -> dict[str, Any]:
-    text = event.describe() if ctx is None else sentence(event, ctx)
-    out: dict[str, Any] = {"kind": event.kind.value, "rule": event.rule, "text": text}
-    for name in FIELDS_ALL:
-        value = getattr(event, name)
-        if value is not None:
-            out[name] = value
-    if event.cards is not None:
-        out["cards"] = list(event.cards)
-    return out
+_event_json = event_dict
 
 
-#: The event fields a frame carries when they are set.
-EVENT_FIELDS: Final = ("player", "card", "lane", "position", "amount", "target_player", "target_card")
-FIELDS_ALL: Final = (*EVENT_FIELDS, "role", "value")
+def _words(live: GameState) -> PositionWords:
+    """The words cache of ``live``'s session (a new one when a catch-up replaced the session)."""
+    words = live.words
+    if words is None or words.session is not live.session:
+        words = live.words = PositionWords(live.session)
+    return words
 
 
 def seat_names(live: GameState, lang: str) -> tuple[str, str]:
     """The players' names for event sentences (the automaton in the page's language)."""
-    return names_of_seats(live.seats, lang)
-
-
-def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
-    """The players' names as the game shows them (the automaton in ``lang``), by seat."""
-    from ..ui.i18n import t
-
-    word = t(lang, "automaton")
-    automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
-    out = [
-        automaton if s.kind == AUTOMATON else (s.name or t(lang, "default_player", n=s.seat + 1))
-        for s in seats
-    ]
-    return out[0], out[1]
+    return _words(live).names(live.seats, lang)
 
 
 def events_json(live: GameState, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
-    """Events for the client in ``lang``: engine events as sentences; the server's own events (undo,
-    resignation) as they are, an undo's sentences (``labels_by_lang``) as ``labels`` in ``lang``."""
+    """Events for the client in ``lang``: engine events as sentences (the last step's from the words
+    cache, web/frame_words.py); the server's own events (undo, resignation) as they are, an undo's
+    sentences (``labels_by_lang``) as ``labels`` in ``lang``."""
     from ..ui.render import Context, event_sentence
 
     if not events:
         return []
-    ctx = Context(lang=lang, names=seat_names(live, lang), viewer=None)
+    words = _words(live)
+    names = words.names(live.seats, lang)
+    cached = words.last_step_events(events, lang, names)
+    if cached is not None:
+        return cached
+    ctx = Context(lang=lang, names=names, viewer=None)
     out = []
     for e in events:
         if isinstance(e, Event):
             out.append(_event_json(e, ctx, event_sentence))
+            metrics.sentences_rendered(1)
         elif "labels_by_lang" in e:
             by_lang = e["labels_by_lang"]
             labels = by_lang.get(lang) or by_lang.get("en") or []
@@ -333,6 +325,13 @@ def events_json(live: GameState, events: Sequence[Event | dict[str, Any]], lang:
         else:
             out.append(e)
     return out
+
+
+def history_json(live: GameState, lang: str) -> list[dict[str, Any]]:
+    """Every event of the game so far for the client in ``lang`` (a page's log when it opens the
+    game), each step's rendered once per language (web/frame_words.py)."""
+    words = _words(live)
+    return [e for step in words.history(lang, words.names(live.seats, lang)) for e in step]
 
 
 def undo_event(live: GameState, taken: list[str]) -> dict[str, Any]:
@@ -345,6 +344,7 @@ def undo_event(live: GameState, taken: list[str]) -> dict[str, Any]:
         lang: live.session.words(describe_sequence, taken, lang, names=seat_names(live, lang))
         for lang in languages()
     }
+    metrics.sentences_rendered(len(by_lang))
     text = "taken back: " + "; ".join(by_lang.get("en", taken))
     return {"kind": "undo", "rule": "", "actions": taken, "labels_by_lang": by_lang, "text": text}
 
@@ -390,9 +390,8 @@ def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, A
     actions (notation, for the client to send back) with their sentences in ``lang`` (``labels``),
     the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
     it may undo."""
-    from ..ui.action_text import describe_actions, prompt_line
-
     session = live.session
+    words = _words(live)
     to_move = session.to_move
     if not seats:
         seat: int | None = None
@@ -401,9 +400,9 @@ def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, A
     else:
         seat = to_move if to_move in seats else min(seats)
     in_setup = session.phase == "setup"  # also a game resigned during its setup
-    legal = session.legal_actions(seat) if seat is not None and seat == to_move else []
+    legal = words.legal(seat) if seat is not None and seat == to_move else []
     build = seat is not None and seat == to_move and session.is_build_stage()
-    names = seat_names(live, lang)
+    names = words.names(live.seats, lang)
     own: dict[str, Any] = {
         "type": "state",
         "seat": seat,
@@ -412,12 +411,11 @@ def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, A
         "build": build,
         "view": None if in_setup else session.view(seat),
         "legal": legal,
-        "labels": session.words(describe_actions, legal, lang, names=names),
-        "prompt": session.words(
-            prompt_line,
+        "labels": words.labels(seat, lang, names) if seat is not None and legal else [],
+        "prompt": words.prompt(
             lang,
             seat,
-            names=names,
+            names,
             to_move=-1 if session.is_over else to_move,
             thinking=live.agent_busy,
             build=build,
@@ -468,9 +466,14 @@ def common_part(
     return common
 
 
+#: One encoder for every frame (``json.dumps`` with options makes a new one per call); frames are
+#: trees of fresh dicts and lists, never cyclic, so the check for cycles is left out.
+_ENCODE: Final = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
 def dumps(data: Any) -> str:
     """Compact JSON, as every frame is sent."""
-    return json.dumps(data, separators=(",", ":"))
+    return _ENCODE(data)
 
 
 def join_frame(own: dict[str, Any], common_json: str) -> str:

@@ -45,6 +45,7 @@ from .games import (
     events_json,
     final_result,
     frame_for,
+    history_json,
     join_frame,
     seat_names,
     seat_part,
@@ -188,8 +189,7 @@ class LiveGame(GameState):
         frame = frame_for(self, seats, lang=conn.lang, now=self.config.clock())
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in self.seats if s.owner is None and s.token_hash is not None]
-        history = [*self.session.initial_events, *(e for st in self.session.steps for e in st.events)]
-        frame["log"] = events_json(self, history, conn.lang)
+        frame["log"] = history_json(self, conn.lang)
         if conn.protocol == 2:
             conn.shown = base_of(frame)
         await conn.send(frame)
@@ -487,7 +487,7 @@ class LiveGame(GameState):
         await self.write(lambda s, c: ended.append(end(s, c)), shown=history_of(self.session))
         if not ended[-1]:
             return False
-        if self.kind != "imported":
+        if self.kind != "imported" and self.config.auto_analysis:
             self.services.analyses.request(self.id)  # when "busy", the replay page asks again later
         return True
 

@@ -15,6 +15,11 @@ if a change of the action path drops one):
   decisions, on workers of their own; ``optional``: hints and analyses) and kind;
 * :func:`work_refused` — where optional work is refused (a second hint of one game in flight).
 
+The cost counters (:func:`count_statements`, :func:`frame_sent`, :func:`sentences_rendered`) count
+the work an action costs -- SQL statements, frames and their bytes, sentences rendered -- so that
+tests can pin them per action without timing anything (tests/web/test_cost_counters.py) and
+``clash bench --web`` reports them per action.
+
 Connected players, games in progress and the queue are read from the server when Prometheus asks
 (:class:`ServerGauges`, made by ``routes_ops.py``), so the game code holds no gauge to keep right.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, Final
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -35,8 +41,10 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -68,6 +76,31 @@ WORKER_JOBS = Counter(
 WORK_REFUSED = Counter(
     "clash_work_refused", "Optional work refused, by kind and reason", ["kind", "why"], registry=None
 )
+
+
+class CostCounters(Collector):
+    """The cost counters: plain integers bumped on the hot path (a Prometheus ``Counter`` takes a
+    lock per increment), read at each scrape."""
+
+    def __init__(self) -> None:
+        self.sql_statements = 0
+        self.frames_sent = 0
+        self.frame_bytes_sent = 0
+        self.sentence_renders = 0
+
+    def collect(self) -> Iterator[Metric]:
+        for name, documentation in _COST_DOCS.items():
+            yield CounterMetricFamily(f"clash_{name}", documentation, value=getattr(self, name))
+
+
+_COST_DOCS: Final = {
+    "sql_statements": "SQL statements the store sent to its database (an executemany counts once)",
+    "frames_sent": "Frames sent on game WebSockets",
+    "frame_bytes_sent": "Bytes (UTF-8) of the frames sent on game WebSockets",
+    "sentence_renders": "Sentences rendered for frames: events, legal actions' labels, prompt lines",
+}
+#: This process's cost counters (tests started in one process share them, as the counters above).
+COSTS = CostCounters()
 OPEN_SOCKETS = Gauge(
     "clash_open_sockets", "Game WebSockets open (players, spectators, the lobby)", registry=None
 )
@@ -92,6 +125,25 @@ def worker_job(lane: str, kind: str) -> None:
 
 def work_refused(kind: str, why: str) -> None:
     WORK_REFUSED.labels(kind, why).inc()
+
+
+def count_statements(engine: Engine) -> None:
+    """Count every statement ``engine`` sends (SQLAlchemy's ``before_cursor_execute``)."""
+    event.listen(engine, "before_cursor_execute", _statement)
+
+
+def _statement(*_args: Any) -> None:
+    COSTS.sql_statements += 1
+
+
+def frame_sent(text: str) -> None:
+    COSTS.frames_sent += 1
+    # A compact str knows whether it is ASCII without a scan: then its length is its byte count.
+    COSTS.frame_bytes_sent += len(text) if text.isascii() else len(text.encode())
+
+
+def sentences_rendered(n: int) -> None:
+    COSTS.sentence_renders += n
 
 
 def socket_opened() -> None:
@@ -138,6 +190,7 @@ def registry_with(gauges: ServerGauges) -> CollectorRegistry:
         CATCH_UPS,
         WORKER_JOBS,
         WORK_REFUSED,
+        COSTS,
         OPEN_SOCKETS,
         gauges,
     ):

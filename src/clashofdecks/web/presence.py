@@ -15,6 +15,8 @@ connection of the seat on any process deletes the row (the countdown is cancelle
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
@@ -42,22 +44,41 @@ countdowns = sa.Table(
 )
 
 
+def _presence_statements(dialect: str) -> tuple[Any, Any, Any]:
+    """The presence write's three statements for ``dialect``, built once (SQLAlchemy then finds
+    each compiled in its cache at once: a presence write comes with every page that opens or
+    closes a game)."""
+    now = db_now(dialect)
+    key = (
+        presence.c.process_id == sa.bindparam("p"),
+        presence.c.game_id == sa.bindparam("g"),
+        presence.c.seat == sa.bindparam("s"),
+    )
+    update = presence.update().where(*key).values(connections=sa.bindparam("n"), changed_at=now)
+    insert = presence.insert().values(
+        process_id=sa.bindparam("p"),
+        game_id=sa.bindparam("g"),
+        seat=sa.bindparam("s"),
+        connections=sa.bindparam("n"),
+        changed_at=now,
+    )
+    cancel = countdowns.delete().where(
+        countdowns.c.game_id == sa.bindparam("g"), countdowns.c.seat == sa.bindparam("s")
+    )
+    return update, insert, cancel
+
+
+_PRESENCE_STATEMENTS = {dialect: _presence_statements(dialect) for dialect in ("postgresql", "sqlite")}
+
+
 def set_presence(conn: Connection, process: str, game_id: str, seat: int, connections: int) -> None:
     """This process now holds ``connections`` connections of ``seat`` (a write of the group commit)."""
-    now = db_now(conn.dialect.name)
-    done = conn.execute(
-        presence.update()
-        .where(presence.c.process_id == process, presence.c.game_id == game_id, presence.c.seat == seat)
-        .values(connections=connections, changed_at=now)
-    )
-    if done.rowcount == 0:
-        conn.execute(
-            presence.insert().values(
-                process_id=process, game_id=game_id, seat=seat, connections=connections, changed_at=now
-            )
-        )
+    update, insert, cancel = _PRESENCE_STATEMENTS[conn.dialect.name]
+    params = {"p": process, "g": game_id, "s": seat, "n": connections}
+    if conn.execute(update, params).rowcount == 0:
+        conn.execute(insert, params)
     if connections > 0:  # the seat's player is here: a countdown of its absence ends
-        cancel_countdown(conn, game_id, seat)
+        conn.execute(cancel, {"g": game_id, "s": seat})
 
 
 def start_countdown(engine: Engine, game_id: str, seat: int) -> bool:

@@ -18,6 +18,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine
 
+from . import metrics
 from .store_games import GameStore
 from .store_people import IdentityStore
 from .store_results import ResultStore
@@ -166,4 +167,5 @@ def open_store(url: str | None = None) -> Store:
     else:
         engine = sa.create_engine(url, pool_pre_ping=True)
     migrate(engine)
+    metrics.count_statements(engine)  # after the migration: what serving costs
     return Store(engine)

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ..serveprocs import (
+from .serveprocs import (
     ServeProcess,
     cpu_seconds,
     kill,

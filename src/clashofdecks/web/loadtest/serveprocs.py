@@ -47,6 +47,51 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def tree_cpu_seconds(pid: int) -> dict[int, float]:
+    """CPU seconds so far of ``pid`` and of every process below it (its worker processes), by
+    process id (Linux ``/proc``; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    out: dict[int, float] = {}
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        used = cpu_seconds(p)
+        if used is not None:
+            out[p] = used
+        todo.extend(children.get(p, ()))
+    return out
+
+
+def database_cpu_seconds(database: str) -> dict[int, float]:
+    """CPU seconds so far of the PostgreSQL server processes serving ``database`` (a
+    ``postgresql://…/NAME`` URL on this machine: the backends whose title names NAME), by process id;
+    empty elsewhere or for SQLite."""
+    name = database.rsplit("/", 1)[-1].split("?", 1)[0]
+    if not database.startswith(("postgresql", "postgres")) or not Path("/proc").is_dir():
+        return {}
+    out: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if title.startswith("postgres: ") and f" {name} " in title:
+            used = cpu_seconds(int(entry.name))
+            if used is not None:
+                out[int(entry.name)] = used
+    return out
+
+
 @dataclass
 class ServeProcess:
     proc: subprocess.Popen[bytes]
@@ -70,17 +115,24 @@ class ServeProcess:
 
 
 def start_servers(
-    count: int, data_dir: Path, *, database: str | None = None, extra: tuple[str, ...] = ()
+    count: int,
+    data_dir: Path,
+    *,
+    database: str | None = None,
+    extra: tuple[str, ...] = (),
+    python: str = sys.executable,
+    load_args: tuple[str, ...] = LOAD_ARGS,
 ) -> list[ServeProcess]:
     """Start ``count`` servers; the first is waited for before the others start, since each server
     migrates the database at its start and two first migrations of an empty PostgreSQL database at
     once collide (as in a deployment: one process migrates, then the others start).  The others are
-    not yet waited for: :func:`wait_ready`."""
+    not yet waited for: :func:`wait_ready`.  ``python``: the interpreter (another venv's for a
+    baseline version)."""
     env = {**os.environ, "CLASH_DATA_DIR": str(data_dir)}
     servers = []
     for i in range(count):
         port = free_port()
-        cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(port), *LOAD_ARGS, *extra]
+        cmd = [python, "-m", "clashofdecks", "serve", "--port", str(port), *load_args, *extra]
         if database is not None:
             cmd += ["--database", database]
         log = data_dir / f"server-{i}.log"

@@ -1,0 +1,168 @@
+"""The words of a live game's frames -- event sentences, the legal actions' labels, prompt lines,
+the players' names -- rendered once per position and language and reused for every reader (both
+seats' pages, a second tab, spectators, a page that reconnects and gets the whole log).
+
+The cache hangs on the live game and belongs to its session (a copy that catches up with another
+process gets a new session, hence new words); it holds the position it was made for: the number of
+steps, the last step itself (an undo followed by another action gives a new step object at the same
+length) and whether the game is over (a resignation or a timeout ends it without a step).  Each
+sentence rendered is counted (``metrics.sentences_rendered``): tests pin how many an action costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from ..events import Event
+from ..session import GameSession, Step
+from . import metrics
+
+if TYPE_CHECKING:
+    from .store_rows import SeatRow
+
+#: The event fields a frame carries when they are set.
+EVENT_FIELDS: Final = ("player", "card", "lane", "position", "amount", "target_player", "target_card")
+FIELDS_ALL: Final = (*EVENT_FIELDS, "role", "value")
+
+
+def event_dict(event: Event, ctx: Any, sentence: Any) -> dict[str, Any]:
+    """An engine event for the client: its fields (public by construction: events describe what both
+    players saw happen) and its sentence (``event.describe()`` when ``ctx`` is None)."""
+    text = event.describe() if ctx is None else sentence(event, ctx)
+    out: dict[str, Any] = {"kind": event.kind.value, "rule": event.rule, "text": text}
+    for name in FIELDS_ALL:
+        value = getattr(event, name)
+        if value is not None:
+            out[name] = value
+    if event.cards is not None:
+        out["cards"] = list(event.cards)
+    return out
+
+
+def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
+    """The players' names as the game shows them (the automaton in ``lang``), by seat."""
+    from ..session import AUTOMATON
+    from ..ui.i18n import t
+
+    word = t(lang, "automaton")
+    automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
+    out = [
+        automaton if s.kind == AUTOMATON else (s.name or t(lang, "default_player", n=s.seat + 1))
+        for s in seats
+    ]
+    return out[0], out[1]
+
+
+class PositionWords:
+    """The words of one session's current position, by language (see the module docstring)."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+        self._position: tuple[int, Step | None, bool] = (-1, None, False)
+        self._names: dict[tuple[str, tuple[tuple[str, str, int], ...]], tuple[str, str]] = {}
+        self._legal: dict[int, list[str]] = {}
+        self._labels: dict[tuple[int, str, tuple[str, str]], list[str]] = {}
+        self._prompts: dict[tuple[Any, ...], str] = {}
+        #: Per language and names: the initial events, then each step's events, as frame dicts.
+        self._history: dict[tuple[str, tuple[str, str]], list[list[dict[str, Any]]]] = {}
+        self._history_steps: dict[tuple[str, tuple[str, str]], list[Step]] = {}
+
+    def _here(self) -> None:
+        """Forget the words of a position the session has left."""
+        steps = self.session.steps
+        position = (len(steps), steps[-1] if steps else None, self.session.is_over)
+        old = self._position
+        if position[0] != old[0] or position[1] is not old[1] or position[2] != old[2]:
+            self._position = position
+            self._legal.clear()
+            self._labels.clear()
+            self._prompts.clear()
+
+    def names(self, seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
+        key = (lang, tuple((s.kind, s.name, s.seat) for s in seats))
+        names = self._names.get(key)
+        if names is None:
+            names = self._names[key] = names_of_seats(seats, lang)
+        return names
+
+    def legal(self, seat: int) -> list[str]:
+        self._here()
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self.session.legal_actions(seat)
+        return legal
+
+    def labels(self, seat: int, lang: str, names: tuple[str, str]) -> list[str]:
+        """The sentences of ``seat``'s legal actions now."""
+        from ..ui.action_text import describe_actions
+
+        self._here()
+        key = (seat, lang, names)
+        labels = self._labels.get(key)
+        if labels is None:
+            legal = self.legal(seat)
+            labels = self._labels[key] = self.session.words(describe_actions, legal, lang, names=names)
+            metrics.sentences_rendered(len(labels))
+        return labels
+
+    def prompt(
+        self,
+        lang: str,
+        seat: int | None,
+        names: tuple[str, str],
+        *,
+        to_move: int,
+        thinking: bool,
+        build: bool,
+    ) -> str:
+        from ..ui.action_text import prompt_line
+
+        self._here()
+        key = (lang, seat, names, to_move, thinking, build)
+        line = self._prompts.get(key)
+        if line is None:
+            line = self._prompts[key] = self.session.words(
+                prompt_line, lang, seat, names=names, to_move=to_move, thinking=thinking, build=build
+            )
+            metrics.sentences_rendered(1)
+        return line
+
+    def history(self, lang: str, names: tuple[str, str]) -> list[list[dict[str, Any]]]:
+        """The game's events so far as frame dicts: the initial events, then each step's (rendered
+        once per step and language; an undo drops the steps it took back)."""
+        from ..ui.render import Context, event_sentence
+
+        key = (lang, names)
+        rendered = self._history.setdefault(key, [])
+        seen = self._history_steps.setdefault(key, [])
+        steps = self.session.steps
+        kept = 0
+        while kept < len(seen) and kept < len(steps) and seen[kept] is steps[kept]:
+            kept += 1
+        del seen[kept:]
+        ctx = Context(lang=lang, names=names, viewer=None)
+        if not rendered:
+            initial = [event_dict(e, ctx, event_sentence) for e in self.session.initial_events]
+            rendered.append(initial)
+            metrics.sentences_rendered(len(initial))
+        del rendered[kept + 1 :]
+        for step in steps[kept:]:
+            events = [event_dict(e, ctx, event_sentence) for e in step.events]
+            rendered.append(events)
+            seen.append(step)
+            metrics.sentences_rendered(len(events))
+        return rendered
+
+    def last_step_events(
+        self, events: Sequence[Event | dict[str, Any]], lang: str, names: tuple[str, str]
+    ) -> list[dict[str, Any]] | None:
+        """``events`` as frame dicts from the history when they are the last step's own events
+        (a broadcast after an action), else None."""
+        steps = self.session.steps
+        if not steps:
+            return None
+        own = steps[-1].events
+        if len(own) != len(events) or any(a is not b for a, b in zip(own, events, strict=True)):
+            return None
+        return self.history(lang, names)[-1]
