@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clashofdecks.web.server_core import ServerConfig
+
 from clashofdecks.analyze import (
     DEFAULT_ITERATIONS,
     Analysis,
@@ -21,7 +23,6 @@ from clashofdecks.cli import analyze_cmd
 from clashofdecks.position import load_position
 from clashofdecks.record import GameRecord, record_game
 from clashofdecks.rules import Game
-from clashofdecks.web.server_core import ServerConfig
 
 
 def _attacks_left_position() -> Game:
