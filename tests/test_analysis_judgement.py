@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clashofdecks.web.server_core import ServerConfig
-
 from clashofdecks.analyze import (
     DEFAULT_ITERATIONS,
     Analysis,
@@ -23,6 +21,7 @@ from clashofdecks.cli import analyze_cmd
 from clashofdecks.position import load_position
 from clashofdecks.record import GameRecord, record_game
 from clashofdecks.rules import Game
+from clashofdecks.web.config import ServerConfig
 
 
 def _attacks_left_position() -> Game:

@@ -182,17 +182,17 @@ def test_with_automatic_analysis_off_a_game_is_analysed_when_its_replay_asks(
         server = GameServer(_config(tmp_path, auto_analysis=False))
         await server.start()
         try:
-            live, _tokens = await server.create_game(
+            live, _tokens = await server.table.create_game(
                 NewGame(kind="hotseat", format="precon", name="Ada"), "o" * 32
             )
             session = live.session
             rng = random.Random(3)
             while not session.is_over:
                 text = session.game.action_text(rng.choice(list(session.game.legal_actions())))
-                async with server.lock(live.id):
-                    await server._apply(live, session.check(session.to_move, text))
+                async with live.lock:
+                    await live.apply(session.check(session.to_move, text))
             await asyncio.sleep(0.1)
-            assert server.analyses == {} and jobs.calls == [] and server.analysis_jobs == 0
+            assert server.analyses.running == {} and jobs.calls == [] and server.analyses.jobs == 0
             body = await _until_kept(server, live.id)
             assert body["status"] == "done" and len(jobs.calls) == 1
         finally:
