@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from . import identity as ident
+from . import logins
 from .identity import InputError
+from .limits import Caps, SocketCounts
 from .protocol import AddressRateLimiter
 from .server import (
     MAX_OPTIONS_BYTES,
@@ -26,7 +28,7 @@ from .server import (
     _session_id,
     _set_session,
 )
-from .store import IdentityRow
+from .store import IdentityRow, Store
 
 
 @dataclass
@@ -37,6 +39,10 @@ class Limits:
     new_identities: AddressRateLimiter
     logins_by_address: AddressRateLimiter
     logins_by_account: AddressRateLimiter
+    #: Records, replays and analyses per address (``heavy_per_minute``; web/limits.py).
+    heavy: AddressRateLimiter | None = None
+    #: Sockets open per identity and per address (web/limits.py).
+    sockets: SocketCounts = field(default_factory=lambda: SocketCounts(Caps()))
 
     @classmethod
     def of(cls, config: ServerConfig) -> Limits:
@@ -49,6 +55,12 @@ class Limits:
             logins_by_account=AddressRateLimiter(
                 config.login_rate_account / 900.0, config.login_rate_account
             ),
+            heavy=(
+                AddressRateLimiter(config.caps.heavy_per_minute / 60.0, config.caps.heavy_per_minute)
+                if config.caps.heavy_per_minute
+                else None
+            ),
+            sockets=SocketCounts(config.caps),
         )
 
 
@@ -69,6 +81,36 @@ class RouteGroup:
         body = {"error": f"{message}; try again in {wait} s", "code": "rate_limited", "retry_after": wait}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
+    def heavy_refused(self, request: Request) -> Response | None:
+        """429 for an address asking records, replays and analyses faster than ``heavy_per_minute``."""
+        if self.limits.heavy is None:
+            return None
+        return self.too_many(
+            self.limits.heavy,
+            _address(request),
+            f"too many records and replays from this address; at most {self.config.caps.heavy_per_minute:g} a minute",
+        )
+
+    async def take_login_attempt(self, username: str, address: str) -> Response | None:
+        """Take a password attempt on ``username`` from ``address`` before verifying it (web/logins.py):
+        None when taken, else the 429 that says how long to wait."""
+        caps = self.config.caps
+        keys = {
+            logins.account_key(username): caps.login_free_failures,
+            logins.address_key(address): caps.login_free_failures_address,
+        }
+        now = self.config.clock()
+        wait = await self.server.run_db(lambda s: logins.take_attempt(s.engine, keys, now, caps))
+        if wait <= 0:
+            return None
+        seconds = max(1, math.ceil(wait))
+        body = {
+            "error": f"too many failed logins for this account or address; try again in {seconds} s",
+            "code": "rate_limited",
+            "retry_after": seconds,
+        }
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(seconds)})
+
     def creation_refused(self, request: Request) -> Response | None:
         return self.too_many(
             self.limits.creations,
@@ -82,7 +124,7 @@ class RouteGroup:
         if sid is None:
             return None, None
         hashed = ident.session_hash(sid)
-        return await self.server.run_db(lambda s: s.identity_of_session(hashed)), hashed
+        return await self.server.run_db(lambda s: live_identity(s, hashed, self.config)), hashed
 
     async def json_body(self, request: Request) -> Any:
         raw = await _read_body(request, MAX_OPTIONS_BYTES)
@@ -90,7 +132,7 @@ class RouteGroup:
             raise InputError(f"a request is at most {MAX_OPTIONS_BYTES} bytes")
         try:
             return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: bad JSON or UTF-8, a 5,000-digit number
             raise InputError("the request body is not JSON") from None
 
     def fields(self, data: Any, allowed: set[str]) -> dict[str, Any]:
@@ -112,3 +154,10 @@ class RouteGroup:
         await self.server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
         _set_session(response, sid, request, self.config)
         return sid
+
+
+def live_identity(store: Store, hashed: str, config: ServerConfig) -> IdentityRow | None:
+    """The identity of a session that has not expired unused (web/logins.py)."""
+    if logins.live_session_identity(store.engine, hashed, config.clock(), config.caps) is None:
+        return None
+    return store.identity_of_session(hashed)

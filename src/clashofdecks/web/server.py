@@ -31,6 +31,7 @@ from .bus import bus_for
 from .clocks import TIME_CONTROLS
 from .games import GameSetupError, NewGame, clock_of_row
 from .identity import SESSION_COOKIE
+from .names import NameRefused, optional_name
 from .protocol import MAX_NAME_CHARS
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS, display
 from .server_agents import AgentRunner
@@ -354,6 +355,11 @@ def _new_game_request(data: Any) -> NewGame:
             if not isinstance(data[key], str) or len(data[key]) > MAX_NAME_CHARS:
                 raise GameSetupError(f"{key!r} must be a short text")
             setattr(req, key, data[key])
+    for key in ("name", "name2"):  # the rule of every name (web/names.py)
+        try:
+            setattr(req, key, optional_name(getattr(req, key), repr(key)))
+        except NameRefused as exc:
+            raise GameSetupError(str(exc)) from None
     if "deck" in data and data["deck"] is not None:
         if type(data["deck"]) is not int:
             raise GameSetupError("'deck' must be 1-4")

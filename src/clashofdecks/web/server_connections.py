@@ -48,8 +48,7 @@ class Connections(ServerCore):
         frame = frame_for(live, seats, lang=conn.lang, now=self.config.clock())
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in live.seats if s.owner is None and s.token_hash is not None]
-        history = [*live.session.initial_events, *(e for st in live.session.steps for e in st.events)]
-        frame["log"] = events_json(live, history, conn.lang)
+        frame["log"] = events_json(live, _latest_events(live, self.config.caps.hello_log_events), conn.lang)
         await conn.send(frame)
         self.schedule_agents(live)  # an agent stopped by a failure tries again when a page opens
         if seats:
@@ -150,3 +149,17 @@ def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: b
 
 def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str) -> None:
     store.claim_seat(game_id, seat, owner, conn=conn)
+
+
+def _latest_events(live: LiveGame, limit: int) -> list[Any]:
+    """The last ``limit`` events of the game's history (all when ``limit`` is 0), newest last,
+    collected from the end so a long game costs no more than a short one."""
+    out: list[Any] = []
+    for step in reversed(live.session.steps):
+        out.extend(reversed(step.events))
+        if limit and len(out) >= limit:
+            break
+    else:
+        out.extend(reversed(live.session.initial_events))
+    out.reverse()
+    return out[-limit:] if limit else out

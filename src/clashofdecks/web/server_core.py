@@ -20,6 +20,7 @@ from ..events import Event
 from ..session import CheckedAction
 from . import leases
 from .games import LiveGame, NewGame, dumps
+from .limits import Caps
 from .matchmaking import Matchmaker
 from .protocol import Message, RateLimiter
 from .store import ActionWrite, ClockRow, Store, Write
@@ -76,6 +77,11 @@ class ServerConfig:
     #: Seconds a lease lasts unless renewed (docs/web.md, "Leases"): how long the work of a killed
     #: process (an AI move, the clock and queue scans) waits before another process takes it over.
     lease_seconds: float = 10.0
+    #: The caps against abuse (web/limits.py; ``clash serve --limit NAME=VALUE``).
+    caps: Caps = field(default_factory=Caps)
+    #: ``Host`` names answered (DNS rebinding; web/http_guard.py): ``clash serve`` sets this
+    #: machine's names, the bound address and ``--public-url``'s host; ``*`` answers any.
+    allowed_hosts: tuple[str, ...] = ("*",)
 
 
 @dataclass(eq=False)
