@@ -15,6 +15,7 @@ from . import logins
 from .identity import InputError
 from .routes_common import RouteGroup
 from .server import _address, _cross_site_refusal, _me
+from .store import Store
 
 
 class PasswordRoutes(RouteGroup):
@@ -45,9 +46,7 @@ class PasswordRoutes(RouteGroup):
         keys = logins.account_key(row.username), logins.address_key(_address(request))
         identity_id = row.id
 
-        def change(s: object) -> None:
-            store = self.server.store
-            assert store is not None
+        def change(store: Store) -> None:
             store.set_password_hash(identity_id, new_hash)
             logins.succeeded(store.engine, *keys)
             logins.end_sessions(store.engine, identity_id)
