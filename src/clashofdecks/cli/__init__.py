@@ -42,6 +42,9 @@ def _register() -> None:
 
     main.add_command(analyze)
     from .serve_cmd import serve
+    from .admin_cmd import admin
+
+    main.add_command(admin)
 
     main.add_command(serve)
     from .stats_cmd import stats

@@ -26,7 +26,7 @@ from ..options import LEVELS
 from ..session import AGENT
 from ..ui.i18n import LANGUAGES
 from . import identity as ident
-from . import leases, workers
+from . import leases, logins, workers
 from .bus import bus_for
 from .clocks import TIME_CONTROLS
 from .games import GameSetupError, NewGame, clock_of_row
@@ -67,6 +67,8 @@ class GameServer(Connections, Moves, AgentRunner, Watcher, Analyses, GameLifecyc
         await self.sync.start()
         me = self.process_id
         await self.run_db(lambda s: leases.heartbeat(s.engine, me))
+        now, caps = self.config.clock(), self.config.caps  # old sessions and guests go (web/logins.py)
+        await self.run_db(lambda s: logins.prune(s.engine, now, caps))
         self.pool = self._new_pool()
         await loop.run_in_executor(self.pool, workers.warm_up)
         self.watcher = asyncio.create_task(self._watch())
