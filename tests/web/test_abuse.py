@@ -20,7 +20,13 @@ from conftest import Client, ServerProcess
 
 
 def _request(
-    proc: ServerProcess, method: str, path: str, body: Any = None, *, source: str = "127.0.0.1", **headers: str
+    proc: ServerProcess,
+    method: str,
+    path: str,
+    body: Any = None,
+    *,
+    source: str = "127.0.0.1",
+    **headers: str,
 ) -> tuple[int, Any, http.client.HTTPResponse]:
     conn = http.client.HTTPConnection("127.0.0.1", proc.port, timeout=30, source_address=(source, 0))
     try:
@@ -145,7 +151,7 @@ def test_sockets_are_capped_per_identity_and_per_address(tight: Any) -> None:
     proc = tight("--limit", "sockets_per_identity=2", "--limit", "sockets_per_address=3")
     me = proc.guest()
     bearer = {"Authorization": f"Bearer {me}"}
-    opened = [connect(proc.ws_url, additional_headers=bearer) for _ in range(2)]  # noqa: SIM115
+    opened = [connect(proc.ws_url, additional_headers=bearer) for _ in range(2)]
     with pytest.raises(InvalidStatus):
         connect(proc.ws_url, additional_headers=bearer)
     opened.append(connect(proc.ws_url))  # another client of this address: the third

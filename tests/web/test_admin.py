@@ -14,7 +14,11 @@ from conftest import ServerProcess
 def _admin(proc: ServerProcess, *args: str) -> str:
     env = {**os.environ, "CLASH_DATA_DIR": str(proc.data_dir)}
     done = subprocess.run(
-        [sys.executable, "-m", "clashofdecks", "admin", *args], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "clashofdecks", "admin", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -28,7 +32,12 @@ def test_operator_signs_out_disables_and_resets(tmp_path: Path) -> None:
     proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
     try:
         guest = proc.guest()
-        assert proc.post("/api/account/register", {"username": "ada", "password": "correct horse"}, session=guest)[0] == 200
+        assert (
+            proc.post(
+                "/api/account/register", {"username": "ada", "password": "correct horse"}, session=guest
+            )[0]
+            == 200
+        )
         assert _login(proc, "ada", "correct horse") == 200
         other = proc.guest()
         handle = proc.get("/api/me", session=other)[1]["identity"]

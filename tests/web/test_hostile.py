@@ -163,7 +163,9 @@ def test_foreign_origin_is_refused(server: ServerProcess) -> None:
 def test_flood_is_rate_limited(tmp_path: Path) -> None:
     """Above the socket's rate the first excess message is answered, the rest dropped unanswered
     (test_abuse.py: a longer run closes the socket)."""
-    proc = ServerProcess(tmp_path, "--rate", "5", "--agent-workers", "0", "--limit", "flood_drops=1000").start()
+    proc = ServerProcess(
+        tmp_path, "--rate", "5", "--agent-workers", "0", "--limit", "flood_drops=1000"
+    ).start()
     try:
         body = proc.new_game(kind="solo", format="precon", deck=1)
         c = Client(proc, body["id"], body["tokens"])

@@ -46,7 +46,10 @@ def _guess(procs: list[ServerProcess], username: str, passwords: list[str]) -> l
     with concurrent.futures.ThreadPoolExecutor(len(passwords)) as pool:
         futures = [
             pool.submit(
-                procs[i % len(procs)].post, "/api/account/login", {"username": username, "password": pw}, session=""
+                procs[i % len(procs)].post,
+                "/api/account/login",
+                {"username": username, "password": pw},
+                session="",
             )
             for i, pw in enumerate(passwords)
         ]
@@ -59,7 +62,9 @@ def test_guesses_sent_at_once_are_counted_before_they_are_verified(tmp_path: Pat
         _account(proc, "target")
         codes = _guess([proc], "target", ["wrong horse"] * 24)
         assert codes.count(401) == 5 and codes.count(429) == 19, codes  # the 5 free failures
-        status, body = proc.post("/api/account/login", {"username": "target", "password": "correct horse"}, session="")
+        status, body = proc.post(
+            "/api/account/login", {"username": "target", "password": "correct horse"}, session=""
+        )
         assert status == 429 and body["retry_after"] >= 1  # the delay holds the right password too
     finally:
         proc.stop()
@@ -70,7 +75,12 @@ def test_two_processes_share_the_login_counts(pg_processes: Any) -> None:
     _account(procs[0], "shared")
     codes = _guess(procs, "shared", ["wrong horse"] * 20)
     assert codes.count(401) == 5, codes
-    assert procs[1].post("/api/account/login", {"username": "shared", "password": "correct horse"}, session="")[0] == 429
+    assert (
+        procs[1].post("/api/account/login", {"username": "shared", "password": "correct horse"}, session="")[
+            0
+        ]
+        == 429
+    )
 
 
 def test_the_delay_grows_and_the_owner_gets_in_once_it_has_passed(tmp_path: Path) -> None:
@@ -80,9 +90,14 @@ def test_the_delay_grows_and_the_owner_gets_in_once_it_has_passed(tmp_path: Path
     ).start()
     try:
         _account(proc, "owner")
-        assert proc.post("/api/account/login", {"username": "owner", "password": "wrong horse"}, session="")[0] == 401
+        assert (
+            proc.post("/api/account/login", {"username": "owner", "password": "wrong horse"}, session="")[0]
+            == 401
+        )
         for _ in range(600):  # until the short delay has passed (polled; the server judges the time)
-            status, _body = proc.post("/api/account/login", {"username": "owner", "password": "correct horse"}, session="")
+            status, _body = proc.post(
+                "/api/account/login", {"username": "owner", "password": "correct horse"}, session=""
+            )
             if status != 429:
                 break
             time.sleep(0.05)
@@ -93,10 +108,14 @@ def test_the_delay_grows_and_the_owner_gets_in_once_it_has_passed(tmp_path: Path
 
 def test_common_passwords_are_refused_at_sign_up_and_change(server: ServerProcess) -> None:
     for common in ("password", "12345678", "Password1", "iloveyou"):
-        status, body = server.post("/api/account/register", {"username": "someone", "password": common}, session=server.guest())
+        status, body = server.post(
+            "/api/account/register", {"username": "someone", "password": common}, session=server.guest()
+        )
         assert status == 400 and "common" in body["error"], (common, body)
     session = _account(server, "changer")
-    status, body = server.post("/api/account/password", {"password": "correct horse", "new_password": "qwertyuiop"}, session=session)
+    status, body = server.post(
+        "/api/account/password", {"password": "correct horse", "new_password": "qwertyuiop"}, session=session
+    )
     assert status == 400 and "common" in body["error"]
 
 
@@ -115,18 +134,26 @@ def test_a_password_change_ends_the_other_sessions_and_closes_sockets(server: Se
     ws.send(json.dumps({"type": "ping", "id": 1}))
     ws.recv(timeout=30)
     status, body = server.post(
-        "/api/account/password", {"password": "wrong horse", "new_password": "a new passphrase"}, session=first
+        "/api/account/password",
+        {"password": "wrong horse", "new_password": "a new passphrase"},
+        session=first,
     )
     assert status == 401
     status, body = server.post(
-        "/api/account/password", {"password": "correct horse", "new_password": "a new passphrase"}, session=first
+        "/api/account/password",
+        {"password": "correct horse", "new_password": "a new passphrase"},
+        session=first,
     )
     assert status == 200, body
     assert _closed_code(ws) == 1008
     assert server.get("/api/me", session=second)[1]["identity"] is None  # the other device is signed out
-    status, _ = server.post("/api/account/login", {"username": "mover", "password": "correct horse"}, session="")
+    status, _ = server.post(
+        "/api/account/login", {"username": "mover", "password": "correct horse"}, session=""
+    )
     assert status == 401
-    status, _ = server.post("/api/account/login", {"username": "mover", "password": "a new passphrase"}, session="")
+    status, _ = server.post(
+        "/api/account/login", {"username": "mover", "password": "a new passphrase"}, session=""
+    )
     assert status == 200
 
 

@@ -41,8 +41,8 @@ def _register() -> None:
     from .analyze_cmd import analyze
 
     main.add_command(analyze)
-    from .serve_cmd import serve
     from .admin_cmd import admin
+    from .serve_cmd import serve
 
     main.add_command(admin)
 

@@ -16,8 +16,8 @@ from typing import Any, Final
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from .passwords import is_common
 from .names import MAX_NAME, NameRefused, checked_name
+from .passwords import is_common
 
 SESSION_COOKIE: Final = "clash_session"
 #: The former release's player cookie, exchanged once for a session (migration 0002_identities).

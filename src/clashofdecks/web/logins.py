@@ -52,7 +52,9 @@ def take_attempt(engine: Engine, keys: dict[str, int], now: float, caps: Caps) -
             conn.execute(
                 login_throttle.update()
                 .where(login_throttle.c.key == key)
-                .values(failures=failures, next_at=now + delay_after(failures, keys[key], caps), updated_at=now)
+                .values(
+                    failures=failures, next_at=now + delay_after(failures, keys[key], caps), updated_at=now
+                )
             )
     return 0.0
 
@@ -140,5 +142,7 @@ def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
         ids = [r[0] for r in conn.execute(orphans).all()]
         for chunk in range(0, len(ids), 500):
             conn.execute(identities.delete().where(identities.c.id.in_(ids[chunk : chunk + 500])))
-        forgotten = conn.execute(login_throttle.delete().where(login_throttle.c.updated_at < now - FORGET_AFTER))
+        forgotten = conn.execute(
+            login_throttle.delete().where(login_throttle.c.updated_at < now - FORGET_AFTER)
+        )
     return {"sessions": ended, "guests": len(ids), "login_counts": int(forgotten.rowcount or 0)}

@@ -162,7 +162,11 @@ class AccountRoutes(RouteGroup):
         if account is None or not ok:
             # For the operator: who was tried from where (never the password or a session id).
             # An unknown username is not written: it may be a password typed in the wrong field.
-            log.warning("failed login for %s from %s", repr(name) if account else "an unknown username", _address(request))
+            log.warning(
+                "failed login for %s from %s",
+                repr(name) if account else "an unknown username",
+                _address(request),
+            )
             # One answer whether the username exists or not (no enumeration of accounts).
             return self.bad("wrong username or password", 401, "login_failed")
         keys = logins.account_key(name), logins.address_key(_address(request))

@@ -85,10 +85,11 @@ class RouteGroup:
         """429 for an address asking records, replays and analyses faster than ``heavy_per_minute``."""
         if self.limits.heavy is None:
             return None
+        per_minute = self.config.caps.heavy_per_minute
         return self.too_many(
             self.limits.heavy,
             _address(request),
-            f"too many records and replays from this address; at most {self.config.caps.heavy_per_minute:g} a minute",
+            f"too many records and replays from this address; at most {per_minute:g} a minute",
         )
 
     async def take_login_attempt(self, username: str, address: str) -> Response | None:

@@ -25,7 +25,7 @@ class PasswordRoutes(RouteGroup):
         refused = _cross_site_refusal(request, self.config)
         if refused is not None:
             return refused
-        row, hashed = await self.who(request)
+        row, _hashed = await self.who(request)
         if row is None or not row.is_account or row.username is None:
             return self.bad("sign in to an account first", 401, "no_identity")
         try:

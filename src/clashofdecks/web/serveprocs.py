@@ -22,7 +22,14 @@ from pathlib import Path
 LOAD_ARGS = (
     *("--rate", "10000", "--create-rate", "100000", "--login-rate", "100000"),
     # One address and few identities open every socket: the per-address and per-identity caps off.
-    *("--limit", "sockets_per_address=0", "--limit", "sockets_per_identity=0", "--limit", "heavy_per_minute=0"),
+    *(
+        "--limit",
+        "sockets_per_address=0",
+        "--limit",
+        "sockets_per_identity=0",
+        "--limit",
+        "heavy_per_minute=0",
+    ),
 )
 
 
