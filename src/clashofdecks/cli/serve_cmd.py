@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -243,12 +243,9 @@ def serve(
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     _require_web_extra()
-    import uvicorn
-
     from ..web.app import create_app
-    from ..web.http_guard import allowed_hosts, header_deadline_protocol
+    from ..web.http_guard import allowed_hosts
     from ..web.limits import parse_caps
-    from ..web.protocol import TRANSPORT_MAX_BYTES
     from ..web.server import ServerConfig
 
     config = ServerConfig(
@@ -295,8 +292,26 @@ def serve(
         click.echo("invite links work on other devices (docs/web.md, 'On a LAN').")
     if metrics_port is not None:
         click.echo(f"Prometheus metrics at http://{metrics_host}:{metrics_port}/metrics")
+    _run(create_app(config, ops), config, host, port, trusted, sockets)
+    del sqlite_lock  # the lock is released here, as the process ends
+
+
+def _run(
+    app: Any,
+    config: ServerConfig,
+    host: str,
+    port: int,
+    trusted: list[str] | str,
+    sockets: list[socket.socket],
+) -> None:
+    """Serve ``app`` with uvicorn on the listening ``sockets`` until the process is stopped."""
+    import uvicorn
+
+    from ..web.http_guard import header_deadline_protocol
+    from ..web.protocol import TRANSPORT_MAX_BYTES
+
     uvicorn_config = uvicorn.Config(
-        create_app(config, ops),
+        app,
         host=host,
         port=port,
         ws_max_size=TRANSPORT_MAX_BYTES,
@@ -311,7 +326,6 @@ def serve(
     )
     raise_open_file_limit()
     uvicorn.Server(uvicorn_config).run(sockets=sockets)
-    del sqlite_lock  # the lock is released here, as the process ends
 
 
 def raise_open_file_limit() -> tuple[int, int]:
