@@ -72,7 +72,7 @@ def succeeded(engine: Engine, account: str, address: str | None = None) -> None:
             )
 
 
-def _locked_row(conn: Connection, key: str, now: float) -> dict[str, float]:
+def _locked_row(conn: Connection, key: str, now: float) -> dict[str, Any]:
     insert: Any
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
@@ -90,7 +90,7 @@ def _locked_row(conn: Connection, key: str, now: float) -> dict[str, float]:
     ).one()
     if now - row.updated_at > FORGET_AFTER:
         return {"failures": 0, "next_at": 0.0}
-    return {"failures": row.failures, "next_at": row.next_at}
+    return {"failures": int(row.failures), "next_at": float(row.next_at)}
 
 
 def live_session_identity(engine: Engine, session_hash: str, now: float, caps: Caps) -> str | None:

@@ -183,9 +183,9 @@ class GameRoutes(RouteGroup):
             return JSONResponse({"error": "the file is not JSON"}, status_code=400)
         except ClashError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        refused = _record_refused(rec, self.config.caps.record_actions)
-        if refused is not None:
-            return self.bad(refused)
+        why = _record_refused(rec, self.config.caps.record_actions)
+        if why is not None:
+            return self.bad(why)
         try:
             live = await self.server.import_record(rec, owner.id)
         except ClashError as exc:
