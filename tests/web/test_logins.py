@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures
 import http.client
 import json
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,12 @@ def test_guesses_sent_at_once_are_counted_before_they_are_verified(tmp_path: Pat
 
 def test_two_processes_share_the_login_counts(pg_processes: Any) -> None:
     procs = pg_processes(2, "--agent-workers", "0", "--limit", "login_delay=600")
-    _account(procs[0], "shared")
-    codes = _guess(procs, "shared", ["wrong horse"] * 20)
+    name = f"shared-{secrets.token_hex(4)}"  # the database is shared with other test runs
+    _account(procs[0], name)
+    codes = _guess(procs, name, ["wrong horse"] * 20)
     assert codes.count(401) == 5, codes
     assert (
-        procs[1].post("/api/account/login", {"username": "shared", "password": "correct horse"}, session="")[
+        procs[1].post("/api/account/login", {"username": name, "password": "correct horse"}, session="")[
             0
         ]
         == 429
