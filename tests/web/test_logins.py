@@ -78,9 +78,7 @@ def test_two_processes_share_the_login_counts(pg_processes: Any) -> None:
     codes = _guess(procs, name, ["wrong horse"] * 20)
     assert codes.count(401) == 5, codes
     assert (
-        procs[1].post("/api/account/login", {"username": name, "password": "correct horse"}, session="")[
-            0
-        ]
+        procs[1].post("/api/account/login", {"username": name, "password": "correct horse"}, session="")[0]
         == 429
     )
 

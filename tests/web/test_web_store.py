@@ -316,6 +316,12 @@ def test_the_same_two_identities_move_ratings_three_times_a_day(db_url: str) -> 
             applied.append(store.apply_rating(f"f{n}", "farmer", ("farmer", "feeder")))
         assert applied == [True] * fairplay.PAIR_GAMES_PER_DAY + [False, False]
         assert store.rating("farmer", "draft")[2] == fairplay.PAIR_GAMES_PER_DAY
+        fairplay.configure(pair_games_per_day=0, leaderboard_opponents=5)  # --limit rated_pair_per_day=0
+        try:
+            store.create_game(_duel("f-free", "farmer", "feeder", rated=True))
+            assert store.apply_rating("f-free", "farmer", ("farmer", "feeder"))
+        finally:
+            fairplay.configure(fairplay.PAIR_GAMES_PER_DAY, fairplay.LEADERBOARD_OPPONENTS)
     finally:
         store.close()
 

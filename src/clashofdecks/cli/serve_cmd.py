@@ -243,6 +243,7 @@ def serve(
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     _require_web_extra()
+    from ..web import fairplay
     from ..web.app import create_app
     from ..web.http_guard import allowed_hosts
     from ..web.limits import parse_caps
@@ -267,6 +268,7 @@ def serve(
         config.caps = parse_caps(limits)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
+    fairplay.configure(config.caps.rated_pair_per_day, config.caps.leaderboard_opponents)
     hosts = allowed_hosts(host, public_url, allowed_host)
     if metrics_port is not None and "*" not in hosts:
         hosts.append(metrics_host)

@@ -15,6 +15,14 @@ PAIR_GAMES_PER_DAY = 3
 #: Distinct opponents a player needs in a format to be on the leaderboard (besides its games).
 LEADERBOARD_OPPONENTS = 5
 DAY = 86400.0
+#: This process's values (``clash serve --limit rated_pair_per_day=N --limit leaderboard_opponents=N``).
+settings = {"pair_games_per_day": PAIR_GAMES_PER_DAY, "leaderboard_opponents": LEADERBOARD_OPPONENTS}
+
+
+def configure(pair_games_per_day: int, leaderboard_opponents: int) -> None:
+    """Set this process's rating-integrity caps (``clash serve`` does, from its ``--limit``s)."""
+    settings["pair_games_per_day"] = pair_games_per_day
+    settings["leaderboard_opponents"] = leaderboard_opponents
 
 
 def pair_games_since(conn: Connection, a: str, b: str, since: float) -> int:
@@ -28,13 +36,17 @@ def pair_games_since(conn: Connection, a: str, b: str, since: float) -> int:
     return int(conn.execute(query).scalar_one())
 
 
-def pair_over_cap(conn: Connection, a: str, b: str, now: float, cap: int = PAIR_GAMES_PER_DAY) -> bool:
-    """Whether ``a`` and ``b`` have played their ``cap`` rated games of the last day already."""
+def pair_over_cap(conn: Connection, a: str, b: str, now: float, cap: int | None = None) -> bool:
+    """Whether ``a`` and ``b`` have played their ``cap`` rated games of the last day already
+    (``cap``: this process's setting unless given; 0: no cap)."""
+    cap = settings["pair_games_per_day"] if cap is None else cap
     return cap > 0 and pair_games_since(conn, a, b, now - DAY) >= cap
 
 
-def varied_players(fmt: str, opponents: int = LEADERBOARD_OPPONENTS) -> sa.Select[tuple[str]]:
-    """The identities rated in ``fmt`` against at least ``opponents`` distinct identities."""
+def varied_players(fmt: str, opponents: int | None = None) -> sa.Select[tuple[str]]:
+    """The identities rated in ``fmt`` against at least ``opponents`` distinct identities (this
+    process's setting unless given)."""
+    opponents = settings["leaderboard_opponents"] if opponents is None else opponents
     mine, theirs = rating_history.alias("mine"), rating_history.alias("theirs")
     return (
         sa.select(mine.c.identity_id)
