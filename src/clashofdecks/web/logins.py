@@ -44,7 +44,7 @@ def take_attempt(engine: Engine, keys: dict[str, int], now: float, caps: Caps) -
     taken, else the seconds to wait (and nothing is counted)."""
     with engine.begin() as conn:
         rows = {key: _locked_row(conn, key, now) for key in sorted(keys)}
-        wait = max(row["next_at"] - now for row in rows.values())
+        wait = float(max(row["next_at"] - now for row in rows.values()))
         if wait > 0:
             return wait
         for key, row in rows.items():
