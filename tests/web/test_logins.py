@@ -5,9 +5,11 @@ Concurrent guesses are sent at once from threads; nothing here measures time."""
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import http.client
 import json
 import secrets
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -166,18 +168,26 @@ def test_logout_closes_the_identitys_sockets(server: ServerProcess) -> None:
     assert _closed_code(ws) == 1008
 
 
-def test_sessions_expire_unused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = tmp_path / "clock"
-    clock.write_text(str(time.time()))
-    monkeypatch.setenv("CLASH_TEST_CLOCK_FILE", str(clock))
-    proc = ServerProcess(tmp_path / "data", "--agent-workers", "0", "--limit", "session_days=30").start()
+def test_sessions_expire_unused(tmp_path: Path) -> None:
+    """A session unused for 30 days signs nobody in; one used meanwhile lives on (the sessions'
+    stamps are aged in the database: the server's clock is the system's)."""
+    proc = ServerProcess(tmp_path, "--agent-workers", "0", "--limit", "session_days=30").start()
     try:
         kept, dropped = proc.guest(), proc.guest()
-        clock.write_text(str(time.time() + 20 * 86400))
-        assert proc.get("/api/me", session=kept)[1]["identity"] is not None  # used on day 20
-        clock.write_text(str(time.time() + 40 * 86400))
-        assert proc.get("/api/me", session=kept)[1]["identity"] is not None  # 20 days since its use
-        assert proc.get("/api/me", session=dropped)[1]["identity"] is None  # 40 days unused
+
+        def age(session: str, days: float) -> None:
+            with sqlite3.connect(tmp_path / "web.sqlite3") as db:
+                stamp = time.time() - days * 86400
+                db.execute(
+                    "UPDATE sessions SET created_at = ?, used_at = NULL WHERE id_hash = ?",
+                    (stamp, hashlib.sha256(session.encode()).hexdigest()),
+                )
+
+        age(kept, 20)
+        age(dropped, 40)
+        assert proc.get("/api/me", session=kept)[1]["identity"] is not None
+        assert proc.get("/api/me", session=dropped)[1]["identity"] is None
+        assert proc.get("/api/me", session=dropped)[1]["identity"] is None  # and it is gone
     finally:
         proc.stop()
 

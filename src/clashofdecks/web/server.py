@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -67,7 +68,7 @@ class GameServer(Connections, Moves, AgentRunner, Watcher, Analyses, GameLifecyc
         await self.sync.start()
         me = self.process_id
         await self.run_db(lambda s: leases.heartbeat(s.engine, me))
-        now, caps = self.config.clock(), self.config.caps  # old sessions and guests go (web/logins.py)
+        now, caps = time.time(), self.config.caps  # old sessions and guests go (web/logins.py)
         await self.run_db(lambda s: logins.prune(s.engine, now, caps))
         self.pool = self._new_pool()
         await loop.run_in_executor(self.pool, workers.warm_up)
