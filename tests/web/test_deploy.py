@@ -61,7 +61,15 @@ def nginx_front(tmp_path: Path) -> Iterator[tuple[ServerProcess, list[ServerProc
     if database is None:
         pytest.skip("CLASH_TEST_PG_URL is not set (two processes need PostgreSQL)")
     backends = [
-        ServerProcess(tmp_path / f"app{i}", "--agent-workers", "0", database=database) for i in (1, 2)
+        ServerProcess(
+            tmp_path / f"app{i}",
+            "--agent-workers",
+            "0",
+            "--forwarded-allow-ips",
+            "127.0.0.1",
+            database=database,
+        )
+        for i in (1, 2)
     ]
     front = ServerProcess(tmp_path / "front")  # not started: its helpers talk to nginx's port
     conf = tmp_path / "nginx.conf"

@@ -298,7 +298,9 @@ def test_hostile_names_passwords_and_bodies_change_nothing(server: ServerProcess
 def test_login_attempts_are_limited_per_account_and_per_address(tmp_path: Path) -> None:
     """Brute force: after 5 attempts on one account (per 15 minutes) even the right password is
     refused with 429 and a clear message; an address gets 10 attempts a minute over all accounts."""
-    proc = ServerProcess(tmp_path, "--agent-workers", "0", "--login-rate", "10").start()
+    proc = ServerProcess(
+        tmp_path, "--agent-workers", "0", "--login-rate", "10", "--limit", "login_delay=600"
+    ).start()
     try:
         owner = proc.guest()
         assert (

@@ -279,8 +279,14 @@ def test_ratings_are_applied_once_and_guests_stay_off_the_leaderboard(db_url: st
         shown = store.leaderboard("draft", provisional=True)
         assert [p["handle"] for p in shown] == ["guest-ida", "guest-idb"]
         assert all(p["provisional"] for p in shown)
-        # An account with 10 rated games appears; with 9 it does not.
+        # An account with 10 rated games against 5 distinct opponents appears; with 9 it does not.
         store.make_account("ida", "ada", "hash")
+        store.set_rating("ida", "draft", 30.0, 2.0, 10, 7, 3)
+        assert store.leaderboard("draft") == []  # one opponent so far (web/fairplay.py)
+        for other in ("idc", "idd", "ide", "idf"):
+            store.create_identity(IdentityRow(other, f"guest-{other}", other.upper()), f"session-{other}")
+            store.create_game(_duel(f"g-{other}", "ida", other, rated=True))
+            assert store.apply_rating(f"g-{other}", "ida", ("ida", other))
         store.set_rating("ida", "draft", 30.0, 2.0, 9, 6, 3)
         assert store.leaderboard("draft") == []
         store.set_rating("ida", "draft", 30.0, 2.0, 10, 7, 3)
@@ -292,6 +298,30 @@ def test_ratings_are_applied_once_and_guests_stay_off_the_leaderboard(db_url: st
         assert len(rates) == 1 and [h.game_id for h in hist] == ["g1"]
         store.delete_identity("idb", "deleted player")
         assert store.player_ratings("idb") == ([], [])
+    finally:
+        store.close()
+
+
+def test_the_same_two_identities_move_ratings_three_times_a_day(db_url: str) -> None:
+    """Rating farming: the feeder resigning game after game moves nothing after the third."""
+    from clashofdecks.web import fairplay
+
+    store = open_store(db_url)
+    try:
+        for ident in ("farmer", "feeder"):
+            store.create_identity(IdentityRow(ident, f"guest-{ident}", ident), f"session-{ident}")
+        applied = []
+        for n in range(fairplay.PAIR_GAMES_PER_DAY + 2):
+            store.create_game(_duel(f"f{n}", "farmer", "feeder", rated=True))
+            applied.append(store.apply_rating(f"f{n}", "farmer", ("farmer", "feeder")))
+        assert applied == [True] * fairplay.PAIR_GAMES_PER_DAY + [False, False]
+        assert store.rating("farmer", "draft")[2] == fairplay.PAIR_GAMES_PER_DAY
+        fairplay.configure(pair_games_per_day=0, leaderboard_opponents=5)  # --limit rated_pair_per_day=0
+        try:
+            store.create_game(_duel("f-free", "farmer", "feeder", rated=True))
+            assert store.apply_rating("f-free", "farmer", ("farmer", "feeder"))
+        finally:
+            fairplay.configure(fairplay.PAIR_GAMES_PER_DAY, fairplay.LEADERBOARD_OPPONENTS)
     finally:
         store.close()
 

@@ -41,7 +41,10 @@ def _register() -> None:
     from .analyze_cmd import analyze
 
     main.add_command(analyze)
+    from .admin_cmd import admin
     from .serve_cmd import serve
+
+    main.add_command(admin)
 
     main.add_command(serve)
     from .stats_cmd import stats

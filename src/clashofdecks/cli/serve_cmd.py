@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from ..web.routes_ops import OpsConfig
     from ..web.server import ServerConfig
 
-#: Proxies trusted by default to forward the client's address: this machine's (a proxy elsewhere is
-#: named with --forwarded-allow-ips; a client reaching the port directly cannot pose as another).
-DEFAULT_TRUSTED_PROXIES = "127.0.0.1,::1"
+#: Proxies trusted by default to forward the client's address: none (a proxy, on this machine or
+#: another, is named with --forwarded-allow-ips; a local client must not pick its own address).
+DEFAULT_TRUSTED_PROXIES = "none"
 #: TEST ONLY (docs/web.md, "Clocks"): a file whose content is the time (seconds since the epoch) the
 #: game clocks read instead of the system clock, so browser tests jump time without sleeping.
 TEST_CLOCK_ENV = "CLASH_TEST_CLOCK_FILE"
@@ -211,6 +211,22 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     help="How long work held by a server process (an AI move, the clock and queue scans) waits "
     "before another process sharing the database takes it over when that one dies.",
 )
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A cap against abuse (repeatable): sockets_per_address=64, record_actions=2000, ... "
+    "(docs/web.md, 'Caps').",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_host",
+    multiple=True,
+    metavar="NAME",
+    help="A further Host name the server answers to (repeatable; besides localhost, the bound "
+    "address and --public-url's host).",
+)
 def serve(
     host: str,
     port: int,
@@ -232,13 +248,15 @@ def serve(
     metrics_allow: str,
     migrate_only: bool,
     lease_seconds: float,
+    limits: tuple[str, ...],
+    allowed_host: tuple[str, ...],
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     _require_web_extra()
-    import uvicorn
-
+    from ..web import fairplay
     from ..web.app import create_app
-    from ..web.protocol import TRANSPORT_MAX_BYTES
+    from ..web.http_guard import allowed_hosts
+    from ..web.limits import parse_caps
     from ..web.server import ServerConfig
 
     config = ServerConfig(
@@ -257,6 +275,15 @@ def serve(
         login_rate_address=login_rate,
         lease_seconds=lease_seconds,
     )
+    try:
+        config.caps = parse_caps(limits)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
+    fairplay.configure(config.caps.rated_pair_per_day, config.caps.leaderboard_opponents)
+    hosts = allowed_hosts(host, public_url, allowed_host)
+    if metrics_port is not None and "*" not in hosts:
+        hosts.append(metrics_host)
+    config.allowed_hosts = tuple(hosts)
     _log_to_stderr()
     _use_test_clock(config)
     trusted = _trusted_proxies(forwarded_allow_ips)
@@ -278,8 +305,26 @@ def serve(
         click.echo("invite links work on other devices (docs/web.md, 'On a LAN').")
     if metrics_port is not None:
         click.echo(f"Prometheus metrics at http://{metrics_host}:{metrics_port}/metrics")
+    _run(create_app(config, ops), config, host, port, trusted, sockets)
+    del sqlite_lock  # the lock is released here, as the process ends
+
+
+def _run(
+    app: Any,
+    config: ServerConfig,
+    host: str,
+    port: int,
+    trusted: list[str] | str,
+    sockets: list[socket.socket],
+) -> None:
+    """Serve ``app`` with uvicorn on the listening ``sockets`` until the process is stopped."""
+    import uvicorn
+
+    from ..web.http_guard import header_deadline_protocol
+    from ..web.protocol import TRANSPORT_MAX_BYTES
+
     uvicorn_config = uvicorn.Config(
-        create_app(config, ops),
+        app,
         host=host,
         port=port,
         ws_max_size=TRANSPORT_MAX_BYTES,
@@ -288,9 +333,26 @@ def serve(
         proxy_headers=True,
         forwarded_allow_ips=trusted,
         log_level="warning",
+        # Above the per-address and per-identity socket caps, which act first (web/limits.py).
+        limit_concurrency=config.caps.concurrency or None,
+        http=header_deadline_protocol(config.caps.header_seconds),
     )
+    raise_open_file_limit()
     uvicorn.Server(uvicorn_config).run(sockets=sockets)
-    del sqlite_lock  # the lock is released here, as the process ends
+
+
+def raise_open_file_limit() -> tuple[int, int]:
+    """Raise the open-file limit to the hard limit (each player is a socket; shells start with a
+    soft limit of 1,024).  Returns the (soft, hard) limits now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):  # a hard limit of "unlimited" some systems refuse as a soft one
+            return soft, hard
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
 def _use_test_clock(config: ServerConfig) -> None:

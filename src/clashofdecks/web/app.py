@@ -10,13 +10,16 @@ from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .access_log import AccessLogMiddleware
+from .http_guard import SecurityHeaders
 from .routes_accounts import AccountRoutes
 from .routes_common import Limits
 from .routes_games import GameRoutes
 from .routes_ops import MetricsPortGate, OpsConfig, OpsRoutes
 from .routes_pages import PageRoutes
+from .routes_passwords import PasswordRoutes
 from .routes_socket import SocketRoute
 from .server import GameServer, ServerConfig
 
@@ -40,6 +43,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         *OpsRoutes(server, limits, ops).routes(),
         *PageRoutes(server, limits).routes(),
         *AccountRoutes(server, limits).routes(),
+        *PasswordRoutes(server, limits).routes(),
         *GameRoutes(server, limits).routes(),
         *SocketRoute(server, limits).routes(),
     ]
@@ -48,6 +52,9 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         middleware.append(Middleware(AccessLogMiddleware, log=ops.access_log))
     if ops.metrics_port is not None:
         middleware.append(Middleware(MetricsPortGate, metrics_port=ops.metrics_port))
+    middleware.append(Middleware(SecurityHeaders))
+    if "*" not in server.config.allowed_hosts:  # another host name: a DNS rebinding page (403/400)
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(server.config.allowed_hosts)))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.server = server
     return app

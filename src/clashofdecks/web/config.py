@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .limits import Caps
 
 
 @dataclass
@@ -59,6 +61,11 @@ class ServerConfig:
     #: Seconds a lease lasts unless renewed (docs/web.md, "Leases"): how long the work of a killed
     #: process (an AI move, the clock and queue scans) waits before another process takes it over.
     lease_seconds: float = 10.0
+    #: The caps against abuse (web/limits.py; ``clash serve --limit NAME=VALUE``).
+    caps: Caps = field(default_factory=Caps)
+    #: ``Host`` names answered (DNS rebinding; web/http_guard.py): ``clash serve`` sets this
+    #: machine's names, the bound address and ``--public-url``'s host; ``*`` answers any.
+    allowed_hosts: tuple[str, ...] = ("*",)
     #: Frames a socket may have waiting unsent; a page that reads slower than that is closed with
     #: code 4008 (docs/web.md, "Protocol"), never buffered without end.
     send_queue_frames: int = 256

@@ -66,6 +66,8 @@ class NewGame:
     #: for an unclocked game.  Only duels between two people on their own devices take one (the
     #: lobby's friend duel; a play-now queue creating duels passes its control here).
     time_control: str | None = None
+    #: Turns the game lasts at most, then a draw (the ruleset's ``max_turns``; web/limits.py).
+    max_turns: int | None = 200
 
 
 @dataclass(eq=False)
@@ -170,6 +172,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
             seed=req.seed,
             participants=[Seat.remote(name)],
             threat=_threat(req),
+            ruleset=Ruleset(max_turns=req.max_turns),
             session_id=game_id,
         )
     else:
@@ -185,6 +188,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
             format=req.format,
             seed=req.seed,
             participants=[Seat.remote(name), other],
+            ruleset=Ruleset(max_turns=req.max_turns),
             session_id=game_id,
             allow_undo_between_people=req.kind == "hotseat",
         )

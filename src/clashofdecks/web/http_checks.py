@@ -18,6 +18,7 @@ from .clocks import TIME_CONTROLS
 from .config import ServerConfig
 from .games import GameSetupError, NewGame
 from .identity import SESSION_COOKIE
+from .names import NameRefused, optional_name
 from .protocol import MAX_NAME_CHARS
 from .ratings import RATED_FORMATS
 from .tutorial import TutorialError, tutorial_steps
@@ -148,6 +149,11 @@ def new_game_request(data: Any) -> NewGame:
             if not isinstance(data[key], str) or len(data[key]) > MAX_NAME_CHARS:
                 raise GameSetupError(f"{key!r} must be a short text")
             setattr(req, key, data[key])
+    for key in ("name", "name2"):  # the rule of every name (web/names.py)
+        try:
+            setattr(req, key, optional_name(getattr(req, key), repr(key)))
+        except NameRefused as exc:
+            raise GameSetupError(str(exc)) from None
     if "deck" in data and data["deck"] is not None:
         if type(data["deck"]) is not int:
             raise GameSetupError("'deck' must be 1-4")

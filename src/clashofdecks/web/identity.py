@@ -11,17 +11,19 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import unicodedata
 from typing import Any, Final
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from .names import MAX_NAME, NameRefused, checked_name
+from .passwords import is_common
+
 SESSION_COOKIE: Final = "clash_session"
 #: The former release's player cookie, exchanged once for a session (migration 0002_identities).
 LEGACY_COOKIE: Final = "clash_player"
 
-MAX_DISPLAY_NAME: Final = 40
+MAX_DISPLAY_NAME: Final = MAX_NAME
 USERNAME_RE: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{2,31}")
 MIN_PASSWORD: Final = 8
 MAX_PASSWORD: Final = 256
@@ -57,15 +59,12 @@ def new_handle() -> str:
 
 def display_name(value: Any) -> str:
     """A display name: text of 1-40 characters after trimming, NFC, no control or format characters
-    (no line breaks, no bidirectional overrides that would reorder what others see)."""
-    if not isinstance(value, str):
-        raise InputError("the name must be text")
-    name = unicodedata.normalize("NFC", value).strip()
-    if not name or len(name) > MAX_DISPLAY_NAME:
-        raise InputError(f"the name must have 1 to {MAX_DISPLAY_NAME} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in name):
-        raise InputError("the name has a control or invisible character")
-    return name
+    (no line breaks, no bidirectional overrides that would reorder what others see): web/names.py,
+    the rule of every name."""
+    try:
+        return checked_name(value)
+    except NameRefused as exc:
+        raise InputError(str(exc)) from None
 
 
 def username(value: Any) -> str:
@@ -84,6 +83,15 @@ def password(value: Any) -> str:
     if "\x00" in value:
         raise InputError("the password has a NUL character")
     return value
+
+
+def new_password(value: Any) -> str:
+    """A password chosen now (sign-up, a change): :func:`password`'s rules, and not a common one
+    (NIST SP 800-63B; web/passwords.py).  Signing in checks only :func:`password`'s."""
+    pw = password(value)
+    if is_common(pw):
+        raise InputError("that password is one of the most common ones; choose another")
+    return pw
 
 
 def hash_password(pw: str) -> str:

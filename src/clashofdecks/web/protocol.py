@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..ui.i18n import languages
+from .names import NameRefused, optional_name
 
 #: Largest client message the app reads (bytes of UTF-8 text).  The transport closes the connection
 #: for anything above ``TRANSPORT_MAX_BYTES`` without reading it.
@@ -107,7 +108,7 @@ def parse_message(text: str | bytes) -> Message:
         raise ProtocolError("too_big", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: bad JSON, bad UTF-8, a 5,000-digit number
         raise ProtocolError("bad_json", "the message is not valid JSON") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object")
@@ -138,9 +139,10 @@ def parse_message(text: str | bytes) -> Message:
             tokens.append(fields["token"])
         if len(tokens) > 2 or not all(isinstance(t, str) and _is_id(t, MAX_TOKEN_CHARS) for t in tokens):
             raise ProtocolError("bad_field", "'token'/'tokens': at most two seat tokens")
-        name = fields.get("name", "")
-        if len(name) > MAX_NAME_CHARS:
-            raise ProtocolError("bad_field", f"'name' is longer than {MAX_NAME_CHARS} characters")
+        try:
+            name = optional_name(fields.get("name", ""), "'name'")
+        except NameRefused as exc:
+            raise ProtocolError("bad_field", str(exc)) from None
         lang = fields.get("lang", "en")
         if lang not in languages():  # the languages with a catalog (ui/catalog.py)
             raise ProtocolError("bad_field", f"'lang' must be one of {', '.join(languages())}")

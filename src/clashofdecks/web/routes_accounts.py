@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import identity as ident
+from . import logins
 from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
 from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
@@ -115,7 +116,7 @@ class AccountRoutes(RouteGroup):
         try:
             data = self.fields(await self.json_body(request), {"username", "password"})
             name = ident.username(data.get("username"))
-            pw = ident.password(data.get("password"))
+            pw = ident.new_password(data.get("password"))
         except InputError as exc:
             return self.bad(str(exc))
         hashed_pw = await asyncio.to_thread(ident.hash_password, pw)
@@ -144,20 +145,25 @@ class AccountRoutes(RouteGroup):
             pw = ident.password(data.get("password"))
         except InputError:
             return self.bad("wrong username or password", 401, "login_failed")
-        if not self.limits.logins_by_account.would_allow(name):
-            return self.too_many(
-                self.limits.logins_by_account, name, "too many failed logins for this account"
-            ) or self.bad("")
+        waiting = await self.take_login_attempt(name, client_address(request))
+        if waiting is not None:
+            return waiting
         account = await self.server.run_db(lambda s: s.identity_by_username(name))
         ok, rehash = await asyncio.to_thread(
             ident.verify_password, account.password_hash if account else None, pw
         )
         if account is None or not ok:
             # For the operator: who was tried from where (never the password or a session id).
-            log.warning("failed login for %r from %s", name, client_address(request))
-            self.limits.logins_by_account.allow(name)  # failures count against the account, successes do not
+            # An unknown username is not written: it may be a password typed in the wrong field.
+            log.warning(
+                "failed login for %s from %s",
+                repr(name) if account else "an unknown username",
+                client_address(request),
+            )
             # One answer whether the username exists or not (no enumeration of accounts).
             return self.bad("wrong username or password", 401, "login_failed")
+        keys = logins.account_key(name), logins.address_key(client_address(request))
+        await self.server.run_db(lambda s: logins.succeeded(s.engine, *keys))
         if rehash is not None:
             await self.server.run_db(lambda s: s.set_password_hash(account.id, rehash))
         current, hashed = await self.who(request)
@@ -173,9 +179,11 @@ class AccountRoutes(RouteGroup):
         refused = cross_site_refusal(request, self.config)
         if refused is not None:
             return refused
-        _row, hashed = await self.who(request)
+        row, hashed = await self.who(request)
         if hashed is not None:
             await self.server.run_db(lambda s: s.end_session(hashed))
+        if row is not None:  # a socket opened before signing out acts no more (web/limits.py)
+            await self.limits.sockets.close_identity(row.id)
         response = JSONResponse(me_body(None))
         response.delete_cookie(SESSION_COOKIE)
         return response
@@ -194,17 +202,14 @@ class AccountRoutes(RouteGroup):
         except InputError as exc:
             return self.bad(str(exc))
         if row.is_account:
-            account = row.username or ""
-            if not self.limits.logins_by_account.would_allow(account):
-                return self.too_many(
-                    self.limits.logins_by_account, account, "too many failed password attempts"
-                ) or self.bad("")
+            waiting = await self.take_login_attempt(row.username or "", client_address(request))
+            if waiting is not None:
+                return waiting
             pw = data.get("password")
             ok, _rehash = await asyncio.to_thread(
                 ident.verify_password, row.password_hash, pw if isinstance(pw, str) else ""
             )
             if not ok:
-                self.limits.logins_by_account.allow(account)
                 return self.bad("wrong password", 401, "login_failed")
         await self.server.run_db(lambda s: s.delete_identity(row.id, ANONYMOUS_NAME))
         for live in self.server.table.games.values():  # games in memory forget the owner too

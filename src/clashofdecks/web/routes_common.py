@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from . import identity as ident
+from . import logins
 from .http_checks import MAX_OPTIONS_BYTES, client_address, read_body, session_id_of, set_session_cookie
 from .identity import InputError
+from .limits import Caps, SocketCounts
 from .protocol import AddressRateLimiter
 from .server import GameServer, ServerConfig
-from .store import IdentityRow
+from .store import IdentityRow, Store
 
 
 @dataclass
@@ -30,6 +33,10 @@ class Limits:
     new_identities: AddressRateLimiter
     logins_by_address: AddressRateLimiter
     logins_by_account: AddressRateLimiter
+    #: Records, replays and analyses per address (``heavy_per_minute``; web/limits.py).
+    heavy: AddressRateLimiter | None = None
+    #: Sockets open per identity and per address (web/limits.py).
+    sockets: SocketCounts = field(default_factory=lambda: SocketCounts(Caps()))
 
     @classmethod
     def of(cls, config: ServerConfig) -> Limits:
@@ -42,6 +49,12 @@ class Limits:
             logins_by_account=AddressRateLimiter(
                 config.login_rate_account / 900.0, config.login_rate_account
             ),
+            heavy=(
+                AddressRateLimiter(config.caps.heavy_per_minute / 60.0, config.caps.heavy_per_minute)
+                if config.caps.heavy_per_minute
+                else None
+            ),
+            sockets=SocketCounts(config.caps),
         )
 
 
@@ -62,6 +75,37 @@ class RouteGroup:
         body = {"error": f"{message}; try again in {wait} s", "code": "rate_limited", "retry_after": wait}
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(wait)})
 
+    def heavy_refused(self, request: Request) -> Response | None:
+        """429 for an address asking records, replays and analyses faster than ``heavy_per_minute``."""
+        if self.limits.heavy is None:
+            return None
+        per_minute = self.config.caps.heavy_per_minute
+        return self.too_many(
+            self.limits.heavy,
+            client_address(request),
+            f"too many records and replays from this address; at most {per_minute:g} a minute",
+        )
+
+    async def take_login_attempt(self, username: str, address: str) -> Response | None:
+        """Take a password attempt on ``username`` from ``address`` before verifying it (web/logins.py):
+        None when taken, else the 429 that says how long to wait."""
+        caps = self.config.caps
+        keys = {
+            logins.account_key(username): caps.login_free_failures,
+            logins.address_key(address): caps.login_free_failures_address,
+        }
+        now = self.config.clock()
+        wait = await self.server.run_db(lambda s: logins.take_attempt(s.engine, keys, now, caps))
+        if wait <= 0:
+            return None
+        seconds = max(1, math.ceil(wait))
+        body = {
+            "error": f"too many failed logins for this account or address; try again in {seconds} s",
+            "code": "rate_limited",
+            "retry_after": seconds,
+        }
+        return JSONResponse(body, status_code=429, headers={"Retry-After": str(seconds)})
+
     def creation_refused(self, request: Request) -> Response | None:
         return self.too_many(
             self.limits.creations,
@@ -75,7 +119,7 @@ class RouteGroup:
         if sid is None:
             return None, None
         hashed = ident.session_hash(sid)
-        return await self.server.run_db(lambda s: s.identity_of_session(hashed)), hashed
+        return await self.server.run_db(lambda s: live_identity(s, hashed, self.config)), hashed
 
     async def json_body(self, request: Request) -> Any:
         raw = await read_body(request, MAX_OPTIONS_BYTES)
@@ -83,7 +127,7 @@ class RouteGroup:
             raise InputError(f"a request is at most {MAX_OPTIONS_BYTES} bytes")
         try:
             return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: bad JSON or UTF-8, a 5,000-digit number
             raise InputError("the request body is not JSON") from None
 
     def fields(self, data: Any, allowed: set[str]) -> dict[str, Any]:
@@ -105,3 +149,11 @@ class RouteGroup:
         await self.server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
         set_session_cookie(response, sid, request, self.config)
         return sid
+
+
+def live_identity(store: Store, hashed: str, config: ServerConfig) -> IdentityRow | None:
+    """The identity of a session that has not expired unused (web/logins.py)."""
+    # The system clock: sessions are stamped with it (the test-only game clock may be years ahead).
+    if logins.live_session_identity(store.engine, hashed, time.time(), config.caps) is None:
+        return None
+    return store.identity_of_session(hashed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -32,6 +33,7 @@ from .http_checks import (
     new_game_request,
     read_body,
 )
+from .names import NameRefused, checked_name
 from .routes_common import RouteGroup
 from .store import GameRow
 
@@ -74,10 +76,11 @@ class GameRoutes(RouteGroup):
             return JSONResponse({"error": f"options are at most {MAX_OPTIONS_BYTES} bytes"}, status_code=413)
         try:
             data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: bad JSON or UTF-8, a 5,000-digit number
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
             req = new_game_request(data)
+            req.max_turns = self.config.caps.max_turns or None
             if not req.name.strip() and row.display_name:
                 req.name = row.display_name
             live, tokens = await self.server.table.create_game(req, row.id)
@@ -108,6 +111,9 @@ class GameRoutes(RouteGroup):
         return row
 
     async def record(self, request: Request) -> Response:
+        refused = self.heavy_refused(request)
+        if refused is not None:
+            return refused
         row = await self.finished_row(request.path_params["game_id"])
         if isinstance(row, Response):
             return row
@@ -119,6 +125,9 @@ class GameRoutes(RouteGroup):
         )
 
     async def replay(self, request: Request) -> Response:
+        refused = self.heavy_refused(request)
+        if refused is not None:
+            return refused
         row = await self.finished_row(request.path_params["game_id"])
         if isinstance(row, Response):
             return row
@@ -129,7 +138,8 @@ class GameRoutes(RouteGroup):
         if lang not in languages():
             lang = "en"
         names = names_of_seats(row.seats, lang)
-        frames = replay_frames(rec, lang, names)
+        # Off the event loop: a long record takes a while to replay, and the other players wait not.
+        frames = await asyncio.to_thread(replay_frames, rec, lang, names)
         return JSONResponse(
             {
                 "id": row.id,
@@ -141,6 +151,9 @@ class GameRoutes(RouteGroup):
         )
 
     async def analysis(self, request: Request) -> Response:
+        refused = self.heavy_refused(request)
+        if refused is not None:
+            return refused
         status, body = await self.server.analyses.answer(request.path_params["game_id"])
         if status == 200 and body.get("status") == "done" and body["analysis"].get("mistakes"):
             # The played and the better actions as sentences in the page's language (?lang=).
@@ -165,10 +178,16 @@ class GameRoutes(RouteGroup):
         if body is None:
             return JSONResponse({"error": "a record is at most 1 MiB"}, status_code=413)
         try:
-            rec = GameRecord.from_dict(json.loads(body))
-            live = await self.server.table.import_record(rec, owner.id)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            rec = await asyncio.to_thread(_parse_record, body)
+        except (ValueError, RecursionError):  # ValueError: bad JSON or UTF-8, a 5,000-digit number
             return JSONResponse({"error": "the file is not JSON"}, status_code=400)
+        except ClashError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        why = _record_refused(rec, self.config.caps.record_actions)
+        if why is not None:
+            return self.bad(why)
+        try:
+            live = await self.server.table.import_record(rec, owner.id)
         except ClashError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         return JSONResponse({"id": live.id, "replay": f"/r/{live.id}"})
@@ -182,3 +201,23 @@ class GameRoutes(RouteGroup):
             Route("/api/games/{game_id}/analysis", self.analysis),
             Route("/api/import", self.import_record, methods=["POST"]),
         ]
+
+
+def _parse_record(body: bytes) -> GameRecord:
+    return GameRecord.from_dict(json.loads(body))
+
+
+def _record_refused(rec: GameRecord, max_actions: int) -> str | None:
+    """Why an imported record is refused before it is replayed (None: it is not): too many actions
+    (each costs replaying; web/limits.py), a seed the database cannot hold, a player name that
+    breaks the rule of names (web/names.py)."""
+    if max_actions and len(rec.actions) > max_actions:
+        return f"a record may hold at most {max_actions} actions; this one has {len(rec.actions)}"
+    if not isinstance(rec.seed, int) or not 0 <= rec.seed < 1 << 63:
+        return "the record's seed must be a whole number from 0 to 2^63 - 1"
+    for name in rec.players:
+        try:
+            checked_name(name, "a player's name")
+        except NameRefused as exc:
+            return str(exc)
+    return None

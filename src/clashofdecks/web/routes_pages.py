@@ -83,7 +83,7 @@ class PageRoutes(RouteGroup):
             )
         try:
             data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: bad JSON or UTF-8, a 5,000-digit number
             return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
         try:
             index, action, lang = tutorial_request(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -12,9 +13,11 @@ from ..errors import ClashError
 from . import identity as ident
 from . import metrics
 from .http_checks import origin_allowed, session_id_of
+from .limits import FloodGuard
 from .protocol import ProtocolError, RateLimiter, error_frame, parse_message
-from .routes_common import RouteGroup
+from .routes_common import RouteGroup, live_identity
 from .server import Connection
+from .store import IdentityRow
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -30,9 +33,26 @@ class SocketRoute(RouteGroup):
         row = None
         if sid is not None:
             hashed = ident.session_hash(sid)
-            row = await self.server.run_db(lambda s: s.identity_of_session(hashed))
-        await ws.accept()
-        metrics.socket_opened()
+            row = await self.server.run_db(lambda s: live_identity(s, hashed, self.config))
+        address = ws.client.host if ws.client is not None else "unknown"
+        identity = row.id if row else None
+        refused = self.limits.sockets.admit(address, identity)
+        if refused is not None:  # before accepting: the handshake is answered 403 (web/limits.py)
+            log.warning("refused socket from %s: %s", address, refused)
+            await ws.close(code=1008)
+            return
+        self.limits.sockets.opened(identity, ws)
+        try:
+            await ws.accept()
+            metrics.socket_opened()
+            try:
+                await self._serve(ws, row)
+            finally:
+                metrics.socket_closed()
+        finally:
+            self.limits.sockets.release(address, identity, ws)
+
+    async def _serve(self, ws: WebSocket, row: IdentityRow | None) -> None:
         conn = Connection(
             ws,
             RateLimiter(self.config.rate, self.config.burst),
@@ -40,22 +60,34 @@ class SocketRoute(RouteGroup):
             display_name=row.display_name if row else "",
             queue_limit=self.config.send_queue_frames,
         )
+        guard = FloodGuard(self.config.caps.flood_drops)
+        deadline = self.config.caps.first_message_seconds or None
         try:
             while True:
-                message = await ws.receive()
+                try:
+                    message = await asyncio.wait_for(ws.receive(), deadline)
+                except TimeoutError:  # a socket that says nothing holds a file and a slot for nothing
+                    await ws.close(code=1008)
+                    break
+                deadline = None
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
                 if text is None:
                     text = message.get("bytes") or b""
                 if not conn.limiter.allow():
-                    await conn.send(error_frame("rate_limited", "too many messages; slow down"))
-                    continue
+                    verdict = guard.excess()
+                    if verdict == "answer":
+                        await conn.send(error_frame("rate_limited", "too many messages; slow down"))
+                    elif verdict == "close":
+                        await ws.close(code=1008)
+                        break
+                    continue  # dropped: an excess message costs one comparison
+                guard.within_rate()
                 await self._message(conn, text)
         except WebSocketDisconnect:
             pass
         finally:
-            metrics.socket_closed()
             conn.stop()
             self.server.sockets.disconnect(conn)
 

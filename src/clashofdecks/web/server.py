@@ -12,11 +12,12 @@ in a process pool, off the event loop.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from ..session import AGENT
-from . import leases, workers
+from . import leases, logins, workers
 from .agents_runner import AgentRunner
 from .analyses import Analyses
 from .bus import bus_for
@@ -71,6 +72,8 @@ class GameServer:
         self.sync = self.services.sync = GameSync(self.table, self.db, bus_for(store, self.db.read))
         await self.sync.start()
         await self.watcher.heartbeat()
+        now, caps = time.time(), self.config.caps  # old sessions and guests go (web/logins.py)
+        await self.db.run(lambda s: logins.prune(s.engine, now, caps))
         await self.pool.start()
         self.watcher.start()
         # Games whose agent was to move when the server stopped go on by themselves.

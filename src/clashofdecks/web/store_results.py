@@ -9,6 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import fairplay
 from .store_core import StoreCore, insert_once
 from .store_rows import AnalysisRow, CampaignLevel
 from .store_tables import analyses, campaign, identities, rated_games, rating_history, ratings
@@ -57,6 +58,8 @@ class ResultStore(StoreCore):
             )
             if done.rowcount != 1:
                 return False
+            if fairplay.pair_over_cap(conn, players[0], players[1], now):
+                return False  # the same two played their rated games of the day (web/fairplay.py)
             old: dict[str, tuple[float, float]] = {}
             exists: set[str] = set()
             for pid in players:
@@ -157,7 +160,11 @@ class ResultStore(StoreCore):
             .where(ratings.c.format == fmt)
         )
         if not provisional:  # filtered and ordered in SQL: an answer never reads every player
-            query = query.where(identities.c.username.is_not(None), ratings.c.games >= rt.LEADERBOARD_GAMES)
+            query = query.where(
+                identities.c.username.is_not(None),
+                ratings.c.games >= rt.LEADERBOARD_GAMES,
+                identities.c.id.in_(fairplay.varied_players(fmt)),  # not two accounts feeding each other
+            )
         query = query.order_by(conservative.desc(), ratings.c.games.desc(), identities.c.handle).limit(limit)
         with self.engine.connect() as conn:
             rows = list(conn.execute(query))

@@ -88,6 +88,9 @@ sessions = sa.Table(
     ),
     sa.Column("legacy", sa.Boolean, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
+    #: When the session was last used (at most a day off; null: never since it was made): a session
+    #: unused for ``session_days`` signs nobody in (web/logins.py; migration 0009_login_throttle).
+    sa.Column("used_at", sa.Float, nullable=True),
 )
 
 #: Rated duels (from the queue, a rematch of one, or a friend duel both players chose rated): the
@@ -171,6 +174,17 @@ agent_turns = sa.Table(
     metadata,
     sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("idx", sa.Integer, nullable=False),
+)
+
+#: Failed logins by key (``account:<username>``, ``address:<address>``) and when the next attempt
+#: may come: shared by every server process (web/logins.py; migration 0009_login_throttle).
+login_throttle = sa.Table(
+    "login_throttle",
+    metadata,
+    sa.Column("key", sa.String(120), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("next_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
 )
 
 

@@ -19,7 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: Rate limits far above any load generator's pace: the load comes from one address.
-LOAD_ARGS = ("--rate", "10000", "--create-rate", "100000", "--login-rate", "100000")
+LOAD_ARGS = (
+    *("--rate", "10000", "--create-rate", "100000", "--login-rate", "100000"),
+    # One address and few identities open every socket: the per-address and per-identity caps off.
+    *(
+        "--limit",
+        "sockets_per_address=0",
+        "--limit",
+        "sockets_per_identity=0",
+        "--limit",
+        "heavy_per_minute=0",
+    ),
+)
 
 
 def free_port() -> int:

@@ -1,0 +1,122 @@
+"""``clash admin``: an operator's tools on the web app's database (docs/deploy.md, "Operator
+commands"): disable an account, sign an identity out everywhere, reset a password, prune old
+sessions and guests.  They work on the database directly, beside running servers; a socket a
+server holds open for a signed-out identity closes at its next message's session check, or when
+the identity signs out through the site."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import TYPE_CHECKING
+
+import click
+
+from .common import missing_web_modules
+
+if TYPE_CHECKING:
+    from ..web.store import Store
+
+
+def _store(database_url: str | None) -> Store:
+    missing = missing_web_modules()
+    if missing:
+        raise click.ClickException("clash admin needs the web extra: pip install -e '.[web]'")
+    from ..web.store import open_store
+
+    return open_store(database_url)
+
+
+_database = click.option(
+    "--database",
+    "database_url",
+    default=None,
+    help="Database URL (as clash serve's --database); default: the SQLite file of the data directory.",
+)
+
+
+@click.group()
+def admin() -> None:
+    """Operator commands on the web app's accounts and identities."""
+
+
+def _identity_id(store: Store, who: str) -> str:
+    """The identity of a username or a handle (``guest-…``)."""
+    find = store.identity_by_username(who.lower()) or store.identity_by_handle(who)
+    if find is None:
+        raise click.ClickException(f"no account or identity {who!r}")
+    return str(find.id)
+
+
+@admin.command("sign-out")
+@click.argument("who")
+@_database
+def sign_out(who: str, database_url: str | None) -> None:
+    """End every session of an account (username) or identity (handle): signed out everywhere."""
+    from ..web import logins
+
+    store = _store(database_url)
+    try:
+        ended = logins.end_sessions(store.engine, _identity_id(store, who))
+    finally:
+        store.close()
+    click.echo(f"{who}: {ended} session(s) ended")
+
+
+@admin.command("disable")
+@click.argument("username")
+@_database
+def disable(username: str, database_url: str | None) -> None:
+    """Disable an account: no password signs in to it and every session ends (its games stay).
+    ``clash admin reset-password`` enables it again."""
+    from ..web import logins
+
+    store = _store(database_url)
+    try:
+        identity = _identity_id(store, username)
+        with store.engine.begin() as conn:
+            from ..web.store_tables import identities
+
+            conn.execute(identities.update().where(identities.c.id == identity).values(password_hash=None))
+        ended = logins.end_sessions(store.engine, identity)
+    finally:
+        store.close()
+    click.echo(f"{username}: disabled, {ended} session(s) ended")
+
+
+@admin.command("reset-password")
+@click.argument("username")
+@_database
+def reset_password(username: str, database_url: str | None) -> None:
+    """Give an account a new random password (printed once, to hand to its owner, who changes it
+    on /account) and end its sessions.  No e-mail is needed."""
+    from ..web import identity as ident
+    from ..web import logins
+
+    store = _store(database_url)
+    try:
+        identity = _identity_id(store, username)
+        password = secrets.token_urlsafe(12)
+        store.set_password_hash(identity, ident.hash_password(password))
+        logins.succeeded(store.engine, logins.account_key(username.lower()))
+        ended = logins.end_sessions(store.engine, identity)
+    finally:
+        store.close()
+    click.echo(f"{username}: new password {password}  ({ended} session(s) ended)")
+
+
+@admin.command("prune")
+@_database
+@click.option("--session-days", default=30.0, show_default=True, help="Sessions unused this long end.")
+def prune(database_url: str | None, session_days: float) -> None:
+    """Delete sessions unused for --session-days, guests left with no session and no game, and
+    forgotten login counts."""
+    from ..web import logins
+    from ..web.limits import Caps
+
+    store = _store(database_url)
+    try:
+        counts = logins.prune(store.engine, time.time(), Caps(session_days=session_days))
+    finally:
+        store.close()
+    click.echo(", ".join(f"{n} {what.replace('_', ' ')}" for what, n in counts.items()) + " deleted")
