@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from .limits import Caps
+from .store_rows import IdentityRow, identity_row
 from .store_tables import identities, login_throttle, seats, sessions
 
 #: A session's ``used_at`` is written again once it is this old (not at every request).
@@ -93,24 +94,28 @@ def _locked_row(conn: Connection, key: str, now: float) -> dict[str, Any]:
     return {"failures": int(row.failures), "next_at": float(row.next_at)}
 
 
-def live_session_identity(engine: Engine, session_hash: str, now: float, caps: Caps) -> str | None:
-    """The identity id of a session used within ``session_days`` (None: unknown or expired; an
-    expired session is deleted).  Its ``used_at`` is moved on at most once a day."""
-    with engine.begin() as conn:
-        row = conn.execute(
-            sa.select(sessions.c.identity_id, sessions.c.created_at, sessions.c.used_at).where(
-                sessions.c.id_hash == session_hash, sessions.c.legacy.is_(False)
-            )
-        ).first()
-        if row is None:
-            return None
-        used = row.used_at if row.used_at is not None else row.created_at
-        if caps.session_days and now - used > caps.session_days * 86400:
+def live_session_identity(engine: Engine, session_hash: str, now: float, caps: Caps) -> IdentityRow | None:
+    """The identity of a session used within ``session_days`` (None: unknown or expired; an expired
+    session is deleted).  One statement in the common case (a socket or request per page costs
+    one read: tests/web/test_cost_counters.py); ``used_at`` is moved on at most once a day."""
+    query = (
+        sa.select(identities, sessions.c.created_at.label("s_created"), sessions.c.used_at.label("s_used"))
+        .join(sessions, sessions.c.identity_id == identities.c.id)
+        .where(sessions.c.id_hash == session_hash, sessions.c.legacy.is_(False))
+    )
+    with engine.connect() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        return None
+    used = row.s_used if row.s_used is not None else row.s_created
+    if caps.session_days and now - used > caps.session_days * 86400:
+        with engine.begin() as conn:
             conn.execute(sessions.delete().where(sessions.c.id_hash == session_hash))
-            return None
-        if now - used > TOUCH_EVERY:
+        return None
+    if now - used > TOUCH_EVERY:
+        with engine.begin() as conn:
             conn.execute(sessions.update().where(sessions.c.id_hash == session_hash).values(used_at=now))
-        return str(row.identity_id)
+    return identity_row(row)
 
 
 def end_sessions(engine: Engine, identity_id: str, keep: str | None = None) -> int:

@@ -154,6 +154,4 @@ class RouteGroup:
 def live_identity(store: Store, hashed: str, config: ServerConfig) -> IdentityRow | None:
     """The identity of a session that has not expired unused (web/logins.py)."""
     # The system clock: sessions are stamped with it (the test-only game clock may be years ahead).
-    if logins.live_session_identity(store.engine, hashed, time.time(), config.caps) is None:
-        return None
-    return store.identity_of_session(hashed)
+    return logins.live_session_identity(store.engine, hashed, time.time(), config.caps)
