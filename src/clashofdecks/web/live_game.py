@@ -382,6 +382,8 @@ class LiveGame(GameState):
             session = self.session  # read under the lock: a catch-up may replace it
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
+            if self.rated or self.rated_offer:
+                self.refuse_engine_help()
             seat = self.acting_seat(conn)
             if not session.can_hint(seat, in_setup=False):
                 raise ProtocolError("hint_unavailable", "hints are given on your own turn, after the setup")
@@ -394,6 +396,11 @@ class LiveGame(GameState):
             sentence = session.words(describe_action, action, conn.lang, names=seat_names(self, conn.lang))
         frame = {"type": "hint", "index": index, "action": action, "sentence": sentence}
         await conn.send({**frame, "score": score, "label": label})
+
+    def refuse_engine_help(self) -> None:
+        """Fair play: no engine help (hint, win chance) in a rated game while it runs, for either
+        seat or a spectator (docs/web.md, "Fair play")."""
+        raise ProtocolError("hint_unavailable", "no hints in a rated game while it runs")
 
     # ------------------------------------------------------------------ clocks, absence, the end
 

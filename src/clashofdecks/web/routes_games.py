@@ -36,6 +36,15 @@ from .routes_common import RouteGroup
 from .store import GameRow
 
 
+def unfinished_refusal(row: GameRow, what: str) -> dict[str, Any]:
+    """The body refusing a record, replay or analysis of an unfinished game: a rated one's says
+    ``hint_unavailable`` (no engine help while a rated game runs, docs/web.md "Fair play")."""
+    body: dict[str, Any] = {"error": f"{what} for finished games only"}
+    if row.rated or row.rated_offer:
+        body["code"] = "hint_unavailable"
+    return body
+
+
 class GameRoutes(RouteGroup):
     """Games and their records."""
 
@@ -104,7 +113,7 @@ class GameRoutes(RouteGroup):
             return JSONResponse({"error": "no such game"}, status_code=404)
         if row.status != "over":
             # The record holds the seed, which decides every hidden card: only finished games.
-            return JSONResponse({"error": "records are given for finished games only"}, status_code=403)
+            return JSONResponse(unfinished_refusal(row, "records are given"), status_code=403)
         return row
 
     async def record(self, request: Request) -> Response:

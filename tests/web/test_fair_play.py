@@ -1,0 +1,60 @@
+"""Fair play in rated games (docs/web.md, "Fair play"): no engine help while a rated game runs (a
+hint refused over the socket to either seat and to spectators, records, replays and analyses
+refused over HTTP), undo refused between two people, the abort rule, time controls of rated games
+and rematches, and reports of an opponent after the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import Client, ServerProcess
+
+
+def rated_duel(server: ServerProcess) -> tuple[dict[str, Any], Client, Client]:
+    """A friend duel both players chose rated, both pages open (the creator's first)."""
+    body = server.new_game(kind="friend", format="precon", rated=True)
+    a = Client(server, body["id"], body["tokens"])
+    b = Client(server, body["id"], [body["invite"].split("#t=")[1].split("&")[0]], rated=True)
+    return body, a, b
+
+
+def mover_and_other(a: Client, b: Client) -> tuple[Client, Client]:
+    """The page whose seat is to move, and the other, both at the game's latest state."""
+    while a.state["index"] != b.state["index"]:
+        (a if a.state["index"] < b.state["index"] else b).wait_state()
+    return (a, b) if a.state["legal"] else (b, a)
+
+
+def through_setup(a: Client, b: Client) -> None:
+    """Both players make their setup decisions (the first legal one): the play phase begins."""
+    while b.state["phase"] == "setup" or a.state["phase"] == "setup":
+        mover, other = mover_and_other(a, b)
+        mover.act(mover.state["legal"][0])
+        other.wait_state()
+
+
+def test_no_engine_help_in_a_rated_game_while_it_runs(server: ServerProcess) -> None:
+    body, a, b = rated_duel(server)
+    watcher = Client(server, body["id"], [])
+    try:
+        assert b.state["rated"] is True
+        through_setup(a, b)  # on the mover's own turn of the play phase, when a hint would be given
+        mover, other = mover_and_other(a, b)
+        for client in (mover, other, watcher):
+            client.send({"type": "hint"})
+            err = client.expect_error("hint_unavailable")
+            assert "rated" in err["message"]
+        mover.send({"type": "undo", "index": mover.state["index"]})  # never between two people
+        mover.expect_error("undo_refused")
+        for path in ("analysis", "replay", "record"):
+            status, answer = server.get(f"/api/games/{body['id']}/{path}")
+            assert status == 403 and answer["code"] == "hint_unavailable", (path, answer)
+        mover.send({"type": "resign"})
+        assert mover.wait_state()["result"] is not None
+        status, answer = server.get(f"/api/games/{body['id']}/analysis")  # open once it is over
+        assert status in (200, 202) and "code" not in answer, answer
+        status, answer = server.get(f"/api/games/{body['id']}/replay")
+        assert status == 200
+    finally:
+        for c in (a, b, watcher):
+            c.close()
