@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import Client, ServerProcess
+from conftest import Client, ServerProcess, through_first_turns
 
 
 def rated_duel(server: ServerProcess) -> tuple[dict[str, Any], Client, Client]:
@@ -15,6 +15,7 @@ def rated_duel(server: ServerProcess) -> tuple[dict[str, Any], Client, Client]:
     body = server.new_game(kind="friend", format="precon", rated=True)
     a = Client(server, body["id"], body["tokens"])
     b = Client(server, body["id"], [body["invite"].split("#t=")[1].split("&")[0]], rated=True)
+    assert a.wait_state()["rated"] is True  # the creator's page is told the invitee accepted
     return body, a, b
 
 
@@ -58,3 +59,74 @@ def test_no_engine_help_in_a_rated_game_while_it_runs(server: ServerProcess) -> 
     finally:
         for c in (a, b, watcher):
             c.close()
+
+
+def _rating(server: ServerProcess, session: str) -> dict[str, Any] | None:
+    status, me = server.get("/api/me", session=session)
+    assert status == 200
+    status, body = server.get("/api/leaderboard?format=precon&include=provisional")
+    assert status == 200
+    return next((p for p in body["players"] if p["handle"] == me["identity"]), None)
+
+
+def test_a_rated_game_resigned_in_the_setup_is_aborted_and_unrated(server: ServerProcess) -> None:
+    body, a, b = rated_duel(server)
+    try:
+        mover, other = mover_and_other(a, b)
+        assert mover.state["can_abort"] is True and other.state["can_abort"] is True
+        mover.act(mover.state["legal"][0])  # a setup pick does not count
+        other.wait_state()
+        mover.send({"type": "resign"})
+        over = mover.wait_state()
+        assert over["result"]["aborted"] is True and over["rated"] is False
+        assert "first turn" in over["result"]["abort_reason"]
+        assert over["can_abort"] is False
+    finally:
+        a.close()
+        b.close()
+    assert _rating(server, a.session) is None and _rating(server, b.session) is None
+    # Opened again later (from the store), the game still says it was aborted.
+    again = Client(server, body["id"], [])
+    try:
+        assert again.state["result"]["aborted"] is True and again.state["rated"] is False
+    finally:
+        again.close()
+
+
+def test_abort_is_offered_until_each_player_has_finished_a_first_turn(server: ServerProcess) -> None:
+    _body, a, b = rated_duel(server)
+    try:
+        through_setup(a, b)
+        mover, other = mover_and_other(a, b)
+        other.send({"type": "abort"})  # during the opponent's first turn, still offered
+        over = other.wait_state()
+        assert over["result"]["aborted"] is True and over["result"]["winner"] == mover.state["seat"]
+    finally:
+        a.close()
+        b.close()
+    assert _rating(server, a.session) is None
+    _body, a, b = rated_duel(server)
+    try:
+        through_first_turns(a, b)
+        mover, _other = mover_and_other(a, b)
+        mover.send({"type": "abort"})
+        mover.expect_error("abort_refused")
+        mover.send({"type": "resign"})  # now a resignation counts: a loss
+        over = mover.wait_state()
+        assert over["rated"] is True and "aborted" not in over["result"]
+    finally:
+        a.close()
+        b.close()
+    loser = _rating(server, mover.session)
+    assert loser is not None and loser["losses"] == 1
+
+
+def test_abort_is_refused_in_an_unrated_duel(server: ServerProcess) -> None:
+    body = server.new_game(kind="friend", format="precon")
+    a = Client(server, body["id"], body["tokens"])
+    try:
+        assert a.state["can_abort"] is False
+        a.send({"type": "abort"})
+        a.expect_error("abort_refused")
+    finally:
+        a.close()

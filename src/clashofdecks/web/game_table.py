@@ -95,7 +95,7 @@ class GameTable:
             live.clock = clock_of_row(row.clock)
         if row.kind == "solo":
             live.campaign_level = rulebook_level(row.setup.get("threat"))
-        if row.result is not None and row.result.get("abandoned"):
+        if row.result is not None and (row.result.get("abandoned") or row.result.get("aborted")):
             live.result_override = row.result
         return live
 

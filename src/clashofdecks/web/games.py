@@ -16,7 +16,7 @@ from typing import Any, Final
 from ..agents.registry import STRENGTHS
 from ..cards import ABILITY_NAMES, CARDS
 from ..errors import ClashError
-from ..events import Event
+from ..events import Event, EventKind
 from ..formats import setup_summary
 from ..options import LEVELS, Ruleset, Threat
 from ..record import GameRecord, result_of
@@ -257,6 +257,31 @@ def session_of_row(row: GameRow) -> GameSession:
     )
 
 
+#: Why a rated game was aborted (docs/web.md, "Fair play in rated games"), in its stored result.
+ABORT_REASON: Final = (
+    "the game ended before each player had finished a first turn of the play phase: aborted, not rated"
+)
+
+
+def first_turns_done(session: GameSession) -> bool:
+    """Whether each seat has finished its first own turn of the play phase (setup picks do not
+    count): until then a rated game that ends is aborted and unrated."""
+    ended = {
+        e.player
+        for step in session.steps
+        if not step.setup
+        for e in step.events
+        if e.kind == EventKind.TURN_ENDED
+    }
+    return {0, 1} <= ended
+
+
+def aborted_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A rated game's result when it ends before :func:`first_turns_done`: stored as it ended (a
+    resignation, an abandonment, a time-out), marked aborted, with the reason."""
+    return {**result, "aborted": True, "abort_reason": ABORT_REASON}
+
+
 def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
     """The absent seat loses (its opponent is told); stored like a resignation, with its own reason."""
     outcome = session.resign(absent)
@@ -423,6 +448,11 @@ def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, A
             build=build,
         ),
         "can_undo": seat is not None and not session.is_over and session.can_undo(seat),
+        # A rated game can be aborted by either player until each has finished a first turn.
+        "can_abort": seat is not None
+        and live.rated
+        and not session.is_over
+        and not first_turns_done(session),
     }
     if not in_setup and seat is not None:
         own["playable"] = session.playable_cards(seat)
@@ -463,6 +493,9 @@ def common_part(
             "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
             "reason": override.get("reason", outcome.reason),
         }
+        if override.get("aborted"):
+            common["result"]["aborted"] = True
+            common["result"]["abort_reason"] = override.get("abort_reason", ABORT_REASON)
     if session.phase != "setup":
         common["abilities"] = abilities if abilities is not None else board_abilities(session)
     return common

@@ -37,12 +37,14 @@ from . import metrics, presence
 from .config import ServerConfig
 from .games import (
     GameState,
+    aborted_result,
     board_abilities,
     clock_row,
     common_part,
     dumps,
     events_json,
     final_result,
+    first_turns_done,
     frame_for,
     join_frame,
     seat_names,
@@ -57,7 +59,7 @@ from .sync import GameSync, History, StaleError, history_of
 log = logging.getLogger("clashofdecks.web")
 
 #: What a message is, in the refusal of one that came after its player's clock ran out.
-_WHAT = {"act": "this action", "undo": "this undo", "resign": "this resignation"}
+_WHAT = {"act": "this action", "undo": "this undo", "resign": "this resignation", "abort": "this abort"}
 
 Events = list[Event | dict[str, Any]]
 
@@ -165,13 +167,15 @@ class LiveGame(GameState):
         identity), a clock started once both seats are held, and the page sent the game."""
         async with self.lock:
             await self.sync.catch_up_if_moved(self)  # the copy held here may be older than the store
+            offered = self.rated_offer
             seats = await self._seats_of(conn, tokens, accept_rated=accept_rated)
-            if self.start_clock():
+            started = self.start_clock()
+            if started:
                 assert self.clock is not None
-                started = clock_row(self.clock)
-                await self.write(functools.partial(_save_clock, game_id=self.id, clock=started))
-                if self.connections:
-                    await self.broadcast([])  # the creator's page shows the clock running
+                await self.write(functools.partial(_save_clock, game_id=self.id, clock=clock_row(self.clock)))
+            if (started or offered != self.rated_offer) and self.connections:
+                # The creator's page shows the clock running, and whether the game is rated.
+                await self.broadcast([])
         conn.seats, conn.lang = seats, lang
         self.last_used = time.monotonic()
         self.connections.add(conn)
@@ -291,7 +295,11 @@ class LiveGame(GameState):
                 events = await self._act(session, seat, msg.get("action"), msg.get("index"))
             elif msg.type == "undo":
                 events = await self._undo(session, seat, msg.get("index"))
-            else:  # resign
+            else:  # resign, or abort (a resignation a rated game not yet begun counts as aborted)
+                if msg.type == "abort" and (not self.rated or first_turns_done(session)):
+                    raise ProtocolError(
+                        "abort_refused", "only a rated game is aborted, before each player finished a turn"
+                    )
                 outcome = session.resign(seat)
                 await self.finish(final_result(session))
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
@@ -468,6 +476,9 @@ class LiveGame(GameState):
         """Store the end of a game played here, and start its analysis (an imported game's waits
         for its replay to be opened).  False, with nothing written, when the store says the game
         was over already (another server process ended it: a timeout or abandonment counts once)."""
+        aborted = self.rated and not first_turns_done(self.session)
+        if aborted:  # the abort rule: ended before each player's first turn, so not rated
+            result = self.result_override = aborted_result(result)
         clock = None
         if self.clock is not None:
             self.clock.stop(self.config.clock())
@@ -483,6 +494,8 @@ class LiveGame(GameState):
         await self.write(lambda s, c: ended.append(end(s, c)), shown=history_of(self.session))
         if not ended[-1]:
             return False
+        if aborted:
+            self.rated = False
         if self.kind != "imported":
             self.services.analyses.request(self.id)  # when "busy", the replay page asks again later
         return True
@@ -502,6 +515,8 @@ def _end(
     that ends it, never one without the other, and only if this write ended it."""
     if not s.finish(game_id, result, conn=c):
         return False
+    if result.get("aborted"):
+        s.unrate(game_id, conn=c)  # the abort rule: the game no longer counts as rated
     if rating is not None:
         s.apply_rating(game_id, rating[0], rating[1], conn=c)
     if clock is not None:
@@ -514,7 +529,7 @@ def _end(
 def _rating_write(live: GameState, result: dict[str, Any]) -> tuple[str | None, tuple[str, str]] | None:
     """For a rated duel between two identities: (the winner's identity or None for a draw, both
     identities); None for any other game.  A resignation and an abandonment count as losses."""
-    if not live.rated:
+    if not live.rated or result.get("aborted"):
         return None
     owners = [s.owner for s in live.seats]
     a, b = owners[0], owners[1]

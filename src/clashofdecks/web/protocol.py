@@ -39,7 +39,8 @@ ERROR_CODES: Final = (
     "illegal",  # the action is not legal now (the message says why)
     "game_over",  # the game has ended
     "undo_refused",  # undo is not possible now (the message says why)
-    "hint_unavailable",  # no hint now
+    "hint_unavailable",  # no hint now (never in a rated game while it runs)
+    "abort_refused",  # no abort: not a rated game, or each player has finished a first turn
     "server_error",  # the server could not store the action; nothing changed
     "no_identity",  # the connection has no identity (queue, seats)
     "already_queued",  # the identity waits in a queue already (one queue at a time)
@@ -54,6 +55,7 @@ MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
     "undo": {"index": int},
     "hint": {},
     "resign": {},
+    "abort": {},
     "ping": {"id": int},
     "queue": {"format": str, "lang": str},
     "leave_queue": {},

@@ -414,7 +414,9 @@ function gameOver(f, me) {
           disabled: state.rematchOffer === "sent", onclick: () => send({ type: "rematch" }) }, t(state.rematchOffer === "offered" ? "rematch_accept" : "rematch")) : null,
       h("a", { class: "button", href: "/" }, t("back_lobby"))),
     f.rated ? h("p", { class: "muted", "data-testid": "rated-note" }, t("rated_game"), " ",
-      h("a", { href: "/leaderboard" }, t("leaderboard"))) : null);
+      h("a", { href: "/leaderboard" }, t("leaderboard"))) : null,
+    // The abort rule (docs/web.md, "Fair play in rated games"): the server's reason, as it says it.
+    f.result && f.result.aborted ? h("p", { class: "muted", "data-testid": "aborted-note" }, f.result.abort_reason) : null);
 }
 
 // Why the game ended, in the page's language, with names instead of seat numbers.
