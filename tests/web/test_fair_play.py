@@ -130,3 +130,50 @@ def test_abort_is_refused_in_an_unrated_duel(server: ServerProcess) -> None:
         a.expect_error("abort_refused")
     finally:
         a.close()
+
+
+def test_play_now_gives_a_rated_game_with_a_real_time_clock(server: ServerProcess) -> None:
+    from test_rated_play import Queuer
+
+    sessions = [server.guest(), server.guest()]
+    queuers = [Queuer(server, s) for s in sessions]
+    try:
+        for q in queuers:
+            q.send({"type": "queue", "format": "draft"})
+            assert q.recv()["status"] == "waiting"
+        game = queuers[0].recv()["game"]
+        assert queuers[1].recv()["game"] == game
+    finally:
+        for q in queuers:
+            q.close()
+    a = Client(server, game, [], session=sessions[0])
+    b = Client(server, game, [], session=sessions[1])
+    try:
+        assert b.state["rated"] is True and b.state["clock"]["control"] == "5+3"
+        assert b.state["clock"]["left"] == [300.0, 300.0]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_rematch_keeps_the_time_control_of_the_game_it_repeats(server: ServerProcess) -> None:
+    body = server.new_game(kind="friend", format="precon", time_control="3+2")
+    a = Client(server, body["id"], body["tokens"])
+    b = Client(server, body["id"], [body["invite"].split("#t=")[1].split("&")[0]])
+    try:
+        a.send({"type": "resign"})
+        a.wait_state()
+        b.wait_state()
+        for c in (a, b):
+            c.send({"type": "rematch"})
+        answer = b.recv()
+        while answer["type"] != "rematch":
+            answer = b.recv()
+    finally:
+        a.close()
+        b.close()
+    again = Client(server, answer["game"], [], session=body["session"])
+    try:
+        assert again.state["clock"] is not None and again.state["clock"]["control"] == "3+2"
+    finally:
+        again.close()

@@ -302,22 +302,16 @@ def test_rated_is_offered_only_for_friend_duels_of_the_rated_formats(server: Ser
 
 
 def test_leaving_a_rated_game_counts_as_a_loss(tmp_path: Path) -> None:
+    """An unclocked rated duel (a friend duel both chose rated: the queue's games have a clock,
+    which alone decides them) left by the player to move is lost by abandonment."""
     proc = ServerProcess(tmp_path, "--abandon-after", "1.5", "--agent-workers", "0").start()
     try:
-        a_session, b_session = proc.guest(), proc.guest()
-        qa, qb = Queuer(proc, a_session), Queuer(proc, b_session)
-        try:
-            qa.send({"type": "queue", "format": "precon"})
-            qa.recv()
-            qb.send({"type": "queue", "format": "precon"})
-            qb.recv()
-            game = qa.recv()["game"]
-            qb.recv()
-        finally:
-            qa.close()
-            qb.close()
-        a = Client(proc, game, [], session=a_session)
-        b = Client(proc, game, [], session=b_session)
+        game = proc.new_game(kind="friend", format="precon", rated=True)
+        token, _offered = _invite_token(game)
+        a = Client(proc, game["id"], game["tokens"])
+        b = Client(proc, game["id"], [token], rated=True)
+        a.wait_state()  # told that the invitee accepted: rated
+        a_session, b_session = a.session, b.session
         through_first_turns(a, b)  # leaving before that aborts the game (test_fair_play.py)
         mover, stayer = (a, b) if a.state["legal"] else (b, a)
         left_session = a_session if mover is a else b_session
