@@ -150,7 +150,7 @@ def test_play_now_gives_a_rated_game_with_a_real_time_clock(server: ServerProces
     b = Client(server, game, [], session=sessions[1])
     try:
         assert b.state["rated"] is True and b.state["clock"]["control"] == "5+3"
-        assert b.state["clock"]["left"] == [300.0, 300.0]
+        assert b.state["clock"]["running"] == b.state["to_move"]  # both seats held: it runs
     finally:
         a.close()
         b.close()
@@ -177,3 +177,31 @@ def test_a_rematch_keeps_the_time_control_of_the_game_it_repeats(server: ServerP
         assert again.state["clock"] is not None and again.state["clock"]["control"] == "3+2"
     finally:
         again.close()
+
+
+def test_each_seat_is_shown_connected_or_away_to_the_other_and_to_spectators(server: ServerProcess) -> None:
+    _body, a, b = rated_duel(server)
+    watcher = Client(server, _body["id"], [])
+    try:
+        assert watcher.state["connected"] == [True, True]
+        b_seat = b.state["seat"]
+        b.close()
+        for c in (a, watcher):
+            notice = c.recv()
+            while notice["type"] != "notice" or notice["code"] != "left":
+                notice = c.recv()
+            assert notice["seats"] == [b_seat]
+        late = Client(server, _body["id"], [])
+        assert late.state["connected"][b_seat] is False and late.state["connected"][1 - b_seat] is True
+        late.close()
+    finally:
+        a.close()
+        watcher.close()
+    ai = server.new_game(kind="ai", ai="beginner")
+    owner = Client(server, ai["id"], [], session=ai["session"])
+    try:
+        ai_seat = 1 - owner.state["seat"]
+        assert owner.state["connected"][ai_seat] is None  # the AI's seat has no presence
+        assert owner.state["connected"][owner.state["seat"]] is True
+    finally:
+        owner.close()

@@ -242,6 +242,9 @@ class LiveGame(GameState):
         for s in conn.seats:
             self.present[s] = max(0, self.present.get(s, 0) - 1)
         self.services.background.run(self.save_presence(set(conn.seats)))
+        gone = sorted(s for s in conn.seats if self.present.get(s, 0) == 0)
+        if gone and self.connections:  # presence: the other seat and spectators see the seat away
+            self.services.background.run(self.notify({"type": "notice", "code": "left", "seats": gone}))
         return not self.connections and not self.agent_busy
 
     async def save_presence(self, seats: Iterable[int]) -> None:
