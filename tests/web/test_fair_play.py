@@ -205,3 +205,38 @@ def test_each_seat_is_shown_connected_or_away_to_the_other_and_to_spectators(ser
         assert owner.state["connected"][owner.state["seat"]] is True
     finally:
         owner.close()
+
+
+def test_a_player_reports_the_opponent_after_the_game(server: ServerProcess) -> None:
+    from clashofdecks.web import reports
+    from clashofdecks.web.store import open_store
+
+    body, a, b = rated_duel(server)
+    path = f"/api/games/{body['id']}/report"
+    try:
+        status, answer = server.post(path, {"reason": "stalled"}, session=a.session)
+        assert status == 403  # not over yet
+        a.send({"type": "resign"})
+        a.wait_state()
+    finally:
+        a.close()
+        b.close()
+    for refused in ({}, {"reason": ""}, {"reason": 3}, {"reason": "x" * 501}):
+        status, answer = server.post(path, refused, session=a.session)
+        assert status == 400, (refused, answer)
+    status, answer = server.post(path, {"reason": "stalled"}, session=server.guest())
+    assert status == 403 and answer["code"] == "not_a_player"
+    status, answer = server.post(path, {"reason": "stalled every turn"}, session=a.session)
+    assert status == 200 and answer == {"reported": True, "new": True}
+    status, answer = server.post(path, {"reason": "again"}, session=a.session)
+    assert status == 200 and answer["new"] is False  # one report per player and game
+    me = {c.session: server.get("/api/me", session=c.session)[1] for c in (a, b)}
+    store = open_store(f"sqlite:///{server.data_dir / 'web.sqlite3'}")
+    try:
+        kept = reports.reports_of(store.engine, body["id"])
+        a_id = store.identity_by_handle(me[a.session]["identity"])
+        b_id = store.identity_by_handle(me[b.session]["identity"])
+        assert a_id is not None and b_id is not None
+        assert kept == [(a_id.id, b_id.id, "stalled every turn")]
+    finally:
+        store.close()

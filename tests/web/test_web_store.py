@@ -132,10 +132,10 @@ def test_migrations_match_the_tables_the_code_uses(tmp_path: Path) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from clashofdecks.web import dbqueue, leases, presence, rematches  # noqa: F401  (they add their tables)
+    from clashofdecks.web import dbqueue, leases, presence, rematches, reports  # noqa: F401  (they add their tables)
     from clashofdecks.web.store import metadata
 
-    assert {"leases", "processes", "presence", "queue_entries", "abandonment", "rematches"} <= set(
+    assert {"leases", "processes", "presence", "queue_entries", "abandonment", "rematches", "reports"} <= set(
         metadata.tables
     )
 

@@ -1,0 +1,29 @@
+"""Reports of an opponent after a game, for the operator (docs/web.md, "Fair play in rated
+games").
+
+Revision ID: 0009_fairplay_reports
+Revises: 0008_handover
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0009_fairplay_reports"
+down_revision = "0008_handover"
+
+
+def upgrade() -> None:
+    op.create_table(
+        "reports",
+        sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("reporter", sa.String(32), primary_key=True),
+        sa.Column("reported", sa.String(32), nullable=False),
+        sa.Column("reason", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Float, nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("reports")
