@@ -181,6 +181,7 @@ class Client:
         session: str | None = None,
         lang: str | None = None,
         rated: bool | None = None,
+        hints: bool | None = None,
         **headers: str,
     ) -> None:
         if session is None:
@@ -197,6 +198,8 @@ class Client:
             hello["lang"] = lang
         if rated is not None:  # the invitee's answer to a duel offered as rated
             hello["rated"] = rated
+        if hints is not None:  # the invitee's agreement to hints the creator offered
+            hello["hints"] = hints
         self.send(hello)
         self.state = self.wait_state()
         for token in tokens:

@@ -240,3 +240,34 @@ def test_a_player_reports_the_opponent_after_the_game(server: ServerProcess) -> 
         assert kept == [(a_id.id, b_id.id, "stalled every turn")]
     finally:
         store.close()
+
+
+def _hint_or_error(c: Client) -> dict[str, Any]:
+    c.send({"type": "hint"})
+    while True:
+        frame = c.recv(timeout=60)
+        if frame["type"] in ("hint", "error"):
+            return frame
+
+
+def test_an_unrated_duel_offers_hints_only_if_both_agreed(server: ServerProcess) -> None:
+    for offered, accepted in ((False, True), (True, False), (True, True)):
+        body = server.new_game(kind="friend", format="precon", hints=offered)
+        a = Client(server, body["id"], body["tokens"])
+        b = Client(server, body["id"], [body["invite"].split("#t=")[1]], hints=accepted)
+        try:
+            through_setup(a, b)
+            mover, _other = mover_and_other(a, b)
+            answer = _hint_or_error(mover)
+            if offered and accepted:
+                assert answer["type"] == "hint", answer
+                assert answer["action"] in mover.state["legal"]
+            else:
+                assert answer["type"] == "error" and answer["code"] == "hint_unavailable", answer
+        finally:
+            a.close()
+            b.close()
+    session = server.guest()
+    for refused in ({"kind": "friend", "hints": 1}, {"kind": "friend", "rated": True, "hints": True}):
+        status, _answer = server.post("/api/games", refused, session=session)
+        assert status == 400

@@ -132,10 +132,10 @@ def test_migrations_match_the_tables_the_code_uses(tmp_path: Path) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from clashofdecks.web import dbqueue, leases, presence, rematches, reports  # noqa: F401  (they add their tables)
+    from clashofdecks.web import dbqueue, hint_terms, leases, presence, rematches, reports  # noqa: F401
     from clashofdecks.web.store import metadata
 
-    assert {"leases", "processes", "presence", "queue_entries", "abandonment", "rematches", "reports"} <= set(
+    assert {"leases", "processes", "presence", "queue_entries", "abandonment", "rematches", "reports", "hint_terms"} <= set(
         metadata.tables
     )
 

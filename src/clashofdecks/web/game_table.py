@@ -18,7 +18,7 @@ from ..errors import ClashError, RecordError
 from ..events import Event
 from ..record import GameRecord
 from ..session import REMOTE, GameSession, Seat
-from . import rematches
+from . import hint_terms, rematches
 from .clocks import ClockState
 from .games import (
     AI_LEVELS,
@@ -167,6 +167,8 @@ class GameTable:
             s.create_game(row)
             if clock is not None:
                 s.save_clock(game_id, clock)
+            if req.hints:
+                hint_terms.offer(s.engine, game_id)
 
         await self.db.run(create)
         self.games[game_id] = live

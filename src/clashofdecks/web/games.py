@@ -64,6 +64,8 @@ class NewGame:
     #: for an unclocked game.  Only duels between two people on their own devices take one (the
     #: lobby's friend duel; a play-now queue creating duels passes its control here).
     time_control: str | None = None
+    #: An unrated friend duel whose creator offers hints: given once the invitee agrees too.
+    hints: bool = False
 
 
 @dataclass(eq=False)

@@ -33,7 +33,7 @@ from ..session import (
     UndoError,
 )
 from ..ui.action_text import describe_action
-from . import metrics, presence
+from . import hint_terms, metrics, presence
 from .config import ServerConfig
 from .games import (
     GameState,
@@ -162,13 +162,21 @@ class LiveGame(GameState):
 
     # ------------------------------------------------------------------ subscribers
 
-    async def join(self, conn: Subscriber, tokens: list[str], *, accept_rated: bool, lang: str) -> None:
+    async def join(
+        self,
+        conn: Subscriber,
+        tokens: list[str],
+        *,
+        accept_rated: bool,
+        lang: str,
+        accept_hints: bool = False,
+    ) -> None:
         """A page opens this game (``hello``): its seats (claimed by token, or held by its
         identity), a clock started once both seats are held, and the page sent the game."""
         async with self.lock:
             await self.sync.catch_up_if_moved(self)  # the copy held here may be older than the store
             offered = self.rated_offer
-            seats = await self._seats_of(conn, tokens, accept_rated=accept_rated)
+            seats = await self._seats_of(conn, tokens, accept_rated=accept_rated, accept_hints=accept_hints)
             started = self.start_clock()
             if started:
                 assert self.clock is not None
@@ -192,7 +200,9 @@ class LiveGame(GameState):
         if seats:
             await self.notify({"type": "notice", "code": "joined", "seats": sorted(seats)}, skip=conn)
 
-    async def _seats_of(self, conn: Subscriber, tokens: list[str], *, accept_rated: bool) -> set[int]:
+    async def _seats_of(
+        self, conn: Subscriber, tokens: list[str], *, accept_rated: bool, accept_hints: bool = False
+    ) -> set[int]:
         """The seats this connection plays (the caller holds the lock): those its identity owns, and
         those whose token it presents when no identity holds them yet, which it thereby takes for
         good (an invite link is single-use).  Refused, with nothing changed: a token of no seat, a
@@ -228,6 +238,10 @@ class LiveGame(GameState):
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
+            if self.kind == "friend":  # the invitee's answer to hints offered by the creator, if any
+                await self.services.db.write(
+                    functools.partial(_answer_hints, game_id=self.id, agreed=accept_hints)
+                )
             if self.rated_offer:
                 # The invitee's answer to a duel offered as rated: rated only when both chose it.
                 await self.write(functools.partial(_answer_rated, game_id=self.id, accepted=accept_rated))
@@ -395,6 +409,13 @@ class LiveGame(GameState):
                 raise ProtocolError("game_over", "the game is over")
             if self.rated or self.rated_offer:
                 self.refuse_engine_help()
+            game_id = self.id
+            if self.kind == "friend" and not await self.services.db.run(
+                lambda s: hint_terms.agreed(s.engine, game_id)
+            ):
+                raise ProtocolError(
+                    "hint_unavailable", "hints between two people only if both agreed to them"
+                )
             seat = self.acting_seat(conn)
             if not session.can_hint(seat, in_setup=False):
                 raise ProtocolError("hint_unavailable", "hints are given on your own turn, after the setup")
@@ -552,6 +573,10 @@ def _truncate(store: Store, conn: DbConnection, *, game_id: str, keep: int) -> N
 
 def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: bool) -> None:
     store.answer_rated_offer(game_id, accepted, conn=conn)
+
+
+def _answer_hints(_store: Store, conn: DbConnection, *, game_id: str, agreed: bool) -> None:
+    hint_terms.answer(conn, game_id, agreed)
 
 
 def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str) -> None:

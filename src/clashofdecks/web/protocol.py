@@ -50,7 +50,15 @@ ERROR_CODES: Final = (
 
 #: Allowed fields (name -> type) per client message type; "type" itself is implied.
 MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
-    "hello": {"game": str, "token": str, "tokens": list, "name": str, "lang": str, "rated": bool},
+    "hello": {
+        "game": str,
+        "token": str,
+        "tokens": list,
+        "name": str,
+        "lang": str,
+        "rated": bool,
+        "hints": bool,
+    },
     "act": {"action": str, "index": int},
     "undo": {"index": int},
     "hint": {},
@@ -138,6 +146,7 @@ def parse_message(text: str | bytes) -> Message:
             "name": name,
             "lang": lang,
             "rated": fields.get("rated", False),
+            "hints": fields.get("hints", False),
         }
     if kind == "queue":
         if fields.get("lang", "en") not in languages():

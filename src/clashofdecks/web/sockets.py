@@ -56,9 +56,8 @@ class Sockets:
         live = await self.table.get(msg.get("game"))
         if live is None:
             raise ProtocolError("no_game", "no such game")
-        await live.join(
-            conn, msg.get("tokens"), accept_rated=msg.get("rated") is True, lang=msg.get("lang") or "en"
-        )
+        accept = {"accept_rated": msg.get("rated") is True, "accept_hints": msg.get("hints") is True}
+        await live.join(conn, msg.get("tokens"), lang=msg.get("lang") or "en", **accept)
         conn.live = live
 
     def failed(self, conn: Connection) -> None:

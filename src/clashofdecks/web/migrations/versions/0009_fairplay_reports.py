@@ -1,4 +1,5 @@
-"""Reports of an opponent after a game, for the operator (docs/web.md, "Fair play in rated
+"""Reports of an opponent after a game, for the operator, and the players' agreement to hints in
+an unrated duel between two people (docs/web.md, "Fair play in rated
 games").
 
 Revision ID: 0009_fairplay_reports
@@ -23,7 +24,13 @@ def upgrade() -> None:
         sa.Column("reason", sa.Text, nullable=False),
         sa.Column("created_at", sa.Float, nullable=False),
     )
+    op.create_table(
+        "hint_terms",
+        sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("agreed", sa.Boolean, nullable=False),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("hint_terms")
     op.drop_table("reports")
