@@ -185,6 +185,7 @@ class Client:
         session: str | None = None,
         lang: str | None = None,
         rated: bool | None = None,
+        hints: bool | None = None,
         **headers: str,
     ) -> None:
         if session is None:
@@ -201,6 +202,8 @@ class Client:
             hello["lang"] = lang
         if rated is not None:  # the invitee's answer to a duel offered as rated
             hello["rated"] = rated
+        if hints is not None:  # the invitee's agreement to hints the creator offered
+            hello["hints"] = hints
         self.send(hello)
         self.state = self.wait_state()
         for token in tokens:
@@ -343,3 +346,16 @@ def browser() -> Iterator[Any]:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
         b.close()
+
+
+def through_first_turns(a: Client, b: Client) -> None:
+    """Both players of a duel make their setup decisions and end their first turn of the play
+    phase (``end`` whenever it is legal): a rated game ended after this counts (the abort rule,
+    docs/web.md "Fair play in rated games")."""
+    while a.state.get("can_abort") or b.state.get("can_abort"):
+        while a.state["index"] != b.state["index"]:
+            (a if a.state["index"] < b.state["index"] else b).wait_state()
+        mover, other = (a, b) if a.state["legal"] else (b, a)
+        legal = mover.state["legal"]
+        mover.act("end" if "end" in legal else legal[0])
+        other.wait_state()

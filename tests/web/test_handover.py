@@ -137,9 +137,10 @@ def test_the_clock_lease_holder_killed_the_other_process_times_the_game_out_once
         stored = _sql(database, "SELECT * FROM clocks WHERE game_id = :g", g=game["id"])[0]
         left = {seat: 172.0, other: 0.0}
         assert (stored.remaining0, stored.remaining1, stored.running) == (left[0], left[1], None)
+        # Lost on time in the setup: aborted and not rated (the abort rule, test_fair_play.py), once.
+        assert result["aborted"] is True
         history = _sql(database, "SELECT identity_id FROM rating_history WHERE game_id = :g", g=game["id"])
-        assert len(history) == 2
-        assert sorted(r.games for r in _sql(database, "SELECT games FROM ratings")) == [1, 1]
+        assert history == [] and _sql(database, "SELECT games FROM ratings") == []
         end = _until("the end shown", lambda: b.wait_state() if b.state["result"] is None else b.state)
         assert end["clock"]["left"][other] == 0 and end["clock"]["running"] is None
         a.close()
@@ -172,7 +173,8 @@ def test_a_resignation_after_the_deadline_is_a_loss_on_time(
         assert result["termination"] == "time" and result["winner"] == 1 - running
         time.sleep(1.5)
         assert len(_log_lines(procs, f"game {game['id']}: seat {running} lost on time")) == 1
-        assert len(_sql(database, "SELECT 1 FROM rating_history WHERE game_id = :g", g=game["id"])) == 2
+        assert result["aborted"] is True  # before any first turn: aborted, not rated
+        assert _sql(database, "SELECT 1 FROM rating_history WHERE game_id = :g", g=game["id"]) == []
         a.close()
         b.close()
     finally:

@@ -10,7 +10,7 @@ from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
 
-from conftest import Client, ServerProcess
+from conftest import Client, ServerProcess, through_first_turns
 
 
 class Queuer:
@@ -73,6 +73,7 @@ def test_play_now_pairs_two_strangers_into_a_rated_duel_and_resigning_loses(serv
             taken[mover.state["seats"][0]] = int(deck.split()[1])
             mover.act(deck)
             other.wait_state()
+        through_first_turns(ca, cb)  # before that, a resignation would abort the game (not rated)
         ca.send({"type": "resign"})
         over = ca.wait_state()
         assert over["result"]["winner"] == 1 - a_seat
@@ -179,6 +180,7 @@ def test_a_rematch_needs_both_players_and_is_rated_again(server: ServerProcess) 
     try:
         ca.send({"type": "rematch"})
         ca.expect_error("rematch_refused")  # not over yet
+        through_first_turns(ca, cb)
         cb.send({"type": "resign"})
         ca.wait_state()
         cb.wait_state()
@@ -254,13 +256,11 @@ def test_a_friend_duel_is_rated_only_when_both_chose_it(server: ServerProcess) -
         assert offered
         friend_session = server.guest()
         host = Client(server, game["id"], [], session=game["session"])
-        friend = Queuer(server, friend_session)
+        friend = Client(server, game["id"], [token], session=friend_session, rated=accepted)
         try:
-            friend.send({"type": "hello", "game": game["id"], "tokens": [token], "rated": accepted})
-            state = friend.recv()
-            while state["type"] != "state":
-                state = friend.recv()
-            assert state["rated"] is accepted
+            assert friend.state["rated"] is accepted
+            assert host.wait_state()["rated"] is accepted  # the host's page is told the answer
+            through_first_turns(host, friend)
             friend.send({"type": "resign"})
             over = friend.recv()
             while over["type"] != "state" or over.get("result") is None:
@@ -302,22 +302,17 @@ def test_rated_is_offered_only_for_friend_duels_of_the_rated_formats(server: Ser
 
 
 def test_leaving_a_rated_game_counts_as_a_loss(tmp_path: Path) -> None:
+    """An unclocked rated duel (a friend duel both chose rated: the queue's games have a clock,
+    which alone decides them) left by the player to move is lost by abandonment."""
     proc = ServerProcess(tmp_path, "--abandon-after", "1.5", "--agent-workers", "0").start()
     try:
-        a_session, b_session = proc.guest(), proc.guest()
-        qa, qb = Queuer(proc, a_session), Queuer(proc, b_session)
-        try:
-            qa.send({"type": "queue", "format": "precon"})
-            qa.recv()
-            qb.send({"type": "queue", "format": "precon"})
-            qb.recv()
-            game = qa.recv()["game"]
-            qb.recv()
-        finally:
-            qa.close()
-            qb.close()
-        a = Client(proc, game, [], session=a_session)
-        b = Client(proc, game, [], session=b_session)
+        game = proc.new_game(kind="friend", format="precon", rated=True)
+        token, _offered = _invite_token(game)
+        a = Client(proc, game["id"], game["tokens"])
+        b = Client(proc, game["id"], [token], rated=True)
+        a.wait_state()  # told that the invitee accepted: rated
+        a_session, b_session = a.session, b.session
+        through_first_turns(a, b)  # leaving before that aborts the game (test_fair_play.py)
         mover, stayer = (a, b) if a.state["legal"] else (b, a)
         left_session = a_session if mover is a else b_session
         mover.close()  # the player whose turn it is leaves the rated game

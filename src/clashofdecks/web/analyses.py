@@ -84,7 +84,10 @@ class Analyses:
             return 404, {"error": "no such game"}
         if row.status != "over":
             # The analysis replays the record, hidden cards and all: finished games only.
-            return 403, {"error": "analyses are made of finished games only"}
+            body = {"error": "analyses are made of finished games only"}
+            if row.rated or row.rated_offer:  # no engine help while a rated game runs
+                body["code"] = "hint_unavailable"
+            return 403, body
         return self.request(game_id)
 
     def request(self, game_id: str) -> tuple[int, dict[str, Any]]:

@@ -38,10 +38,15 @@ class TimeControl:
 
 
 #: The controls the lobby offers (names as the API takes them), fastest first.
+#: The one time control of the "play now" queue's rated games, in every format (one queue per
+#: format: the pool of waiting players is not split further; docs/web.md, "Fair play in rated games").
+QUEUE_TIME_CONTROL: Final = "5+3"
+
 TIME_CONTROLS: Final[dict[str, TimeControl]] = {
     c.name: c
     for c in (
         TimeControl("3+2", 3 * 60.0, 2.0),
+        TimeControl("5+3", 5 * 60.0, 3.0),
         TimeControl("10+5", 10 * 60.0, 5.0),
         TimeControl("1d", DAY, per_move=True),
         TimeControl("3d", 3 * DAY, per_move=True),

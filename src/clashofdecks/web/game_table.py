@@ -18,7 +18,7 @@ from ..errors import ClashError, RecordError
 from ..events import Event
 from ..record import GameRecord
 from ..session import REMOTE, GameSession, Seat
-from . import rematches
+from . import hint_terms, rematches
 from .clocks import ClockState
 from .games import (
     AI_LEVELS,
@@ -95,7 +95,7 @@ class GameTable:
             live.clock = clock_of_row(row.clock)
         if row.kind == "solo":
             live.campaign_level = rulebook_level(row.setup.get("threat"))
-        if row.result is not None and row.result.get("abandoned"):
+        if row.result is not None and (row.result.get("abandoned") or row.result.get("aborted")):
             live.result_override = row.result
         return live
 
@@ -167,6 +167,8 @@ class GameTable:
             s.create_game(row)
             if clock is not None:
                 s.save_clock(game_id, clock)
+            if req.hints:
+                hint_terms.offer(s.engine, game_id)
 
         await self.db.run(create)
         self.games[game_id] = live
@@ -194,6 +196,11 @@ class GameTable:
                 seat.owner = owners[0]
             seat.token_hash = None
         live = LiveGame(self.services, game_id, req.kind, session, seats, rated=rated)
+        control = clock_control(req)
+        if control is not None:  # the queue's games and rematches of clocked games
+            live.clock = ClockState.new(control)
+            live.start_clock()  # both seats are held from the start: it runs now
+        clock = None if live.clock is None else clock_row(live.clock)
         row = game_row(live)
         row.rated = rated
 
@@ -202,6 +209,8 @@ class GameTable:
                 if with_write is not None:
                     with_write(c, game_id)
                 s.create_game(row, c)
+                if clock is not None:
+                    s.save_clock(game_id, clock, conn=c)
 
         await self.db.run(create)
         self.games[game_id] = live
@@ -266,6 +275,8 @@ class GameTable:
         head = session.record()
         names = [live.seats[session.participant_seat(p)].name for p in (0, 1)]
         req = NewGame(kind=live.kind, format=head.format, name=names[0], name2=names[1], lang=conn.lang)
+        if live.clock is not None:  # a rematch keeps the time control of the game it repeats
+            req.time_control = live.clock.control.name
         if live.kind == "ai":
             agent = live.seats[session.participant_seat(1)].agent
             req.ai = agent if agent in AI_LEVELS else DEFAULT_AI

@@ -16,7 +16,7 @@ from typing import Any, Final
 from ..agents.registry import STRENGTHS
 from ..cards import ABILITY_NAMES, CARDS
 from ..errors import ClashError
-from ..events import Event
+from ..events import Event, EventKind
 from ..formats import setup_summary
 from ..options import LEVELS, Ruleset, Threat
 from ..record import GameRecord, result_of
@@ -68,6 +68,8 @@ class NewGame:
     time_control: str | None = None
     #: Turns the game lasts at most, then a draw (the ruleset's ``max_turns``; web/limits.py).
     max_turns: int | None = 200
+    #: An unrated friend duel whose creator offers hints: given once the invitee agrees too.
+    hints: bool = False
 
 
 @dataclass(eq=False)
@@ -265,6 +267,31 @@ def session_of_row(row: GameRow) -> GameSession:
     )
 
 
+#: Why a rated game was aborted (docs/web.md, "Fair play in rated games"), in its stored result.
+ABORT_REASON: Final = (
+    "the game ended before each player had finished a first turn of the play phase: aborted, not rated"
+)
+
+
+def first_turns_done(session: GameSession) -> bool:
+    """Whether each seat has finished its first own turn of the play phase (setup picks do not
+    count): until then a rated game that ends is aborted and unrated."""
+    ended = {
+        e.player
+        for step in session.steps
+        if not step.setup
+        for e in step.events
+        if e.kind == EventKind.TURN_ENDED
+    }
+    return {0, 1} <= ended
+
+
+def aborted_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A rated game's result when it ends before :func:`first_turns_done`: stored as it ended (a
+    resignation, an abandonment, a time-out), marked aborted, with the reason."""
+    return {**result, "aborted": True, "abort_reason": ABORT_REASON}
+
+
 def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
     """The absent seat loses (its opponent is told); stored like a resignation, with its own reason."""
     outcome = session.resign(absent)
@@ -425,6 +452,11 @@ def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, A
             build=build,
         ),
         "can_undo": seat is not None and not session.is_over and session.can_undo(seat),
+        # A rated game can be aborted by either player until each has finished a first turn.
+        "can_abort": seat is not None
+        and live.rated
+        and not session.is_over
+        and not first_turns_done(session),
     }
     if not in_setup and seat is not None:
         own["playable"] = session.playable_cards(seat)
@@ -452,6 +484,9 @@ def common_part(
         "active": session.active,
         "to_move": session.to_move,
         "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
+        # Presence: whether each person's seat has a page open on this server process (None for
+        # the automaton's and the AI's seats): the other seat and spectators see it.
+        "connected": [live.present.get(s.seat, 0) > 0 if s.kind == REMOTE else None for s in live.seats],
         "events": events or [],
         "thinking": live.agent_busy,
         "result": None,
@@ -465,6 +500,9 @@ def common_part(
             "termination": "abandoned" if override.get("abandoned") else outcome.termination.value,
             "reason": override.get("reason", outcome.reason),
         }
+        if override.get("aborted"):
+            common["result"]["aborted"] = True
+            common["result"]["abort_reason"] = override.get("abort_reason", ABORT_REASON)
     if session.phase != "setup":
         common["abilities"] = abilities if abilities is not None else board_abilities(session)
     return common

@@ -138,6 +138,7 @@ def new_game_request(data: Any) -> NewGame:
         "name2",
         "lang",
         "rated",
+        "hints",
         "time_control",
     }
     unknown = sorted(set(data) - allowed)
@@ -170,6 +171,12 @@ def new_game_request(data: Any) -> NewGame:
         if not isinstance(data["threat"], dict):
             raise GameSetupError("'threat' must be an object of threat options")
         req.threat = data["threat"]
+    if "hints" in data:
+        if type(data["hints"]) is not bool:
+            raise GameSetupError("'hints' must be true or false")
+        if data["hints"] and (req.kind != "friend" or data.get("rated")):
+            raise GameSetupError("hints are offered only in an unrated friend duel")
+        req.hints = data["hints"]
     if "rated" in data:
         if type(data["rated"]) is not bool:
             raise GameSetupError("'rated' must be true or false")

@@ -33,17 +33,19 @@ from ..session import (
     UndoError,
 )
 from ..ui.action_text import describe_action
-from . import metrics, presence
+from . import hint_terms, metrics, presence
 from .config import ServerConfig
 from .deltas import base_of, frame_delta
 from .games import (
     GameState,
+    aborted_result,
     board_abilities,
     clock_row,
     common_part,
     dumps,
     events_json,
     final_result,
+    first_turns_done,
     frame_for,
     history_json,
     join_frame,
@@ -59,7 +61,7 @@ from .sync import GameSync, History, StaleError, history_of
 log = logging.getLogger("clashofdecks.web")
 
 #: What a message is, in the refusal of one that came after its player's clock ran out.
-_WHAT = {"act": "this action", "undo": "this undo", "resign": "this resignation"}
+_WHAT = {"act": "this action", "undo": "this undo", "resign": "this resignation", "abort": "this abort"}
 
 Events = list[Event | dict[str, Any]]
 
@@ -168,18 +170,28 @@ class LiveGame(GameState):
 
     # ------------------------------------------------------------------ subscribers
 
-    async def join(self, conn: Subscriber, tokens: list[str], *, accept_rated: bool, lang: str) -> None:
+    async def join(
+        self,
+        conn: Subscriber,
+        tokens: list[str],
+        *,
+        accept_rated: bool,
+        lang: str,
+        accept_hints: bool = False,
+    ) -> None:
         """A page opens this game (``hello``): its seats (claimed by token, or held by its
         identity), a clock started once both seats are held, and the page sent the game."""
         async with self.lock:
             await self.sync.catch_up_if_moved(self)  # the copy held here may be older than the store
-            seats = await self._seats_of(conn, tokens, accept_rated=accept_rated)
-            if self.start_clock():
+            offered = self.rated_offer
+            seats = await self._seats_of(conn, tokens, accept_rated=accept_rated, accept_hints=accept_hints)
+            started = self.start_clock()
+            if started:
                 assert self.clock is not None
-                started = clock_row(self.clock)
-                await self.write(functools.partial(_save_clock, game_id=self.id, clock=started))
-                if self.connections:
-                    await self.broadcast([])  # the creator's page shows the clock running
+                await self.write(functools.partial(_save_clock, game_id=self.id, clock=clock_row(self.clock)))
+            if (started or offered != self.rated_offer) and self.connections:
+                # The creator's page shows the clock running, and whether the game is rated.
+                await self.broadcast([])
         conn.seats, conn.lang = seats, lang
         self.last_used = time.monotonic()
         self.connections.add(conn)
@@ -201,7 +213,9 @@ class LiveGame(GameState):
         if seats:
             await self.notify({"type": "notice", "code": "joined", "seats": sorted(seats)}, skip=conn)
 
-    async def _seats_of(self, conn: Subscriber, tokens: list[str], *, accept_rated: bool) -> set[int]:
+    async def _seats_of(
+        self, conn: Subscriber, tokens: list[str], *, accept_rated: bool, accept_hints: bool = False
+    ) -> set[int]:
         """The seats this connection plays (the caller holds the lock): those its identity owns, and
         those whose token it presents when no identity holds them yet, which it thereby takes for
         good (an invite link is single-use).  Refused, with nothing changed: a token of no seat, a
@@ -237,6 +251,10 @@ class LiveGame(GameState):
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
+            if self.kind == "friend":  # the invitee's answer to hints offered by the creator, if any
+                await self.services.db.write(
+                    functools.partial(_answer_hints, game_id=self.id, agreed=accept_hints)
+                )
             if self.rated_offer:
                 # The invitee's answer to a duel offered as rated: rated only when both chose it.
                 await self.write(functools.partial(_answer_rated, game_id=self.id, accepted=accept_rated))
@@ -251,6 +269,9 @@ class LiveGame(GameState):
         for s in conn.seats:
             self.present[s] = max(0, self.present.get(s, 0) - 1)
         self.services.background.run(self.save_presence(set(conn.seats)))
+        gone = sorted(s for s in conn.seats if self.present.get(s, 0) == 0)
+        if gone and self.connections:  # presence: the other seat and spectators see the seat away
+            self.services.background.run(self.notify({"type": "notice", "code": "left", "seats": gone}))
         return not self.connections and not self.agent_busy
 
     async def save_presence(self, seats: Iterable[int]) -> None:
@@ -299,7 +320,11 @@ class LiveGame(GameState):
                 events = await self._act(session, seat, msg.get("action"), msg.get("index"))
             elif msg.type == "undo":
                 events = await self._undo(session, seat, msg.get("index"))
-            else:  # resign
+            else:  # resign, or abort (a resignation a rated game not yet begun counts as aborted)
+                if msg.type == "abort" and (not self.rated or first_turns_done(session)):
+                    raise ProtocolError(
+                        "abort_refused", "only a rated game is aborted, before each player finished a turn"
+                    )
                 outcome = session.resign(seat)
                 await self.finish(final_result(session))
                 events = [{"kind": "resigned", "rule": "", "player": seat, "text": outcome.reason}]
@@ -390,6 +415,15 @@ class LiveGame(GameState):
             session = self.session  # read under the lock: a catch-up may replace it
             if session.is_over:
                 raise ProtocolError("game_over", "the game is over")
+            if self.rated or self.rated_offer:
+                self.refuse_engine_help()
+            game_id = self.id
+            if self.kind == "friend" and not await self.services.db.run(
+                lambda s: hint_terms.agreed(s.engine, game_id)
+            ):
+                raise ProtocolError(
+                    "hint_unavailable", "hints between two people only if both agreed to them"
+                )
             seat = self.acting_seat(conn)
             if not session.can_hint(seat, in_setup=False):
                 raise ProtocolError("hint_unavailable", "hints are given on your own turn, after the setup")
@@ -409,6 +443,11 @@ class LiveGame(GameState):
             sentence = session.words(describe_action, action, conn.lang, names=seat_names(self, conn.lang))
         frame = {"type": "hint", "index": index, "action": action, "sentence": sentence}
         await conn.send({**frame, "score": score, "label": label})
+
+    def refuse_engine_help(self) -> None:
+        """Fair play: no engine help (hint, win chance) in a rated game while it runs, for either
+        seat or a spectator (docs/web.md, "Fair play")."""
+        raise ProtocolError("hint_unavailable", "no hints in a rated game while it runs")
 
     # ------------------------------------------------------------------ clocks, absence, the end
 
@@ -476,6 +515,9 @@ class LiveGame(GameState):
         """Store the end of a game played here, and start its analysis (an imported game's waits
         for its replay to be opened).  False, with nothing written, when the store says the game
         was over already (another server process ended it: a timeout or abandonment counts once)."""
+        aborted = self.rated and not first_turns_done(self.session)
+        if aborted:  # the abort rule: ended before each player's first turn, so not rated
+            result = self.result_override = aborted_result(result)
         clock = None
         if self.clock is not None:
             self.clock.stop(self.config.clock())
@@ -491,6 +533,8 @@ class LiveGame(GameState):
         await self.write(lambda s, c: ended.append(end(s, c)), shown=history_of(self.session))
         if not ended[-1]:
             return False
+        if aborted:
+            self.rated = False
         if self.kind != "imported" and self.config.auto_analysis:
             self.services.analyses.request(self.id)  # when "busy", the replay page asks again later
         return True
@@ -560,6 +604,8 @@ def _end(
     that ends it, never one without the other, and only if this write ended it."""
     if not s.finish(game_id, result, conn=c):
         return False
+    if result.get("aborted"):
+        s.unrate(game_id, conn=c)  # the abort rule: the game no longer counts as rated
     if rating is not None:
         s.apply_rating(game_id, rating[0], rating[1], conn=c)
     if clock is not None:
@@ -572,7 +618,7 @@ def _end(
 def _rating_write(live: GameState, result: dict[str, Any]) -> tuple[str | None, tuple[str, str]] | None:
     """For a rated duel between two identities: (the winner's identity or None for a draw, both
     identities); None for any other game.  A resignation and an abandonment count as losses."""
-    if not live.rated:
+    if not live.rated or result.get("aborted"):
         return None
     owners = [s.owner for s in live.seats]
     a, b = owners[0], owners[1]
@@ -592,6 +638,10 @@ def _truncate(store: Store, conn: DbConnection, *, game_id: str, keep: int) -> N
 
 def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: bool) -> None:
     store.answer_rated_offer(game_id, accepted, conn=conn)
+
+
+def _answer_hints(_store: Store, conn: DbConnection, *, game_id: str, agreed: bool) -> None:
+    hint_terms.answer(conn, game_id, agreed)
 
 
 def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from sqlalchemy.engine import Connection as DbConnection
 
 from . import dbqueue, leases
+from .clocks import QUEUE_TIME_CONTROL
 from .games import GameState, NewGame
 from .protocol import Message, ProtocolError, error_frame
 from .ratings import RATED_FORMATS, QueueError, ai_for_rating, display
@@ -139,7 +140,14 @@ class Matchmaker:
 
     async def _start_game(self, pair: tuple[dbqueue.Entry, dbqueue.Entry]) -> None:
         a, b = pair
-        req = NewGame(kind="friend", format=a.format, name=a.name, name2=b.name, lang=a.lang)
+        req = NewGame(
+            kind="friend",
+            format=a.format,
+            name=a.name,
+            name2=b.name,
+            lang=a.lang,
+            time_control=QUEUE_TIME_CONTROL,  # every rated game has a clock
+        )
         try:
             await self.games.create_owned_game(
                 req, [a.identity, b.identity], rated=True, with_write=functools.partial(_claim_pair, pair)

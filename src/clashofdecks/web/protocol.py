@@ -40,7 +40,8 @@ ERROR_CODES: Final = (
     "illegal",  # the action is not legal now (the message says why)
     "game_over",  # the game has ended
     "undo_refused",  # undo is not possible now (the message says why)
-    "hint_unavailable",  # no hint now
+    "hint_unavailable",  # no hint now (never in a rated game while it runs)
+    "abort_refused",  # no abort: not a rated game, or each player has finished a first turn
     "server_error",  # the server could not store the action; nothing changed
     "no_identity",  # the connection has no identity (queue, seats)
     "already_queued",  # the identity waits in a queue already (one queue at a time)
@@ -58,11 +59,13 @@ MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
         "lang": str,
         "rated": bool,
         "protocol": int,
+        "hints": bool,
     },
     "act": {"action": str, "index": int},
     "undo": {"index": int},
     "hint": {},
     "resign": {},
+    "abort": {},
     "ping": {"id": int},
     "queue": {"format": str, "lang": str},
     "leave_queue": {},
@@ -153,6 +156,7 @@ def parse_message(text: str | bytes) -> Message:
             "lang": lang,
             "rated": fields.get("rated", False),
             "protocol": fields.get("protocol", 1),
+            "hints": fields.get("hints", False),
         }
     if kind == "queue":
         if fields.get("lang", "en") not in languages():

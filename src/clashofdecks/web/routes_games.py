@@ -14,6 +14,7 @@ from ..errors import ClashError
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..ui.i18n import LANGUAGES
+from . import reports
 from .bodies import game_summary
 from .clocks import TIME_CONTROLS
 from .games import (
@@ -36,6 +37,15 @@ from .http_checks import (
 from .names import NameRefused, checked_name
 from .routes_common import RouteGroup
 from .store import GameRow
+
+
+def unfinished_refusal(row: GameRow, what: str) -> dict[str, Any]:
+    """The body refusing a record, replay or analysis of an unfinished game: a rated one's says
+    ``hint_unavailable`` (no engine help while a rated game runs, docs/web.md "Fair play")."""
+    body: dict[str, Any] = {"error": f"{what} for finished games only"}
+    if row.rated or row.rated_offer:
+        body["code"] = "hint_unavailable"
+    return body
 
 
 class GameRoutes(RouteGroup):
@@ -107,7 +117,7 @@ class GameRoutes(RouteGroup):
             return JSONResponse({"error": "no such game"}, status_code=404)
         if row.status != "over":
             # The record holds the seed, which decides every hidden card: only finished games.
-            return JSONResponse({"error": "records are given for finished games only"}, status_code=403)
+            return JSONResponse(unfinished_refusal(row, "records are given"), status_code=403)
         return row
 
     async def record(self, request: Request) -> Response:
@@ -167,6 +177,35 @@ class GameRoutes(RouteGroup):
         headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else None
         return JSONResponse(body, status_code=status, headers=headers)
 
+    async def report(self, request: Request) -> Response:
+        """``POST /api/games/{id}/report`` ``{"reason": "..."}``: a player of a finished duel
+        between two people reports the other, kept for the operator (web/reports.py)."""
+        refused = cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        me, _hashed = await self.who(request)
+        if me is None:
+            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
+        row = await self.finished_row(request.path_params["game_id"])
+        if isinstance(row, Response):
+            return row
+        owners = [s.owner for s in row.seats if s.owner is not None]
+        others = [o for o in owners if o != me.id]
+        if row.mode != "duel" or me.id not in owners or len(others) != 1:
+            return self.bad(
+                "only a player of a duel between two people reports the other", 403, "not_a_player"
+            )
+        raw = await read_body(request, MAX_OPTIONS_BYTES)
+        try:
+            reason = json.loads(raw or b"")["reason"]
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
+            return self.bad('the body is {"reason": "..."}')
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > reports.MAX_REASON:
+            return self.bad(f"the reason is a text of 1 to {reports.MAX_REASON} characters")
+        game_id, reported = row.id, others[0]
+        kept = await self.server.run_db(lambda s: reports.report(s.engine, game_id, me.id, reported, reason))
+        return JSONResponse({"reported": True, "new": kept})
+
     async def import_record(self, request: Request) -> Response:
         refused = cross_site_refusal(request, self.config) or self.creation_refused(request)
         if refused is not None:
@@ -199,6 +238,7 @@ class GameRoutes(RouteGroup):
             Route("/api/games/{game_id}/record", self.record),
             Route("/api/games/{game_id}/replay", self.replay),
             Route("/api/games/{game_id}/analysis", self.analysis),
+            Route("/api/games/{game_id}/report", self.report, methods=["POST"]),
             Route("/api/import", self.import_record, methods=["POST"]),
         ]
 

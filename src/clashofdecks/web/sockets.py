@@ -37,6 +37,8 @@ class Sockets:
         live = conn.live
         if live is None:
             raise ProtocolError("hello_first", "send 'hello' with the game id first")
+        if msg.type == "hint" and (live.rated or live.rated_offer):
+            live.refuse_engine_help()  # to spectators too: the same answer as the players'
         if not conn.seats:
             raise ProtocolError("spectator", "spectators watch; they cannot act")
         if msg.type == "hint":
@@ -55,9 +57,8 @@ class Sockets:
         if live is None:
             raise ProtocolError("no_game", "no such game")
         conn.protocol = msg.get("protocol") or 1
-        await live.join(
-            conn, msg.get("tokens"), accept_rated=msg.get("rated") is True, lang=msg.get("lang") or "en"
-        )
+        accept = {"accept_rated": msg.get("rated") is True, "accept_hints": msg.get("hints") is True}
+        await live.join(conn, msg.get("tokens"), lang=msg.get("lang") or "en", **accept)
         conn.live = live
 
     def failed(self, conn: Connection) -> None:

@@ -38,6 +38,11 @@ class ResultStore(StoreCore):
             ).first()
         return (MU, SIGMA, 0) if r is None else (r.mu, r.sigma, r.games)
 
+    def unrate(self, game_id: str, conn: Connection | None = None) -> None:
+        """A rated game aborted (docs/web.md, "Fair play in rated games"): no longer rated."""
+        with self._begin(conn) as conn:
+            conn.execute(rated_games.delete().where(rated_games.c.game_id == game_id))
+
     def apply_rating(
         self, game_id: str, winner: str | None, players: tuple[str, str], conn: Connection | None = None
     ) -> bool:

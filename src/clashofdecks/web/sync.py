@@ -107,8 +107,8 @@ def catch_up(live: GameState, row: GameRow, shown: History | None = None) -> Eve
     live.seats = row.seats
     live.rated, live.rated_offer = row.rated, row.rated_offer
     live.clock = None if row.clock is None else clock_of_row(row.clock)
-    abandoned = row.result is not None and bool(row.result.get("abandoned"))
-    live.result_override = row.result if abandoned else None
+    said = row.result is not None and bool(row.result.get("abandoned") or row.result.get("aborted"))
+    live.result_override = row.result if said else None
     live.revision = row.revision
     return events
 

@@ -133,5 +133,7 @@ export function gameOver(f) {
       rematchButton(f),
       h("a", { class: "button", href: "/" }, t("back_lobby"))),
     f.rated ? h("p", { class: "muted", "data-testid": "rated-note" }, t("rated_game"), " ",
-      h("a", { href: "/leaderboard" }, t("leaderboard"))) : null);
+      h("a", { href: "/leaderboard" }, t("leaderboard"))) : null,
+    // The abort rule (docs/web.md, "Fair play in rated games"): the server's reason, as it says it.
+    f.result && f.result.aborted ? h("p", { class: "muted", "data-testid": "aborted-note" }, f.result.abort_reason) : null);
 }
