@@ -28,11 +28,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),  # "": the facade
     # The observation encoder: above the core (it needs numpy), below both its readers, the agents
     # (the neural agent) and the environments.
+    # Everything a player reads (catalogs, languages, action, event and prompt sentences, the plain-text
+    # board): below the session, which says its sentences with it, and every front end.
+    ("words", ("words",)),
     ("features", ("encoding",)),
     ("agents", ("agents",)),
-    ("session and simulation", ("session", "simulation", "sim", "arena", "analyze", "bench", "native_check")),
-    ("front ends", ("ui", "cli", "web", "envs", "__main__")),
+    ("session and simulation", ("session", "simulation", "analyze", "bench", "native_check")),
+    ("front ends", ("terminal", "cli", "web", "envs", "__main__")),
 )
+#: Front ends that never import one another's package: the web and the environments draw with the
+#: words package, never with the terminal's (Rich) screens.
+SEPARATE_FRONT_ENDS: tuple[tuple[str, str], ...] = (("web", "terminal"), ("envs", "terminal"))
 #: The engine core: standard library only (engine.md; the README's architecture).
 CORE_LAYERS = ("base", "rules", "notation")
 
@@ -105,6 +111,42 @@ def layer_of(module: str) -> int:
 def test_every_module_has_a_layer() -> None:
     for module in MODULES:
         layer_of(module)
+
+
+def test_every_name_in_the_layers_is_a_module() -> None:
+    """A name in LAYERS that matches no module (``sim`` and ``arena`` stayed after they moved) is an error."""
+    heads = {name[len(PACKAGE) + 1 :].partition(".")[0] if name != PACKAGE else "" for name in MODULES}
+    stale = [prefix for _, prefixes in LAYERS for prefix in prefixes if prefix not in heads]
+    assert not stale, f"no such module: {stale}"
+
+
+def _front_end_crossings(graph: dict[str, tuple[set[str], set[str]]]) -> list[str]:
+    def head(module: str) -> str:
+        return module[len(PACKAGE) + 1 :].partition(".")[0]
+
+    return sorted(
+        f"{m} imports {d}"
+        for m, (deps, _) in graph.items()
+        for d in deps
+        for importer, imported in SEPARATE_FRONT_ENDS
+        if head(m) == importer and head(d) == imported
+    )
+
+
+def test_web_and_envs_never_import_the_terminal() -> None:
+    """Issue 37, item 1: the words are neutral; the terminal's package is the terminal's alone."""
+    crossings = _front_end_crossings(GRAPH)
+    assert not crossings, "\n".join(crossings)
+    # The checker itself can fail: an import of the terminal from the web or the envs is found.
+    probe = {
+        f"{PACKAGE}.web.games": ({f"{PACKAGE}.terminal.render", f"{PACKAGE}.words"}, set()),
+        f"{PACKAGE}.envs.gym_env": ({f"{PACKAGE}.terminal"}, set()),
+        f"{PACKAGE}.cli.play_cmd": ({f"{PACKAGE}.terminal.start"}, set()),
+    }
+    assert _front_end_crossings(probe) == [
+        f"{PACKAGE}.envs.gym_env imports {PACKAGE}.terminal",
+        f"{PACKAGE}.web.games imports {PACKAGE}.terminal.render",
+    ]
 
 
 def test_imports_point_down_the_layers() -> None:
@@ -190,7 +232,7 @@ def _session_game_reads(source: str) -> list[int]:
 
 def test_the_web_does_not_reach_into_the_session_s_game() -> None:
     """Issue 26, item 5: the web goes through ``GameSession`` for every check, fact and sentence
-    (``session.words`` hands the game to ui.action_text's writers); it never holds the game."""
+    (the session's own sentence methods, issue 37, item 3); it never holds the game."""
     reads = [
         f"{name}:{line}"
         for name, path in MODULES.items()

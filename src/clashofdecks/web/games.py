@@ -150,7 +150,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         raise GameSetupError(f"format {req.format!r} is not offered here (precon, draft or custom)")
     if req.deck is not None and (req.format != "precon" or req.deck not in (1, 2, 3, 4)):
         raise GameSetupError("a deck (1-4) is chosen only in the precon format")
-    from ..ui.i18n import t, web_words
+    from ..words.i18n import t, web_words
 
     name = req.name.strip()[:40] or t(req.lang, "default_player", n=1)
     second = t(req.lang, "default_player", n=2)
@@ -267,8 +267,8 @@ def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
 def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = None) -> dict[str, Any]:
     """An engine event for the client: its fields (public by construction: events describe what both
     players saw happen) and its sentence in ``lang`` with the players' ``names`` (the terminal's
-    words, :func:`clashofdecks.ui.render.event_sentence`)."""
-    from ..ui.render import Context, event_sentence
+    words, :func:`clashofdecks.words.event_sentence`)."""
+    from ..words.events import Context, event_sentence
 
     ctx = None if names is None else Context(lang=lang, names=names, viewer=None)
     return _event_json(event, ctx, event_sentence)
@@ -298,7 +298,7 @@ def seat_names(live: LiveGame, lang: str) -> tuple[str, str]:
 
 def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
     """The players' names as the game shows them (the automaton in ``lang``), by seat."""
-    from ..ui.i18n import t
+    from ..words.i18n import t
 
     word = t(lang, "automaton")
     automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
@@ -312,7 +312,7 @@ def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
 def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: str) -> list[dict[str, Any]]:
     """Events for the client in ``lang``: engine events as sentences; the server's own events (undo,
     resignation) as they are, an undo's sentences (``labels_by_lang``) as ``labels`` in ``lang``."""
-    from ..ui.render import Context, event_sentence
+    from ..words.events import Context, event_sentence
 
     if not events:
         return []
@@ -333,11 +333,10 @@ def events_json(live: LiveGame, events: Sequence[Event | dict[str, Any]], lang: 
 def undo_event(live: LiveGame, taken: list[str]) -> dict[str, Any]:
     """The log's entry for an undo (called right after it, when the game is where the taken-back
     actions started): the actions in notation and as sentences in every language."""
-    from ..ui.action_text import describe_sequence
-    from ..ui.i18n import languages
+    from ..words.i18n import languages
 
     by_lang = {
-        lang: live.session.words(describe_sequence, taken, lang, names=seat_names(live, lang))
+        lang: live.session.describe_sequence(taken, lang, names=seat_names(live, lang))
         for lang in languages()
     }
     text = "taken back: " + "; ".join(by_lang.get("en", taken))
@@ -385,8 +384,6 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
     actions (notation, for the client to send back) with their sentences in ``lang`` (``labels``),
     the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
     it may undo."""
-    from ..ui.action_text import describe_actions, prompt_line
-
     session = live.session
     to_move = session.to_move
     if not seats:
@@ -407,9 +404,8 @@ def seat_part(live: LiveGame, seats: set[int], lang: str = "en") -> dict[str, An
         "build": build,
         "view": None if in_setup else session.view(seat),
         "legal": legal,
-        "labels": session.words(describe_actions, legal, lang, names=names),
-        "prompt": session.words(
-            prompt_line,
+        "labels": session.describe_actions(legal, lang, names=names),
+        "prompt": session.prompt_line(
             lang,
             seat,
             names=names,
@@ -513,7 +509,7 @@ def replay_frames(
     ``lang``: ``label``) and its events, in ``lang`` with the players' ``names``."""
     from ..position import dump_position
     from ..record import Replay
-    from ..ui.action_text import default_names, describe_action
+    from ..words.actions import default_names, describe_action
 
     replay = Replay(record, record_events=True)
     game = replay.game
@@ -555,7 +551,7 @@ def mistake_labels(
     """The analysis's ``mistakes`` with their played and better actions as sentences in ``lang``
     (``label``, ``best_label``): a replay page never shows notation."""
     from ..record import Replay
-    from ..ui.action_text import describe_action
+    from ..words.actions import describe_action
 
     best_by_index = {m["index"]: m.get("best_action") for m in mistakes if isinstance(m.get("index"), int)}
     last = max(best_by_index, default=-1)

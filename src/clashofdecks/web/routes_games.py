@@ -12,7 +12,7 @@ from starlette.routing import BaseRoute, Route
 from ..errors import ClashError
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
-from ..ui.i18n import LANGUAGES
+from ..words.i18n import LANGUAGES
 from .clocks import TIME_CONTROLS
 from .games import (
     AI_LEVELS,
@@ -122,7 +122,7 @@ class GameRoutes(RouteGroup):
         row = await self.finished_row(request.path_params["game_id"])
         if isinstance(row, Response):
             return row
-        from ..ui.i18n import languages
+        from ..words.i18n import languages
 
         rec = record_of_row(row)
         lang = request.query_params.get("lang", "en")

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..options import LEVELS
 from ..session import AGENT
-from ..ui.i18n import LANGUAGES
+from ..words.i18n import LANGUAGES
 from . import identity as ident
 from . import leases, workers
 from .bus import bus_for
@@ -376,7 +376,7 @@ def _new_game_request(data: Any) -> NewGame:
         if data["rated"] and (req.kind != "friend" or req.format not in RATED_FORMATS):
             raise GameSetupError("only a friend duel in draft or precon can be rated")
         req.rated = data["rated"]
-    from ..ui.i18n import languages
+    from ..words.i18n import languages
 
     if req.lang not in languages():
         raise GameSetupError(f"'lang' must be one of {', '.join(languages())}")

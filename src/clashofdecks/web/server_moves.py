@@ -18,7 +18,6 @@ from ..session import (
     StaleActionError,
     UndoError,
 )
-from ..ui.action_text import describe_action
 from . import metrics, workers
 from .games import LiveGame, clock_row, final_result, seat_names, undo_event
 from .protocol import Message, ProtocolError
@@ -169,7 +168,7 @@ class Moves(ServerCore):
         sentence = action
         session = live.session  # as it is now, after the thinking
         if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
-            sentence = session.words(describe_action, action, conn.lang, names=seat_names(live, conn.lang))
+            sentence = session.describe_action(action, conn.lang, names=seat_names(live, conn.lang))
         await conn.send(
             {
                 "type": "hint",
