@@ -304,7 +304,7 @@ def test_every_key_the_front_end_uses_exists() -> None:
 
     root = Path(clashofdecks.__file__).parent
     used: set[str] = set()
-    for path in [*root.joinpath("ui").glob("*.py"), *root.joinpath("cli").glob("*.py")]:
+    for path in [*root.joinpath("words").glob("*.py"), *root.joinpath("terminal").glob("*.py")]:
         text = path.read_text(encoding="utf-8")
         used |= set(re.findall(r"\bt\([^,()]+, \"([a-z_0-9]+)\"", text))
         used |= set(re.findall(r"\bsay\(\s*\"([a-z_0-9]+)\"", text))

@@ -28,7 +28,6 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from .. import actions as A
-from .. import words
 from ..agents.base import Agent
 from ..agents.registry import make_agent
 from ..errors import IllegalActionError
@@ -36,6 +35,7 @@ from ..game_loop import Decider, game_steps
 from ..options import Ruleset, Threat
 from ..record import GameRecord, record_game
 from ..rules import Game
+from ..words import Context, plain_board
 from .encoding import INFOSTATE_LAYOUT, OBS_HIGH, OBSERVATION_LAYOUT
 from .match import (
     CUSTOM_BUILDS,
@@ -224,7 +224,7 @@ def _as_action(action: Any) -> int:
 
 
 def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
-    """The board as plain text (:func:`clashofdecks.words.board_text`) for ``seat`` (``None``: a
+    """The board as plain text (:func:`clashofdecks.words.plain_board`) for ``seat`` (``None``: a
     spectator)."""
     if seat is None:
         labels = ["player 0", "automaton" if match.game.is_solo else "player 1"]
@@ -232,7 +232,7 @@ def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
         labels = [
             "learner" if s == seat else ("automaton" if match.game.is_solo else "opponent") for s in (0, 1)
         ]
-    return words.board_text(match.game, words.Context(lang=lang, names=(labels[0], labels[1]), viewer=seat))
+    return plain_board(match.game, Context(lang=lang, names=(labels[0], labels[1]), viewer=seat))
 
 
 class SoloEnv(ClashOfDecksEnv):

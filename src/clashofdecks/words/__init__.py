@@ -15,7 +15,7 @@ with it, and no front end imports another's words.  The terminal's drawing (Rich
 """
 
 from .actions import default_names, describe_action, describe_actions, describe_sequence, prompt_line
-from .board import board_text
+from .board import plain_board
 from .cards import card_name
 from .events import Context, event_sentence, outcome_reason
 from .i18n import LANGUAGES, languages, t
@@ -23,7 +23,6 @@ from .i18n import LANGUAGES, languages, t
 __all__ = [
     "LANGUAGES",
     "Context",
-    "board_text",
     "card_name",
     "default_names",
     "describe_action",
@@ -32,6 +31,7 @@ __all__ = [
     "event_sentence",
     "languages",
     "outcome_reason",
+    "plain_board",
     "prompt_line",
     "t",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards import CARD_INDEX, CARDS
+from ..formats import setup_summary
 from ..position import view
 from ..rules import Game
 from .cards import card_name, colon
@@ -60,21 +61,39 @@ def _side(game: Game, seat: int, ctx: Context) -> str:
     return f"{t(lang, 'hand_of', name=ctx.name(seat))} · {fortress}{colon(lang)}{cards}"
 
 
-def board_text(game: Game, ctx: Context) -> str:
+def _setup(game: Game, ctx: Context) -> list[str]:
+    """The setup stage (R2, R7.1): the revealed draft cards and the cards each side has so far."""
+    lang = ctx.lang
+    summary = setup_summary(game)
+    revealed: list[str] = list(summary["revealed"])  # type: ignore[call-overload]
+    cards: list[list[str]] = summary["cards"]  # type: ignore[assignment]
+    lines = (
+        [f"{t(lang, 'revealed')}{colon(lang)}{', '.join(card_name(c, lang) for c in revealed)}"]
+        if revealed
+        else []
+    )
+    for seat, held in enumerate(cards):
+        names = ", ".join(card_name(c, lang) for c in held) or "—"
+        lines.append(f"{t(lang, 'cards_of', name=ctx.name(seat))} ({len(held)}){colon(lang)}{names}")
+    return lines
+
+
+def plain_board(game: Game, ctx: Context) -> str:
     """The game as ``ctx.viewer`` may see it (``None``: everything), in ``ctx.lang``, as lines of text."""
     lang = ctx.lang
     me = 0 if ctx.viewer is None else ctx.viewer
+    if game.phase == "setup":
+        return "\n".join([_status(game, ctx), *_setup(game, ctx)]) + "\n"
     lines = [_status(game, ctx), _side(game, 1 - me, ctx)]
-    if game.phase != "setup":
-        for lane in ("top", "bottom"):
-            lines.append(f"{t(lang, lane)}:")
-            for seat in (me, 1 - me):
-                creatures = game.lane(seat, lane)
-                shown = [_creature(cr, f"{seat}.{lane}.{i}", lang) for i, cr in enumerate(creatures)]
-                realm = t(lang, "realm_of", name=ctx.name(seat))
-                lines.append(f"  {realm}{colon(lang)}{' | '.join(shown) or t(lang, 'empty')}")
+    for lane in ("top", "bottom"):
+        lines.append(f"{t(lang, lane)}:")
+        for seat in (me, 1 - me):
+            creatures = game.lane(seat, lane)
+            shown = [_creature(cr, f"{seat}.{lane}.{i}", lang) for i, cr in enumerate(creatures)]
+            realm = t(lang, "realm_of", name=ctx.name(seat))
+            lines.append(f"  {realm}{colon(lang)}{' | '.join(shown) or t(lang, 'empty')}")
     lines.append(_side(game, me, ctx))
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["board_text"]
+__all__ = ["plain_board"]
