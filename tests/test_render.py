@@ -24,6 +24,7 @@ from clashofdecks.terminal.render import (
     render_status,
 )
 from clashofdecks.words import i18n
+from random_play import random_steps
 
 POSITION: dict[str, Any] = {
     "mode": "duel",
@@ -172,8 +173,8 @@ def test_every_event_of_random_games_renders_in_every_language(lang: str) -> Non
         rng = random.Random(seed)
         mode = "solo" if seed % 2 else "duel"
         game = new_game(mode=mode, format="draft", seed=seed)
-        while not game.is_over():
-            for event in game.apply(rng.choice(game.legal_actions())):
+        for _, events in random_steps(game, rng):
+            for event in events:
                 seen.add(event.kind)
                 sentence = event_sentence(event, ctx)
                 assert sentence and "{" not in sentence and "}" not in sentence, (event, sentence)
