@@ -242,6 +242,17 @@ def test_the_core_uses_only_the_standard_library() -> None:
     assert not {m: e for m, e in offenders.items() if e}
 
 
+def test_the_words_use_only_the_standard_library() -> None:
+    """The words package (catalogs through gettext, sentences, the plain-text board) needs no extra: the
+    terminal's Rich stays the terminal's (issue 37, item 1)."""
+    offenders = {
+        m: sorted(ext - set(sys.stdlib_module_names) - {"__future__"})
+        for m, (_, ext) in GRAPH.items()
+        if m == f"{PACKAGE}.words" or m.startswith(f"{PACKAGE}.words.")
+    }
+    assert offenders and not {m: e for m, e in offenders.items() if e}
+
+
 def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
     """The walker itself can fail: an import in a function body is found."""
     probe = tmp_path / "probe.py"
