@@ -9,7 +9,8 @@
 - :mod:`.events`: an event as a sentence (:func:`event_sentence`) and why a game ended;
 - :mod:`.board`: the board as plain text (the environments' ``ansi`` and ``human`` render modes).
 
-Standard library only, below the session (tests/test_architecture.py): the session says its sentences
+Standard library only (but the catalogs' compiler, which uses Babel of the ``dev`` extra), below the
+session (tests/test_architecture.py): the session says its sentences
 with it, and no front end imports another's words.  The terminal's drawing (Rich) is in
 :mod:`clashofdecks.terminal`.
 """
