@@ -145,6 +145,18 @@ def core_unsupported() -> str | None:
     return None
 
 
+def chosen_backend(
+    first: ClashOfDecksEnv, backend: str, observation_dtype: str, reason: str | None, what: str
+) -> str:
+    """``"compiled"`` or ``"python"`` for a batch of ``first``'s options (``reason``: why the core cannot
+    run them, None if it can); an impossible request is a :class:`ValueError` naming ``what``."""
+    if observation_dtype == "uint8" and first.observation_kind != "observation":
+        raise ValueError("observation_dtype='uint8' is for the observation vector, not the infostate")
+    if backend == "compiled" and reason is not None:
+        raise ValueError(f"{what} does not apply: {reason}")
+    return "compiled" if backend != "python" and reason is None else "python"
+
+
 class CompiledBatch:
     """``n`` games of ``first``'s options in the core: the slots, the game's configuration and start,
     each game's bit generator (``capsules``, set by the adapter), and the winners and terminations
@@ -247,6 +259,7 @@ __all__ = [
     "TERMINATION_NAMES",
     "BatchRows",
     "CompiledBatch",
+    "chosen_backend",
     "core_unsupported",
     "game_start",
     "seeds_of",

@@ -40,7 +40,14 @@ from gymnasium.utils import seeding
 
 from .. import actions as A
 from .compact import OBSERVATION_DTYPES, count_scales, to_counts, unit_vector
-from .compiled_batch import COMPILED_LAYOUT, BatchRows, CompiledBatch, core_unsupported, seeds_of
+from .compiled_batch import (
+    COMPILED_LAYOUT,
+    BatchRows,
+    CompiledBatch,
+    chosen_backend,
+    core_unsupported,
+    seeds_of,
+)
 from .encoding import DEFAULT_MAX_TURNS
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1
 from .match import Match, check_choice
@@ -103,12 +110,8 @@ class SelfPlayBatch:
         first = factory(**options)
         # Each game's seed stream: the np_random a single environment's reset(seed) makes.
         self._rngs = [np.random.default_rng() for _ in range(int(num_games))]
-        if observation_dtype == "uint8" and first.observation_kind != "observation":
-            raise ValueError("observation_dtype='uint8' is for the observation vector, not the infostate")
-        reason = compiled_unsupported(first)
-        if backend == "compiled" and reason is not None:
-            raise ValueError(f"the compiled self-play batch does not apply: {reason}")
-        self.backend = "compiled" if backend != "python" and reason is None else "python"
+        what = "the compiled self-play batch"
+        self.backend = chosen_backend(first, backend, observation_dtype, compiled_unsupported(first), what)
         self.num_games = n = int(num_games)
         self.mode = mode
         self.observation_dtype = observation_dtype

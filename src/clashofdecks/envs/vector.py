@@ -57,6 +57,7 @@ from .compiled_batch import (
     SETUP_LAYOUT,
     BatchRows,
     CompiledBatch,
+    chosen_backend,
     core_unsupported,
     game_start,
     seeds_of,
@@ -99,12 +100,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         check_choice("backend", backend, BACKENDS)
         check_choice("observation_dtype", observation_dtype, OBSERVATION_DTYPES)
         first = envs[0]
-        if observation_dtype == "uint8" and first.observation_kind != "observation":
-            raise ValueError("observation_dtype='uint8' is for the observation vector, not the infostate")
         reason = compiled_unsupported(first)
-        if backend == "compiled" and reason is not None:
-            raise ValueError(f"the compiled batch does not apply: {reason}")
-        self.backend = "compiled" if backend != "python" and reason is None else "python"
+        self.backend = chosen_backend(first, backend, observation_dtype, reason, "the compiled batch")
         super().__init__()
         self.envs = envs
         self.num_envs = n = len(envs)
