@@ -566,3 +566,17 @@ def test_a_large_screen_uses_the_full_layout_and_a_small_one_the_compact() -> No
     assert "╭─ 0.top.0" in big and "Machine attacks Bob directly" in big  # boxes and glosses
     small = text_of(render_screen(game, texts, Context(names=("Ann", "Bob"), width=80), height=24), width=80)
     assert "╭─" not in small and "0.top.0 Brute" in small
+
+
+def test_the_plain_board_hides_what_the_viewer_may_not_see_r9() -> None:
+    """The environments' text board (clashofdecks.words.plain_board): no Rich, no colour codes; the
+    opponent's hand as ``?`` (R9.2), each creature with its address, attack/health and damage."""
+    from clashofdecks.words import Context as Reader
+    from clashofdecks.words import plain_board
+
+    game = load_position(POSITION)
+    mine = plain_board(game, Reader(names=("Ann", "Bob"), viewer=0))
+    assert "\x1b[" not in mine and "0.top.0 Brute" in mine and "−2" in mine
+    assert "Gnome" not in mine and "?" in mine  # Bob's hand is hidden from Ann
+    everyone = plain_board(game, Reader(names=("Ann", "Bob"), viewer=None))
+    assert "Gnome" in everyone and "Troll" in everyone
