@@ -35,7 +35,6 @@ from ..game_loop import Decider, game_steps
 from ..options import Ruleset, Threat
 from ..record import GameRecord, record_game
 from ..rules import Game
-from ..words import Context, plain_board
 from .encoding import INFOSTATE_LAYOUT, OBS_HIGH, OBSERVATION_LAYOUT
 from .match import (
     CUSTOM_BUILDS,
@@ -226,6 +225,8 @@ def _as_action(action: Any) -> int:
 def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
     """The board as plain text (:func:`clashofdecks.words.plain_board`) for ``seat`` (``None``: a
     spectator)."""
+    from ..words import Context, plain_board  # here: an environment that never renders never loads the words
+
     if seat is None:
         labels = ["player 0", "automaton" if match.game.is_solo else "player 1"]
     else:
