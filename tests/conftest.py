@@ -16,6 +16,7 @@ import pytest
 
 import process_tools
 from clashofdecks import CARDS, Game
+from random_play import play_randomly
 
 CARD_IDS = [c.id for c in CARDS]
 _SUBREAPER = pytest.StashKey[bool]()
@@ -45,15 +46,6 @@ def solo_position(rng: random.Random, **extra: Any) -> dict[str, Any]:
     }
     position.update(extra)
     return position
-
-
-def play_randomly(game: Game, rng: random.Random, max_actions: int | None = None) -> Game:
-    """Apply uniformly random legal actions until the game ends (or ``max_actions`` were applied)."""
-    n = 0
-    while not game.is_over() and (max_actions is None or n < max_actions):
-        game.apply(rng.choice(game.legal_actions()))
-        n += 1
-    return game
 
 
 @pytest.fixture(scope="session")

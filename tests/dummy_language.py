@@ -16,8 +16,8 @@ def make_dummy_locale(folder: Path) -> Path:
     pytest.importorskip("babel", reason="Babel (the dev extra) compiles the catalogs")
     from babel.messages.pofile import read_po, write_po
 
-    from clashofdecks.ui import catalog
-    from clashofdecks.ui.compile_catalogs import compile_all
+    from clashofdecks.words import catalog
+    from clashofdecks.words.compile_catalogs import compile_all
 
     root = folder / "locale"
     shutil.copytree(catalog.locale_dir(), root)

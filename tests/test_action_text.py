@@ -1,4 +1,4 @@
-"""Actions as sentences and the prompt line (ui/action_text.py): every kind of action of the
+"""Actions as sentences and the prompt line (words/actions.py): every kind of action of the
 notation, in every language, never shown as notation; and the catalogs behind them."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from clashofdecks.cards import CARDS
 from clashofdecks.formats import new_game
 from clashofdecks.rules import Game
-from clashofdecks.ui import catalog, i18n
-from clashofdecks.ui.action_text import describe_action, describe_sequence, prompt_line
+from clashofdecks.words import catalog, i18n
+from clashofdecks.words.actions import describe_action, describe_sequence, prompt_line
 from notation_grammar import is_notation
 
 NAMES = ("Anna", "Ben")
@@ -190,9 +190,9 @@ def test_every_phrase_key_the_code_uses_exists() -> None:
 
 def test_compiled_catalogs_are_current() -> None:
     pytest.importorskip("babel", reason="Babel (the dev extra) compiles the catalogs")
-    from clashofdecks.ui.compile_catalogs import stale
+    from clashofdecks.words.compile_catalogs import stale
 
-    assert not stale(), "run: python -m clashofdecks.ui.compile_catalogs"
+    assert not stale(), "run: python -m clashofdecks.words.compile_catalogs"
 
 
 def test_plural_rules_come_from_each_catalog() -> None:
@@ -217,7 +217,7 @@ def dummy_locale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 
 
 def test_a_dummy_language_reaches_the_terminal_and_the_env_board_text(dummy_locale: Path) -> None:
-    from clashofdecks.ui.render import Context, render_game
+    from clashofdecks.terminal.render import Context, render_game
     from dummy_language import MARK
     from test_render import text_of
 

@@ -34,6 +34,7 @@ from clashofdecks.agents.registry import UnknownAgentError, known_agents, make_a
 from clashofdecks.cards import CARD_IDS, CARD_INDEX
 from clashofdecks.formats import new_game
 from clashofdecks.options import Threat
+from random_play import play_randomly
 
 
 def kind(game: Game, action: int) -> str:
@@ -114,8 +115,7 @@ def test_random_agent_is_uniform_over_legal_actions() -> None:
 def test_agents_refuse_a_finished_game() -> None:
     game = Game.random_duel(1, record_events=False)
     rng = random.Random(0)
-    while not game.is_over():
-        game.apply(rng.choice(game.legal_actions()))
+    play_randomly(game, rng)
     for agent in (RandomAgent(0), GreedyAgent(0)):
         with pytest.raises(NoDecisionError, match="over"):
             agent.act(game)
@@ -293,8 +293,7 @@ def test_evaluate_is_nearly_antisymmetric_and_scores_wins() -> None:
     # Only the evaluating player's own hand quality is counted (the other hand is hidden, R9), so
     # the two scores are opposite up to those terms.
     assert abs(evaluate(game, 0) + evaluate(game, 1)) < 5
-    while not game.is_over():
-        game.apply(rng.choice(game.legal_actions()))
+    play_randomly(game, rng)
     w = game.winner
     assert w is not None
     assert evaluate(game, w) > 1e8 and evaluate(game, 1 - w) < -1e8

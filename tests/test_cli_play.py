@@ -19,11 +19,11 @@ import pyte
 import pytest
 from rich.console import Console
 
-from clashofdecks.cli.play_cmd import TerminalGame, score_words, seat_names
 from clashofdecks.formats import new_game, seat_of
 from clashofdecks.record import GameRecord, record_game, replay
 from clashofdecks.session import FileStore, GameSession, Hint, Seat
-from clashofdecks.ui.render import render_game
+from clashofdecks.terminal.game import TerminalGame, score_words, seat_names
+from clashofdecks.terminal.render import render_game
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
 CHOICE = re.compile(
@@ -584,7 +584,7 @@ def test_undo_against_a_computer_takes_back_its_replies_too() -> None:
 
 
 def terminal_choices(terminal: TerminalGame) -> list[tuple[int, str]]:
-    from clashofdecks.ui.render import numbered_choices
+    from clashofdecks.terminal.render import numbered_choices
 
     return numbered_choices(terminal.game, terminal.action_texts())
 
@@ -641,7 +641,7 @@ def test_autosave_after_each_action_in_the_store(tmp_path: Path) -> None:
 def test_ctrl_c_while_the_computer_thinks_keeps_the_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from clashofdecks.cli.play_cmd import SafeStore
+    from clashofdecks.terminal.game import SafeStore
 
     store = SafeStore(tmp_path / "games")
     seed = _hot_seat_seed(player_two_starts=True)  # the computer (participant 1) decides first
@@ -711,7 +711,7 @@ class FakeReadline:
 
 
 def completions_of(reader: object, line: str) -> list[str]:
-    from clashofdecks.ui.terminal import LineReader
+    from clashofdecks.terminal.line_reader import LineReader
 
     assert isinstance(reader, LineReader)
     reader._readline = FakeReadline(line)
@@ -723,7 +723,7 @@ def completions_of(reader: object, line: str) -> list[str]:
 
 
 def test_tab_completion_offers_commands_actions_and_card_ids_for_a_custom_deck() -> None:
-    from clashofdecks.ui.terminal import LineReader
+    from clashofdecks.terminal.line_reader import LineReader
 
     session = GameSession.new(
         mode="duel", format="custom", seed=2, participants=[Seat.human(), Seat.agent_seat("random")]

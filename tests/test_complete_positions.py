@@ -34,6 +34,7 @@ from clashofdecks.events import Event, EventKind
 from clashofdecks.formats import start_game
 from clashofdecks.options import THREAT_ABILITIES, THREAT_CHOICES, VARIANT_CHOICES
 from clashofdecks.position import sample_determinization
+from random_play import play_randomly
 
 HIDDEN = "?"
 FORTRESS = frozenset({"BASTION", "FORT"})
@@ -175,8 +176,7 @@ def test_a_loaded_finished_game_keeps_its_outcome_reason(max_turns: int | None) 
     """A finished position loads with the outcome play gave: winner, termination and reason."""
     game = Game.random_duel(503, ruleset=Ruleset(max_turns=max_turns), record_events=False)
     rng = random.Random(1)
-    while not game.is_over():
-        game.apply(rng.choice(game.legal_actions()))
+    play_randomly(game, rng)
     assert reloaded(game).outcome == game.outcome
 
 

@@ -36,6 +36,7 @@ from clashofdecks.record import record_game
 from clashofdecks.rules import Game
 from clashofdecks.session import GameSession, Seat
 from clashofdecks.simulation.deck_training import deck_game_of
+from random_play import play_randomly
 
 
 def _new(fmt: str = "draft", seed: int = 3, mode: str = "duel") -> Game:
@@ -266,9 +267,7 @@ def _recorded(fmt: str, seed: int, mode: str = "duel") -> dict[str, object]:
     decks = decks_at_first_turn(game) if mode == "duel" else None
     starter = game.active
     rng = random.Random(seed)
-    while not game.is_over():
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+    play_randomly(game, rng)
     return {"record": record_game(game).to_dict(), "decks": decks, "starter": starter, "winner": game.winner}
 
 

@@ -7,6 +7,7 @@ import pytest
 from clashofdecks import InvalidPositionError, load_position
 from clashofdecks.events import Event, EventKind
 from clashofdecks.position import dump_position
+from random_play import random_steps
 
 
 def _solo(deck: list[str], discard: list[str]) -> dict[str, object]:
@@ -144,9 +145,7 @@ def test_undo_records_are_bounded_but_the_record_is_whole(monkeypatch: pytest.Mo
     monkeypatch.setattr(resolution, "UNDO_LIMIT", 8)  # where apply() reads the limit
     game = Game.random_duel(5)
     rng = random.Random(5)
-    while not game.is_over():
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+    for _ in random_steps(game, rng):
         assert game.undo_depth <= 8 + 12  # the limit, plus at most one turn's light records
     assert len(game.history) > 20
     assert game.undo_depth < len(game.history)

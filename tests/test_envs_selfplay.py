@@ -346,10 +346,10 @@ def test_the_core_refuses_an_illegal_self_play_action_before_any_game_moves() ->
     actions = _random_actions(rng, batch.mask)
     actions[2] = int(np.flatnonzero(~batch.mask[2])[0])
     before = [np.array(a) for a in _snapshot(batch)]
-    slots = bytes(batch._impl._slots)  # type: ignore[union-attr]
+    slots = bytes(batch._impl._batch.slots)  # type: ignore[union-attr]
     with pytest.raises(ValueError, match=r"game 2: action \d+ is not legal for seat"):
         batch._impl.step(actions)
-    assert bytes(batch._impl._slots) == slots  # type: ignore[union-attr]
+    assert bytes(batch._impl._batch.slots) == slots  # type: ignore[union-attr]
     for a, b in zip(_snapshot(batch), before, strict=True):
         np.testing.assert_array_equal(a, b)
 

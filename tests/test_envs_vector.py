@@ -170,6 +170,41 @@ def test_bad_batches_are_refused_and_change_nothing() -> None:
         batch.reset(seed=[1, 2])
 
 
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_the_vector_checks_seeds_as_the_self_play_batch_does(backend: str) -> None:
+    """Issue 37, item 4: one seed check for both batches (the vector took a negative seed to its
+    sub-environments, which refused it one by one after the first were reset)."""
+    from clashofdecks.envs.selfplay import SelfPlayBatch
+
+    if backend == "compiled" and _batch(SOLO_V1_ID, 1).unwrapped._compiled is None:
+        pytest.skip("no compiled core here")
+    batch = _batch(SOLO_V1_ID, 2, backend=backend)
+    obs, _ = batch.reset(seed=5)
+    selfplay = SelfPlayBatch(2)
+    for bad in (-1, True, [3, -4], [1, 2.5]):
+        with pytest.raises(ValueError, match="seed"):
+            batch.reset(seed=bad)
+        with pytest.raises(ValueError, match="seed"):
+            selfplay.reset(seed=bad)
+        np.testing.assert_array_equal(batch.unwrapped._observations(), obs)  # nothing changed
+
+
+def test_one_module_calls_the_compiled_batch() -> None:
+    """Issue 37, item 4: ``batch_reset`` and ``batch_step`` are called in envs/compiled_batch.py only;
+    the vector environment and the self-play batch are its adapters."""
+    from pathlib import Path
+
+    import clashofdecks.envs as envs
+
+    callers = sorted(
+        path.name
+        for path in Path(envs.__file__).parent.glob("*.py")
+        if "_native.batch_reset(" in path.read_text(encoding="utf-8")
+        or "_native.batch_step(" in path.read_text(encoding="utf-8")
+    )
+    assert callers == ["compiled_batch.py"]
+
+
 def test_partial_reset_with_a_reset_mask() -> None:
     batch = _batch(SOLO_V1_ID, 3)
     obs, info = batch.reset(seed=1)
@@ -279,10 +314,10 @@ def test_backend_choice_and_refusals() -> None:
     if native.AVAILABLE:
         batch = _batch(DUEL_V1_ID, 3, format="random")
         _, info = batch.reset(seed=0)
-        before = batch.unwrapped._compiled._slots[:]
+        before = batch.unwrapped._compiled._batch.slots[:]
         with pytest.raises(ValueError, match="outside the action space"):
             batch.step(np.array([0, 780, 1]))
-        assert batch.unwrapped._compiled._slots == before  # nothing moved
+        assert batch.unwrapped._compiled._batch.slots == before  # nothing moved
         # Actions of another dtype are taken as the single environment takes them.
         legal = _random_actions(np.random.default_rng(1), info["action_mask"])
         twin = _batch(DUEL_V1_ID, 3, format="random")

@@ -233,17 +233,17 @@ def test_a_bad_game_start_is_refused_and_deals_nothing() -> None:
 
     batch = _batch(SOLO_V1_ID, 2)
     batch.reset(seed=0)
-    inner = batch.unwrapped._compiled
-    before = bytes(inner._slots)
+    inner = batch.unwrapped._compiled._batch  # the compiled batch (envs/compiled_batch.py)
+    before = bytes(inner.slots)
     out = batch.unwrapped
-    args = (inner._slots, np.arange(2, dtype=np.int64), inner._capsules, inner._config)
+    args = (inner.slots, np.arange(2, dtype=np.int64), inner.capsules, inner.config)
     arrays = (out._obs, out._masks, out._turns, out._seats)
     with pytest.raises(ValueError, match="83 numbers"):
-        _native.batch_reset(*args, (0,) * 5, inner._spec, *arrays)
-    duel_start = (1, 0, *inner._game[2:])  # a duel's start with a solo configuration
+        _native.batch_reset(*args, (0,) * 5, inner.spec, *arrays)
+    duel_start = (1, 0, *inner.game[2:])  # a duel's start with a solo configuration
     with pytest.raises(ValueError, match="disagree on solo"):
-        _native.batch_reset(*args, duel_start, inner._spec, *arrays)
-    assert bytes(inner._slots) == before
+        _native.batch_reset(*args, duel_start, inner.spec, *arrays)
+    assert bytes(inner.slots) == before
 
 
 @compiled

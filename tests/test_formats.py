@@ -26,6 +26,7 @@ from clashofdecks import (
 from clashofdecks.cards import CARD_IDS, PRECONSTRUCTED_DECKS
 from clashofdecks.formats import FormatError, new_game, seat_of, setup_summary
 from clashofdecks.record import GameRecord, record_game, replay
+from random_play import play_randomly
 
 ALL_CARDS = set(CARD_IDS[:32])
 
@@ -45,12 +46,7 @@ def _drive_setup(game: Game, choose: Callable[[Game], str] | None = None) -> lis
 
 
 def _random_play(game: Game, rng: random.Random, max_actions: int = 600) -> None:
-    for _ in range(max_actions):
-        if game.is_over():
-            return
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
-    raise AssertionError("game did not end")
+    assert play_randomly(game, rng, max_actions).is_over(), "game did not end"
 
 
 def _cards_of(game: Game, player: int) -> set[str]:

@@ -66,6 +66,7 @@ def test_importing_with_a_changed_python_constant_fails_clearly() -> None:
 def test_the_batch_encoder_s_constants_are_the_encoding_s() -> None:
     """The compiled batch's observation encoder (envs/vector.py) and action space: checked when
     ``clashofdecks.encoding`` is imported."""
+    pytest.importorskip("numpy")  # the encoding is numpy's (the rl extra): skipped without it
     from clashofdecks import actions, encoding
     from clashofdecks._native import BATCH_ACTION_SPACE, LAYOUT
 
@@ -85,6 +86,7 @@ def test_the_batch_encoder_s_constants_are_the_encoding_s() -> None:
 def test_an_encoder_compiled_with_other_constants_fails_the_encoding_s_import() -> None:
     """A core compiled with another encoder constant (simulated: the core's ``LAYOUT`` changed before
     the encoding is imported): the import fails and names the constant."""
+    pytest.importorskip("numpy")  # without numpy the import fails for that reason, not the constant
     code = (
         "import clashofdecks.native as native\n"
         "native.LAYOUT['E_HAND_CAP'] = 10\n"

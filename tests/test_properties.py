@@ -42,6 +42,7 @@ from clashofdecks import (
 from clashofdecks.formats import new_game
 from clashofdecks.options import THREAT_ABILITIES, VARIANT_CHOICES
 from hypothesis_choices import Choices, choice_bytes, game_choices
+from random_play import random_steps
 
 HEALTH = {c.id: c.health for c in CARDS}
 INCANTATION_IDS = {c.id for c in CARDS if not c.is_creature}
@@ -417,8 +418,7 @@ def test_undo_all_the_way_back_restores_the_start() -> None:
         game = Game.random_duel(seed, record_events=False)
         rng = random.Random(seed)
         prints = [fingerprint(game)]
-        while not game.is_over():
-            game.apply(rng.choice(game.legal_actions()))
+        for _ in random_steps(game, rng):
             prints.append(fingerprint(game))
         while game.undo_depth:
             prints.pop()
@@ -509,8 +509,7 @@ def test_events_describe_every_action_of_random_games() -> None:
     for seed in range(40):
         game = Game.random_duel(seed)
         rng = random.Random(seed)
-        while not game.is_over():
-            events = game.apply(rng.choice(game.legal_actions()))
+        for _, events in random_steps(game, rng):
             assert isinstance(events, tuple) and events
             for event in events:
                 assert event.rule.startswith("R") or event.rule.startswith("ruleset")

@@ -12,8 +12,7 @@ from rich.console import Console, RenderableType
 
 from clashofdecks import CARDS, EventKind, Game, load_position
 from clashofdecks.formats import new_game
-from clashofdecks.ui import i18n
-from clashofdecks.ui.render import (
+from clashofdecks.terminal.render import (
     Context,
     event_sentence,
     render_actions,
@@ -24,6 +23,8 @@ from clashofdecks.ui.render import (
     render_help,
     render_status,
 )
+from clashofdecks.words import i18n
+from random_play import random_steps
 
 POSITION: dict[str, Any] = {
     "mode": "duel",
@@ -172,8 +173,8 @@ def test_every_event_of_random_games_renders_in_every_language(lang: str) -> Non
         rng = random.Random(seed)
         mode = "solo" if seed % 2 else "duel"
         game = new_game(mode=mode, format="draft", seed=seed)
-        while not game.is_over():
-            for event in game.apply(rng.choice(game.legal_actions())):
+        for _, events in random_steps(game, rng):
+            for event in events:
                 seen.add(event.kind)
                 sentence = event_sentence(event, ctx)
                 assert sentence and "{" not in sentence and "}" not in sentence, (event, sentence)
@@ -304,7 +305,7 @@ def test_every_key_the_front_end_uses_exists() -> None:
 
     root = Path(clashofdecks.__file__).parent
     used: set[str] = set()
-    for path in [*root.joinpath("ui").glob("*.py"), *root.joinpath("cli").glob("*.py")]:
+    for path in [*root.joinpath("words").glob("*.py"), *root.joinpath("terminal").glob("*.py")]:
         text = path.read_text(encoding="utf-8")
         used |= set(re.findall(r"\bt\([^,()]+, \"([a-z_0-9]+)\"", text))
         used |= set(re.findall(r"\bsay\(\s*\"([a-z_0-9]+)\"", text))
@@ -374,9 +375,9 @@ ENGLISH = (
 def _screens(lang: str) -> list[str]:
     """Text of every kind of screen in ``lang``: setup (draft, decks, card pool), solo and duel
     games (full and compact, own and hidden hands), choices with glosses, help, game over, events."""
-    from clashofdecks.cli.play_cmd import score_words
-    from clashofdecks.ui.render import render_screen
-    from clashofdecks.ui.terminal import localised_names
+    from clashofdecks.terminal.game import score_words
+    from clashofdecks.terminal.line_reader import localised_names
+    from clashofdecks.terminal.render import render_screen
 
     out: list[str] = []
     solo_names = localised_names(("@player", "@automaton"), lang)
@@ -442,7 +443,7 @@ def test_french_elides_de_before_a_vowel_and_names_the_automaton_with_its_articl
 
 
 def test_precon_decks_are_chosen_by_their_own_numbers_r2_3() -> None:
-    from clashofdecks.ui.render import numbered_choices
+    from clashofdecks.terminal.render import numbered_choices
 
     game = new_game(mode="duel", format="precon", seed=1)
     game.apply_text("deck 2")
@@ -454,7 +455,7 @@ def test_precon_decks_are_chosen_by_their_own_numbers_r2_3() -> None:
 
 def test_draft_choices_are_numbered_in_the_order_of_the_revealed_table_r2_4() -> None:
     from clashofdecks.formats import setup_summary
-    from clashofdecks.ui.render import numbered_choices
+    from clashofdecks.terminal.render import numbered_choices
 
     for seed in range(5):
         game = new_game(mode="solo", format="draft", seed=seed)
@@ -467,12 +468,20 @@ def test_draft_choices_are_numbered_in_the_order_of_the_revealed_table_r2_4() ->
 
 
 def test_next_says_which_creature_attacks_what_r3_5() -> None:
-    from clashofdecks.ui.render import describe_action
+    """One ``describe_action`` (clashofdecks.words) says it for every screen; the compact screen
+    keeps only the attack."""
+    from clashofdecks.words import describe_action
 
     game = load_position(POSITION)  # Ann's Machine (far) attacks first; Bob's top lane is empty
     ctx = Context(names=("Ann", "Bob"), viewer=0)
-    assert describe_action(game, "next", "en", ctx) == "Machine attacks Bob directly"
-    assert describe_action(game, "end", "en", ctx) == "resolve all remaining attacks, end the turn"
+    names = ("Ann", "Bob")
+    assert describe_action(game, "next", "en", names=names) == "Next attack: Machine attacks Bob directly"
+    assert (
+        describe_action(game, "end", "en", names=names)
+        == "End the turn: every remaining attack is made first"
+    )
+    compact = text_of(render_actions(game, ["next", "end"], ctx, compact=2))
+    assert "(Machine attacks Bob directly)" in compact
     position = dict(
         POSITION,
         players=[
@@ -481,9 +490,27 @@ def test_next_says_which_creature_attacks_what_r3_5() -> None:
         ],
     )
     game = load_position(position)
-    assert describe_action(game, "next", "de", Context(lang="de", names=("Ann", "Bob"))) == (
-        "Machine greift Troll an"
+    assert describe_action(game, "next", "de", names=names).endswith("Machine greift Troll an")
+    german = Context(lang="de", names=("Ann", "Bob"))
+    assert "(Machine greift Troll an)" in text_of(render_actions(game, ["next"], german, compact=1))
+
+
+def test_there_is_one_describe_action() -> None:
+    """Issue 37, item 1: the terminal's screens say an action with the words package's sentence;
+    no second ``describe_action`` is written anywhere in the package."""
+    import ast
+    from pathlib import Path
+
+    import clashofdecks
+
+    root = Path(clashofdecks.__file__).parent
+    defined = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name == "describe_action"
     )
+    assert defined == ["session.py", "words/actions.py"]  # the session's method hands on to words
 
 
 def test_game_over_names_the_players_not_seat_numbers() -> None:
@@ -504,7 +531,7 @@ def test_compact_screen_fits_80x24_through_random_games() -> None:
     """At 80×24 (23 lines and the prompt) every decision of random solo and duel games shows the
     status, both fortresses, both lanes and the choices, unless a lane is crowded (> 3 creatures a
     side) or there are more than 15 choices; the screen always keeps the player's fortress line."""
-    from clashofdecks.ui.render import measure_lines, render_screen
+    from clashofdecks.terminal.render import measure_lines, render_screen
 
     checked = 0
     for seed in range(8):
@@ -531,7 +558,7 @@ def test_compact_screen_fits_80x24_through_random_games() -> None:
 
 
 def test_a_large_screen_uses_the_full_layout_and_a_small_one_the_compact() -> None:
-    from clashofdecks.ui.render import render_screen
+    from clashofdecks.terminal.render import render_screen
 
     game = load_position(POSITION)
     texts = game.legal_action_texts()
@@ -539,3 +566,17 @@ def test_a_large_screen_uses_the_full_layout_and_a_small_one_the_compact() -> No
     assert "╭─ 0.top.0" in big and "Machine attacks Bob directly" in big  # boxes and glosses
     small = text_of(render_screen(game, texts, Context(names=("Ann", "Bob"), width=80), height=24), width=80)
     assert "╭─" not in small and "0.top.0 Brute" in small
+
+
+def test_the_plain_board_hides_what_the_viewer_may_not_see_r9() -> None:
+    """The environments' text board (clashofdecks.words.plain_board): no Rich, no colour codes; the
+    opponent's hand as ``?`` (R9.2), each creature with its address, attack/health and damage."""
+    from clashofdecks.words import Context as Reader
+    from clashofdecks.words import plain_board
+
+    game = load_position(POSITION)
+    mine = plain_board(game, Reader(names=("Ann", "Bob"), viewer=0))
+    assert "\x1b[" not in mine and "0.top.0 Brute" in mine and "−2" in mine
+    assert "Gnome" not in mine and "?" in mine  # Bob's hand is hidden from Ann
+    everyone = plain_board(game, Reader(names=("Ann", "Bob"), viewer=None))
+    assert "Gnome" in everyone and "Troll" in everyone

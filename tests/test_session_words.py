@@ -1,14 +1,14 @@
-"""What the web asks the session instead of reading its game (issue 26, item 5): ``words`` hands the
-game, read-only, to a front end's sentence writer; ``agent_decides_after`` plays an action ahead on a
-copy.  Neither changes the session."""
+"""What the web asks the session instead of reading its game (issues 26 and 37): the session says
+its own sentences (``describe_action``, ``describe_actions``, ``describe_sequence``, ``prompt_line``,
+from :mod:`clashofdecks.words`) and hands the game to no one; ``agent_decides_after`` plays an action
+ahead on a copy.  None of them changes the session."""
 
 from __future__ import annotations
 
 import json
 
-from clashofdecks.rules import Game
 from clashofdecks.session import GameSession, Seat
-from clashofdecks.ui.action_text import describe_action, describe_actions, prompt_line
+from clashofdecks.words import describe_action, describe_actions, describe_sequence, prompt_line
 
 
 def _against_the_ai() -> GameSession:
@@ -21,25 +21,32 @@ def _snapshot(session: GameSession) -> tuple[str, int, int]:
     return json.dumps(session.record().to_dict()), len(session.steps), session.to_move
 
 
-def test_words_hands_the_game_to_the_writer_and_changes_nothing() -> None:
+def test_the_session_says_its_sentences_and_changes_nothing() -> None:
     session = _against_the_ai()
     session.advance_agents()
     seat = session.to_move
     legal = session.legal_actions(seat)
     before = _snapshot(session)
-    seen: list[Game] = []
-
-    def writer(game: Game, suffix: str, *, times: int) -> str:
-        seen.append(game)
-        return game.action_text(game.legal_actions()[0]) + suffix * times
-
-    assert session.words(writer, "!", times=2) == legal[0] + "!!"
-    assert seen == [session.game]  # the session's own game, not a copy
-    labels = session.words(describe_actions, legal, "en", names=("Ada", "AI"))
+    names = ("Ada", "AI")
+    game = session.game  # the test compares with the words package read on the game itself
+    labels = session.describe_actions(legal, "en", names=names)
+    assert labels == describe_actions(game, legal, "en", names=names)
     assert len(labels) == len(legal) and all(isinstance(label, str) and label for label in labels)
-    assert session.words(describe_action, legal[0], "en", names=("Ada", "AI")) == labels[0]
-    assert session.words(prompt_line, "en", seat, names=("Ada", "AI"), to_move=seat)
+    assert session.describe_action(legal[0], "en", names=names) == labels[0]
+    assert session.describe_action(legal[0], "de", names=names) == describe_action(
+        game, legal[0], "de", names=names
+    )
+    assert session.describe_sequence(legal[:1], "fr", names=names) == describe_sequence(
+        game, legal[:1], "fr", names=names
+    )
+    line = session.prompt_line("en", seat, names=names, to_move=seat)
+    assert line and line == prompt_line(game, "en", seat, names=names, to_move=seat)
     assert _snapshot(session) == before
+
+
+def test_the_session_hands_its_game_to_no_callable() -> None:
+    """Issue 37, item 3: ``session.words(writer, ...)`` gave the game to any function it was passed."""
+    assert not hasattr(GameSession, "words")
 
 
 def test_agent_decides_after_plays_one_action_ahead_on_a_copy() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from clashofdecks import CARDS, Game, dump_position, load_position, sample_determinization, view
 from clashofdecks.formats import new_game, setup_summary
+from random_play import play_randomly
 
 HIDDEN = "?"
 FORTRESS = ("BASTION", "FORT")
@@ -367,12 +368,10 @@ def test_sample_is_independent_of_the_original(make_solo_position: Callable[...,
         before = (dump_position(game), view(game, 0), game.history, game.legal_actions()[:])
         sample = sample_determinization(game, 0, random.Random(1))
         sample_before = dump_position(sample)
-        while not sample.is_over():
-            sample.apply(rng.choice(sample.legal_actions()))
+        play_randomly(sample, rng)
         assert (dump_position(game), view(game, 0), game.history, game.legal_actions()) == before
         sample = sample_determinization(game, 0, random.Random(1))
-        while not game.is_over():
-            game.apply(rng.choice(game.legal_actions()))
+        play_randomly(game, rng)
         assert dump_position(sample) == sample_before
 
 

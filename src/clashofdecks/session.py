@@ -25,10 +25,10 @@ import json
 import os
 import secrets
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Concatenate, Final, ParamSpec, Protocol, TypeVar
+from typing import Any, Final, Protocol
 
 from .agents.base import Agent, is_build_stage
 from .agents.registry import UnknownAgentError, make_agent
@@ -40,9 +40,7 @@ from .options import Ruleset, Threat
 from .position import view
 from .record import GameRecord, Replay, record_game, result_of, start_of, write_json_atomically
 from .rules import Game, Outcome, Termination, termination_reason
-
-P = ParamSpec("P")
-R = TypeVar("R")
+from .words import actions as sentences
 
 #: Seat kinds.
 HUMAN: Final = "human"
@@ -564,12 +562,48 @@ class GameSession:
             return []
         return list(self.game.playable_cards(seat))
 
-    def words(self, writer: Callable[Concatenate[Game, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-        """What a front end's sentence writer (``ui.action_text``: ``describe_actions``,
-        ``prompt_line``, ``describe_action``, ``describe_sequence``) says of the game as it stands:
-        the writer reads the position itself, so the session hands it the game, and the front end
-        never holds it (the web does not reach into the session's game)."""
-        return writer(self.game, *args, **kwargs)
+    # ------------------------------------------------------------------ sentences (clashofdecks.words)
+
+    def describe_action(
+        self,
+        action: str,
+        lang: str = "en",
+        *,
+        names: tuple[str, str] | None = None,
+        addressee: int | None = -1,
+    ) -> str:
+        """``action`` (notation, legal now) as a sentence in ``lang``
+        (:func:`clashofdecks.words.describe_action`), said of the game as it stands."""
+        return sentences.describe_action(self.game, action, lang, names=names, addressee=addressee)
+
+    def describe_actions(
+        self, actions: Sequence[str], lang: str = "en", *, names: tuple[str, str] | None = None
+    ) -> list[str]:
+        """Each of ``actions`` (all legal now) as a sentence, in order (the move list's labels)."""
+        return sentences.describe_actions(self.game, actions, lang, names=names)
+
+    def describe_sequence(
+        self, actions: Sequence[str], lang: str = "en", *, names: tuple[str, str] | None = None
+    ) -> list[str]:
+        """Sentences for ``actions`` played one after the other from here, on a copy (how an undo
+        says, right after it, what it took back)."""
+        return sentences.describe_sequence(self.game, actions, lang, names=names)
+
+    def prompt_line(
+        self,
+        lang: str,
+        seat: int | None,
+        *,
+        names: tuple[str, str] | None = None,
+        to_move: int | None = None,
+        thinking: bool = False,
+        build: bool = False,
+    ) -> str:
+        """One line for ``seat`` (``None``: a spectator): what it can do now, or whom it waits for
+        (:func:`clashofdecks.words.prompt_line`)."""
+        return sentences.prompt_line(
+            self.game, lang, seat, names=names, to_move=to_move, thinking=thinking, build=build
+        )
 
     def abilities(self) -> dict[str, list[list[list[str]]]]:
         """Per player and lane (player 0's lanes first), each creature's current abilities

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from clashofdecks.position import load_position
-from clashofdecks.ui.i18n import LANGUAGES
 from clashofdecks.web.tutorial import (
     TutorialError,
     parse_steps,
@@ -24,6 +23,7 @@ from clashofdecks.web.tutorial import (
     tutorial_json,
     tutorial_steps,
 )
+from clashofdecks.words.i18n import LANGUAGES
 from conftest import ServerProcess
 
 RULE = re.compile(r"R\d+(\.\d+[a-z]?)?")

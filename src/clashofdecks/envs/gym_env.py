@@ -20,7 +20,6 @@ keep their behaviour.
 
 from __future__ import annotations
 
-import io
 from typing import Any, Final, SupportsFloat
 
 import gymnasium as gym
@@ -58,7 +57,7 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
     draw, reported as ``truncated``).  Options: ``format`` (draft, precon; duel also custom and the
     benchmark's ``random`` deal), ``observation`` (``"observation"`` or the perfect-recall
     ``"infostate"``), ``illegal_action`` (``"error"`` or ``"penalty"``), ``ruleset`` (a
-    :class:`~clashofdecks.options.Ruleset`), ``render_mode`` (``"ansi"``: the terminal board as
+    :class:`~clashofdecks.options.Ruleset`), ``render_mode`` (``"ansi"``: the board as plain
     text, ``"rgb_array"``: an image of the board).
     """
 
@@ -147,7 +146,7 @@ class ClashOfDecksEnv(gym.Env[Obs, np.int64]):
         return self._require_match().mask(self.seat).astype(bool)
 
     def render(self) -> Any:
-        """``ansi``: the terminal board as the learner sees it (text with colour codes);
+        """``ansi``: the board as the learner sees it, as plain text (:mod:`clashofdecks.words.board`);
         ``rgb_array``: an image of it (height x width x 3, uint8); ``human`` (``-v1``): that text
         printed to standard output."""
         match = self._require_match()
@@ -224,11 +223,9 @@ def _as_action(action: Any) -> int:
 
 
 def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
-    """The terminal board (:func:`clashofdecks.ui.render.render_game`) for ``seat`` (``None``: a
-    spectator), as ANSI text."""
-    from rich.console import Console
-
-    from ..ui.render import Context, render_game
+    """The board as plain text (:func:`clashofdecks.words.plain_board`) for ``seat`` (``None``: a
+    spectator)."""
+    from ..words import Context, plain_board  # here: an environment that never renders never loads the words
 
     if seat is None:
         labels = ["player 0", "automaton" if match.game.is_solo else "player 1"]
@@ -236,11 +233,7 @@ def board_text(match: Match, seat: int | None, lang: str = "en") -> str:
         labels = [
             "learner" if s == seat else ("automaton" if match.game.is_solo else "opponent") for s in (0, 1)
         ]
-    names = (labels[0], labels[1])
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=100, force_terminal=True, color_system="standard", highlight=False)
-    console.print(render_game(match.game, Context(lang=lang, names=names, viewer=seat)))
-    return buffer.getvalue()
+    return plain_board(match.game, Context(lang=lang, names=(labels[0], labels[1]), viewer=seat))
 
 
 class SoloEnv(ClashOfDecksEnv):

@@ -39,8 +39,15 @@ import numpy.typing as npt
 from gymnasium.utils import seeding
 
 from .. import actions as A
-from .. import native
 from .compact import OBSERVATION_DTYPES, count_scales, to_counts, unit_vector
+from .compiled_batch import (
+    COMPILED_LAYOUT,
+    BatchRows,
+    CompiledBatch,
+    chosen_backend,
+    core_unsupported,
+    seeds_of,
+)
 from .encoding import DEFAULT_MAX_TURNS
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1
 from .match import Match, check_choice
@@ -103,12 +110,8 @@ class SelfPlayBatch:
         first = factory(**options)
         # Each game's seed stream: the np_random a single environment's reset(seed) makes.
         self._rngs = [np.random.default_rng() for _ in range(int(num_games))]
-        if observation_dtype == "uint8" and first.observation_kind != "observation":
-            raise ValueError("observation_dtype='uint8' is for the observation vector, not the infostate")
-        reason = compiled_unsupported(first)
-        if backend == "compiled" and reason is not None:
-            raise ValueError(f"the compiled self-play batch does not apply: {reason}")
-        self.backend = "compiled" if backend != "python" and reason is None else "python"
+        what = "the compiled self-play batch"
+        self.backend = chosen_backend(first, backend, observation_dtype, compiled_unsupported(first), what)
         self.num_games = n = int(num_games)
         self.mode = mode
         self.observation_dtype = observation_dtype
@@ -171,7 +174,7 @@ class SelfPlayBatch:
         """New games in every row: game i as the single ``-v1`` environment's ``reset(seed=seed + i)``
         deals it (the i-th seed of a list; unseeded for None)."""
         # Every generator made before any is replaced: a bad seed changes nothing.
-        rngs = [seeding.np_random(game_seed)[0] for game_seed in _seeds(seed, self.num_games)]
+        rngs = [seeding.np_random(game_seed)[0] for game_seed in seeds_of(seed, self.num_games)]
         self._rngs[:] = rngs  # in place: the backends hold this list
         self._impl.deal(np.arange(self.num_games), reseeded=True)
         self._has_reset = True
@@ -274,8 +277,8 @@ class _PythonGames:
 
 
 class _CompiledGames:
-    """The compiled backend: the games in slots of one bytearray, stepped and dealt by
-    ``_native.batch_step`` / ``batch_reset`` in their self-play mode, straight into the arrays."""
+    """The compiled backend: a :class:`.compiled_batch.CompiledBatch` in its self-play mode, each game's
+    seed stream its own generator."""
 
     def __init__(
         self,
@@ -286,110 +289,52 @@ class _CompiledGames:
         mover: npt.NDArray[np.int64],
         turn: npt.NDArray[np.int64],
     ) -> None:
-        from .. import _native
-        from .vector import _COMPILED_LAYOUT, game_start
-
         n = len(rngs)
         self._rngs = rngs
         self._obs, self._mask, self._mover, self._turn = obs, mask, mover, turn
-        self._slots = bytearray(_native.batch_slot_size() * n)
-        self._config = native.game_config(first.mode == "solo", first.ruleset, first.threat)
-        self._game = game_start(first)
-        self._spec = (_COMPILED_LAYOUT, obs.dtype == np.uint8, None, True)
+        self._batch = CompiledBatch(first, n, (COMPILED_LAYOUT, obs.dtype == np.uint8, None, True))
         self._skip = np.zeros(n, dtype=np.bool_)
-        self._rewards = np.zeros(n, dtype=np.float64)
-        self._terminated = np.zeros(n, dtype=np.bool_)
-        self._truncated = np.zeros(n, dtype=np.bool_)
-        self._illegal = np.zeros(n, dtype=np.bool_)
-        self._winner = np.zeros(n, dtype=np.int64)
-        self._termination = np.zeros(n, dtype=np.int8)
-        self._capsules: list[Any] = []
+        self._rows = BatchRows(
+            obs,
+            mask,
+            np.zeros(n, dtype=np.float64),
+            np.zeros(n, dtype=np.bool_),
+            np.zeros(n, dtype=np.bool_),
+            turn,
+            np.zeros(n, dtype=np.bool_),
+            movers=mover,
+        )
 
     def deal(self, indices: npt.NDArray[np.intp], *, reseeded: bool = False) -> None:
         """New games in the slots ``indices``, from each game's np_random (through its capsule;
         ``reseeded``: the generators are new ones)."""
-        from .. import _native
-
         if reseeded:
-            self._capsules = [rng.bit_generator.capsule for rng in self._rngs]
-        if not len(indices):
-            return
-        _native.batch_reset(
-            self._slots,
-            np.ascontiguousarray(indices, dtype=np.int64),
-            self._capsules,
-            self._config,
-            self._game,
-            self._spec,
-            self._obs,
-            self._mask,
-            self._turn,
-            self._mover,
-        )
+            self._batch.capsules = [rng.bit_generator.capsule for rng in self._rngs]
+        self._batch.deal(indices, self._obs, self._mask, self._turn, self._mover)
 
     def explain(self, i: int, action: int, seat: int) -> str:
         return f"seat {seat}: action {action} is not legal now (turn {int(self._turn[i])})"
 
     def step(self, actions: npt.NDArray[np.int64]) -> SelfPlayStep:
-        from .. import _native
-
-        _native.batch_step(
-            self._slots,
-            self._spec,
-            0.0,
-            actions,
-            self._skip,
-            self._obs,
-            self._mask,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._turn,
-            self._illegal,
-            self._winner,
-            self._termination,
-            self._mover,
-        )
-        done = self._terminated | self._truncated
-        winner = np.where(done, self._winner, -2)
+        self._batch.step(0.0, actions, self._skip, self._rows)
+        done = self._rows.terminated | self._rows.truncated
+        winner = np.where(done, self._batch.winners, -2)
         reason = np.full(len(done), None, dtype=object)
         if done.any():
-            from .vector import _TERMINATION_NAMES
-
-            reason[done] = _TERMINATION_NAMES[self._termination[done]]
+            reason = self._batch.termination_names(done)
             self.deal(np.flatnonzero(done))
         return SelfPlayStep(done, winner, reason)
 
 
 def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
     """Why the compiled self-play batch cannot run games of ``env``'s options (None: it can)."""
-    if not native.AVAILABLE:
-        return native.engine_notice().removeprefix("engine: ")
+    unsupported = core_unsupported()
+    if unsupported is not None:
+        return unsupported
     from .. import _native
 
     if not _native.LAYOUT.get("BATCH_SELF_PLAY"):
         return "the compiled core has no self-play mode"
-    if _native.BATCH_ACTION_SPACE != A.ACTION_SPACE:
-        return "the compiled core's action space differs from actions.py's"
     if env.observation_kind != "observation":
         return "it writes the observation vector only"
     return None
-
-
-def _seeds(seed: int | list[int | None] | None, n: int) -> list[int | None]:
-    """Each game's seed: ``seed + i``, the i-th of a list, or None."""
-    if seed is None:
-        return [None] * n
-    if isinstance(seed, bool):
-        raise ValueError(f"a seed is a non-negative integer, not {seed}")
-    if isinstance(seed, int | np.integer):
-        if seed < 0:
-            raise ValueError(f"a seed is a non-negative integer, not {seed}")
-        return [int(seed) + i for i in range(n)]
-    seeds = list(seed)
-    if len(seeds) != n:
-        raise ValueError(f"a list of seeds needs one per game ({n}), not {len(seeds)}")
-    for i, one in enumerate(seeds):
-        if one is not None and (isinstance(one, bool) or not isinstance(one, int | np.integer) or one < 0):
-            raise ValueError(f"game {i}: a seed is a non-negative integer or None, not {one!r}")
-    return seeds

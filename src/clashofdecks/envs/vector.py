@@ -40,7 +40,6 @@ Two implementations give the same results (``backend``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any, Final
 
 import gymnasium as gym
@@ -51,75 +50,24 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .. import actions as A
-from .. import native
-from ..cards import N_CARDS, PRECONSTRUCTED_DECKS
 from ..errors import IllegalActionError
-from ..formats import new_game
-from ..rules import Termination
 from .compact import COUNT_CAP, OBSERVATION_DTYPES, count_scales, to_counts, unit_vector
-from .encoding import DEFAULT_MAX_TURNS, OBSERVATION_LAYOUT, SETUP_VERBS, encode_observation
+from .compiled_batch import (
+    COMPILED_LAYOUT,
+    SETUP_LAYOUT,
+    BatchRows,
+    CompiledBatch,
+    chosen_backend,
+    core_unsupported,
+    game_start,
+    seeds_of,
+)
+from .encoding import DEFAULT_MAX_TURNS
 from .gym_env import ClashOfDecksEnv, DuelEnvV1, SoloEnvV1, _as_action
 from .match import check_choice
 
 #: The backends (see the module docstring); ``"auto"`` picks the compiled one where it applies.
 BACKENDS: Final = ("auto", "compiled", "python")
-#: The observation slices the compiled encoder writes, in ``_native.c``'s order (then the size).
-_COMPILED_LAYOUT: Final = (
-    *(
-        OBSERVATION_LAYOUT.slices[name].start
-        for name in (
-            "seat",
-            "phase",
-            "to_move",
-            "active",
-            "turn",
-            "mana",
-            "hand_me",
-            "hand_me_flags",
-            "hand_opp",
-            "hand_opp_flags",
-            "opp_hidden_cards",
-            "fortress",
-            "lanes",
-            "lane_sizes",
-            "pending",
-            "pending_cards",
-            "automaton_deck",
-            "automaton_discard",
-            "automaton_flags",
-            "threat",
-            "setup_decision",
-            "setup_revealed",
-            "setup_cards",
-            "setup_counts",
-        )
-    ),
-    OBSERVATION_LAYOUT.size,
-)
-# What _native.c's encoder relies on: the lanes are 4 slots of LANE_CAP creature rows of
-# CREATURE_FEATURES floats, with every other slice it writes before or after them.
-assert OBSERVATION_LAYOUT.slices["lanes"].shape == (2, 2, 12, 49)
-# ... and that the solo slices, automaton_deck to threat, are contiguous (it zeroes them at once).
-_SOLO_SLICES: Final = ("automaton_deck", "automaton_discard", "automaton_flags", "threat")
-assert all(
-    OBSERVATION_LAYOUT.slices[a].stop == OBSERVATION_LAYOUT.slices[b].start for a, b in pairwise(_SOLO_SLICES)
-)
-#: The constants of the compiled batch's setup stage, as Python defines them: checked at import when
-#: the core is in use (a stale core is not: the batch then runs in Python).
-SETUP_LAYOUT: Final = {
-    **{f"SETUP_VERB_{verb.upper()}": i for i, verb in enumerate(SETUP_VERBS)},
-    "PRECON_DECKS": len(PRECONSTRUCTED_DECKS),
-    "THREAT_SLICE": OBSERVATION_LAYOUT.slices["threat"].size,
-    "ORDER_COUNT": A.ORDER_COUNT,
-    "DECK_SIZE_CUSTOM": A.DECK_SIZE_CUSTOM,
-}
-if native.AVAILABLE:
-    native.check_layout(
-        SETUP_LAYOUT, "encoding.SETUP_VERBS, cards.PRECONSTRUCTED_DECKS, the threat slice and actions.py"
-    )
-#: The formats' codes in the compiled batch (``_native.c``'s K_*).
-_FORMAT_CODES: Final = {"precon": 0, "draft": 1, "custom": 2, "random": 3}
-_TERMINATION_NAMES: Final = np.array([t.value for t in Termination], dtype=object)
 #: The info keys every sub-environment has at every step (the rest only when its game ends).
 _ALWAYS: Final = ("action_mask", "seat", "turn", "illegal_action")
 #: The opponents the compiled batch plays (agent specs).
@@ -152,12 +100,8 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         check_choice("backend", backend, BACKENDS)
         check_choice("observation_dtype", observation_dtype, OBSERVATION_DTYPES)
         first = envs[0]
-        if observation_dtype == "uint8" and first.observation_kind != "observation":
-            raise ValueError("observation_dtype='uint8' is for the observation vector, not the infostate")
         reason = compiled_unsupported(first)
-        if backend == "compiled" and reason is not None:
-            raise ValueError(f"the compiled batch does not apply: {reason}")
-        self.backend = "compiled" if backend != "python" and reason is None else "python"
+        self.backend = chosen_backend(first, backend, observation_dtype, reason, "the compiled batch")
         super().__init__()
         self.envs = envs
         self.num_envs = n = len(envs)
@@ -221,7 +165,7 @@ class ClashOfDecksVectorEnv(VectorEnv[Any, Any, Any]):
         """Reset every sub-environment (or those of ``options["reset_mask"]``): sub-env i with
         ``seed + i``, the i-th seed of a list, or unseeded for ``None``."""
         n = self.num_envs
-        seeds = _seeds(seed, n)
+        seeds = seeds_of(seed, n)
         options = dict(options or {})
         reset_mask = options.pop("reset_mask", None)
         if reset_mask is None:
@@ -379,37 +323,36 @@ class BatchArrays:
 
 
 class _CompiledBatch:
-    """The compiled backend of a :class:`ClashOfDecksVectorEnv`: the games in slots of one
-    bytearray, stepped and dealt by ``_native.batch_step`` / ``batch_reset`` straight into the batch's
-    arrays."""
+    """The compiled backend of a :class:`ClashOfDecksVectorEnv`: a :class:`.compiled_batch.CompiledBatch`
+    whose seeds are the sub-environments' own ``np_random`` and whose steps answer with the infos."""
 
     def __init__(self, envs: list[ClashOfDecksEnv], arrays: BatchArrays, compact: bool) -> None:
-        from .. import _native
-
-        n = len(envs)
         first = envs[0]
         self._envs = envs
         self._arrays = arrays
-        self._slots = bytearray(_native.batch_slot_size() * n)
-        self._winners = np.zeros(n, dtype=np.int64)
-        self._terminations_code = np.zeros(n, dtype=np.int8)
-        self._config = native.game_config(first.mode == "solo", first.ruleset, first.threat)
-        self._game = game_start(first)
-        self._capsules: list[Any] = [None] * n
+        self._rows = BatchRows(
+            arrays.obs,
+            arrays.masks,
+            arrays.rewards,
+            arrays.terminations,
+            arrays.truncations,
+            arrays.turns,
+            arrays.illegal,
+        )
         self._penalty = first.illegal_penalty
         weights = None
         if first.opponent_spec == "greedy":
             from ..agents.greedy import DEFAULT_WEIGHTS, weight_values
 
             weights = weight_values(DEFAULT_WEIGHTS)
-        self._spec = (_COMPILED_LAYOUT, compact, weights)
+        self._batch = CompiledBatch(first, len(envs), (COMPILED_LAYOUT, compact, weights))
 
     def reset(self, indices: npt.NDArray[np.intp], seeds: list[int | None]) -> None:
         """Seed the sub-environments ``indices`` (``np_random`` as their own reset seeds it) and deal."""
         for i in indices:
             env = self._envs[i]
             gym.Env.reset(env, seed=seeds[i])
-            self._capsules[i] = env.np_random.bit_generator.capsule
+            self._batch.capsules[i] = env.np_random.bit_generator.capsule
         self.deal(indices)
 
     def deal(self, indices: npt.NDArray[np.intp]) -> None:
@@ -417,93 +360,45 @@ class _CompiledBatch:
         reset: each sub-env's (game, agent, build) seeds drawn from its own ``np_random`` (through its
         bit generator's capsule, as ``integers(0, 2**63 - 1, size=3)`` draws them), the random deal,
         the agent's ``random.Random(agent seed)``."""
-        from .. import _native
-
-        if not len(indices):
-            return
         out = self._arrays
-        _native.batch_reset(
-            self._slots,
-            np.ascontiguousarray(indices, dtype=np.int64),
-            self._capsules,
-            self._config,
-            self._game,
-            self._spec,
-            out.obs,
-            out.masks,
-            out.turns,
-            out.seats,
-        )
+        self._batch.deal(indices, out.obs, out.masks, out.turns, out.seats)
 
     def step(self, actions: npt.NDArray[Any], resetting: npt.NDArray[np.bool_], copy: bool) -> dict[str, Any]:
         """One learner decision in every game but those ``resetting`` (the core checks every action
         first: a bad batch changes nothing), then those dealt anew.  The infos of the step (with
         ``copy``, arrays of their own)."""
-        from .. import _native
-
         if actions.dtype.kind not in "iu":  # e.g. floats or objects: each checked as the single env does
             converted = np.zeros(len(actions), dtype=np.int64)
             for i in np.flatnonzero(~resetting):
                 converted[i] = _as_action(actions[i])
             actions = converted
         out = self._arrays
-        _native.batch_step(
-            self._slots,
-            self._spec,
-            self._penalty,
-            np.ascontiguousarray(actions, dtype=np.int64),
-            resetting,
-            out.obs,
-            out.masks,
-            out.rewards,
-            out.terminations,
-            out.truncations,
-            out.turns,
-            out.illegal,
-            self._winners,
-            self._terminations_code,
-        )
+        self._batch.step(self._penalty, actions, resetting, self._rows)
+        codes = self._batch.terminations
         if resetting.any():
             self.deal(np.flatnonzero(resetting))
             out.rewards[resetting] = 0.0
             out.terminations[resetting] = out.truncations[resetting] = out.illegal[resetting] = False
-            self._terminations_code[resetting] = -1
+            codes[resetting] = -1
         infos: dict[str, Any] = {
             "seat": out.seats.copy() if copy else out.seats,
             "turn": out.turns.copy() if copy else out.turns,
             "illegal_action": out.illegal.copy() if copy else out.illegal,
         }
-        ended = self._terminations_code >= 0
+        ended = codes >= 0
         if ended.any():
-            infos["winner"] = np.where(ended, self._winners, 0)
+            infos["winner"] = np.where(ended, self._batch.winners, 0)
             infos["_winner"] = ended
-            names = np.full(len(ended), None, dtype=object)
-            names[ended] = _TERMINATION_NAMES[self._terminations_code[ended]]
-            infos["termination"] = names
+            infos["termination"] = self._batch.termination_names(ended)
             infos["_termination"] = ended.copy()
         return infos
 
 
-def _seeds(seed: int | list[int | None] | None, n: int) -> list[int | None]:
-    """Each sub-environment's seed: ``seed + i``, the i-th of a list, or None."""
-    if seed is None:
-        return [None] * n
-    if isinstance(seed, int | np.integer):
-        return [int(seed) + i for i in range(n)]
-    seeds = list(seed)
-    if len(seeds) != n:
-        raise ValueError(f"a list of seeds needs one per sub-environment ({n}), not {len(seeds)}")
-    return seeds
-
-
 def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
     """Why the compiled batch cannot run games of ``env``'s configuration (None: it can)."""
-    if not native.AVAILABLE:
-        return native.engine_notice().removeprefix("engine: ")
-    from .. import _native
-
-    if _native.BATCH_ACTION_SPACE != A.ACTION_SPACE:
-        return "the compiled core's action space differs from actions.py's"
+    unsupported = core_unsupported()
+    if unsupported is not None:
+        return unsupported
     checks = (
         (
             env.mode == "solo" or env.opponent_spec in _COMPILED_OPPONENTS,
@@ -514,37 +409,6 @@ def compiled_unsupported(env: ClashOfDecksEnv) -> str | None:
         (env.render_mode is None, "it does not render"),
     )
     return next((reason for ok, reason in checks if not ok), None)
-
-
-def game_start(env: ClashOfDecksEnv) -> tuple[float, ...]:
-    """How ``env``'s games start, for the compiled batch (``_native.c``'s ``EGame``): the format's code,
-    solo, the seat of the rulebook's player A (R2.3a; B starts after the last draft pick under
-    ``first_player="last_draft_pick"``, R2.6a), whether the automaton starts and its Fort side is up
-    (R8.2), the threat slice's counts, the preconstructed decks' cards, and for the greedy agent's
-    setup decisions each card's static value and each deck's sum of them (``agents/greedy.py``)."""
-    from ..agents.greedy import card_value
-
-    solo = env.mode == "solo"
-    threat = env.threat
-    b_starts = not solo and env.ruleset.first_player == "last_draft_pick" and env.format == "draft"
-    counts: tuple[int, ...] = (0,) * OBSERVATION_LAYOUT.slices["threat"].size
-    if solo:  # the threat slice as the encoder writes it, in counts (compact.py)
-        part = OBSERVATION_LAYOUT.slices["threat"]
-        game = new_game(mode="solo", format="precon", seed=0, ruleset=env.ruleset, threat=threat)
-        window = slice(part.start, part.stop)
-        features = encode_observation(game, 0)[window]
-        counts = tuple(int(k) for k in np.rint(features * count_scales(1)[window]))
-    decks = [c for n in sorted(PRECONSTRUCTED_DECKS) for c in PRECONSTRUCTED_DECKS[n]]
-    values = [card_value(c) for c in range(N_CARDS)]
-    deck_values = [sum(card_value(c) for c in PRECONSTRUCTED_DECKS[n]) for n in sorted(PRECONSTRUCTED_DECKS)]
-    head = (
-        _FORMAT_CODES[env.format],
-        int(solo),
-        int(b_starts),
-        int(solo and threat is not None and threat.starts == "automaton"),
-        int(solo and threat is not None and threat.resilience == "fort"),
-    )
-    return (*head, *counts, *decks, *values, *deck_values)
 
 
 def make_solo_vector(
@@ -579,3 +443,16 @@ def _count(num_envs: object) -> int:
     if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
     return int(num_envs)
+
+
+#: Kept importable here (the compiled batch's own module is :mod:`.compiled_batch`).
+__all__ = [
+    "BACKENDS",
+    "SETUP_LAYOUT",
+    "BatchArrays",
+    "ClashOfDecksVectorEnv",
+    "compiled_unsupported",
+    "game_start",
+    "make_duel_vector",
+    "make_solo_vector",
+]

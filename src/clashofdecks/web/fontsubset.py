@@ -46,7 +46,7 @@ def japanese_text() -> list[str]:
     Japanese ability names of the card data (``/api/cards``) and the tutorial's Japanese texts
     (``data/tutorial.json``)."""
     from ..cards import ABILITY_NAMES
-    from ..ui.catalog import catalogs
+    from ..words.catalog import catalogs
 
     texts = [text for text in catalogs()["ja"].messages.values() if text]
     texts.extend(names["ja"] for names in ABILITY_NAMES.values() if "ja" in names)

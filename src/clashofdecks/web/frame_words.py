@@ -43,7 +43,7 @@ def event_dict(event: Event, ctx: Any, sentence: Any) -> dict[str, Any]:
 def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
     """The players' names as the game shows them (the automaton in ``lang``), by seat."""
     from ..session import AUTOMATON
-    from ..ui.i18n import t
+    from ..words.i18n import t
 
     word = t(lang, "automaton")
     automaton = word[:1].upper() + word[1:]  # a name in the sentence, like the players'
@@ -95,14 +95,13 @@ class PositionWords:
 
     def labels(self, seat: int, lang: str, names: tuple[str, str]) -> list[str]:
         """The sentences of ``seat``'s legal actions now."""
-        from ..ui.action_text import describe_actions
 
         self._here()
         key = (seat, lang, names)
         labels = self._labels.get(key)
         if labels is None:
             legal = self.legal(seat)
-            labels = self._labels[key] = self.session.words(describe_actions, legal, lang, names=names)
+            labels = self._labels[key] = self.session.describe_actions(legal, lang, names=names)
             metrics.sentences_rendered(len(labels))
         return labels
 
@@ -116,14 +115,13 @@ class PositionWords:
         thinking: bool,
         build: bool,
     ) -> str:
-        from ..ui.action_text import prompt_line
 
         self._here()
         key = (lang, seat, names, to_move, thinking, build)
         line = self._prompts.get(key)
         if line is None:
-            line = self._prompts[key] = self.session.words(
-                prompt_line, lang, seat, names=names, to_move=to_move, thinking=thinking, build=build
+            line = self._prompts[key] = self.session.prompt_line(
+                lang, seat, names=names, to_move=to_move, thinking=thinking, build=build
             )
             metrics.sentences_rendered(1)
         return line
@@ -131,7 +129,7 @@ class PositionWords:
     def history(self, lang: str, names: tuple[str, str]) -> list[list[dict[str, Any]]]:
         """The game's events so far as frame dicts: the initial events, then each step's (rendered
         once per step and language; an undo drops the steps it took back)."""
-        from ..ui.render import Context, event_sentence
+        from ..words.events import Context, event_sentence
 
         key = (lang, names)
         rendered = self._history.setdefault(key, [])

@@ -163,7 +163,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         raise GameSetupError(f"format {req.format!r} is not offered here (precon, draft or custom)")
     if req.deck is not None and (req.format != "precon" or req.deck not in (1, 2, 3, 4)):
         raise GameSetupError("a deck (1-4) is chosen only in the precon format")
-    from ..ui.i18n import t, web_words
+    from ..words.i18n import t, web_words
 
     name = req.name.strip()[:40] or t(req.lang, "default_player", n=1)
     second = t(req.lang, "default_player", n=2)
@@ -307,8 +307,8 @@ def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
 def event_json(event: Event, lang: str = "en", names: tuple[str, str] | None = None) -> dict[str, Any]:
     """An engine event for the client: its fields (public by construction: events describe what both
     players saw happen) and its sentence in ``lang`` with the players' ``names`` (the terminal's
-    words, :func:`clashofdecks.ui.render.event_sentence`)."""
-    from ..ui.render import Context, event_sentence
+    words, :func:`clashofdecks.words.event_sentence`)."""
+    from ..words.events import Context, event_sentence
 
     ctx = None if names is None else Context(lang=lang, names=names, viewer=None)
     return _event_json(event, ctx, event_sentence)
@@ -334,7 +334,7 @@ def events_json(live: GameState, events: Sequence[Event | dict[str, Any]], lang:
     """Events for the client in ``lang``: engine events as sentences (the last step's from the words
     cache, web/frame_words.py); the server's own events (undo, resignation) as they are, an undo's
     sentences (``labels_by_lang``) as ``labels`` in ``lang``."""
-    from ..ui.render import Context, event_sentence
+    from ..words.events import Context, event_sentence
 
     if not events:
         return []
@@ -368,11 +368,10 @@ def history_json(live: GameState, lang: str) -> list[dict[str, Any]]:
 def undo_event(live: GameState, taken: list[str]) -> dict[str, Any]:
     """The log's entry for an undo (called right after it, when the game is where the taken-back
     actions started): the actions in notation and as sentences in every language."""
-    from ..ui.action_text import describe_sequence
-    from ..ui.i18n import languages
+    from ..words.i18n import languages
 
     by_lang = {
-        lang: live.session.words(describe_sequence, taken, lang, names=seat_names(live, lang))
+        lang: live.session.describe_sequence(taken, lang, names=seat_names(live, lang))
         for lang in languages()
     }
     metrics.sentences_rendered(len(by_lang))
@@ -563,7 +562,7 @@ def replay_frames(
     ``lang``: ``label``) and its events, in ``lang`` with the players' ``names``."""
     from ..position import dump_position
     from ..record import Replay
-    from ..ui.action_text import default_names, describe_action
+    from ..words.actions import default_names, describe_action
 
     replay = Replay(record, record_events=True)
     game = replay.game
@@ -605,7 +604,7 @@ def mistake_labels(
     """The analysis's ``mistakes`` with their played and better actions as sentences in ``lang``
     (``label``, ``best_label``): a replay page never shows notation."""
     from ..record import Replay
-    from ..ui.action_text import describe_action
+    from ..words.actions import describe_action
 
     best_by_index = {m["index"]: m.get("best_action") for m in mistakes if isinstance(m.get("index"), int)}
     last = max(best_by_index, default=-1)

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..options import LEVELS
-from ..ui.i18n import LANGUAGES
+from ..words.i18n import LANGUAGES
 from .clocks import TIME_CONTROLS
 from .config import ServerConfig
 from .games import GameSetupError, NewGame
@@ -183,7 +183,7 @@ def new_game_request(data: Any) -> NewGame:
         if data["rated"] and (req.kind != "friend" or req.format not in RATED_FORMATS):
             raise GameSetupError("only a friend duel in draft or precon can be rated")
         req.rated = data["rated"]
-    from ..ui.i18n import languages
+    from ..words.i18n import languages
 
     if req.lang not in languages():
         raise GameSetupError(f"'lang' must be one of {', '.join(languages())}")

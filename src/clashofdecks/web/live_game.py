@@ -32,7 +32,6 @@ from ..session import (
     StaleActionError,
     UndoError,
 )
-from ..ui.action_text import describe_action
 from . import hint_terms, metrics, presence
 from .config import ServerConfig
 from .deltas import base_of, frame_delta
@@ -440,7 +439,7 @@ class LiveGame(GameState):
         sentence = action
         session = self.session  # as it is now, after the thinking
         if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
-            sentence = session.words(describe_action, action, conn.lang, names=seat_names(self, conn.lang))
+            sentence = session.describe_action(action, conn.lang, names=seat_names(self, conn.lang))
         frame = {"type": "hint", "index": index, "action": action, "sentence": sentence}
         await conn.send({**frame, "score": score, "label": label})
 

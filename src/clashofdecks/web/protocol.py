@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..ui.i18n import languages
+from ..words.i18n import languages
 from .names import NameRefused, optional_name
 
 #: Largest client message the app reads (bytes of UTF-8 text).  The transport closes the connection

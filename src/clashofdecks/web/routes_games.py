@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 from ..errors import ClashError
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
-from ..ui.i18n import LANGUAGES
+from ..words.i18n import LANGUAGES
 from . import reports
 from .bodies import game_summary
 from .clocks import TIME_CONTROLS
@@ -141,7 +141,7 @@ class GameRoutes(RouteGroup):
         row = await self.finished_row(request.path_params["game_id"])
         if isinstance(row, Response):
             return row
-        from ..ui.i18n import languages
+        from ..words.i18n import languages
 
         rec = record_of_row(row)
         lang = request.query_params.get("lang", "en")

@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import ClashError
-from ..ui.i18n import LANGUAGES
+from ..words.i18n import LANGUAGES
 from .games import card_catalogue
 from .http_checks import CSP, MAX_TUTORIAL_BYTES, index_html, read_body, tutorial_request
 from .routes_common import RouteGroup
@@ -38,7 +38,7 @@ class PageRoutes(RouteGroup):
     async def words(self, request: Request) -> Response:
         """The page's words in one language (the catalog's ``web.`` messages), English under them for
         any key the language lacks, and the languages to offer."""
-        from ..ui.i18n import language_name, languages, web_words
+        from ..words.i18n import language_name, languages, web_words
 
         lang = request.query_params.get("lang", "en")
         if lang not in languages():
@@ -52,7 +52,7 @@ class PageRoutes(RouteGroup):
         return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
 
     async def rules(self, request: Request) -> Response:
-        from ..ui.i18n import ability_help, ability_keys, languages, rules_summary
+        from ..words.i18n import ability_help, ability_keys, languages, rules_summary
 
         lang = request.query_params.get("lang", "en")
         if lang not in languages():

@@ -21,7 +21,7 @@ from ..cards import card
 from ..errors import ClashError
 from ..position import load_position, view
 from ..rules import Game
-from ..ui.i18n import LANGUAGES, t
+from ..words.i18n import LANGUAGES, t
 from .games import event_json, game_abilities
 
 TUTORIAL_FILE: Final = "data/tutorial.json"

@@ -1,4 +1,5 @@
-"""Actions as sentences: what a front end shows a player instead of the notation.
+"""Actions as sentences: what a front end shows a player instead of the notation (the one
+``describe_action`` of the program: the terminal, the web and the replays say the same sentence).
 
 :func:`describe_action` turns any action of the notation (docs/formats.md: ``play BRUTE top``,
 ``cast BOOM 1.top.0``, ``next``, ``end``, ``order``, ``deck``, ``pick``, ``build``, ``ban``,
@@ -12,26 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..agents.base import is_build_stage
-from ..cards import CARD_INDEX, CARDS, N_CARDS
 from ..errors import ClashError
-from ..events import EventKind
-from ..rules import Game
+from ..events import Event, EventKind
+from ..rules import DecisionKind, Game
+from .cards import card_cost as _cost
+from .cards import card_name
 from .i18n import phrase, t
-
-
-def card_name(card_id: str, lang: str) -> str:
-    """The printed name of a card (the fortress sides in ``lang``)."""
-    if card_id == "BASTION":
-        return t(lang, "bastion")
-    if card_id == "FORT":
-        return t(lang, "fort")
-    idx = CARD_INDEX.get(card_id.upper())
-    return CARDS[idx].name if idx is not None and idx < N_CARDS else card_id
-
-
-def _cost(card_id: str) -> int:
-    return CARDS[CARD_INDEX[card_id.upper()]].cost
 
 
 def _list(lang: str, names: Sequence[str]) -> str:
@@ -45,22 +32,43 @@ def default_names(game: Game, lang: str) -> tuple[str, str]:
     return t(lang, "default_player", n=1), second
 
 
-def _next_sentence(game: Game, lang: str, names: tuple[str, str]) -> str:
-    """``next``: which creature attacks what, worked out on a copy of the game."""
+def next_attack(game: Game) -> Event | None:
+    """The attack ``next`` makes now (R3.5: attacker, target card or player), worked out on a copy
+    of the game; ``None`` when ``next`` is not legal or attacks nothing."""
     copy = game.clone()
     copy.record_events = True
     try:
         events = copy.apply_text("next")
     except ClashError:
-        return phrase(lang, "action.next")
+        return None
     for event in events:
         if event.kind is EventKind.ATTACKED and event.role != "berserk" and event.card is not None:
-            card = card_name(event.card, lang)
-            if event.target_card is None:
-                who = names[event.target_player] if event.target_player in (0, 1) else "?"
-                return phrase(lang, "action.next_player", card=card, name=who)
-            return phrase(lang, "action.next_creature", card=card, target=card_name(event.target_card, lang))
-    return phrase(lang, "action.next")
+            return event
+    return None
+
+
+def cast_target(game: Game, action: str) -> str | None:
+    """The card id that ``cast CARD P.LANE.N`` targets now, or ``None`` for any other text."""
+    words = action.split()
+    if len(words) != 3 or words[0].lower() != "cast":
+        return None
+    try:
+        player, lane, position = words[2].split(".")
+        return str(game.lane(int(player), lane.lower())[int(position)]["card"])
+    except (ValueError, IndexError, KeyError, ClashError):
+        return None
+
+
+def _next_sentence(game: Game, lang: str, names: tuple[str, str]) -> str:
+    """``next``: which creature attacks what."""
+    event = next_attack(game)
+    if event is None:
+        return phrase(lang, "action.next")
+    card = card_name(event.card, lang)
+    if event.target_card is None:
+        who = names[event.target_player] if event.target_player in (0, 1) else "?"
+        return phrase(lang, "action.next_player", card=card, name=who)
+    return phrase(lang, "action.next_creature", card=card, target=card_name(event.target_card, lang))
 
 
 def _end_sentence(game: Game, lang: str) -> str:
@@ -186,7 +194,7 @@ def prompt_line(
     if pending is not None:
         return phrase(lang, "prompt.order")
     if game.phase == "setup":
-        if build or is_build_stage(game):
+        if build or game.decision_kind is DecisionKind.BUILD:
             return phrase(lang, "prompt.build")
         legal = game.legal_action_texts()
         verb = legal[0].split()[0] if legal else ""
@@ -205,10 +213,11 @@ def prompt_line(
 
 
 __all__ = [
-    "card_name",
+    "cast_target",
     "default_names",
     "describe_action",
     "describe_actions",
     "describe_sequence",
+    "next_attack",
     "prompt_line",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from .i18n import t
+from ..words.i18n import t
 
 #: The commands of ``clash play``'s prompt (besides actions), for tab completion.
 COMMANDS = ("help", "hint", "undo", "save ", "load ", "board", "quit")

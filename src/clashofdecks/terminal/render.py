@@ -27,70 +27,30 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..cards import CARD_INDEX, CARDS, HEALTH, N_CARDS
-from ..errors import ClashError
+from ..cards import CARD_INDEX, CARDS
 from ..events import Event, EventKind
 from ..position import view
 from ..rules import Game
-from .i18n import ability_help, ability_keys, ability_name, event_text, has_key, rules_summary, t
+from ..words import events as event_words
+from ..words.actions import cast_target, describe_action, next_attack
+from ..words.cards import card_abilities, card_facts, card_name, card_stats, colon
+from ..words.events import event_sentence, outcome_reason
+from ..words.i18n import ability_help, ability_keys, ability_name, rules_summary, t
 
 #: Colours of the two sides: the viewer (or seat 0 in a replay) is green, the other side red.
 SIDE_STYLES = ("green", "red")
 
 
 @dataclass(frozen=True, slots=True)
-class Context:
-    """How to draw: the language, each seat's display name, and whose eyes the screen is for."""
+class Context(event_words.Context):
+    """How to draw: who reads (:class:`clashofdecks.words.Context`) and the screen's width."""
 
-    lang: str = "en"
-    names: tuple[str, str] = ("player 0", "player 1")
-    viewer: int | None = 0
     #: The screen width: a lane whose boxes would not fit is drawn one creature per line.
     width: int = 100
-
-    def name(self, seat: int | None) -> str:
-        if seat is None or seat not in (0, 1):
-            return "?"
-        return self.names[seat]
 
     def side_style(self, seat: int) -> str:
         ref = 0 if self.viewer is None else self.viewer
         return SIDE_STYLES[0 if seat == ref else 1]
-
-
-def colon(lang: str) -> str:
-    """A colon and its spaces as ``lang`` writes them (French: a space before; Japanese: full width)."""
-    return {"fr": " : ", "ja": "："}.get(lang, ": ")
-
-
-def card_name(card_id: str | None, lang: str = "en") -> str:
-    """The printed name of ``card_id``; the fortress sides in ``lang``; ``?`` stays ``?``."""
-    if card_id is None:
-        return "?"
-    if card_id == "BASTION":
-        return t(lang, "bastion")
-    if card_id == "FORT":
-        return t(lang, "fort")
-    idx = CARD_INDEX.get(card_id)
-    if idx is None or idx >= N_CARDS:
-        return card_id
-    return CARDS[idx].name
-
-
-def card_stats(card_id: str, lang: str) -> str:
-    """``cost 3 · 3/5`` for a creature, ``cost 1 · damage 1`` for an incantation."""
-    c = CARDS[CARD_INDEX[card_id]]
-    value = f"{c.attack}/{c.health}" if c.is_creature else t(lang, "damage_value", n=c.attack)
-    return f"{t(lang, 'cost')} {c.cost} · {value}"
-
-
-def card_abilities(card_id: str, lang: str) -> str:
-    """The printed abilities (and Aura) of a card, in ``lang``."""
-    c = CARDS[CARD_INDEX[card_id]]
-    words = [ability_name(lang, a) for a in c.abilities]
-    if c.aura:
-        words.append(t(lang, "aura_grants", names=", ".join(ability_name(lang, a) for a in c.aura)))
-    return ", ".join(words)
 
 
 # ---------------------------------------------------------------------------- the board
@@ -363,19 +323,6 @@ def render_status(game: Game, ctx: Context) -> Text:
     return text
 
 
-def outcome_reason(game: Game, ctx: Context) -> str:
-    """Why the game ended, in ``ctx.lang`` with the players' names (the engine's reason is English)."""
-    outcome = game.outcome
-    if outcome is None:
-        return ""
-    key = f"reason_{outcome.termination.value}"
-    if not has_key(key):
-        return outcome.reason
-    winner = outcome.winner
-    loser = None if winner is None else 1 - winner
-    return t(ctx.lang, key, winner=ctx.name(winner), loser=ctx.name(loser))
-
-
 def render_setup(game: Game, ctx: Context, *, compact: bool = False) -> RenderableType:
     """The setup stage (R2, R7.1): the revealed draft cards, the cards each side has so far."""
     from ..formats import setup_summary
@@ -504,69 +451,19 @@ def numbered_choices(game: Game, texts: Sequence[str]) -> list[tuple[int, str]]:
     return list(enumerate(texts, start=1))
 
 
-def _next_attack(game: Game, ctx: Context) -> str:
-    """What ``next`` will do: the attacker and its target, worked out on a copy of the game."""
-    copy = game.clone()
-    copy.record_events = True
-    try:
-        events = copy.apply_text("next")
-    except ClashError:  # not legal now: no gloss
-        return ""
-    for event in events:
-        if event.kind is EventKind.ATTACKED and event.role != "berserk":
-            card = card_name(event.card, ctx.lang)
-            if event.target_card is None:
-                return t(ctx.lang, "next_gloss_player", card=card, name=ctx.name(event.target_player))
-            return t(ctx.lang, "next_gloss", card=card, target=card_name(event.target_card, ctx.lang))
-    return ""
-
-
-def describe_action(game: Game, text: str, lang: str, ctx: Context | None = None) -> str:
-    """A short gloss for an action text, to read next to the notation (card names as printed).
-
-    ``next`` says which creature attacks what (given ``ctx`` for the players' names)."""
-    words = text.split()
-    if not words:
-        return ""
-    verb = words[0]
-    if ctx is None:
-        ctx = Context(lang=lang)
-    if verb == "next":
-        return _next_attack(game, ctx)
-    if verb == "end" and game.phase in ("summon", "combat") and not game.is_over():
-        if game.phase == "summon":
-            return t(lang, "end_gloss_summon")
-        return t(lang, "end_gloss_combat" if "next" in game.legal_action_texts() else "end_gloss_last")
-    if verb in ("play", "pick", "ban") and len(words) >= 2 and words[1] in CARD_INDEX:
-        gloss = f"{card_name(words[1], lang)}{colon(lang)}{card_stats(words[1], lang)}"
-        abil = card_abilities(words[1], lang)
-        return f"{gloss} {abil}".rstrip()
-    if verb == "cast" and len(words) == 3:
-        try:
-            p, lane, n = words[2].split(".")
-            target = game.lane(int(p), lane)[int(n)]["card"]
-        except (ValueError, IndexError, KeyError):
-            return ""
-        return f"{card_name(words[1], lang)} → {card_name(str(target), lang)}"
-    return ""
-
-
 def _short_gloss(game: Game, text: str, ctx: Context) -> str:
     """The compact screen's gloss: only what the notation does not say (``next``'s attack, a target)."""
     verb = text.split()[0] if text else ""
     if verb == "next":
-        return _next_attack(game, ctx)
-    if verb == "cast":
-        gloss = describe_action(game, text, ctx.lang, ctx)
-        return gloss.split("→ ", 1)[1] if "→ " in gloss else ""
-    return ""
-
-
-def _card_facts(card_id: str, lang: str) -> str:
-    """``3/5 Rage`` for a creature, ``damage 1`` for an incantation: what the cost does not say."""
-    c = CARDS[CARD_INDEX[card_id]]
-    value = f"{c.attack}/{c.health}" if c.is_creature else t(lang, "damage_value", n=c.attack)
-    return f"{value} {card_abilities(card_id, lang)}".rstrip()
+        attack = next_attack(game)
+        if attack is None:
+            return ""
+        card = card_name(attack.card, ctx.lang)
+        if attack.target_card is None:
+            return t(ctx.lang, "next_gloss_player", card=card, name=ctx.name(attack.target_player))
+        return t(ctx.lang, "next_gloss", card=card, target=card_name(attack.target_card, ctx.lang))
+    target = cast_target(game, text)
+    return "" if target is None else card_name(target, ctx.lang)
 
 
 def render_actions(
@@ -576,19 +473,17 @@ def render_actions(
 
     ``compact`` 1 keeps only the glosses the notation cannot say, 2 drops all but ``next``'s;
     ``commands`` (the other commands) goes on the header line.  The full layout says each choice as
-    a sentence (:mod:`clashofdecks.ui.action_text`, as the web page does), with the card's facts for
-    a play or a draft pick; the notation stays in front of it, as it is what the player types."""
-    from .action_text import describe_action as sentence_of
-
+    a sentence (:func:`clashofdecks.words.describe_action`, as the web page does), with the card's
+    facts for a play or a draft pick; the notation stays in front of it, as it is what the player types."""
     items: list[Text] = []
     for n, text in numbered_choices(game, texts):
         item = Text(f"{n:>2}. ", style="bold")
         item.append(text, style="bold green" if text in ("end", "next") else "bold")
         if not compact:
-            gloss = sentence_of(game, text, ctx.lang, names=ctx.names)
+            gloss = describe_action(game, text, ctx.lang, names=ctx.names)
             words = text.split()
             if words[0] in ("play", "pick", "ban") and len(words) > 1 and words[1].upper() in CARD_INDEX:
-                gloss += " · " + _card_facts(words[1].upper(), ctx.lang)
+                gloss += " · " + card_facts(words[1].upper(), ctx.lang)
         elif compact == 1 or text == "next":
             gloss = _short_gloss(game, text, ctx)
         else:
@@ -826,97 +721,6 @@ _ICONS: dict[EventKind, str] = {
 }
 
 
-def _setup_sentence(event: Event, ctx: Context) -> str:
-    lang = ctx.lang
-    who = ctx.name(event.player)
-    cards = ", ".join(card_name(c, lang) for c in event.cards or ())
-    role = event.role
-    if role == "revealed":
-        return event_text(lang, "setup_revealed", cards=cards)
-    if role == "gets":
-        return event_text(lang, "setup_gets", who=who, cards=cards)
-    if role == "picks":
-        return event_text(lang, "setup_picks", who=who, cards=card_name(event.card, lang))
-    if role == "deck":
-        return event_text(lang, "setup_deck", who=who, cards=str(event.amount))
-    if role == "builds":
-        return event_text(lang, "setup_builds", who=who)
-    if role == "reveals":
-        return event_text(lang, "setup_reveals", who=who, cards=cards)
-    if role == "removes":
-        return event_text(lang, "setup_removes", who=who, cards=card_name(event.card, lang))
-    if role == "dealt":
-        return event_text(lang, "setup_dealt")
-    return event.detail or ""
-
-
-def event_sentence(event: Event, ctx: Context) -> str:
-    """The event as a sentence in ``ctx.lang`` with the players' names and printed card names."""
-    lang = ctx.lang
-    k = event.kind
-    who = ctx.name(event.player)
-    card = card_name(event.card, lang)
-    lane = t(lang, event.lane) if event.lane in ("top", "bottom") else (event.lane or "")
-    n = event.amount if event.amount is not None else 0
-    if k is EventKind.SETUP:
-        return _setup_sentence(event, ctx)
-    if k is EventKind.TURN_STARTED:
-        mana = event.value if event.value is not None else "?"
-        text = event_text(lang, "turn_started", n=n, who=who, mana=mana)
-        if event.role == "last_turn":
-            text += " — " + event_text(lang, "last_turn")
-        return text
-    if k is EventKind.ATTACKED:
-        if event.role == "berserk":
-            return event_text(lang, "berserk", who=who, card=card)
-        if event.target_card is None:
-            return event_text(
-                lang, "attacked_player", who=who, card=card, tgt=ctx.name(event.target_player), n=n
-            )
-        return event_text(lang, "attacked", who=who, card=card, tcard=card_name(event.target_card, lang), n=n)
-    if k is EventKind.CAST:
-        return event_text(
-            lang,
-            "cast",
-            who=who,
-            card=card,
-            tcard=card_name(event.target_card, lang),
-            tgt=ctx.name(event.target_player),
-            lane=lane,
-            pos=event.position if event.position is not None else "",
-        )
-    if k is EventKind.DAMAGED:
-        role = (
-            event_text(lang, "role_target")
-            if event.role == "target"
-            else ability_name(lang, event.role or "")
-        )
-        health = HEALTH[CARD_INDEX[event.card]] if event.card in CARD_INDEX else "?"
-        return event_text(lang, "damaged", card=card, n=n, role=role, total=event.value, health=health)
-    if k is EventKind.ABSORBED:
-        return event_text(lang, "absorbed", card=card, detail=ability_name(lang, event.role or ""))
-    if k in (EventKind.ORDER_CHOSEN, EventKind.DECISION_PENDING):
-        # The cards come as data (never parsed back from the English detail text).
-        sep = " → " if k is EventKind.ORDER_CHOSEN else ", "
-        detail = sep.join(card_name(c, lang) for c in event.cards or ())
-        return event_text(lang, k.value, who=who, detail=detail)
-    if k is EventKind.GAME_OVER:
-        if event.player is None:
-            head = t(lang, "draw")
-        else:
-            head = t(lang, "winner_is", name=ctx.name(event.player))
-        key = f"reason_{event.role}"
-        if has_key(key):
-            loser = None if event.player is None else 1 - event.player
-            reason = t(lang, key, winner=ctx.name(event.player), loser=ctx.name(loser))
-        else:
-            reason = event.detail or ""
-        return f"{head}! ({reason})"
-    if k is EventKind.BASTION_FELL:
-        return event_text(lang, "bastion_fell", who=who)
-    return event_text(lang, k.value, who=who, card=card, lane=lane, n=n, detail=event.detail or "")
-
-
 def render_event(event: Event, ctx: Context, *, show_rule: bool = True) -> Text:
     """One line for one event: an icon, the sentence, coloured by kind, and its rule number."""
     text = Text()
@@ -982,9 +786,6 @@ def render_help(lang: str) -> RenderableType:
 
 __all__ = [
     "Context",
-    "card_name",
-    "describe_action",
-    "event_sentence",
     "measure_lines",
     "numbered_choices",
     "outcome_reason",

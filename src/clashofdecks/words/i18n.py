@@ -1,4 +1,4 @@
-"""The words of the front ends, looked up by key in the catalogs (:mod:`clashofdecks.ui.catalog`).
+"""The words of the front ends, looked up by key in the catalogs (:mod:`clashofdecks.words.catalog`).
 
 Card names stay as printed (the Starter Kit prints one name per card); ability names come from the
 card data (:data:`clashofdecks.cards.ABILITY_NAMES`), so the screen uses the same words as the

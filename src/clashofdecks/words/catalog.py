@@ -4,7 +4,7 @@ Every word a player reads — the terminal's screens, the web page, the environm
 a message of the catalog ``clashofdecks`` of its language:
 ``src/clashofdecks/locale/<lang>/LC_MESSAGES/clashofdecks.po`` is the source people edit (gettext's
 PO format, handled with Babel), ``clashofdecks.mo`` beside it the compiled file read here at run time
-(``python -m clashofdecks.ui.compile_catalogs`` writes it; a test checks it is current).  Messages
+(``python -m clashofdecks.words.compile_catalogs`` writes it; a test checks it is current).  Messages
 are named by key (``ui.hand``, ``event.played``, ``web.undo``, ``rules.03``) and the English catalog
 is the fallback for a key a language lacks.  The languages are the folders that hold a compiled
 catalog, so adding a language is adding its two files.  ``CLASH_LOCALE_DIR`` points the whole

@@ -1,7 +1,7 @@
 """Compile the word catalogs: each ``locale/<lang>/LC_MESSAGES/clashofdecks.po`` to the ``.mo``
-beside it, which the program reads (:mod:`clashofdecks.ui.catalog`).
+beside it, which the program reads (:mod:`clashofdecks.words.catalog`).
 
-``python -m clashofdecks.ui.compile_catalogs [DIR]`` compiles; ``--check`` only says which compiled
+``python -m clashofdecks.words.compile_catalogs [DIR]`` compiles; ``--check`` only says which compiled
 files differ from their source (exit 1).  Needs Babel (the ``dev`` extra): playing needs only the
 compiled files and the standard library.
 """
