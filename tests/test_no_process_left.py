@@ -39,7 +39,7 @@ def test_a_child_waited_for() -> None:
 
 
 def _inner_run(tmp_path: Path, tests: str) -> subprocess.CompletedProcess[str]:
-    for helper in ("conftest.py", "process_tools.py"):
+    for helper in ("conftest.py", "process_tools.py", "random_play.py"):
         shutil.copy(HERE / helper, tmp_path / helper)
     (tmp_path / "test_inner.py").write_text(tests, encoding="utf-8")
     return subprocess.run(
