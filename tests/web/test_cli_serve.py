@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from clashofdecks.cli import main
+from clashofdecks.cli import main, serve_cmd
 
 
 def test_missing_web_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,6 +96,10 @@ def test_automatic_analysis_is_an_option_of_serve(
 
     monkeypatch.setattr(app, "create_app", capture)
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    # No logging set-up either: uvicorn's would point its handlers at CliRunner's stderr, which is
+    # closed once the command returns, and every later log line of this test process would fail.
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
+    monkeypatch.setattr(serve_cmd, "raise_open_file_limit", lambda: (0, 0))  # not this test process's
     monkeypatch.setenv("CLASH_DATA_DIR", str(tmp_path))
     result = CliRunner().invoke(main, ["serve", "--port", "0", "--access-log", "off", *flag])
     assert result.exit_code == 0, result.output
