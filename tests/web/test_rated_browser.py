@@ -6,9 +6,11 @@ at phone and desktop size go to ``CLASH_SCREENSHOT_DIR``."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_browser import DESKTOP, PHONE, fast_context, play_to_end, shots_dir
 from test_direct_play import serious_violations
 
@@ -19,6 +21,17 @@ ME_JS = "() => fetch('/api/me').then((r) => r.json()).then((b) => b.identity)"
 REGISTER_JS = """([username, password]) => fetch('/api/account/register', {method: 'POST',
   headers: {'Content-Type': 'application/json'},
   body: JSON.stringify({username, password})}).then((r) => r.status)"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The leaderboard below is seeded with ratings that have no games behind them, so the rule of
+    distinct opponents (web/fairplay.py, tested in test_web_store.py) is off for this server."""
+    proc = ServerProcess(
+        tmp_path_factory.mktemp("web"), "--rate", "200", "--limit", "leaderboard_opponents=0"
+    ).start()
+    yield proc
+    proc.stop()
 
 
 def _game_of(page: Any) -> str:

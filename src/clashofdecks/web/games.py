@@ -483,9 +483,6 @@ def common_part(
         "active": session.active,
         "to_move": session.to_move,
         "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
-        # Presence: whether each person's seat has a page open on this server process (None for
-        # the automaton's and the AI's seats): the other seat and spectators see it.
-        "connected": [live.present.get(s.seat, 0) > 0 if s.kind == REMOTE else None for s in live.seats],
         "events": events or [],
         "thinking": live.agent_busy,
         "result": None,
