@@ -165,11 +165,10 @@ class ResultStore(StoreCore):
             .where(ratings.c.format == fmt)
         )
         if not provisional:  # filtered and ordered in SQL: an answer never reads every player
-            query = query.where(
-                identities.c.username.is_not(None),
-                ratings.c.games >= rt.LEADERBOARD_GAMES,
-                identities.c.id.in_(fairplay.varied_players(fmt)),  # not two accounts feeding each other
-            )
+            query = query.where(identities.c.username.is_not(None), ratings.c.games >= rt.LEADERBOARD_GAMES)
+            if fairplay.settings["leaderboard_opponents"] > 0:  # 0: the rule is off
+                # Not two accounts feeding each other.
+                query = query.where(identities.c.id.in_(fairplay.varied_players(fmt)))
         query = query.order_by(conservative.desc(), ratings.c.games.desc(), identities.c.handle).limit(limit)
         with self.engine.connect() as conn:
             rows = list(conn.execute(query))
