@@ -21,7 +21,7 @@ from websockets.sync.client import connect
 from clashofdecks.session import GameSession, Seat
 from clashofdecks.web.games import GameState, game_row
 from clashofdecks.web.store import SeatRow, normalize_url, open_store
-from conftest import Client, ServerProcess, pg_url, reset_pg
+from conftest import Client, ServerProcess, pg_url, reset_pg, through_first_turns
 
 LEASE = "2"  # seconds: a killed holder's work is taken over after this
 
@@ -158,6 +158,7 @@ def test_a_clock_running_out_under_two_processes_ends_the_game_once(
         token = game["invite"].split("#t=")[1].split("&")[0]
         b = Client(procs[1], game["id"], [token], rated=True)
         assert b.state["clock"]["running"] is not None and b.state["rated"] is True
+        through_first_turns(a, b)  # a game lost on time before it began would be aborted, not rated
         clock.set(T0 + 3600)  # far past the deadline, for both processes
         over = "SELECT result FROM games WHERE id = :g AND status = 'over'"
         rows = _until("the time loss", lambda: _sql(database, over, g=game["id"]))
