@@ -458,9 +458,13 @@ def _analysed(proc: ServerProcess, game: str) -> dict[str, Any]:
 def test_a_finished_game_is_analysed_once_and_by_the_other_process_when_its_analyser_dies(
     tmp_path: Path, database: str
 ) -> None:
-    one, two = _servers(tmp_path, database, "--analysis-iterations", "3000")
+    # The first process analyses slowly, so that it is surely still at it when it is killed; the
+    # other one takes the game over at the ordinary pace.
+    args = ("--rate", "200", "--agent-workers", "0", "--lease-seconds", LEASE)
+    one = ServerProcess(tmp_path / "p0", *args, "--analysis-iterations", "100000", database=database).start()
+    two = ServerProcess(tmp_path / "p1", *args, "--analysis-iterations", "3000", database=database).start()
     try:
-        game = _played_then_resigned(one, 30)
+        game = _played_then_resigned(one, 4)
         assert _analysed(two, game)  # asked of the other process while the first analyses it
         assert len(_log_lines([one, two], f"analysing game {game}")) == 1
         game = _played_then_resigned(one, 30)
