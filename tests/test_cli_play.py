@@ -19,6 +19,7 @@ import pyte
 import pytest
 from rich.console import Console
 
+from clashofdecks.errors import RecordError
 from clashofdecks.formats import new_game, seat_of
 from clashofdecks.record import GameRecord, record_game, replay
 from clashofdecks.session import FileStore, GameSession, Hint, Seat
@@ -812,3 +813,25 @@ def test_threat_text_is_the_same_syntax_as_arena_and_simulate_the_flags_are_alia
     assert level.returncode == 2 and "level 2 needs exactly 2" in level.stderr
     bad = run("play", "--threat", "base_mana=lots")
     assert bad.returncode == 2 and "base_mana must be an integer" in bad.stderr
+
+
+def test_an_autosaved_game_replays_and_loads_like_its_record(tmp_path: Path) -> None:
+    """The terminal's autosave (FileStore: the record with its seats' names) is a file `clash replay`,
+    `clash play --load` and GameRecord.load read (it once said "unknown key 'names' in game record")."""
+    store = FileStore(tmp_path / "games")
+    session = GameSession.new(mode="solo", format="precon", seed=2, participants=[Seat.human()], store=store)
+    terminal, _ = make_terminal(session)
+    terminal.choose("deck 4")
+    terminal.choose("end")
+    saved = store.path(session.id)
+    assert set(json.loads(saved.read_text())) == {"session_id", "names", "record"}
+    assert GameRecord.load(saved).actions == ["deck 4", "end"]
+    full = run("replay", str(saved), "--all")
+    assert full.returncode == 0, full.stdout + full.stderr
+    assert "(end of the record)" in full.stdout and "unknown key" not in full.stdout
+    # Anything else around a record stays an error, never silently unwrapped.
+    other = tmp_path / "other.json"
+    record = json.loads(saved.read_text())["record"]
+    other.write_text(json.dumps({"session_id": "x", "record": record, "x": 1}))
+    with pytest.raises(RecordError):
+        GameRecord.load(other)

@@ -32,6 +32,8 @@ from .position import dump_position, load_position
 from .rules import Game, Outcome
 
 RECORD_VERSION = 1
+#: The keys of a game the terminal autosaved (session.FileStore.save): a record wrapped with its seats.
+AUTOSAVE_KEYS = frozenset({"session_id", "names", "record"})
 _KEYS = {
     "record_version",
     "mode",
@@ -146,7 +148,9 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
-        """Read a record; a missing, unreadable, binary or malformed file raises :class:`RecordError`."""
+        """Read a record, or the record inside a game the terminal autosaved (the file
+        :class:`~clashofdecks.session.FileStore` writes: ``session_id``, ``names``, ``record``); a missing,
+        unreadable, binary or malformed file raises :class:`RecordError`."""
         try:
             data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
         except OSError as exc:
@@ -155,6 +159,8 @@ class GameRecord:
             raise RecordError(f"{path} is not a game record (not UTF-8 text)") from None
         except json.JSONDecodeError as exc:
             raise RecordError(f"{path} is not valid JSON: {exc}") from None
+        if isinstance(data, dict) and set(data) == AUTOSAVE_KEYS and isinstance(data["record"], dict):
+            data = data["record"]
         return cls.from_dict(data)
 
 
