@@ -835,3 +835,22 @@ def test_an_autosaved_game_replays_and_loads_like_its_record(tmp_path: Path) -> 
     other.write_text(json.dumps({"session_id": "x", "record": record, "x": 1}))
     with pytest.raises(RecordError):
         GameRecord.load(other)
+
+
+def test_rule_numbers_are_shown_only_when_asked(tmp_path: Path) -> None:
+    """Players see event lines without rule numbers; `--rule-numbers` adds them (issue 34)."""
+    game = new_game(mode="solo", format="draft", seed=9)
+    while game.phase == "setup":
+        game.apply(game.legal_actions()[-1])
+    game.apply_text("end")
+    path = tmp_path / "r.json"
+    record_game(game, players=["human", "automaton"]).save(path)
+    plain = run("replay", str(path), "--all")
+    numbered = run("replay", str(path), "--all", "--rule-numbers")
+    assert plain.returncode == 0 and numbered.returncode == 0
+    assert "[R2.4]" in numbered.stdout and "(R3.2)" in numbered.stdout
+    assert "[R" not in plain.stdout and "(R3.2)" not in plain.stdout
+    session = run("play", "--mode", "solo", "--seed", "9", stdin="1\n1\nquit\n")
+    assert "Player picks" in session.stdout and "[R" not in session.stdout
+    asked = run("play", "--mode", "solo", "--seed", "9", "--rule-numbers", stdin="1\n1\nquit\n")
+    assert "Player picks" in asked.stdout and "[R2.4]" in asked.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import string
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -135,10 +136,12 @@ def test_actions_are_numbered_from_one_in_the_engine_order() -> None:
 def test_attack_event_is_rendered_with_names_amount_and_rule_r3_7() -> None:
     game = load_position(POSITION)
     events = game.apply_text("end")
-    lines = [text_of(render_event(e, CTX)).strip() for e in events]
+    lines = [text_of(render_event(e, replace(CTX, rule_numbers=True))).strip() for e in events]
     hit = [line for line in lines if "Brute" in line and "directly" in line]
     assert hit, lines
     assert "Bob" in hit[0] and "for 5" in hit[0] and "[R3.7]" in hit[0]
+    # A player sees no rule numbers unless asked (clash play --rule-numbers).
+    assert all("[R" not in text_of(render_event(e, CTX)) for e in events)
     moved = [line for line in lines if "fortress moves" in line]
     assert moved and "[R4.1]" in moved[0]
     # Bob's Fort had 2 places left: 5 damage ends the game (R4.3).

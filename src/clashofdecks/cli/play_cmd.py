@@ -121,6 +121,11 @@ def _opponent_spec(ctx: click.Context, param: click.Parameter, value: str | None
     help="full: boxes and explanations; compact: fits 80×24; auto: full when it fits the terminal.",
 )
 @click.option(
+    "--rule-numbers",
+    is_flag=True,
+    help="show the rule number of each event, e.g. [R3.7] (the rules digest: clash play, help).",
+)
+@click.option(
     "--pace",
     type=click.FloatRange(0, 5),
     default=None,
@@ -169,6 +174,7 @@ def play(
     lang: str,
     no_color: bool,
     layout: str,
+    rule_numbers: bool,
     pace: float | None,
     hint_seconds: float,
     max_turns: int | None,
@@ -202,6 +208,7 @@ def play(
         lang=lang,
         no_color=no_color,
         layout=layout,
+        rule_numbers=rule_numbers,
         pace=pace,
         hint_seconds=hint_seconds,
         max_turns=max_turns,

@@ -19,6 +19,11 @@ from ..words.i18n import LANGUAGES
 @click.option("--no-color", is_flag=True, help="no colours (also when NO_COLOR is set).")
 @click.option("--at", "at", type=int, default=None, help="start at action N (0 = before the first).")
 @click.option("--all", "show_all", is_flag=True, help="print every step, then the result, and exit.")
-def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool) -> None:
+@click.option("--rule-numbers", is_flag=True, help="show the rule number of each event, e.g. [R3.7].")
+def replay(file: str, lang: str, no_color: bool, at: int | None, show_all: bool, rule_numbers: bool) -> None:
     """Step through a saved game FILE (a game record): Enter/n forward, b back, N jumps, q quits."""
-    sys.exit(replay_in_terminal(file, lang=lang, no_color=no_color, at=at, show_all=show_all))
+    sys.exit(
+        replay_in_terminal(
+            file, lang=lang, no_color=no_color, at=at, show_all=show_all, rule_numbers=rule_numbers
+        )
+    )

@@ -97,6 +97,8 @@ class TerminalGame:
     pace: float = 0.0
     hint_seconds: float = 2.0
     layout: str = "auto"
+    #: Show the rule number of each event (``clash play --rule-numbers``).
+    rule_numbers: bool = False
     #: Lines of the terminal (``None``: output is not a screen, draw everything).
     height: int | None = None
     #: Measure the terminal again at each screen (it may have been resized).
@@ -128,7 +130,13 @@ class TerminalGame:
     def ctx(self, viewer: int | None = None) -> Context:
         if viewer is None:
             viewer = self._viewer()
-        return Context(lang=self.lang, names=self.names, viewer=viewer, width=self.console.width)
+        return Context(
+            lang=self.lang,
+            names=self.names,
+            viewer=viewer,
+            width=self.console.width,
+            rule_numbers=self.rule_numbers,
+        )
 
     def _viewer(self) -> int:
         cp = self.session.to_move

@@ -47,6 +47,8 @@ class Context(event_words.Context):
 
     #: The screen width: a lane whose boxes would not fit is drawn one creature per line.
     width: int = 100
+    #: Show each event's rule number (``[R3.7]``): for readers of the rules, off for players.
+    rule_numbers: bool = False
 
     def side_style(self, seat: int) -> str:
         ref = 0 if self.viewer is None else self.viewer
@@ -268,7 +270,8 @@ def render_hand(game: Game, seat: int, ctx: Context) -> RenderableType:
             Text(card_stats(c, lang), style="" if is_playable else "dim"),
             Text(card_abilities(c, lang), style="cyan" if is_playable else "dim cyan"),
         )
-    legend = Text("▶ " + t(lang, "playable") + " (R3.2)   ■ " + t(lang, "fortress"), style="dim")
+    rule = " (R3.2)" if ctx.rule_numbers else ""
+    legend = Text("▶ " + t(lang, "playable") + rule + "   ■ " + t(lang, "fortress"), style="dim")
     return Group(title, table, legend)
 
 
@@ -721,8 +724,9 @@ _ICONS: dict[EventKind, str] = {
 }
 
 
-def render_event(event: Event, ctx: Context, *, show_rule: bool = True) -> Text:
-    """One line for one event: an icon, the sentence, coloured by kind, and its rule number."""
+def render_event(event: Event, ctx: Context, *, show_rule: bool | None = None) -> Text:
+    """One line for one event: an icon, the sentence, coloured by kind, and its rule number when
+    ``show_rule`` (default: ``ctx.rule_numbers``)."""
     text = Text()
     icon = _ICONS.get(event.kind, "  ·" if event.kind is not EventKind.SETUP else "•")
     style = _EVENT_STYLE.get(event.kind, "")
@@ -730,12 +734,12 @@ def render_event(event: Event, ctx: Context, *, show_rule: bool = True) -> Text:
         style = f"{style} {ctx.side_style(event.player)}".strip()
     text.append(f"{icon} ", style=style)
     text.append(event_sentence(event, ctx), style=style)
-    if show_rule:
+    if ctx.rule_numbers if show_rule is None else show_rule:
         text.append(f"  [{event.rule}]", style="dim")
     return text
 
 
-def render_events(events: Iterable[Event], ctx: Context, *, show_rule: bool = True) -> list[Text]:
+def render_events(events: Iterable[Event], ctx: Context, *, show_rule: bool | None = None) -> list[Text]:
     """Every event as a line (see :func:`render_event`)."""
     return [render_event(e, ctx, show_rule=show_rule) for e in events]
 

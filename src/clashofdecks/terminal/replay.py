@@ -121,7 +121,13 @@ def run_replay(rep: Replayer, console: Console, ctx: Context, read_line: Callabl
 
 
 def replay_in_terminal(
-    file: str, *, lang: str = "en", no_color: bool = False, at: int | None = None, show_all: bool = False
+    file: str,
+    *,
+    lang: str = "en",
+    no_color: bool = False,
+    at: int | None = None,
+    show_all: bool = False,
+    rule_numbers: bool = False,
 ) -> int:
     """Step through the game record ``file`` at this terminal (``show_all``: print every step and
     stop); the exit status: 0 at the end, 1 when the file cannot be read or does not replay, 130 after
@@ -133,7 +139,8 @@ def replay_in_terminal(
     except ClashError as exc:
         console.print(f"clash replay: {exc}", style="bold red", highlight=False)
         return 1
-    ctx = Context(lang=lang, names=_names(record, rep.game, lang), viewer=None, width=console.width)
+    names = _names(record, rep.game, lang)
+    ctx = Context(lang=lang, names=names, viewer=None, width=console.width, rule_numbers=rule_numbers)
     seed = record.seed if record.seed is not None else "-"
     players = " vs ".join(ctx.names)
     mode = t(lang, f"mode_{record.mode}")

@@ -115,6 +115,7 @@ class PlayOptions:
     lang: str = "en"
     no_color: bool = False
     layout: str = "auto"
+    rule_numbers: bool = False
     pace: float | None = None
     hint_seconds: float = 2.0
     max_turns: int | None = None
@@ -167,6 +168,7 @@ def play_in_terminal(options: PlayOptions) -> int:
         pace=pace,
         hint_seconds=options.hint_seconds,
         layout=options.layout,
+        rule_numbers=options.rule_numbers,
         height=screen_height(console),
         follow_terminal=True,
         store=store,
