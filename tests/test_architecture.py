@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "" below is the package facade (clashofdecks/__init__.py).
     (
         "notation",
-        ("position", "formats", "record", "scenario", "threat_text", "board_svg", ""),
+        ("position", "formats", "record", "scenario", "threat_text", "board_svg", "view_game", ""),
     ),  # "": the facade
     # The observation encoder: above the core (it needs numpy), below both its readers, the agents
     # (the neural agent) and the environments.
@@ -55,8 +55,9 @@ LAYER_WORDS: dict[str, str] = {
     "rooms): `Game`, `GameState`, legal actions, resolution, the automaton (R7), undo, clone, views' hidden "
     "places and determinization; the engines' one interface and the one game loop over it; the optional "
     "compiled core of the play phase (`native`, C extension `_native`, docs/native.md)",
-    "notation": "JSON positions and views (R9), starting a game by format and seed, game records, the "
-    "scenario runner, threat options as text, the board as SVG, the package facade `clashofdecks`",
+    "notation": "JSON positions and views (R9), a game built from a seat's view, starting a game by format "
+    "and seed, game records, the scenario runner, threat options as text, the board as SVG, the package "
+    "facade `clashofdecks`",
     "words": "everything a player reads: the catalogs and languages, actions, events and the prompt as "
     "sentences, the board as plain text (the environments' `ansi` render)",
     "features": "the observation encoder (numpy), read by the neural agent and the environments",
