@@ -38,7 +38,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("words", ("words",)),
     ("features", ("encoding",)),
     ("agents", ("agents",)),
-    ("session and simulation", ("session", "simulation", "analyze", "bench", "native_check", "tournaments")),
+    (
+        "session and simulation",
+        ("session", "simulation", "analyze", "bench", "native_check", "tournaments", "puzzles"),
+    ),
     ("front ends", ("terminal", "cli", "web", "envs", "__main__")),
 )
 #: Front ends that never import one another's package: the web and the environments draw with the
@@ -65,7 +68,7 @@ LAYER_WORDS: dict[str, str] = {
     "names and specs, the learned evaluations",
     "session and simulation": "one game with its seats (shared by every front end); batch games, ratings, "
     "training, analysis, benchmarks, the lockstep check of the two engines, tournament pairings and "
-    "standings",
+    "standings, puzzles proven from real games",
     "front ends": "the terminal (Rich screens, `clash play`'s game), the `clash` commands, the browser app, "
     "the research environments",
 }

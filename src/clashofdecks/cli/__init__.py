@@ -47,6 +47,9 @@ def _register() -> None:
     main.add_command(admin)
 
     main.add_command(serve)
+    from .puzzles_cmd import puzzles
+
+    main.add_command(puzzles)
     from .stats_cmd import stats
 
     main.add_command(stats)

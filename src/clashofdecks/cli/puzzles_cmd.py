@@ -1,0 +1,80 @@
+"""``clash puzzles``: mine puzzles from games the engine plays, and prove a file of them again
+(:mod:`clashofdecks.puzzles`, docs/puzzles.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from ..agents.registry import UnknownAgentError, make_agent
+from ..errors import ClashError
+
+
+@click.group()
+def puzzles() -> None:
+    """Puzzles from real games: positions whose win before the turn ends the engine proves exactly."""
+
+
+@puzzles.command()
+@click.option(
+    "--games", type=click.IntRange(1, 1_000_000), default=300, show_default=True, help="duels to play."
+)
+@click.option(
+    "--seed", type=click.IntRange(0, 2**62), default=0, show_default=True, help="first deal's seed."
+)
+@click.option(
+    "--agents", nargs=2, default=("greedy", "greedy"), show_default=True, help="the two players' agent specs."
+)
+@click.option("--format", "fmt", type=click.Choice(["draft", "precon"]), default="draft", show_default=True)
+@click.option("--limit", type=click.IntRange(1), default=None, help="stop after this many puzzles.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True, help="the puzzle file.")
+def mine(games: int, seed: int, agents: tuple[str, str], fmt: str, limit: int | None, out: str) -> None:
+    """Play duels from SEED on and write the puzzles met at the start of a turn to OUT."""
+    from ..puzzles import dump_puzzles
+    from ..puzzles import mine as mine_puzzles
+
+    try:
+        for spec in agents:
+            make_agent(spec, 0)
+    except (UnknownAgentError, ClashError) as exc:
+        raise click.UsageError(str(exc)) from None
+    started = time.process_time()
+    found = []
+    for puzzle in mine_puzzles(range(seed, seed + games), agents, fmt):
+        found.append(puzzle)
+        if limit is not None and len(found) >= limit:
+            break
+    seconds = time.process_time() - started
+    data = dump_puzzles(found)
+    lines = [json.dumps(p, separators=(",", ":"), sort_keys=True) for p in data["puzzles"]]
+    with open(out, "w", encoding="utf-8") as fh:  # one puzzle a line: small, and diffs read well
+        fh.write(f'{{"puzzles_version": {data["puzzles_version"]}, "puzzles": [\n')
+        fh.write(",\n".join(lines))
+        fh.write("\n]}\n")
+    played = found[-1].source["seed"] - seed + 1 if limit is not None and len(found) >= limit else games
+    click.echo(
+        f"{len(found)} puzzles from {played} duels (seeds from {seed}) in {seconds:.1f} CPU s -> {out}"
+    )
+
+
+@puzzles.command()
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
+@click.option("--determinizations", type=click.IntRange(0, 1000), default=4, show_default=True)
+def check(file: str | None, determinizations: int) -> None:
+    """Prove every puzzle of FILE again (default: the shipped ones); exit 1 naming the first that fails."""
+    from ..puzzles import PuzzleError, load_puzzles
+    from ..puzzles import check as check_puzzle
+
+    started = time.process_time()
+    try:
+        found = load_puzzles(file)
+        for puzzle in found:
+            check_puzzle(puzzle, determinizations)
+    except PuzzleError as exc:
+        click.echo(f"clash puzzles check: {exc}", err=True)
+        sys.exit(1)
+    seconds = time.process_time() - started
+    click.echo(f"{len(found)} puzzles proven again in {seconds:.1f} CPU s")
