@@ -47,6 +47,9 @@ def _register() -> None:
     main.add_command(admin)
 
     main.add_command(serve)
+    from .bot_cmd import bot
+
+    main.add_command(bot)
     from .puzzles_cmd import puzzles
 
     main.add_command(puzzles)
