@@ -142,7 +142,12 @@ def test_a_delta_that_does_not_fit_makes_the_page_ask_for_the_whole_state(
     def route(ws: Any) -> None:  # the page's socket, through the test: what it sends is recorded
         routes.append(ws)
         to_server = ws.connect_to_server()
-        ws.on_message(lambda message: (sent.append(json.loads(message)), to_server.send(message)))
+
+        def from_page(message: str) -> None:
+            sent.append(json.loads(message))
+            to_server.send(message)
+
+        ws.on_message(from_page)
         to_server.on_message(lambda message: ws.send(message))
 
     page.route_web_socket("**/ws", route)
