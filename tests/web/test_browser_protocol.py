@@ -25,6 +25,11 @@ FRAME_ON_SCREEN = """async () => {
 }"""
 
 
+#: The page has a state again (after a delta that did not fit), another than the one it had.
+NEW_STATE_SHOWN = """() => window.store.base && window.store.base !== window.before
+  && !window.store.resyncing && !window.store.animating && !window.store.frames.length"""
+
+
 class Wire:
     """The messages one page sends and receives on its game sockets."""
 
@@ -131,13 +136,16 @@ def test_a_delta_that_does_not_fit_makes_the_page_ask_for_the_whole_state(
     server: ServerProcess, browser: Any
 ) -> None:
     """The server's deltas always fit; one made not to (a path to remove that is not there, slipped
-    in by the test on the wire) is not shown: the page asks ``resync`` and shows the whole state."""
+    in by the test on the wire) is not shown: the page asks ``resync`` and shows the whole state;
+    when the resync is refused (the test answers an error in the server's place), the page opens a
+    new socket, whose ``hello`` brings the whole state."""
     context = fast_context(browser, viewport=DESKTOP)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     routes: list[Any] = []
     sent: list[dict[str, Any]] = []
+    refuse_resync = False
 
     def route(ws: Any) -> None:  # the page's socket, through the test: what it sends is recorded
         routes.append(ws)
@@ -145,7 +153,10 @@ def test_a_delta_that_does_not_fit_makes_the_page_ask_for_the_whole_state(
 
         def from_page(message: str) -> None:
             sent.append(json.loads(message))
-            to_server.send(message)
+            if refuse_resync and sent[-1]["type"] == "resync":
+                ws.send(json.dumps({"type": "error", "code": "rate_limited", "message": "slow down"}))
+            else:
+                to_server.send(message)
 
         ws.on_message(from_page)
         to_server.on_message(lambda message: ws.send(message))
@@ -159,14 +170,26 @@ def test_a_delta_that_does_not_fit_makes_the_page_ask_for_the_whole_state(
     assert [m.get("protocol") for m in sent if m["type"] == "hello"] == [2]
     page.evaluate("async () => { window.store = (await import('/static/store.js')).state; }")
     before = index_of(page)
+    page.evaluate("() => { window.before = window.store.base; }")
     routes[-1].send(json.dumps({"type": "delta", "changed": {"index": 999}, "removed": [["no", "such"]]}))
     # The answer to ``resync`` shown: the page asked, and takes deltas again.
-    page.wait_for_function("() => window.store.base && !window.store.resyncing && !window.store.animating")
+    page.wait_for_function(NEW_STATE_SHOWN)
     assert [m["type"] for m in sent if m["type"] == "resync"] == ["resync"]
     assert index_of(page) == before  # never 999: the delta that did not fit was not shown
     page.click("[data-action^='play ']")
     wait_change(page, before)
     assert index_of(page) == before + 1
+    same_as_a_fresh_page(context, page, page.url)
+
+    refuse_resync = True
+    page.evaluate("() => { window.before = window.store.base; }")
+    routes[-1].send(json.dumps({"type": "delta", "changed": {}, "removed": [["no", "such"]]}))
+    page.wait_for_function(NEW_STATE_SHOWN)
+    assert [m.get("protocol") for m in sent if m["type"] == "hello"] == [2, 2] and len(routes) == 2
+    assert index_of(page) == before + 1
+    refuse_resync = False
+    page.click("[data-action^='play '], [data-action=end]")
+    wait_change(page, before + 1)
     same_as_a_fresh_page(context, page, page.url)
     assert not errors, errors
     context.close()

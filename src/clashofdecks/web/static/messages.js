@@ -77,6 +77,8 @@ function onFrame(f) {
     send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang, protocol: PROTOCOL });
     return;
   }
+  // The resync refused (too many messages, say): a new socket, whose hello brings the whole state.
+  if (f.type === "error" && state.resyncing && state.ws) { state.ws.close(); return; }
   if (f.type === "delta") f = rebuilt(f);
   if (!f) return;
   if (f.type === "state") { state.base = baseOf(f); state.resyncing = false; }
