@@ -104,3 +104,77 @@ def test_automatic_analysis_is_an_option_of_serve(
     result = CliRunner().invoke(main, ["serve", "--port", "0", "--access-log", "off", *flag])
     assert result.exit_code == 0, result.output
     assert seen == [expected]
+
+
+def _served_config(
+    flags: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[object, object]:
+    """The ``ServerConfig`` ``clash serve FLAGS`` starts the app with (nothing served), or None,
+    and the command's result."""
+    import uvicorn
+
+    from clashofdecks.web import app
+
+    seen: list[object] = []
+    real = app.create_app
+
+    def capture(config: object, *args: object) -> object:
+        seen.append(config)
+        return real(config, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(app, "create_app", capture)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)  # see above
+    monkeypatch.setattr(serve_cmd, "raise_open_file_limit", lambda: (0, 0))
+    monkeypatch.setenv("CLASH_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--access-log", "off", *flags])
+    return (seen[0] if seen else None), result
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "field", "expected", "default"),
+    [
+        ("--send-queue-frames", "64", "send_queue_frames", 64, 256),
+        ("--idle-game-seconds", "30", "idle_game_seconds", 30.0, 600.0),
+        ("--optional-workers", "3", "optional_workers", 3, 1),
+    ],
+)
+def test_server_tuning_options_reach_the_server_s_settings(
+    flag: str,
+    value: str,
+    field: str,
+    expected: float,
+    default: float,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each reaches ``ServerConfig`` (their effects: tests/web/test_live_games.py, the worker pool);
+    without it, the setting keeps its default."""
+    config, result = _served_config([flag, value], tmp_path, monkeypatch)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert getattr(config, field) == expected
+    config, _result = _served_config([], tmp_path, monkeypatch)
+    assert getattr(config, field) == default
+    assert flag in CliRunner().invoke(main, ["serve", "--help"]).output
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--send-queue-frames", "0"],
+        ["--send-queue-frames", "15"],
+        ["--send-queue-frames", "lots"],
+        ["--idle-game-seconds", "0"],
+        ["--idle-game-seconds", "-5"],
+        ["--optional-workers", "0"],
+        ["--optional-workers", "65"],
+    ],
+)
+def test_server_tuning_options_out_of_range_are_usage_errors(
+    flags: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value out of range is a usage error naming the option, and nothing is served."""
+    config, result = _served_config(flags, tmp_path, monkeypatch)
+    assert config is None
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    assert f"Invalid value for '{flags[0]}'" in result.output  # type: ignore[attr-defined]

@@ -43,6 +43,28 @@ def test_the_bench_runs_as_in_production_and_reports_the_cost_counters() -> None
     assert data["load_before"] is not None and data["version"]
 
 
+def test_bots_of_protocol_2_play_whole_duels_on_deltas_for_fewer_bytes() -> None:
+    """``--protocol 2``: the bots ask for deltas (rebuilding each full frame from them) and play
+    whole duels without an error; a frame after a move is a delta, so the bytes sent per action
+    fall well under version 1's."""
+    runs = {}
+    for version in (1, 2):
+        result = _bench("--web", "--web-duels", "3", "--protocol", str(version), "--json")
+        assert result.returncode == 0, result.stdout + result.stderr
+        runs[version] = data = json.loads(result.stdout)
+        assert data["protocol"] == version and data["finished"] == 3 and data["errors"] == []
+    per_action = {v: data["counters_per_action"] for v, data in runs.items()}
+    assert per_action[2]["frames_sent"] == pytest.approx(per_action[1]["frames_sent"], rel=0.1)
+    assert per_action[2]["frame_bytes_sent"] < 0.6 * per_action[1]["frame_bytes_sent"]
+
+
+def test_bench_protocol_belongs_to_web() -> None:
+    result = _bench("--protocol", "2")
+    assert result.returncode == 2 and "--protocol belongs to --web" in result.stderr
+    result = _bench("--web", "--protocol", "3")
+    assert result.returncode == 2 and "--protocol" in result.stderr
+
+
 def test_paced_bots_play_until_the_duration_ends_without_an_error() -> None:
     result = _bench("--web", "--web-duels", "2", "--pace", "0.01,0.05", "--duration", "3", "--json")
     assert result.returncode == 0, result.stdout + result.stderr

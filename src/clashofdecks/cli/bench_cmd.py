@@ -83,6 +83,14 @@ MAX_WEB_PROCESSES: Final = 64
     help="Seconds --web plays at most (with --pace: exactly).",
 )
 @click.option(
+    "--protocol",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 2),
+    help="The protocol version --web's bots ask for in hello (2: a delta after each move, as the "
+    "browser's page; docs/web.md).",
+)
+@click.option(
     "--baseline-venv",
     default=None,
     type=click.Path(exists=True, file_okay=False),
@@ -123,6 +131,7 @@ def bench(
     analysis: bool,
     pace: str | None,
     duration: float,
+    protocol: int,
     baseline_venv: str | None,
     with_envs: bool,
     env_seconds: float,
@@ -132,13 +141,24 @@ def bench(
     if web:
         paced = _pace(pace)
         _web_bench(
-            web_duels, seed, as_json, processes, database_url, analysis, baseline_venv, paced, duration
+            web_duels,
+            seed,
+            as_json,
+            processes,
+            database_url,
+            analysis,
+            baseline_venv,
+            paced,
+            duration,
+            protocol,
         )
         return
     if processes != 1 or database_url is not None or analysis or baseline_venv is not None or pace:
         raise click.UsageError(
             "--processes, --database, --analysis, --pace and --baseline-venv belong to --web"
         )
+    if protocol != 1:
+        raise click.UsageError("--protocol belongs to --web")
     _engine_bench(games, seed, rounds, ismcts_iterations, as_json, with_envs, env_seconds, vec_envs)
 
 
@@ -224,6 +244,7 @@ def _web_bench(
     baseline_venv: str | None,
     pace: tuple[float, float] | None = None,
     duration: float = 300.0,
+    protocol: int = 1,
 ) -> None:
     """``--web``: docs/web.md, "Load"."""
     if missing_web_modules() or missing_loadtest_modules():
@@ -254,6 +275,7 @@ def _web_bench(
                 python=python,
                 pace=pace,
                 seconds=duration,
+                protocol=protocol,
             )
             for python in runs
         ]
@@ -294,6 +316,8 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
     res = results[0]
     if res.pace is not None:
         shared += f", paced {res.pace[0]:g}-{res.pace[1]:g} s"
+    if res.protocol != 1:
+        shared += f", protocol {res.protocol}"
     table = Table(title=f"clash bench --web ({res.duels} duels, two bots each, loopback, {where}{shared})")
     table.add_column("figure")
     for i, r in enumerate(results):

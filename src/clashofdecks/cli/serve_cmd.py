@@ -21,6 +21,7 @@ import click
 from .common import missing_web_modules
 
 if TYPE_CHECKING:
+    from ..web.limits import Caps
     from ..web.routes_ops import OpsConfig
     from ..web.server import ServerConfig
 
@@ -212,6 +213,27 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     "before another process sharing the database takes it over when that one dies.",
 )
 @click.option(
+    "--send-queue-frames",
+    default=256,
+    show_default=True,
+    type=click.IntRange(16, 100_000),
+    help="Frames a socket may have waiting unsent; a page that reads slower is closed (code 4008).",
+)
+@click.option(
+    "--idle-game-seconds",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(1, 7 * 86400),
+    help="Seconds a game no page follows stays in memory; then it is let go (the database keeps it).",
+)
+@click.option(
+    "--optional-workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Processes that hints and game analyses share (AI moves have --agent-workers of their own).",
+)
+@click.option(
     "--limit",
     "limits",
     multiple=True,
@@ -250,13 +272,13 @@ def serve(
     lease_seconds: float,
     limits: tuple[str, ...],
     allowed_host: tuple[str, ...],
+    **tuning: Any,
 ) -> None:
     """Start the web app and print its address (stop with Ctrl-C)."""
     _require_web_extra()
     from ..web import fairplay
     from ..web.app import create_app
     from ..web.http_guard import allowed_hosts
-    from ..web.limits import parse_caps
     from ..web.server import ServerConfig
 
     config = ServerConfig(
@@ -274,11 +296,9 @@ def serve(
         analysis_waiting=analysis_queue,
         login_rate_address=login_rate,
         lease_seconds=lease_seconds,
+        caps=_caps(limits),
+        **tuning,  # --send-queue-frames, --idle-game-seconds, --optional-workers: same names
     )
-    try:
-        config.caps = parse_caps(limits)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--limit") from None
     fairplay.configure(config.caps.rated_pair_per_day, config.caps.leaderboard_opponents)
     hosts = allowed_hosts(host, public_url, allowed_host)
     if metrics_port is not None and "*" not in hosts:
@@ -307,6 +327,16 @@ def serve(
         click.echo(f"Prometheus metrics at http://{metrics_host}:{metrics_port}/metrics")
     _run(create_app(config, ops), config, host, port, trusted, sockets)
     del sqlite_lock  # the lock is released here, as the process ends
+
+
+def _caps(limits: tuple[str, ...]) -> Caps:
+    """``--limit NAME=VALUE``, each checked (a wrong name or value: a usage error)."""
+    from ..web.limits import parse_caps
+
+    try:
+        return parse_caps(limits)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
 
 def _run(

@@ -197,7 +197,16 @@ class LiveGame(GameState):
         for s in seats:
             self.present[s] = self.present.get(s, 0) + 1
         await self.save_presence(seats)
-        frame = frame_for(self, seats, lang=conn.lang, now=self.config.clock())
+        await self.resend(conn)
+        self.schedule_agents()  # an agent stopped by a failure tries again when a page opens
+        if seats:
+            await self.notify({"type": "notice", "code": "joined", "seats": sorted(seats)}, skip=conn)
+
+    async def resend(self, conn: Subscriber) -> None:
+        """The whole game as ``conn``'s seats see it, with the log so far: the answer to ``hello``,
+        and to ``resync`` (a page of protocol version 2 whose state no longer takes its deltas);
+        its next delta applies to this frame."""
+        frame = frame_for(self, conn.seats, lang=conn.lang, now=self.config.clock())
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in self.seats if s.owner is None and s.token_hash is not None]
         # The latest events only (``caps.hello_log_events``): a page opening a long game costs no more
@@ -208,9 +217,6 @@ class LiveGame(GameState):
         if conn.protocol == 2:
             conn.shown = base_of(frame)
         await conn.send(frame)
-        self.schedule_agents()  # an agent stopped by a failure tries again when a page opens
-        if seats:
-            await self.notify({"type": "notice", "code": "joined", "seats": sorted(seats)}, skip=conn)
 
     async def _seats_of(
         self, conn: Subscriber, tokens: list[str], *, accept_rated: bool, accept_hints: bool = False

@@ -71,6 +71,7 @@ MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
     "leave_queue": {},
     "queue_ai": {},
     "rematch": {},
+    "resync": {},
 }
 #: The protocol versions a page may ask for in ``hello`` (docs/web.md, "Protocol"); 1 when it asks none.
 PROTOCOL_VERSIONS: Final = (1, 2)

@@ -37,6 +37,9 @@ class Sockets:
         live = conn.live
         if live is None:
             raise ProtocolError("hello_first", "send 'hello' with the game id first")
+        if msg.type == "resync":  # a page whose state no longer takes its deltas (spectators too)
+            await live.resend(conn)
+            return
         if msg.type == "hint" and (live.rated or live.rated_offer):
             live.refuse_engine_help()  # to spectators too: the same answer as the players'
         if not conn.seats:

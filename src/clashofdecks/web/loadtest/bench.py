@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
+from ..deltas import apply_delta, base_of
 from .serveprocs import (
     LOAD_ARGS,
     ServeProcess,
@@ -89,6 +90,8 @@ class WebBenchResult:
     #: The Python that ran the servers (another venv for a baseline), and the version it imports.
     python: str = ""
     version: str = ""
+    #: The protocol version the bots asked for (2: a ``delta`` after each change; docs/web.md).
+    protocol: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -149,6 +152,9 @@ class BotProtocol(asyncio.Protocol):
         #: When each measured action was sent (``latencies`` in the same order), for the paced
         #: mode's steady state; shared by the bots like ``latencies``.
         self.sent_times: list[float] = []
+        #: The protocol version asked for in ``hello``; version 2: the state the next delta applies to.
+        self.protocol = 1
+        self.state: dict[str, Any] | None = None
 
     # -- transport
 
@@ -210,7 +216,8 @@ class BotProtocol(asyncio.Protocol):
                 self._finish(False)
                 return
             self.upgraded = True
-            self.send({"type": "hello", "game": self.game, "tokens": [self.token]})
+            hello = {"type": "hello", "game": self.game, "tokens": [self.token]}
+            self.send(hello if self.protocol == 1 else {**hello, "protocol": self.protocol})
         while len(buf) >= 2:
             b0, b1 = buf[0], buf[1]
             n, at = b1 & 0x7F, 2
@@ -249,6 +256,13 @@ class BotProtocol(asyncio.Protocol):
                 self.errors.append(f"{frame['code']}: {frame['message']}")
             self.sent_at = None
             return
+        if frame["type"] == "delta":
+            if self.state is None:
+                self.errors.append("a delta before the answer to hello")
+                return
+            frame = self.state = apply_delta(self.state, frame)  # what version 1 would have sent
+        elif frame["type"] == "state" and self.protocol == 2:
+            self.state = base_of(frame)
         if frame["type"] != "state":
             return
         if self.sent_at is not None and frame["index"] > self.sent_index:
@@ -310,6 +324,7 @@ async def _run(
     max_actions: int,
     seconds: float,
     pace: tuple[float, float] | None = None,
+    protocol: int = 1,
 ) -> WebBenchResult:
     """Play ``duels`` duels, duel i wholly (its creation and both seats) on ``urls[i % len(urls)]``:
     with several processes on one database, each owns a share of the games.  ``pace``: each bot
@@ -338,7 +353,7 @@ async def _run(
                 errors,
                 max_actions,
             )
-            bot.pace, bot.sent_times = pace, sent_times
+            bot.pace, bot.sent_times, bot.protocol = pace, sent_times, protocol
             try:
                 await loop.create_connection(lambda b=bot: b, host, port)  # type: ignore[misc]
             except OSError as exc:
@@ -508,6 +523,7 @@ def run_web_bench(
     analysis: bool = False,
     python: str | None = None,
     pace: tuple[float, float] | None = None,
+    protocol: int = 1,
 ) -> WebBenchResult:
     """Start ``processes`` servers (on ``database``, else each on SQLite in a temporary data
     directory: one process only), play ``duels`` bot duels on them, stop them; see the module
@@ -538,7 +554,8 @@ def run_web_bench(
             main_pids = {s.proc.pid for s in servers}
             client_before = time.process_time()
             with asyncio.Runner(loop_factory=_fast_loop_factory()) as runner:
-                result = runner.run(_run([s.url for s in servers], duels, seed, max_actions, seconds, pace))
+                urls = [s.url for s in servers]
+                result = runner.run(_run(urls, duels, seed, max_actions, seconds, pace, protocol))
             client_cpu = time.process_time() - client_before
             counters_after = [scrape_counters(s.url) for s in servers]
             if analysis:
@@ -547,7 +564,7 @@ def run_web_bench(
             db_after = database_cpu_seconds(database) if database else {}
             result.load_before, result.load_after = load_before, os.getloadavg()[0]
             result.python, result.version, result.analysis = python, _version_of(python), analysis
-            result.pace = pace
+            result.pace, result.protocol = pace, protocol
             if cpu_after and result.actions:
                 used = {pid: cpu_after[pid] - cpu_before.get(pid, 0.0) for pid in cpu_after}
                 result.server_cpu_ms_per_action = sum(used.values()) * 1000 / result.actions

@@ -1,5 +1,6 @@
-// The game's socket messages: state frames shown in order, each frame's events played on the board
-// first; errors, hints, notices and rematches.
+// The game's socket messages: state frames (or, protocol version 2, deltas rebuilt into them) shown in
+// order, each frame's events played on the board first; errors, hints, notices and rematches.
+import { applyDelta, baseOf, DeltaError } from "./deltas.js";
 import { h } from "./dom.js";
 import { eventDelay, eventText, REFUSED_SEAT } from "./frame.js";
 import { go, redraw } from "./page.js";
@@ -8,11 +9,15 @@ import { openSocket, send } from "./socket.js";
 import { state } from "./store.js";
 import { t } from "./words.js";
 
+// The page speaks protocol version 2: after the answer to hello, what changed after a move (docs/web.md).
+export const PROTOCOL = 2;
+
 // Opens the game's socket and says hello (again after a lost connection, waiting longer each time).
 export function connect() {
   const ws = openSocket();
   state.ws = ws;
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true })); };
+  state.base = null; state.resyncing = false;  // a new socket starts from the whole state again
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true, protocol: PROTOCOL })); };
   ws.onmessage = (e) => onFrame(JSON.parse(e.data));
   ws.onclose = () => {
     state.notice = t("connection_lost"); redraw();
@@ -51,12 +56,32 @@ function onNotice(f) {
   redraw();
 }
 
+// A delta applied to the last state of this socket: the full state frame, as version 1 sends it.  A
+// delta that does not fit (no state yet, a path that is not there) shows nothing: the page asks for
+// the whole state again (`resync`) and drops the deltas that come before it.
+function rebuilt(delta) {
+  if (state.resyncing) return null;
+  try {
+    return applyDelta(state.base, delta);
+  } catch (e) {
+    if (!(e instanceof DeltaError)) throw e;
+    state.base = null; state.resyncing = true;
+    send({ type: "resync" });
+    return null;
+  }
+}
+
 function onFrame(f) {
   if (f.type === "error" && state.tokens.length && !state.frame && REFUSED_SEAT[f.code]) {
     state.tokens = []; state.watchReason = t(REFUSED_SEAT[f.code]);
-    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang });
+    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang, protocol: PROTOCOL });
     return;
   }
+  // The resync refused (too many messages, say): a new socket, whose hello brings the whole state.
+  if (f.type === "error" && state.resyncing && state.ws) { state.ws.close(); return; }
+  if (f.type === "delta") f = rebuilt(f);
+  if (!f) return;
+  if (f.type === "state") { state.base = baseOf(f); state.resyncing = false; }
   spendInvite(f);
   if (f.type === "state") {
     f.receivedAt = performance.now();  // the clock's seconds are counted down from here

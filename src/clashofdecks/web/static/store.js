@@ -15,6 +15,9 @@ export const state = {
   ws: null, gameId: null, tokens: [], acceptRated: false, retry: 0, watchReason: null,
   // The frame on screen, the frames waiting for their events to play, whether events are playing.
   frame: null, frames: [], animating: false, playing: false,
+  // Protocol version 2: the socket's last state, which its next delta applies to (deltas.js), and
+  // whether the page has asked for the whole state again (a delta that did not fit it).
+  base: null, resyncing: false,
   // What the player is doing: the hand card chosen, the custom deck being built, the return order
   // clicked so far, the hot-seat seat whose hand is shown.
   selected: null, build: null, order: null, shownSeat: undefined,
