@@ -99,7 +99,12 @@ def live_session_identity(engine: Engine, session_hash: str, now: float, caps: C
     session is deleted).  One statement in the common case (a socket or request per page costs
     one read: tests/web/test_cost_counters.py); ``used_at`` is moved on at most once a day."""
     query = (
-        sa.select(identities, sessions.c.created_at.label("s_created"), sessions.c.used_at.label("s_used"))
+        sa.select(
+            identities,
+            sessions.c.created_at.label("s_created"),
+            sessions.c.used_at.label("s_used"),
+            sessions.c.lineage.label("s_lineage"),
+        )
         .join(sessions, sessions.c.identity_id == identities.c.id)
         .where(sessions.c.id_hash == session_hash, sessions.c.legacy.is_(False))
     )
@@ -115,7 +120,9 @@ def live_session_identity(engine: Engine, session_hash: str, now: float, caps: C
     if now - used > TOUCH_EVERY:
         with engine.begin() as conn:
             conn.execute(sessions.update().where(sessions.c.id_hash == session_hash).values(used_at=now))
-    return identity_row(row)
+    found = identity_row(row)
+    found.lineage = row.s_lineage
+    return found
 
 
 def end_sessions(engine: Engine, identity_id: str, keep: str | None = None) -> int:

@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import identity as ident
-from . import logins
+from . import lineage, logins
 from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
 from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
@@ -84,10 +84,13 @@ class AccountRoutes(RouteGroup):
         if current is not None and not bearer:
             return JSONResponse(me_body(current))  # a second tab of a first visit: the same guest
         sid = ident.new_session_id()
+        browser = None if bearer else lineage.valid(request.cookies.get(lineage.LINEAGE_COOKIE))
         for _attempt in range(5):
             row = IdentityRow(ident.new_identity_id(), ident.new_handle(), name)
             try:
-                await self.server.run_db(functools.partial(create_identity, row=row, sid=sid))
+                kept = await self.server.run_db(
+                    functools.partial(create_identity, row=row, sid=sid, lineage=browser)
+                )
                 break
             except Exception as exc:  # a handle taken (40 random bits: very rare): another one
                 error = exc
@@ -99,6 +102,7 @@ class AccountRoutes(RouteGroup):
             return JSONResponse(body)
         response = JSONResponse(body)
         set_session_cookie(response, sid, request, self.config)
+        self.keep_lineage(response, request, kept)
         return response
 
     async def register(self, request: Request) -> Response:
