@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import secrets
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+from test_admin import _admin
+from test_logins import _account, _closed_code, _sign_in
 from test_rated_play import Queuer
+from websockets.sync.client import ClientConnection, connect
 
 from conftest import ServerProcess
 
@@ -85,3 +90,40 @@ def test_play_now_never_pairs_two_identities_of_one_browser(server: ServerProces
     finally:
         for q in queuers:
             q.close()
+
+
+def _socket(proc: ServerProcess, session: str) -> ClientConnection:
+    """A lobby socket of ``session``, answering (a ping answered: it is open and served)."""
+    ws = connect(proc.ws_url, additional_headers={"Authorization": f"Bearer {session}"}, open_timeout=30)
+    _ping(ws)
+    return ws
+
+
+def _ping(ws: ClientConnection) -> None:
+    ws.send(json.dumps({"type": "ping", "id": 7}))
+    assert json.loads(ws.recv(timeout=30))["type"] == "pong"
+
+
+def test_a_sign_out_closes_the_sessions_sockets_on_every_process(pg_processes: Any, pg_database: str) -> None:
+    procs = pg_processes(2, "--agent-workers", "0")
+    name = f"everywhere-{secrets.token_hex(4)}"
+    session = _account(procs[0], name)
+    other_device = _sign_in(procs[0], name, "correct horse")
+    ws = _socket(procs[1], session)  # opened on the process the sign-out does not reach
+    kept = _socket(procs[1], other_device)
+    assert procs[0].post("/api/account/logout", {}, session=session)[0] == 200
+    assert _closed_code(ws) == 1008
+    _ping(kept)  # the other device's session lives on: its socket too
+    assert "session(s) ended" in _admin(procs[0], "sign-out", name, "--database", pg_database)
+    assert _closed_code(kept) == 1008  # the operator's command reached the server process
+
+
+def test_the_operators_sign_out_closes_sockets_on_sqlite(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
+    try:
+        session = _account(proc, "sqlite-out")
+        ws = _socket(proc, session)
+        assert "session(s) ended" in _admin(proc, "sign-out", "sqlite-out")
+        assert _closed_code(ws) == 1008
+    finally:
+        proc.stop()

@@ -10,11 +10,13 @@ account's count.  Past the free failures each attempt waits a delay that doubles
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from . import signouts
 from .limits import Caps
 from .store_rows import IdentityRow, identity_row
 from .store_tables import identities, login_throttle, seats, sessions
@@ -126,12 +128,22 @@ def live_session_identity(engine: Engine, session_hash: str, now: float, caps: C
 
 
 def end_sessions(engine: Engine, identity_id: str, keep: str | None = None) -> int:
-    """End every session of ``identity_id`` but ``keep`` (a session hash): signed out everywhere."""
+    """End every session of ``identity_id`` but ``keep`` (a session hash): signed out everywhere;
+    every server process closes the sockets of those sessions (web/signouts.py)."""
     with engine.begin() as conn:
         where = [sessions.c.identity_id == identity_id]
         if keep is not None:
             where.append(sessions.c.id_hash != keep)
-        return int(conn.execute(sessions.delete().where(*where)).rowcount or 0)
+        ended = int(conn.execute(sessions.delete().where(*where)).rowcount or 0)
+        signouts.announce(conn, identity_id, time.time())
+        return ended
+
+
+def end_session(engine: Engine, session_hash: str, identity_id: str) -> None:
+    """A sign-out: the session ends, and its sockets close on every server process."""
+    with engine.begin() as conn:
+        conn.execute(sessions.delete().where(sessions.c.id_hash == session_hash))
+        signouts.announce(conn, identity_id, time.time())
 
 
 def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
@@ -157,4 +169,5 @@ def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
         forgotten = conn.execute(
             login_throttle.delete().where(login_throttle.c.updated_at < now - FORGET_AFTER)
         )
+        signouts.prune(conn, now)
     return {"sessions": ended, "guests": len(ids), "login_counts": int(forgotten.rowcount or 0)}

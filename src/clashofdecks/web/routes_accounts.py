@@ -184,10 +184,14 @@ class AccountRoutes(RouteGroup):
         if refused is not None:
             return refused
         row, hashed = await self.who(request)
-        if hashed is not None:
+        if hashed is not None and row is not None:
+            identity_id = row.id
+            await self.server.run_db(lambda s: logins.end_session(s.engine, hashed, identity_id))
+            # A socket opened with this session acts no more, here at once, on the other server
+            # processes at their next watch tick (web/signouts.py).
+            await self.server.close_signed_out([identity_id])
+        elif hashed is not None:
             await self.server.run_db(lambda s: s.end_session(hashed))
-        if row is not None:  # a socket opened before signing out acts no more (web/limits.py)
-            await self.limits.sockets.close_identity(row.id)
         response = JSONResponse(me_body(None))
         response.delete_cookie(SESSION_COOKIE)
         return response

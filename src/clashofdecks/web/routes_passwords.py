@@ -53,7 +53,7 @@ class PasswordRoutes(RouteGroup):
             logins.end_sessions(store.engine, identity_id)
 
         await self.server.run_db(change)
-        await self.limits.sockets.close_identity(identity_id)
+        await self.server.close_signed_out([identity_id])
         response = JSONResponse(me_body(row))
         await self.new_session(response, request, identity_id, None)
         return response

@@ -31,6 +31,7 @@ class SocketRoute(RouteGroup):
             return
         sid = session_id_of(ws.headers, ws.cookies)
         row = None
+        hashed = None
         if sid is not None:
             hashed = ident.session_hash(sid)
             row = await self.server.run_db(lambda s: live_identity(s, hashed, self.config))
@@ -41,7 +42,7 @@ class SocketRoute(RouteGroup):
             log.warning("refused socket from %s: %s", address, refused)
             await ws.close(code=1008)
             return
-        self.limits.sockets.opened(identity, ws)
+        self.limits.sockets.opened(identity, ws, hashed)
         try:
             await ws.accept()
             metrics.socket_opened()

@@ -135,6 +135,17 @@ reviews = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
 )
 
+#: Identities some of whose sessions just ended (a sign-out, a new password, an operator's
+#: command): every server process reads the new rows each watch tick and closes the sockets whose
+#: session is gone (web/signouts.py).  Rows older than a day are pruned.
+signouts = sa.Table(
+    "signouts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("identity_id", sa.String(32), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
 #: Secrets the server processes share (the key of the address hashes of the review records).
 server_secrets = sa.Table(
     "server_secrets",

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import Connection as DbConnection
 
-from . import leases, presence
+from . import leases, presence, signouts
 from .agents_runner import AgentRunner
 from .config import ServerConfig
 from .game_table import GameTable
@@ -46,6 +46,10 @@ class Watcher:
         self.agents = agents
         self.matchmaker = matchmaker
         self.task: asyncio.Task[None] | None = None
+        #: Closes this process's sockets of the identities given whose session ended (the server's).
+        self.close_signed_out: Callable[[set[str]], Awaitable[int]] | None = None
+        #: The last ``signouts`` row read (web/signouts.py); None: not read yet.
+        self.signouts_seen: int | None = None
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._watch())
@@ -62,6 +66,7 @@ class Watcher:
         scans each by the one process holding its lease (docs/web.md, "Leases")."""
         steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("the heartbeat", self.heartbeat),
+            ("closing the sockets of ended sessions", self._read_signouts),
             ("taking over agent moves", self._take_over_agents),
             ("the queue", self.matchmaker.tick),
             ("letting idle games go", self._evict_idle),
@@ -86,6 +91,17 @@ class Watcher:
                 await work()
 
         return scan
+
+    async def _read_signouts(self) -> None:
+        """Sessions other processes (or ``clash admin``) ended: their sockets here close."""
+        seen = self.signouts_seen
+        if seen is None:
+            self.signouts_seen = await self.db.run(lambda s: signouts.last_id(s.engine))
+            return
+        last, identities = await self.db.run(lambda s: signouts.since(s.engine, seen))
+        self.signouts_seen = last
+        if identities and self.close_signed_out is not None:
+            await self.close_signed_out(identities)
 
     async def heartbeat(self) -> None:
         me = self.leases.process_id

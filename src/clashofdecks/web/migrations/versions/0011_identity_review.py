@@ -1,6 +1,6 @@
 """Browser lineage of sessions (play-now never pairs two identities of one browser), recovery
-codes, the review records of rated games, and the server's secrets (docs/web.md, "Identities and
-accounts" and "Rating integrity").
+codes, the review records of rated games, sign-outs every process reads, and the server's
+secrets (docs/web.md, "Identities and accounts" and "Rating integrity").
 
 Revision ID: 0011_identity_review
 Revises: 0010_fairplay_reports
@@ -54,6 +54,12 @@ def upgrade() -> None:
     )
     op.create_index("ix_reviews_created", "reviews", ["created_at"])
     op.create_table(
+        "signouts",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("identity_id", sa.String(32), nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    op.create_table(
         "server_secrets",
         sa.Column("name", sa.String(40), primary_key=True),
         sa.Column("value", sa.String(200), nullable=False),
@@ -62,6 +68,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("server_secrets")
+    op.drop_table("signouts")
     op.drop_index("ix_reviews_created", "reviews")
     op.drop_table("reviews")
     op.drop_table("recovery_codes")
