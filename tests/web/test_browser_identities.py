@@ -127,3 +127,57 @@ def test_the_operators_sign_out_closes_sockets_on_sqlite(tmp_path: Path) -> None
         assert _closed_code(ws) == 1008
     finally:
         proc.stop()
+
+
+def test_a_recovery_code_resets_the_password_once(server: ServerProcess) -> None:
+    browser = Browser(server)
+    browser.guest()
+    status, body = browser.post(
+        "/api/account/register", {"username": "forgetful", "password": "correct horse"}
+    )
+    assert status == 200 and len(body["recovery_codes"]) == 8  # shown this once
+    codes = body["recovery_codes"]
+    code = codes[0]
+    assert "recovery_codes" not in server.get("/api/me", session=browser.session())[1]
+    ws = _socket(server, browser.session())
+    reset = {"username": "forgetful", "new_password": "a brand new passphrase"}
+    stranger = Browser(server)
+    status, body = stranger.post("/api/account/recover", {**reset, "code": "aaaa-bbbb-cccc"})
+    assert status == 401 and body["code"] == "login_failed"
+    status, body = stranger.post("/api/account/recover", {**reset, "username": "nobody-here", "code": code})
+    assert status == 401 and body["error"] == "wrong username or recovery code"  # no enumeration
+    status, body = stranger.post("/api/account/recover", {**reset, "code": code.upper().replace("-", " ")})
+    assert status == 200 and body["username"] == "forgetful" and body["recovery_codes_left"] == 7
+    assert _closed_code(ws) == 1008  # the old sessions end, their sockets close
+    assert server.get("/api/me", session=browser.session())[1]["identity"] is None
+    assert server.get("/api/me", session=stranger.session())[1]["username"] == "forgetful"
+    login = {"username": "forgetful", "password": "correct horse"}
+    assert server.post("/api/account/login", login, session="")[0] == 401
+    login["password"] = "a brand new passphrase"
+    assert server.post("/api/account/login", login, session="")[0] == 200
+    again = {**reset, "code": code, "new_password": "yet another passphrase"}
+    assert Browser(server).post("/api/account/recover", again)[0] == 401  # a code works once
+    common = {**reset, "code": codes[1], "new_password": "password"}
+    assert Browser(server).post("/api/account/recover", common)[0] == 400  # not a common password
+    status, body = Browser(server).post("/api/account/recover", {**reset, "code": codes[1]})
+    assert status == 200 and body["recovery_codes_left"] == 6  # the refused reset used nothing
+
+
+def test_a_disabled_account_is_not_opened_by_its_recovery_codes(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
+    try:
+        browser = Browser(proc)
+        browser.guest()
+        status, body = browser.post(
+            "/api/account/register", {"username": "banned", "password": "correct horse"}
+        )
+        assert status == 200
+        assert "disabled" in _admin(proc, "disable", "banned")
+        reset = {
+            "username": "banned",
+            "code": body["recovery_codes"][0],
+            "new_password": "a fresh passphrase",
+        }
+        assert Browser(proc).post("/api/account/recover", reset)[0] == 401
+    finally:
+        proc.stop()

@@ -75,9 +75,11 @@ def disable(username: str, database_url: str | None) -> None:
     try:
         identity = _identity_id(store, username)
         with store.engine.begin() as conn:
-            from ..web.store_tables import identities
+            from ..web.store_tables import identities, recovery_codes
 
             conn.execute(identities.update().where(identities.c.id == identity).values(password_hash=None))
+            # No recovery code opens it again either.
+            conn.execute(recovery_codes.delete().where(recovery_codes.c.identity_id == identity))
         ended = logins.end_sessions(store.engine, identity)
     finally:
         store.close()

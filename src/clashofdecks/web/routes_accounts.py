@@ -12,13 +12,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import identity as ident
-from . import lineage, logins
+from . import lineage, logins, recovery
 from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
 from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS
 from .routes_common import RouteGroup
-from .store import IdentityRow, StoreError
+from .store import IdentityRow, Store, StoreError
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -131,7 +131,9 @@ class AccountRoutes(RouteGroup):
         except Exception:  # the unique index: the username is taken
             return self.bad("that username is taken", 409, "username_taken")
         row.username = name
-        response = JSONResponse(me_body(row))
+        codes = recovery.new_codes()  # shown this once; only their hashes are kept
+        await self.server.run_db(functools.partial(_keep_codes, identity_id=row.id, codes=codes))
+        response = JSONResponse({**me_body(row), "recovery_codes": codes})
         await self.new_session(response, request, row.id, hashed)
         return response
 
@@ -279,3 +281,8 @@ class AccountRoutes(RouteGroup):
             Route("/api/campaign", self.my_campaign),
             Route("/api/players/{handle}/campaign", self.player_campaign),
         ]
+
+
+def _keep_codes(store: Store, *, identity_id: str, codes: list[str]) -> None:
+    with store.engine.begin() as conn:
+        recovery.replace_codes(conn, identity_id, codes)
