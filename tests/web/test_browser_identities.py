@@ -8,17 +8,19 @@ from __future__ import annotations
 import http.cookiejar
 import json
 import secrets
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_admin import _admin
 from test_logins import _account, _closed_code, _sign_in
 from test_rated_play import Queuer
 from websockets.sync.client import ClientConnection, connect
 
-from conftest import ServerProcess
+from conftest import Client, ServerProcess
 
 
 class Browser:
@@ -181,3 +183,38 @@ def test_a_disabled_account_is_not_opened_by_its_recovery_codes(tmp_path: Path) 
         assert Browser(proc).post("/api/account/recover", reset)[0] == 401
     finally:
         proc.stop()
+
+
+def _review(proc: ServerProcess, game: str, *args: str) -> dict[str, Any]:
+    return dict(json.loads(_admin(proc, "review", game, *args)))
+
+
+def test_a_rated_game_has_a_review_record_only_the_operator_reads(server: ServerProcess) -> None:
+    from test_fair_play import rated_duel, through_setup
+
+    body, a, b = rated_duel(server)
+    game = body["id"]
+    a.send({"type": "hint"})
+    a.expect_error("hint_unavailable")
+    through_setup(a, b)
+    b.close()
+    b = Client(server, game, [], session=b.session)  # the same player opens the game again
+    a.close()  # its refused hint is written as it leaves
+    b.close()
+    for _attempt in range(600):  # written in the background: read until it is there
+        record = _review(server, game)
+        if sum(s["refused_hints"] for s in record["seats"]) == 1:
+            break
+        time.sleep(0.1)
+    seats = record["seats"]
+    assert [s["seat"] for s in seats] == [0, 1] and record["format"] == "precon"
+    assert sorted(s["reconnects"] for s in seats) == [0, 1]
+    assert sum(s["refused_hints"] for s in seats) == 1
+    for s in seats:
+        (address,) = s["addresses"]  # one machine: one address, kept as a keyed hash only
+        assert len(address) == 32 and "127.0.0.1" not in json.dumps(record)
+        assert len(s["lineages"]) == 1 and s["move_seconds"] and s["player"].startswith("guest-")
+    assert seats[0]["addresses"] == seats[1]["addresses"]  # what the operator compares
+    with pytest.raises(urllib.error.HTTPError) as missing:  # no web route reads it
+        urllib.request.urlopen(f"{server.url}/api/games/{game}/review", timeout=30)
+    assert missing.value.code == 404

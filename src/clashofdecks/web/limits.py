@@ -45,6 +45,10 @@ class Caps:
     login_delay_max: float = 900.0
     #: Days a session lasts unused.
     session_days: float = 30.0
+    #: Days the review record of a rated game is kept (web/reviews.py; 0: for ever).
+    review_days: float = 90.0
+    #: Seconds between two prunings of old sessions, guests and review records (0: only at start).
+    prune_seconds: float = 3600.0
     #: Rated games a day between the same two identities that move ratings (web/fairplay.py).
     rated_pair_per_day: int = 3
     #: Distinct opponents a player needs to be on the leaderboard (besides its 10 rated games).

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from . import signouts
+from . import reviews, signouts
 from .limits import Caps
 from .store_rows import IdentityRow, identity_row
 from .store_tables import identities, login_throttle, seats, sessions
@@ -147,8 +147,9 @@ def end_session(engine: Engine, session_hash: str, identity_id: str) -> None:
 
 
 def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
-    """Delete sessions unused for ``session_days``, guests left with no session and no seat, and
-    login counts forgotten (what ``clash admin prune`` and each server start do)."""
+    """Delete sessions unused for ``session_days``, guests left with no session and no seat (and
+    made before that cutoff), login counts forgotten and review records older than ``review_days``
+    (what ``clash admin prune``, each server start and the server's pruning round do)."""
     cutoff = now - caps.session_days * 86400 if caps.session_days else None
     with engine.begin() as conn:
         ended = 0
@@ -170,4 +171,10 @@ def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
             login_throttle.delete().where(login_throttle.c.updated_at < now - FORGET_AFTER)
         )
         signouts.prune(conn, now)
-    return {"sessions": ended, "guests": len(ids), "login_counts": int(forgotten.rowcount or 0)}
+        reviewed = reviews.prune(conn, now, caps.review_days)
+    return {
+        "sessions": ended,
+        "guests": len(ids),
+        "login_counts": int(forgotten.rowcount or 0),
+        "review_records": reviewed,
+    }

@@ -47,19 +47,21 @@ class SocketRoute(RouteGroup):
             await ws.accept()
             metrics.socket_opened()
             try:
-                await self._serve(ws, row)
+                await self._serve(ws, row, address)
             finally:
                 metrics.socket_closed()
         finally:
             self.limits.sockets.release(address, identity, ws)
 
-    async def _serve(self, ws: WebSocket, row: IdentityRow | None) -> None:
+    async def _serve(self, ws: WebSocket, row: IdentityRow | None, address: str) -> None:
         conn = Connection(
             ws,
             RateLimiter(self.config.rate, self.config.burst),
             identity=row.id if row else None,
             display_name=row.display_name if row else "",
             queue_limit=self.config.send_queue_frames,
+            address=address,
+            lineage=row.lineage if row else None,
         )
         guard = FloodGuard(self.config.caps.flood_drops)
         deadline = self.config.caps.first_message_seconds or None

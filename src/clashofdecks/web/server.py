@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from ..session import AGENT
-from . import leases, logins, signouts, workers
+from . import leases, logins, reviews, signouts, workers
 from .agents_runner import AgentRunner
 from .analyses import Analyses
 from .bus import bus_for
@@ -55,7 +55,7 @@ class GameServer:
         self.table = GameTable(self.services)
         #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").
         self.matchmaker = Matchmaker(self.db, self.leases, self.table, config.clock)
-        self.sockets = Sockets(config, self.table, self.matchmaker, self.background)
+        self.sockets = Sockets(config, self.table, self.matchmaker, self.background, self.db)
         #: The sockets open per identity and address (web/limits.py), shared with the routes.
         self.socket_counts = SocketCounts(config.caps)
         self.watcher = Watcher(config, self.db, self.leases, self.table, self.agents, self.matchmaker)
@@ -87,6 +87,7 @@ class GameServer:
         await self.db.run(lambda s: logins.prune(s.engine, now, caps))
         await self.pool.start()
         self.watcher.signouts_seen = await self.db.run(lambda s: signouts.last_id(s.engine))
+        self.sockets.review_key = await self.db.run(lambda s: reviews.address_key(s.engine))
         self.watcher.start()
         # Games whose agent was to move when the server stopped go on by themselves.
         for row in await self.db.run(lambda s: s.list_games(status="active", limit=1000)):
@@ -110,5 +111,5 @@ class GameServer:
 
 
 def _release_scans(store: Store, process_id: str) -> None:
-    for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE):
+    for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE, leases.PRUNE):
         leases.release(store.engine, name, process_id)

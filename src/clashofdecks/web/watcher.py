@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import Connection as DbConnection
 
-from . import leases, presence, signouts
+from . import leases, logins, presence, signouts
 from .agents_runner import AgentRunner
 from .config import ServerConfig
 from .game_table import GameTable
@@ -50,6 +50,8 @@ class Watcher:
         self.close_signed_out: Callable[[set[str]], Awaitable[int]] | None = None
         #: The last ``signouts`` row read (web/signouts.py); None: not read yet.
         self.signouts_seen: int | None = None
+        #: When this process last pruned (time.monotonic()); the server's start prunes first.
+        self.pruned_at = time.monotonic()
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._watch())
@@ -72,6 +74,7 @@ class Watcher:
             ("letting idle games go", self._evict_idle),
             ("checking the game clocks", self._scan(leases.CLOCKS, self._check_clocks)),
             ("checking absent players", self._scan(leases.ABANDONMENT, self._check_abandonment)),
+            ("pruning old sessions and guests", self._prune),
         ]
         while True:
             await asyncio.sleep(self.config.watch_interval)
@@ -91,6 +94,19 @@ class Watcher:
                 await work()
 
         return scan
+
+    async def _prune(self) -> None:
+        """Every ``prune_seconds``, old sessions, guests and review records go (web/logins.py),
+        pruned by the one process that holds the ``prune`` lease then."""
+        every = self.config.caps.prune_seconds
+        if not every or time.monotonic() - self.pruned_at < every:
+            return
+        self.pruned_at = time.monotonic()
+        if await self.leases.holds(leases.PRUNE):
+            now, caps = time.time(), self.config.caps
+            counts = await self.db.run(lambda s: logins.prune(s.engine, now, caps))
+            if any(counts.values()):
+                log.info("pruned %s", ", ".join(f"{n} {what}" for what, n in counts.items()))
 
     async def _read_signouts(self) -> None:
         """Sessions other processes (or ``clash admin``) ended: their sockets here close."""
