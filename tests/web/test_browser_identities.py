@@ -218,3 +218,88 @@ def test_a_rated_game_has_a_review_record_only_the_operator_reads(server: Server
     with pytest.raises(urllib.error.HTTPError) as missing:  # no web route reads it
         urllib.request.urlopen(f"{server.url}/api/games/{game}/review", timeout=30)
     assert missing.value.code == 404
+
+
+def _old_and_new(store: Any, now: float) -> None:
+    """Of each kind, one row past its time and one within it."""
+    from test_web_store import _row
+
+    from clashofdecks.web.store import IdentityRow
+    from clashofdecks.web.store_tables import identities, reviews, sessions
+
+    old, recent = now - 100 * 86400, now - 86400
+    for name in ("old-guest", "new-guest", "seated-guest", "old-account", "old-session", "new-session"):
+        store.create_identity(IdentityRow(name, name, name), f"hash-{name}")
+    with store.engine.begin() as conn:
+        conn.execute(identities.update().values(created_at=old))
+        conn.execute(identities.update().where(identities.c.id == "new-guest").values(created_at=recent))
+        conn.execute(identities.update().where(identities.c.id == "old-account").values(username="oldacc"))
+        conn.execute(sessions.update().values(created_at=old, used_at=old))
+        conn.execute(sessions.update().where(sessions.c.id_hash == "hash-new-session").values(used_at=recent))
+    store.create_game(_row("pruned-game", owner="seated-guest"))
+    for game_id, seat, at in (("pruned-game", 0, old), ("pruned-game", 1, recent)):
+        with store.engine.begin() as conn:
+            conn.execute(
+                reviews.insert().values(
+                    game_id=game_id,
+                    seat=seat,
+                    identity_id=None,
+                    addresses="[]",
+                    lineages="[]",
+                    joins=1,
+                    refused_hints=0,
+                    created_at=at,
+                )
+            )
+
+
+def _left(store: Any) -> tuple[set[str], set[str], list[int]]:
+    import sqlalchemy as sa
+
+    from clashofdecks.web.store_tables import identities, reviews, sessions
+
+    with store.engine.connect() as conn:
+        ids = {r[0] for r in conn.execute(sa.select(identities.c.id))}
+        hashes = {r[0] for r in conn.execute(sa.select(sessions.c.id_hash))}
+        records = [r[0] for r in conn.execute(sa.select(reviews.c.seat))]
+    return ids, hashes, records
+
+
+def test_pruning_removes_old_sessions_guests_and_records_and_nothing_else(tmp_path: Path) -> None:
+    from clashofdecks.web import logins
+    from clashofdecks.web.limits import Caps
+    from clashofdecks.web.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'prune.db'}")
+    now = time.time()
+    _old_and_new(store, now)
+    counts = logins.prune(store.engine, now, Caps())
+    ids, hashes, records = _left(store)
+    # Gone: five sessions unused for 100 days, the old guest left with no session and no seat
+    # (and the two other old guests whose only session went), the 100-day-old review record.
+    assert hashes == {"hash-new-session"}
+    assert ids == {"new-guest", "seated-guest", "old-account", "new-session"}
+    assert records == [1]
+    assert counts["sessions"] == 5 and counts["review_records"] == 1
+    store.close()
+
+
+def test_a_running_server_prunes_on_its_schedule(tmp_path: Path) -> None:
+    from clashofdecks.web.store import open_store
+
+    proc = ServerProcess(tmp_path, "--agent-workers", "0", "--limit", "prune_seconds=1").start()
+    try:
+        store = open_store(f"sqlite:///{tmp_path / 'web.sqlite3'}")  # the server's database
+        _old_and_new(store, time.time())  # written after the start's own pruning
+        for _attempt in range(600):  # the watcher's pruning round comes within a few ticks
+            if _left(store)[1] == {"hash-new-session"}:
+                break
+            time.sleep(0.1)
+        assert _left(store) == (
+            {"new-guest", "seated-guest", "old-account", "new-session"},
+            {"hash-new-session"},
+            [1],
+        )
+        store.close()
+    finally:
+        proc.stop()
