@@ -144,6 +144,12 @@ def test_an_account_continues_a_guest_game_on_a_second_device(
     phone.fill("[data-testid=register-password]", "a long passphrase")
     phone.click("[data-testid=register]")
     phone.wait_for_selector("h2:has-text('Signed in as grace')")
+    # The recovery codes, shown this once until the player says they are saved (issue 33).
+    assert phone.locator("[data-testid=recovery-codes] li code").count() == 8
+    assert "shown only this once" in phone.inner_text("[data-testid=recovery-codes]")
+    phone.screenshot(path=str(shots / "identity-recovery-codes-phone.png"), full_page=True)
+    phone.click("[data-testid=recovery-codes] button")
+    phone.wait_for_selector("[data-testid=recovery-codes]", state="detached")
     phone.screenshot(path=str(shots / "identity-account-phone.png"), full_page=True)
 
     desk_ctx = fast_context(browser, viewport=DESKTOP)

@@ -44,6 +44,16 @@ def test_closest_ratings_are_paired_first_and_never_across_formats() -> None:
     assert q.pair() == []
 
 
+def test_identities_kept_apart_are_never_paired() -> None:
+    q = MatchQueue(clock=FakeClock(), apart={frozenset(("a", "c"))})  # one browser held a and c
+    q.join("a", "draft", 1000)
+    q.join("c", "draft", 1000)
+    assert q.pair() == []
+    q.join("b", "draft", 1050)
+    assert [(x.identity, y.identity) for x, y in q.pair()] == [("a", "b")]
+    assert set(q.waiting) == {"c"}
+
+
 def test_the_window_widens_with_waiting_time() -> None:
     clock = FakeClock()
     q = MatchQueue(clock=clock)

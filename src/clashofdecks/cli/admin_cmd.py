@@ -1,8 +1,8 @@
 """``clash admin``: an operator's tools on the web app's database (docs/deploy.md, "Operator
-commands"): disable an account, sign an identity out everywhere, reset a password, prune old
-sessions and guests.  They work on the database directly, beside running servers; a socket a
-server holds open for a signed-out identity closes at its next message's session check, or when
-the identity signs out through the site."""
+commands"): disable an account, sign an identity out everywhere, reset a password, read a rated
+game's review record, prune old sessions and guests.  They work on the database directly, beside
+running servers; a socket a server holds open with a session ended here closes at that server's
+next watch tick (web/signouts.py)."""
 
 from __future__ import annotations
 
@@ -75,9 +75,11 @@ def disable(username: str, database_url: str | None) -> None:
     try:
         identity = _identity_id(store, username)
         with store.engine.begin() as conn:
-            from ..web.store_tables import identities
+            from ..web.store_tables import identities, recovery_codes
 
             conn.execute(identities.update().where(identities.c.id == identity).values(password_hash=None))
+            # No recovery code opens it again either.
+            conn.execute(recovery_codes.delete().where(recovery_codes.c.identity_id == identity))
         ended = logins.end_sessions(store.engine, identity)
     finally:
         store.close()
@@ -105,18 +107,42 @@ def reset_password(username: str, database_url: str | None) -> None:
     click.echo(f"{username}: new password {password}  ({ended} session(s) ended)")
 
 
+@admin.command("review")
+@click.argument("game")
+@_database
+def review(game: str, database_url: str | None) -> None:
+    """Print the review record of a rated game (JSON): each seat's player, hashed addresses,
+    browser lineages, reconnects, refused hints and seconds per move.  Only here: no web page
+    shows it."""
+    import json
+
+    from ..web import reviews
+
+    store = _store(database_url)
+    try:
+        record = reviews.review_of(store.engine, game)
+    finally:
+        store.close()
+    if record is None:
+        raise click.ClickException(f"no review record of a rated game {game!r} (none, or pruned)")
+    click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+
+
 @admin.command("prune")
 @_database
 @click.option("--session-days", default=30.0, show_default=True, help="Sessions unused this long end.")
-def prune(database_url: str | None, session_days: float) -> None:
-    """Delete sessions unused for --session-days, guests left with no session and no game, and
-    forgotten login counts."""
+@click.option("--review-days", default=90.0, show_default=True, help="Review records kept this long.")
+def prune(database_url: str | None, session_days: float, review_days: float) -> None:
+    """Delete sessions unused for --session-days, guests left with no session and no game,
+    forgotten login counts and review records older than --review-days (a running server does
+    this every hour too)."""
     from ..web import logins
     from ..web.limits import Caps
 
     store = _store(database_url)
+    caps = Caps(session_days=session_days, review_days=review_days)
     try:
-        counts = logins.prune(store.engine, time.time(), Caps(session_days=session_days))
+        counts = logins.prune(store.engine, time.time(), caps)
     finally:
         store.close()
     click.echo(", ".join(f"{n} {what.replace('_', ' ')}" for what, n in counts.items()) + " deleted")

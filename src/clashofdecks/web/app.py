@@ -30,6 +30,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
     server = GameServer(config or ServerConfig())
     ops = ops or OpsConfig()
     limits = Limits.of(server.config)
+    limits.sockets = server.socket_counts  # the server closes the sockets of ended sessions
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -14,8 +14,8 @@ from .ratings import LEADERBOARD_GAMES, display
 from .store import CampaignLevel, GameRow, IdentityRow, Store
 
 
-def create_identity(store: Store, *, row: IdentityRow, sid: str) -> None:
-    store.create_identity(row, ident.session_hash(sid))
+def create_identity(store: Store, *, row: IdentityRow, sid: str, lineage: str | None = None) -> str:
+    return store.create_identity(row, ident.session_hash(sid), lineage)
 
 
 def me_body(row: IdentityRow | None) -> dict[str, Any]:

@@ -41,6 +41,11 @@ class Connection:
     #: The identity's display name when the socket opened (a queue game's seat name).
     display_name: str = ""
     lang: str = "en"
+    #: The client's address and browser lineage (web/lineage.py), for the review record of a rated
+    #: game (web/reviews.py), and the hints this page was refused in one.
+    address: str = ""
+    lineage: str | None = None
+    refused_hints: int = 0
     #: The protocol version the page asked for in ``hello`` (docs/web.md, "Protocol").
     protocol: int = 1
     #: Version 2: the last full state the page was sent (its next ``delta`` applies to it).

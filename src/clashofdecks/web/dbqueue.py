@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from .leases import alive_processes, forget_dead_processes
+from .lineage import kept_apart
 from .ratings import MatchQueue, QueueError, Waiting
 from .store import metadata
 from .store_core import insert_once
@@ -141,8 +142,10 @@ def plan_round(engine: Engine, now: float) -> tuple[list[tuple[Entry, Entry]], l
         rows = [
             _entry(r) for r in conn.execute(queue_entries.select().where(queue_entries.c.game_id.is_(None)))
         ]
+        # Two identities one browser has held are never paired (web/lineage.py).
+        apart = kept_apart(conn, [e.identity for e in rows])
     by_identity = {e.identity: e for e in rows}
-    queue = MatchQueue(clock=lambda: now)
+    queue = MatchQueue(clock=lambda: now, apart=apart)
     for e in rows:
         queue.waiting[e.identity] = Waiting(
             e.identity, e.format, e.rating, e.joined_at, ai_offered=e.ai_offered

@@ -57,6 +57,8 @@ PROCESS_TTL: Final = 15.0
 CLOCKS: Final = "clocks"
 ABANDONMENT: Final = "abandonment"
 QUEUE: Final = "queue"
+#: The pruning of old sessions, guests and review records (web/logins.py ``prune``).
+PRUNE: Final = "prune"
 
 
 def new_process_id() -> str:

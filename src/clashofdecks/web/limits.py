@@ -45,6 +45,10 @@ class Caps:
     login_delay_max: float = 900.0
     #: Days a session lasts unused.
     session_days: float = 30.0
+    #: Days the review record of a rated game is kept (web/reviews.py; 0: for ever).
+    review_days: float = 90.0
+    #: Seconds between two prunings of old sessions, guests and review records (0: only at start).
+    prune_seconds: float = 3600.0
     #: Rated games a day between the same two identities that move ratings (web/fairplay.py).
     rated_pair_per_day: int = 3
     #: Distinct opponents a player needs to be on the leaderboard (besides its 10 rated games).
@@ -84,6 +88,8 @@ class SocketCounts:
     #: The open sockets of each identity (anything with an async ``close(code)``: WebSockets), so
     #: signing out or changing the password closes them.
     sockets: dict[str, set[Any]] = field(default_factory=dict)
+    #: The session (its hash) each socket of an identity was opened with.
+    session_of: dict[Any, str] = field(default_factory=dict)
 
     def admit(self, address: str, identity: str | None) -> str | None:
         """Count a new socket, or say why it is refused (nothing counted then)."""
@@ -100,12 +106,15 @@ class SocketCounts:
             self.by_identity[identity] = self.by_identity.get(identity, 0) + 1
         return None
 
-    def opened(self, identity: str | None, socket: Any) -> None:
+    def opened(self, identity: str | None, socket: Any, session_hash: str | None = None) -> None:
         if identity is not None:
             self.sockets.setdefault(identity, set()).add(socket)
+            if session_hash is not None:
+                self.session_of[socket] = session_hash
 
     def release(self, address: str, identity: str | None, socket: Any = None) -> None:
         _decrement(self.by_address, address)
+        self.session_of.pop(socket, None)
         if identity is not None:
             _decrement(self.by_identity, identity)
             held = self.sockets.get(identity)
@@ -114,13 +123,25 @@ class SocketCounts:
                 if not held:
                     del self.sockets[identity]
 
-    async def close_identity(self, identity: str, code: int = 1008) -> int:
-        """Close every socket of ``identity`` on this process (sign-out, a new password); how many."""
-        held = list(self.sockets.get(identity, ()))
-        for socket in held:
+    def session_hashes(self, identities: Iterable[str]) -> set[str]:
+        """The sessions this process's sockets of ``identities`` were opened with."""
+        return {
+            self.session_of[s] for i in identities for s in self.sockets.get(i, ()) if s in self.session_of
+        }
+
+    async def close_ended(self, identities: Iterable[str], live: set[str], code: int = 1008) -> int:
+        """Close this process's sockets of ``identities`` whose session is not in ``live`` (it
+        ended: a sign-out, a new password, an operator's command); how many."""
+        ended = [
+            socket
+            for identity in identities
+            for socket in list(self.sockets.get(identity, ()))
+            if self.session_of.get(socket) not in live
+        ]
+        for socket in ended:
             with contextlib.suppress(Exception):  # one already closing
                 await socket.close(code=code)
-        return len(held)
+        return len(ended)
 
 
 def _decrement(counts: dict[str, int], key: str) -> None:

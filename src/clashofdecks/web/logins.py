@@ -10,11 +10,13 @@ account's count.  Past the free failures each attempt waits a delay that doubles
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from . import reviews, signouts
 from .limits import Caps
 from .store_rows import IdentityRow, identity_row
 from .store_tables import identities, login_throttle, seats, sessions
@@ -99,7 +101,12 @@ def live_session_identity(engine: Engine, session_hash: str, now: float, caps: C
     session is deleted).  One statement in the common case (a socket or request per page costs
     one read: tests/web/test_cost_counters.py); ``used_at`` is moved on at most once a day."""
     query = (
-        sa.select(identities, sessions.c.created_at.label("s_created"), sessions.c.used_at.label("s_used"))
+        sa.select(
+            identities,
+            sessions.c.created_at.label("s_created"),
+            sessions.c.used_at.label("s_used"),
+            sessions.c.lineage.label("s_lineage"),
+        )
         .join(sessions, sessions.c.identity_id == identities.c.id)
         .where(sessions.c.id_hash == session_hash, sessions.c.legacy.is_(False))
     )
@@ -115,21 +122,34 @@ def live_session_identity(engine: Engine, session_hash: str, now: float, caps: C
     if now - used > TOUCH_EVERY:
         with engine.begin() as conn:
             conn.execute(sessions.update().where(sessions.c.id_hash == session_hash).values(used_at=now))
-    return identity_row(row)
+    found = identity_row(row)
+    found.lineage = row.s_lineage
+    return found
 
 
 def end_sessions(engine: Engine, identity_id: str, keep: str | None = None) -> int:
-    """End every session of ``identity_id`` but ``keep`` (a session hash): signed out everywhere."""
+    """End every session of ``identity_id`` but ``keep`` (a session hash): signed out everywhere;
+    every server process closes the sockets of those sessions (web/signouts.py)."""
     with engine.begin() as conn:
         where = [sessions.c.identity_id == identity_id]
         if keep is not None:
             where.append(sessions.c.id_hash != keep)
-        return int(conn.execute(sessions.delete().where(*where)).rowcount or 0)
+        ended = int(conn.execute(sessions.delete().where(*where)).rowcount or 0)
+        signouts.announce(conn, identity_id, time.time())
+        return ended
+
+
+def end_session(engine: Engine, session_hash: str, identity_id: str) -> None:
+    """A sign-out: the session ends, and its sockets close on every server process."""
+    with engine.begin() as conn:
+        conn.execute(sessions.delete().where(sessions.c.id_hash == session_hash))
+        signouts.announce(conn, identity_id, time.time())
 
 
 def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
-    """Delete sessions unused for ``session_days``, guests left with no session and no seat, and
-    login counts forgotten (what ``clash admin prune`` and each server start do)."""
+    """Delete sessions unused for ``session_days``, guests left with no session and no seat (and
+    made before that cutoff), login counts forgotten and review records older than ``review_days``
+    (what ``clash admin prune``, each server start and the server's pruning round do)."""
     cutoff = now - caps.session_days * 86400 if caps.session_days else None
     with engine.begin() as conn:
         ended = 0
@@ -150,4 +170,11 @@ def prune(engine: Engine, now: float, caps: Caps) -> dict[str, int]:
         forgotten = conn.execute(
             login_throttle.delete().where(login_throttle.c.updated_at < now - FORGET_AFTER)
         )
-    return {"sessions": ended, "guests": len(ids), "login_counts": int(forgotten.rowcount or 0)}
+        signouts.prune(conn, now)
+        reviewed = reviews.prune(conn, now, caps.review_days)
+    return {
+        "sessions": ended,
+        "guests": len(ids),
+        "login_counts": int(forgotten.rowcount or 0),
+        "review_records": reviewed,
+    }

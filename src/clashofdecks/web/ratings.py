@@ -106,6 +106,8 @@ class MatchQueue:
 
     clock: Callable[[], float] = time.time
     waiting: dict[str, Waiting] = field(default_factory=dict)
+    #: Pairs of identities never to pair (two identities of one browser: web/lineage.py).
+    apart: set[frozenset[str]] = field(default_factory=set)
 
     def join(self, identity: str, fmt: str, rating: int, ticket: Any = None) -> Waiting:
         if fmt not in RATED_FORMATS:
@@ -128,13 +130,16 @@ class MatchQueue:
 
     def pair(self) -> list[tuple[Waiting, Waiting]]:
         """Pairs to start now (removed from the queue): the closest ratings first, among pairs
-        within both players' windows.  Never one identity with itself (one entry per identity)."""
+        within both players' windows.  Never one identity with itself (one entry per identity),
+        nor two identities kept ``apart``."""
         now = self.clock()
         candidates: list[tuple[float, float, Waiting, Waiting]] = []
         entries = list(self.waiting.values())
         for i, a in enumerate(entries):
             for b in entries[i + 1 :]:
                 if a.format != b.format or a.identity == b.identity:
+                    continue
+                if frozenset((a.identity, b.identity)) in self.apart:
                     continue
                 gap = abs(a.rating - b.rating)
                 if gap <= min(self.window(a, now), self.window(b, now)):

@@ -12,13 +12,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import identity as ident
-from . import logins
+from . import lineage, logins, recovery
 from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
 from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS
 from .routes_common import RouteGroup
-from .store import IdentityRow, StoreError
+from .store import IdentityRow, Store, StoreError
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -84,10 +84,13 @@ class AccountRoutes(RouteGroup):
         if current is not None and not bearer:
             return JSONResponse(me_body(current))  # a second tab of a first visit: the same guest
         sid = ident.new_session_id()
+        browser = None if bearer else lineage.valid(request.cookies.get(lineage.LINEAGE_COOKIE))
         for _attempt in range(5):
             row = IdentityRow(ident.new_identity_id(), ident.new_handle(), name)
             try:
-                await self.server.run_db(functools.partial(create_identity, row=row, sid=sid))
+                kept = await self.server.run_db(
+                    functools.partial(create_identity, row=row, sid=sid, lineage=browser)
+                )
                 break
             except Exception as exc:  # a handle taken (40 random bits: very rare): another one
                 error = exc
@@ -99,6 +102,7 @@ class AccountRoutes(RouteGroup):
             return JSONResponse(body)
         response = JSONResponse(body)
         set_session_cookie(response, sid, request, self.config)
+        self.keep_lineage(response, request, kept)
         return response
 
     async def register(self, request: Request) -> Response:
@@ -127,7 +131,9 @@ class AccountRoutes(RouteGroup):
         except Exception:  # the unique index: the username is taken
             return self.bad("that username is taken", 409, "username_taken")
         row.username = name
-        response = JSONResponse(me_body(row))
+        codes = recovery.new_codes()  # shown this once; only their hashes are kept
+        await self.server.run_db(functools.partial(_keep_codes, identity_id=row.id, codes=codes))
+        response = JSONResponse({**me_body(row), "recovery_codes": codes})
         await self.new_session(response, request, row.id, hashed)
         return response
 
@@ -180,10 +186,14 @@ class AccountRoutes(RouteGroup):
         if refused is not None:
             return refused
         row, hashed = await self.who(request)
-        if hashed is not None:
+        if hashed is not None and row is not None:
+            identity_id = row.id
+            await self.server.run_db(lambda s: logins.end_session(s.engine, hashed, identity_id))
+            # A socket opened with this session acts no more, here at once, on the other server
+            # processes at their next watch tick (web/signouts.py).
+            await self.server.close_signed_out([identity_id])
+        elif hashed is not None:
             await self.server.run_db(lambda s: s.end_session(hashed))
-        if row is not None:  # a socket opened before signing out acts no more (web/limits.py)
-            await self.limits.sockets.close_identity(row.id)
         response = JSONResponse(me_body(None))
         response.delete_cookie(SESSION_COOKIE)
         return response
@@ -271,3 +281,8 @@ class AccountRoutes(RouteGroup):
             Route("/api/campaign", self.my_campaign),
             Route("/api/players/{handle}/campaign", self.player_campaign),
         ]
+
+
+def _keep_codes(store: Store, *, identity_id: str, codes: list[str]) -> None:
+    with store.engine.begin() as conn:
+        recovery.replace_codes(conn, identity_id, codes)

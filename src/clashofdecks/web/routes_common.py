@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from . import identity as ident
-from . import logins
+from . import lineage, logins
 from .http_checks import MAX_OPTIONS_BYTES, client_address, read_body, session_id_of, set_session_cookie
 from .identity import InputError
 from .limits import Caps, SocketCounts
@@ -146,9 +146,24 @@ class RouteGroup:
     ) -> str:
         sid = ident.new_session_id()
         new_hash = ident.session_hash(sid)
-        await self.server.run_db(lambda s: s.replace_session(identity_id, old, new_hash))
+        browser = lineage.valid(request.cookies.get(lineage.LINEAGE_COOKIE))
+        kept = await self.server.run_db(lambda s: s.replace_session(identity_id, old, new_hash, browser))
         set_session_cookie(response, sid, request, self.config)
+        self.keep_lineage(response, request, kept)
         return sid
+
+    def keep_lineage(self, response: Response, request: Request, kept: str) -> None:
+        """The browser's lineage cookie (web/lineage.py), set when it does not hold ``kept``."""
+        if request.cookies.get(lineage.LINEAGE_COOKIE) != kept:
+            secure = request.url.scheme == "https" or (self.config.public_url or "").startswith("https:")
+            response.set_cookie(
+                lineage.LINEAGE_COOKIE,
+                kept,
+                max_age=lineage.LINEAGE_MAX_AGE,
+                httponly=True,
+                samesite="lax",
+                secure=secure,
+            )
 
 
 def live_identity(store: Store, hashed: str, config: ServerConfig) -> IdentityRow | None:

@@ -1,6 +1,7 @@
-"""HTTP route of a password change (docs/web.md, "Identities and accounts"): the old password
-(throttled like a login), a new one that is not common; every other session of the account ends
-and every socket of it closes, this browser gets a new session."""
+"""HTTP routes of a password change and of a reset with a recovery code (docs/web.md, "Identities
+and accounts"): the old password or a code (throttled like a login), a new one that is not common;
+every session of the account ends and its sockets close on every server process, this browser
+gets a new session."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from . import identity as ident
-from . import logins
+from . import logins, recovery
 from .bodies import me_body
 from .http_checks import client_address, cross_site_refusal
 from .identity import InputError
@@ -20,7 +21,7 @@ from .store import Store
 
 
 class PasswordRoutes(RouteGroup):
-    """A signed-in account changes its password."""
+    """A signed-in account changes its password; a forgotten one is reset with a recovery code."""
 
     async def change_password(self, request: Request) -> Response:
         refused = cross_site_refusal(request, self.config)
@@ -53,10 +54,59 @@ class PasswordRoutes(RouteGroup):
             logins.end_sessions(store.engine, identity_id)
 
         await self.server.run_db(change)
-        await self.limits.sockets.close_identity(identity_id)
+        await self.server.close_signed_out([identity_id])
         response = JSONResponse(me_body(row))
         await self.new_session(response, request, identity_id, None)
         return response
 
+    async def recover(self, request: Request) -> Response:
+        """A forgotten password: the username, one of its recovery codes (used up) and a new
+        password.  Throttled like a login; one answer for an unknown username and a wrong code."""
+        refused = cross_site_refusal(request, self.config) or self.too_many(
+            self.limits.logins_by_address,
+            client_address(request),
+            "too many login attempts from this address",
+        )
+        if refused is not None:
+            return refused
+        try:
+            data = self.fields(await self.json_body(request), {"username", "code", "new_password"})
+            name = ident.username(data.get("username"))
+            code = data.get("code")
+            if not isinstance(code, str) or len(code) > 64:
+                raise InputError("wrong username or recovery code")
+        except InputError:
+            return self.bad("wrong username or recovery code", 401, "login_failed")
+        try:
+            new = ident.new_password(data.get("new_password"))
+        except InputError as exc:
+            return self.bad(str(exc))
+        waiting = await self.take_login_attempt(name, client_address(request))
+        if waiting is not None:
+            return waiting
+        account = await self.server.run_db(lambda s: s.identity_by_username(name))
+        if account is None:
+            return self.bad("wrong username or recovery code", 401, "login_failed")
+        new_hash = await asyncio.to_thread(ident.hash_password, new)
+        identity_id = account.id
+        left = await self.server.run_db(
+            lambda s: recovery.reset_with_code(s.engine, identity_id, code, new_hash)
+        )
+        if left is None:
+            return self.bad("wrong username or recovery code", 401, "login_failed")
+        keys = logins.account_key(name), logins.address_key(client_address(request))
+        await self.server.run_db(lambda s: logins.succeeded(s.engine, *keys))
+        await self.server.close_signed_out([identity_id])
+        response = JSONResponse({**me_body(account), "recovery_codes_left": left})
+        current, hashed = await self.who(request)
+        if current is not None and current.id != identity_id and not current.is_account:
+            guest_id = current.id  # as at a login: the guest's games become the account's
+            await self.server.run_db(lambda s: s.merge_guest(guest_id, identity_id))
+        await self.new_session(response, request, identity_id, hashed)
+        return response
+
     def routes(self) -> list[BaseRoute]:
-        return [Route("/api/account/password", self.change_password, methods=["POST"])]
+        return [
+            Route("/api/account/password", self.change_password, methods=["POST"]),
+            Route("/api/account/recover", self.recover, methods=["POST"]),
+        ]

@@ -31,6 +31,7 @@ class SocketRoute(RouteGroup):
             return
         sid = session_id_of(ws.headers, ws.cookies)
         row = None
+        hashed = None
         if sid is not None:
             hashed = ident.session_hash(sid)
             row = await self.server.run_db(lambda s: live_identity(s, hashed, self.config))
@@ -41,24 +42,26 @@ class SocketRoute(RouteGroup):
             log.warning("refused socket from %s: %s", address, refused)
             await ws.close(code=1008)
             return
-        self.limits.sockets.opened(identity, ws)
+        self.limits.sockets.opened(identity, ws, hashed)
         try:
             await ws.accept()
             metrics.socket_opened()
             try:
-                await self._serve(ws, row)
+                await self._serve(ws, row, address)
             finally:
                 metrics.socket_closed()
         finally:
             self.limits.sockets.release(address, identity, ws)
 
-    async def _serve(self, ws: WebSocket, row: IdentityRow | None) -> None:
+    async def _serve(self, ws: WebSocket, row: IdentityRow | None, address: str) -> None:
         conn = Connection(
             ws,
             RateLimiter(self.config.rate, self.config.burst),
             identity=row.id if row else None,
             display_name=row.display_name if row else "",
             queue_limit=self.config.send_queue_frames,
+            address=address,
+            lineage=row.lineage if row else None,
         )
         guard = FloodGuard(self.config.caps.flood_drops)
         deadline = self.config.caps.first_message_seconds or None

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from ..session import AGENT
-from . import leases, logins, workers
+from . import leases, logins, reviews, signouts, workers
 from .agents_runner import AgentRunner
 from .analyses import Analyses
 from .bus import bus_for
 from .config import ServerConfig as ServerConfig
 from .connection import Connection as Connection
 from .game_table import GameTable
+from .limits import SocketCounts
 from .live_game import GameServices
 from .matchmaking import Matchmaker
 from .services import Background, Database, LeaseKeeper
@@ -54,8 +55,11 @@ class GameServer:
         self.table = GameTable(self.services)
         #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").
         self.matchmaker = Matchmaker(self.db, self.leases, self.table, config.clock)
-        self.sockets = Sockets(config, self.table, self.matchmaker, self.background)
+        self.sockets = Sockets(config, self.table, self.matchmaker, self.background, self.db)
+        #: The sockets open per identity and address (web/limits.py), shared with the routes.
+        self.socket_counts = SocketCounts(config.caps)
         self.watcher = Watcher(config, self.db, self.leases, self.table, self.agents, self.matchmaker)
+        self.watcher.close_signed_out = self.close_signed_out
         #: The change bus and the catch-up of games other processes changed (web/sync.py).
         self.sync: GameSync | None = None
 
@@ -67,6 +71,13 @@ class GameServer:
         """``fn(store)`` in the database thread (the route groups' way to the store)."""
         return await self.db.run(fn)
 
+    async def close_signed_out(self, identities: Iterable[str]) -> int:
+        """Close this process's sockets of ``identities`` whose session ended (web/signouts.py)."""
+        identities = list(identities)
+        hashes = self.socket_counts.session_hashes(identities)
+        live = await self.db.run(lambda s: signouts.live_sessions(s.engine, hashes)) if hashes else set()
+        return await self.socket_counts.close_ended(identities, live)
+
     async def start(self) -> None:
         store = await self.db.open()
         self.sync = self.services.sync = GameSync(self.table, self.db, bus_for(store, self.db.read))
@@ -75,6 +86,8 @@ class GameServer:
         now, caps = time.time(), self.config.caps  # old sessions and guests go (web/logins.py)
         await self.db.run(lambda s: logins.prune(s.engine, now, caps))
         await self.pool.start()
+        self.watcher.signouts_seen = await self.db.run(lambda s: signouts.last_id(s.engine))
+        self.sockets.review_key = await self.db.run(lambda s: reviews.address_key(s.engine))
         self.watcher.start()
         # Games whose agent was to move when the server stopped go on by themselves.
         for row in await self.db.run(lambda s: s.list_games(status="active", limit=1000)):
@@ -98,5 +111,5 @@ class GameServer:
 
 
 def _release_scans(store: Store, process_id: str) -> None:
-    for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE):
+    for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE, leases.PRUNE):
         leases.release(store.engine, name, process_id)

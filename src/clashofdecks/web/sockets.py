@@ -4,24 +4,36 @@ undo, a resignation, a hint) -- and a connection's end.  No game logic lives her
 
 from __future__ import annotations
 
+import time
+
+from . import reviews
 from .config import ServerConfig
 from .connection import Connection
 from .game_table import GameTable
 from .matchmaking import Matchmaker
 from .protocol import Message, ProtocolError
-from .services import Background
+from .services import Background, Database
+from .store import Store
 
 
 class Sockets:
     """The game sockets of one server process."""
 
     def __init__(
-        self, config: ServerConfig, table: GameTable, matchmaker: Matchmaker, background: Background
+        self,
+        config: ServerConfig,
+        table: GameTable,
+        matchmaker: Matchmaker,
+        background: Background,
+        db: Database | None = None,
     ) -> None:
         self.config = config
         self.table = table
         self.matchmaker = matchmaker
         self.background = background
+        self.db = db
+        #: The key of the address hashes of review records (web/reviews.py), read at the start.
+        self.review_key = b""
 
     async def handle(self, conn: Connection, msg: Message) -> None:
         """One message of ``conn``, handled before the next one of this socket is read."""
@@ -41,6 +53,8 @@ class Sockets:
             await live.resend(conn)
             return
         if msg.type == "hint" and (live.rated or live.rated_offer):
+            if conn.seats:
+                conn.refused_hints += 1  # for the review record (written when the page leaves)
             live.refuse_engine_help()  # to spectators too: the same answer as the players'
         if not conn.seats:
             raise ProtocolError("spectator", "spectators watch; they cannot act")
@@ -63,6 +77,7 @@ class Sockets:
         accept = {"accept_rated": msg.get("rated") is True, "accept_hints": msg.get("hints") is True}
         await live.join(conn, msg.get("tokens"), lang=msg.get("lang") or "en", **accept)
         conn.live = live
+        self._note_visit(conn, 0)
 
     def failed(self, conn: Connection) -> None:
         """Handling a message of ``conn`` raised an unexpected error: its game's memory may be ahead
@@ -71,7 +86,29 @@ class Sockets:
         if conn.live is not None:
             self.table.drop(conn.live.id)
 
+    def _note_visit(self, conn: Connection, refused: int) -> None:
+        """A player's page of a rated game (``hello``; ``refused``: 0) or the hints it was refused
+        (when it leaves) into the game's review record, in the background (web/reviews.py)."""
+        live, db = conn.live, self.db
+        if live is None or db is None or not conn.seats or not (live.rated or live.rated_offer):
+            return
+        address = reviews.hashed_address(self.review_key, conn.address)
+        game_id, identity, lineage, now = live.id, conn.identity, conn.lineage, time.time()
+        for seat in sorted(conn.seats):
+
+            def note(store: Store, seat: int = seat) -> None:
+                if refused:
+                    reviews.note_refused(store.engine, game_id, seat, refused)
+                else:
+                    reviews.note_visit(
+                        store.engine, game_id, seat, identity, address=address, lineage=lineage, now=now
+                    )
+
+            self.background.run(db.run(note))
+
     def disconnect(self, conn: Connection) -> None:
+        if conn.refused_hints:
+            self._note_visit(conn, conn.refused_hints)
         if conn.identity is not None and conn.identity in self.matchmaker.queued:
             self.background.run(self.matchmaker.disconnect(conn))
         live = conn.live

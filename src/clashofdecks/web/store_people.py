@@ -7,6 +7,7 @@ import time
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import lineage as lineages
 from .store_core import StoreCore
 from .store_rows import IdentityRow, SeatTakenError, StoreError, identity_row
 from .store_tables import identities, rating_history, ratings, seats, sessions
@@ -15,8 +16,10 @@ from .store_tables import identities, rating_history, ratings, seats, sessions
 class IdentityStore(StoreCore):
     """Identities, sessions and seat claims."""
 
-    def create_identity(self, row: IdentityRow, session_hash: str) -> None:
-        """A new identity with its first session (fails on a handle or username taken)."""
+    def create_identity(self, row: IdentityRow, session_hash: str, lineage: str | None = None) -> str:
+        """A new identity with its first session (fails on a handle or username taken), made in the
+        browser ``lineage`` (None: a new one); the lineage."""
+        lineage = lineage or lineages.new_lineage()
         with self.engine.begin() as conn:
             conn.execute(
                 identities.insert().values(
@@ -30,9 +33,15 @@ class IdentityStore(StoreCore):
             )
             conn.execute(
                 sessions.insert().values(
-                    id_hash=session_hash, identity_id=row.id, legacy=False, created_at=time.time()
+                    id_hash=session_hash,
+                    identity_id=row.id,
+                    legacy=False,
+                    created_at=time.time(),
+                    lineage=lineage,
                 )
             )
+            lineages.link(conn, lineage, row.id, time.time())
+        return lineage
 
     def identity_of_session(self, session_hash: str, *, legacy: bool = False) -> IdentityRow | None:
         with self.engine.connect() as conn:
@@ -53,17 +62,29 @@ class IdentityStore(StoreCore):
             row = conn.execute(identities.select().where(identities.c.handle == handle)).first()
             return identity_row(row) if row is not None else None
 
-    def replace_session(self, identity_id: str, old_hash: str | None, new_hash: str) -> None:
+    def replace_session(
+        self, identity_id: str, old_hash: str | None, new_hash: str, lineage: str | None = None
+    ) -> str:
         """A new session id for ``identity_id`` (login, account creation, a legacy cookie
-        exchanged): the old one stops working in the same transaction (session fixation)."""
+        exchanged): the old one stops working in the same transaction (session fixation).  The
+        new session keeps the browser's lineage (``lineage``, else the old session's, else a new
+        one), which is returned."""
         with self.engine.begin() as conn:
             if old_hash is not None:
+                lineage = lineage or lineages.of_session(conn, old_hash)
                 conn.execute(sessions.delete().where(sessions.c.id_hash == old_hash))
+            lineage = lineage or lineages.new_lineage()
             conn.execute(
                 sessions.insert().values(
-                    id_hash=new_hash, identity_id=identity_id, legacy=False, created_at=time.time()
+                    id_hash=new_hash,
+                    identity_id=identity_id,
+                    legacy=False,
+                    created_at=time.time(),
+                    lineage=lineage,
                 )
             )
+            lineages.link(conn, lineage, identity_id, time.time())
+        return lineage
 
     def end_session(self, session_hash: str) -> None:
         with self.engine.begin() as conn:

@@ -85,6 +85,8 @@ class IdentityRow:
     display_name: str
     username: str | None = None
     password_hash: str | None = None
+    #: The browser lineage of the session it was read through (None: not read through a session).
+    lineage: str | None = None
 
     @property
     def is_account(self) -> bool:

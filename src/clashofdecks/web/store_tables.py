@@ -91,6 +91,67 @@ sessions = sa.Table(
     #: When the session was last used (at most a day off; null: never since it was made): a session
     #: unused for ``session_days`` signs nobody in (web/logins.py; migration 0009_login_throttle).
     sa.Column("used_at", sa.Float, nullable=True),
+    #: The browser the session was made in (its ``clash_browser`` cookie, kept across sign-ins and
+    #: sign-outs): web/lineage.py, migration 0011_identity_review.
+    sa.Column("lineage", sa.String(32), nullable=True),
+)
+
+#: Every identity a browser lineage has had a session of: play-now never pairs two identities that
+#: share one (web/lineage.py; migration 0011_identity_review).
+browser_identities = sa.Table(
+    "browser_identities",
+    metadata,
+    sa.Column("lineage", sa.String(32), primary_key=True),
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("seen_at", sa.Float, nullable=False),
+)
+
+#: An account's unused recovery codes (SHA-256 of each; shown once at sign-up): web/recovery.py.
+recovery_codes = sa.Table(
+    "recovery_codes",
+    metadata,
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+#: The review record of each seat of a rated game, for the operator only (web/reviews.py): the
+#: addresses (keyed hashes) and browser lineages it played from, how often it opened the game, and
+#: the hints it was refused.  Kept ``review_days``.
+reviews = sa.Table(
+    "reviews",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("identity_id", sa.String(32), nullable=True),
+    sa.Column("addresses", sa.Text, nullable=False),  # JSON list of hashed addresses
+    sa.Column("lineages", sa.Text, nullable=False),  # JSON list
+    sa.Column("joins", sa.Integer, nullable=False),
+    sa.Column("refused_hints", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+#: Identities some of whose sessions just ended (a sign-out, a new password, an operator's
+#: command): every server process reads the new rows each watch tick and closes the sockets whose
+#: session is gone (web/signouts.py).  Rows older than a day are pruned.
+signouts = sa.Table(
+    "signouts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("identity_id", sa.String(32), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+#: Secrets the server processes share (the key of the address hashes of the review records).
+server_secrets = sa.Table(
+    "server_secrets",
+    metadata,
+    sa.Column("name", sa.String(40), primary_key=True),
+    sa.Column("value", sa.String(200), nullable=False),
 )
 
 #: Rated duels (from the queue, a rematch of one, or a friend duel both players chose rated): the
@@ -192,5 +253,7 @@ sa.Index("ix_clocks_deadline", clocks.c.deadline)
 sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
 sa.Index("ix_seats_owner", seats.c.owner)
 sa.Index("ix_sessions_identity", sessions.c.identity_id)
+sa.Index("ix_browser_identities_identity", browser_identities.c.identity_id)
+sa.Index("ix_reviews_created", reviews.c.created_at)
 sa.Index("ix_ratings_format", ratings.c.format, ratings.c.mu)
 sa.Index("ix_rating_history_identity", rating_history.c.identity_id, rating_history.c.format)

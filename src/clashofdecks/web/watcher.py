@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import Connection as DbConnection
 
-from . import leases, presence
+from . import leases, logins, presence, signouts
 from .agents_runner import AgentRunner
 from .config import ServerConfig
 from .game_table import GameTable
@@ -46,6 +46,12 @@ class Watcher:
         self.agents = agents
         self.matchmaker = matchmaker
         self.task: asyncio.Task[None] | None = None
+        #: Closes this process's sockets of the identities given whose session ended (the server's).
+        self.close_signed_out: Callable[[set[str]], Awaitable[int]] | None = None
+        #: The last ``signouts`` row read (web/signouts.py); None: not read yet.
+        self.signouts_seen: int | None = None
+        #: When this process last pruned (time.monotonic()); the server's start prunes first.
+        self.pruned_at = time.monotonic()
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._watch())
@@ -62,11 +68,13 @@ class Watcher:
         scans each by the one process holding its lease (docs/web.md, "Leases")."""
         steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("the heartbeat", self.heartbeat),
+            ("closing the sockets of ended sessions", self._read_signouts),
             ("taking over agent moves", self._take_over_agents),
             ("the queue", self.matchmaker.tick),
             ("letting idle games go", self._evict_idle),
             ("checking the game clocks", self._scan(leases.CLOCKS, self._check_clocks)),
             ("checking absent players", self._scan(leases.ABANDONMENT, self._check_abandonment)),
+            ("pruning old sessions and guests", self._prune),
         ]
         while True:
             await asyncio.sleep(self.config.watch_interval)
@@ -86,6 +94,30 @@ class Watcher:
                 await work()
 
         return scan
+
+    async def _prune(self) -> None:
+        """Every ``prune_seconds``, old sessions, guests and review records go (web/logins.py),
+        pruned by the one process that holds the ``prune`` lease then."""
+        every = self.config.caps.prune_seconds
+        if not every or time.monotonic() - self.pruned_at < every:
+            return
+        self.pruned_at = time.monotonic()
+        if await self.leases.holds(leases.PRUNE):
+            now, caps = time.time(), self.config.caps
+            counts = await self.db.run(lambda s: logins.prune(s.engine, now, caps))
+            if any(counts.values()):
+                log.info("pruned %s", ", ".join(f"{n} {what}" for what, n in counts.items()))
+
+    async def _read_signouts(self) -> None:
+        """Sessions other processes (or ``clash admin``) ended: their sockets here close."""
+        seen = self.signouts_seen
+        if seen is None:
+            self.signouts_seen = await self.db.run(lambda s: signouts.last_id(s.engine))
+            return
+        last, identities = await self.db.run(lambda s: signouts.since(s.engine, seen))
+        self.signouts_seen = last
+        if identities and self.close_signed_out is not None:
+            await self.close_signed_out(identities)
 
     async def heartbeat(self) -> None:
         me = self.leases.process_id

@@ -49,6 +49,30 @@ function identitySection(me, run, redraw) {
     signOut);
 }
 
+// The recovery codes of the account just made: shown on this page until the player says they are
+// saved, never asked of the server again (it keeps only their hashes).
+let recoveryCodes = null;
+
+function recoverySection(redraw) {
+  return h("section", { class: "panel", "data-testid": "recovery-codes" }, h("h2", {}, t("recovery_title")),
+    h("p", {}, t("recovery_note")),
+    h("ul", {}, ...recoveryCodes.map((code) => h("li", {}, h("code", {}, code)))),
+    h("button", { type: "button", onclick: () => { recoveryCodes = null; redraw(); } }, t("recovery_done")));
+}
+
+function forgotSection(run, redraw) {
+  const [user, userRow] = field("recover-username", "text", t("username"), "username");
+  const [code, codeRow] = field("recover-code", "text", t("recovery_code"), "off");
+  const [pw, pwRow] = field("recover-password", "password", t("new_password"), "new-password");
+  pw.setAttribute("minlength", "8");
+  return h("section", { class: "panel" }, h("h2", {}, t("forgot_title")),
+    h("form", { onsubmit: run(async () => {
+      const body = await postJson("/api/account/recover", { username: user.value, code: code.value, new_password: pw.value });
+      state.me = body;
+      redraw(t("password_reset_done", { n: body.recovery_codes_left }));
+    }) }, userRow, codeRow, pwRow, h("button", { type: "submit", "data-testid": "recover" }, t("reset_password"))));
+}
+
 function registerSection(run, redraw) {
   const [user, userRow] = field("register-username", "text", t("username"), "username");
   const [pw, pwRow] = field("register-password", "password", t("password"), "new-password");
@@ -56,7 +80,9 @@ function registerSection(run, redraw) {
   return h("section", { class: "panel" }, h("h2", {}, t("make_account")),
     h("p", { "data-testid": "guest-warning" }, t("guest_note")),
     h("form", { onsubmit: run(async () => {
-      state.me = await postJson("/api/account/register", { username: user.value, password: pw.value });
+      const { recovery_codes: codes, ...me } = await postJson("/api/account/register", { username: user.value, password: pw.value });
+      state.me = me;
+      recoveryCodes = codes || null;
       redraw();
     }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "register" }, t("register"))));
 }
@@ -102,7 +128,8 @@ export function accountPage(notice) {
   if (!me.identity) sections.push(h("section", { class: "panel" }, h("p", {}, t("no_identity")), err));
   else sections.push(identitySection(me, run, redraw));
   if (me.identity && !me.account) sections.push(registerSection(run, redraw));
-  if (!me.account) sections.push(signInSection(run, redraw));
+  if (me.account && recoveryCodes) sections.push(recoverySection(redraw));
+  if (!me.account) sections.push(signInSection(run, redraw), forgotSection(run, redraw));
   if (me.identity) sections.push(deleteSection(me, run, view));
   mount(h("main", { class: "lobby account", "data-testid": "account-page" }, ...sections, status, err));
 }
