@@ -54,6 +54,18 @@ _WHAT: Final = {
         "fr": "cette étape lance {card} sur {target}",
         "ja": "この手順では{card}を{target}に唱えます",
     },
+    "pick": {
+        "en": "this step takes {card} into your deck",
+        "de": "in diesem Schritt nimmst du {card} in dein Deck",
+        "fr": "cette étape prend {card} dans votre deck",
+        "ja": "この手順では{card}をデッキに取ります",
+    },
+    "order": {
+        "en": "this step brings {card} back first",
+        "de": "in diesem Schritt kehrt {card} zuerst zurück",
+        "fr": "cette étape fait revenir {card} en premier",
+        "ja": "この手順では{card}を先に戻します",
+    },
     "next": {
         "en": "this step asks for the next attack (the “{button_next}” button)",
         "de": "in diesem Schritt ist der nächste Angriff dran (die Taste „{button_next}“)",
@@ -168,15 +180,31 @@ def _names(game: Game, lang: str) -> tuple[str, str]:
     return t(lang, "player"), other
 
 
+def _setup(seen: dict[str, Any]) -> dict[str, Any] | None:
+    """A setup position's stage in the page's terms, as game frames carry it (``setup_view``)."""
+    setup = seen.get("setup")
+    if setup is None:
+        return None
+    return {
+        "format": setup["format"],
+        "revealed": list(setup["revealed"]),
+        "cards": [list(c) for c in setup["cards"]],
+        "decks_taken": list(setup["decks"]),
+        "face_down": len(setup["pool"]),
+    }
+
+
 def _board(game: Game, lang: str) -> dict[str, Any]:
     """What the page draws a board from: the learner's view (R9), as a game frame carries it."""
     over = game.outcome is not None
     learner, other = _names(game, lang)
+    seen = view(game, LEARNER)
     return {
+        "setup": _setup(seen),
         "mode": "solo" if game.is_solo else "duel",
         "turn": game.turn,
         "phase": "over" if over else game.phase,
-        "view": view(game, LEARNER),
+        "view": seen,
         "playable": [] if over else game.playable_cards(LEARNER),
         "legal": [] if over or game.current_player != LEARNER else game.legal_action_texts(),
         "abilities": game_abilities(game),
@@ -235,6 +263,8 @@ def not_quite(step: TutorialStep, lang: str) -> str:
         player, lane, pos = rest[1].split(".")
         target = step.game().lane(int(player), lane)[int(pos)]["card"]
         values = {"card": card(rest[0]).name, "target": card(str(target)).name}
+    elif verb in ("pick", "order"):
+        values = {"card": card(rest[0]).name}
     elif verb == "next":
         values = {"button_next": term(lang, "button_next")}
     elif verb == "end":

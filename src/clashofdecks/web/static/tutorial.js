@@ -12,6 +12,7 @@ import { h } from "./dom.js";
 import { placesByCard, ruleWords, stepParts } from "./frame.js";
 import { currentView, go, mount, stillShowing } from "./page.js";
 import { rulesToggle, showRules } from "./panels.js";
+import { setupBoard } from "./setup.js";
 import { closeSocket } from "./socket.js";
 import { state } from "./store.js";
 import { failText, t } from "./words.js";
@@ -87,7 +88,10 @@ function renderTutorial() {
     h("span", {}, t("turn") + " " + board.turn),
     h("span", {}, t("phase") + ": " + t(board.phase)),
     board.phase !== "over" ? h("span", { "data-testid": "mana" }, t("mana") + ": " + board.view.mana) : null);
-  const drawn = boardView(board.view, 0, tutorialFrame(board));
+  // The draft is a setup stage (setup.js draws it, without its game clicks); the rest is a board.
+  const drawn = board.setup
+    ? setupBoard({ setup: board.setup, to_move: 0, legal: [], players: board.players, build: null })
+    : boardView(board.view, 0, tutorialFrame(board));
   if (!answer) decorate(drawn, step);
   children.push(h("section", { class: "board-wrap" }, status, drawn, rulesToggle()));
   root.replaceChildren(...children);
@@ -157,6 +161,7 @@ function decorateCard(el, id, want) {
 // selected card may go is a drop target; the step's own card and place are highlighted.  Any legal
 // choice is sent, so a wrong one gets the server's "not quite".
 function decorate(board, step) {
+  if (decorateChoice(board, step)) return;
   const want = stepParts(step.action);
   const byCard = placesByCard(step.legal);
   for (const el of board.querySelectorAll('[data-testid="my-hand"] [data-card]')) {
@@ -177,6 +182,27 @@ function decorate(board, step) {
     clickable(el, () => tutorialAct(action));
   }
   board.prepend(h("p", { class: "choose" }, t("choose_target", { card: cardName(tutorial.selected) })));
+}
+
+// A draft pick (R2.4) or a return order (R3.9): one click on a card is the whole action (with two
+// creatures destroyed together, the one clicked returns first).  False when the step is neither.
+function decorateChoice(board, step) {
+  const verb = step.action.split(" ")[0];
+  if (verb !== "pick" && verb !== "order") return false;
+  const where = verb === "pick" ? ".revealed [data-card]" : "[data-testid=order] [data-card]";
+  const want = step.action.split(" ")[1];
+  for (const el of board.querySelectorAll(where)) {
+    const id = el.getAttribute("data-card");
+    const action = verb === "pick" ? "pick " + id : step.legal.find((a) => a.split(" ")[1] === id);
+    if (!action || !step.legal.includes(action)) continue;
+    el.setAttribute("data-select", id);
+    el.setAttribute("role", "button");
+    el.setAttribute("aria-label", cardName(id));
+    el.classList.add("choosable");
+    if (id === want) el.classList.add("tutorial-spot");
+    clickable(el, () => tutorialAct(action));
+  }
+  return true;
 }
 
 async function tutorialAct(action) {
