@@ -14,6 +14,7 @@ Automaten" and "ist {name} am Zug" reads "ist der Automat am Zug".
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Final
 
 #: The things the glossary names.
@@ -167,7 +168,7 @@ def grammar(lang: str) -> dict[str, object]:
     return {"nouns": nouns, "accusative_after": sorted(_ACCUSATIVE_AFTER)}
 
 
-def german_names(template: str, values: dict[str, object]) -> str:
+def german_names(template: str, values: Mapping[str, object]) -> str:
     """``template`` with each placeholder whose value is a German common-noun name replaced by the
     name's form for the word before it ("von {who}" -> "des Automaten"); other placeholders stay."""
 
