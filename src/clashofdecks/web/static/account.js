@@ -101,8 +101,11 @@ export function accountPage(notice) {
     const form = e && e.target instanceof HTMLFormElement ? e.target : null;
     try { await fn(); } catch (x) {
       if (!stillShowing(view)) return;
-      if (form && form.isConnected) form.append(h("p", { class: "error", role: "alert", "data-testid": "form-error" }, failText(x)));
-      else err.textContent = failText(x);
+      if (form && form.isConnected) {
+        const line = h("p", { class: "error", role: "alert", "data-testid": "form-error" }, failText(x));
+        form.append(line);
+        line.scrollIntoView({ block: "nearest" });
+      } else err.textContent = failText(x);
     }
   };
   const sections = [];

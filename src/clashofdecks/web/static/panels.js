@@ -2,7 +2,7 @@
 // the log and the game-over box.
 import { clockLeft, clockText } from "./clock.js";
 import { gamePhaseButtons } from "./direct.js";
-import { h } from "./dom.js";
+import { h, showRules } from "./dom.js";
 import { chanceWords, eventText, playerName, promptText, reasonText, ruleWords } from "./frame.js";
 import { redraw } from "./page.js";
 import { act, send } from "./socket.js";
@@ -44,14 +44,14 @@ function actionLine() {
   return line;
 }
 
-// Rule numbers are hidden unless the player turns them on (localStorage clash.rules).
-export function showRules() { return localStorage.getItem("clash.rules") === "on"; }
+// Rule numbers are hidden unless the player turns them on (frame.js's showRules).
+export { showRules };
 export function ruleLabel(rule) { return rule && showRules() ? h("span", { class: "rule" }, rule + " ") : ""; }
 export function eventLine(e) { return [ruleLabel(e.rule), ruleWords(eventText(e, state.frame), showRules())]; }
-export function rulesToggle() {
+export function rulesToggle(redrawn = redraw) {
   return h("label", { class: "notation-toggle" },
     h("input", { type: "checkbox", "data-testid": "rules-toggle", checked: showRules(),
-      onchange: (e) => { localStorage.setItem("clash.rules", e.target.checked ? "on" : "off"); redraw(); } }),
+      onchange: (e) => { localStorage.setItem("clash.rules", e.target.checked ? "on" : "off"); redrawn(); } }),
     " ", t("show_rules"));
 }
 
@@ -147,7 +147,7 @@ export function gameOver(f) {
   const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
   return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog", "aria-label": t("game_over") },
     h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; redraw(); } }, state.overFolded ? "▴" : "▾"),
-    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
+    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, ruleWords(reasonText(f), showRules())),
     h("div", { class: "row" },
       h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
       h("a", { class: "button", href: "/api/games/" + f.game + "/record", download: "clash-" + f.game + ".json", "data-testid": "export" }, t("export")),

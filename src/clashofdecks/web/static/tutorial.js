@@ -93,7 +93,7 @@ function renderTutorial() {
     ? setupBoard({ setup: board.setup, to_move: 0, legal: [], players: board.players, build: null })
     : boardView(board.view, 0, tutorialFrame(board));
   if (!answer) decorate(drawn, step);
-  children.push(h("section", { class: "board-wrap" }, status, drawn, rulesToggle()));
+  children.push(h("section", { class: "board-wrap" }, status, drawn, rulesToggle(renderTutorial)));
   root.replaceChildren(...children);
   showSpot();
 }
