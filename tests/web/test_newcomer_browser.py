@@ -79,6 +79,8 @@ def test_the_tutorial_on_a_phone_keeps_its_spot_on_screen_names_the_buttons_and_
         for label in page.locator("#tutorial .lesson button[data-testid]").all_inner_texts():
             assert label in buttons, f"{step.id}: {label!r} is not a button of the game"
         assert on_screen(page, ".tutorial-spot"), f"{step.id}: the highlighted element is off screen"
+        if step.id == "draft":  # a pick is free: no mana is shown while drafting
+            assert page.locator("#tutorial [data-testid=mana]").count() == 0
         if step.id in ("mana", "return_order", "draft"):
             page.screenshot(path=str(shots / f"tutorial-{step.id.replace('_', '-')}-{lang}-phone.png"))
         page.locator(".tutorial-spot").first.tap()

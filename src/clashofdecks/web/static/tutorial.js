@@ -87,7 +87,8 @@ function renderTutorial() {
   const status = h("div", { class: "status" },
     h("span", {}, t("turn") + " " + board.turn),
     h("span", {}, t("phase") + ": " + t(board.phase)),
-    board.phase !== "over" ? h("span", { "data-testid": "mana" }, t("mana") + ": " + board.view.mana) : null);
+    // No mana in the draft: a pick is free (the mana on a card is paid when it is played).
+    !["over", "setup"].includes(board.phase) ? h("span", { "data-testid": "mana" }, t("mana") + ": " + board.view.mana) : null);
   // The draft is a setup stage (setup.js draws it, without its game clicks); the rest is a board.
   const drawn = board.setup
     ? setupBoard({ setup: board.setup, to_move: 0, legal: [], players: board.players, build: null })
