@@ -161,10 +161,13 @@ def test_while_the_automaton_plays_the_status_says_so_with_a_line_per_action(
     assert page.inner_text("[data-testid=to-move]") == "Der Automat ist am Zug…"
     page.screenshot(path=str(shots / "game-automaton-turn-de-phone.png"))
     lines: set[str] = set()
+    turns: set[str] = set()
     while page.evaluate(ACTING):
         lines.add(page.inner_text("[data-testid=action-line]"))
+        turns.add(page.inner_text("[data-testid=turn]"))
         page.wait_for_timeout(100)
     assert any("Automat" in line for line in lines), lines
+    assert "Zug 2" in turns, turns  # the automaton's turn is counted while it plays
     # The player's own prompt is back only with their decision.
     page.wait_for_selector("#game [data-action]")
     assert page.inner_text("[data-testid=to-move]") == "Deine Entscheidung"

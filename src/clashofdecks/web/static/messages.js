@@ -6,7 +6,7 @@ import { go, redraw } from "./page.js";
 import { eventLine, renderLog } from "./panels.js";
 import { openSocket, send } from "./socket.js";
 import { state } from "./store.js";
-import { errorText, t } from "./words.js";
+import { errorText, hasWord, t } from "./words.js";
 
 // Opens the game's socket and says hello (again after a lost connection, waiting longer each time).
 export function connect() {
@@ -102,6 +102,14 @@ function sayWhoActs(e) {
   const f = state.frame;
   const who = document.querySelector("#game [data-testid=to-move]");
   if (!f || !who || e.player === undefined || e.player === null || !ACTS.has(e.kind)) return;
+  // A new turn while the events play: the status counts it at once (and its phases as they come).
+  const turn = document.querySelector("#game [data-testid=turn]");
+  if (e.kind === "turn_started" && turn && e.amount) turn.textContent = t("turn") + " " + e.amount;
+  const mana = document.querySelector("#game [data-testid=mana]");
+  if (e.kind === "turn_started" && mana && typeof e.value === "number") mana.textContent = t("mana") + ": " + e.value;
+  const phase = document.querySelector("#game [data-testid=phase]");
+  const phaseNow = e.kind === "turn_started" ? "summon" : e.kind === "phase_changed" ? e.detail : null;
+  if (phase && phaseNow && hasWord(phaseNow)) phase.textContent = t("phase") + ": " + t(phaseNow);
   const mine = (f.seats || []).includes(e.player);
   who.textContent = mine ? t("your_turn") : t("acting", { name: playerName(f, e.player) });
   who.dataset.acting = mine ? "" : String(e.player);

@@ -18,8 +18,8 @@ function whoMoves(f) {
 
 export function statusBar(f, me) {
   const items = [];
-  items.push(h("span", {}, t("turn") + " " + f.turn));
-  items.push(h("span", {}, t("phase") + ": " + t(f.phase)));
+  items.push(h("span", { "data-testid": "turn" }, t("turn") + " " + f.turn));
+  items.push(h("span", { "data-testid": "phase" }, t("phase") + ": " + t(f.phase)));
   if (f.view) items.push(h("span", { "data-testid": "mana" }, t("mana") + ": " + f.view.mana));
   items.push(h("strong", { "data-testid": "to-move" }, whoMoves(f)));
   if (f.seat === null) items.push(h("em", {}, t("spectating")));
