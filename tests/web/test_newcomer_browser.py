@@ -311,3 +311,15 @@ def test_errors_a_player_meets_are_in_their_language_next_to_their_cause(
     assert on_screen(page, "form [data-testid=form-error]") and on_screen(page, "[data-testid=login]")
     page.screenshot(path=str(shots_dir(tmp_path) / "account-wrong-password-de-phone.png"))
     page.context.close()
+
+
+def test_not_quite_names_the_button_the_game_shows() -> None:
+    """The tutorial's refusal names the phase button as the game labels it in that phase."""
+    from clashofdecks.web.tutorial import not_quite
+
+    steps = {step.id: step for step in tutorial_steps()}
+    assert "„Zum Kampf“" in not_quite(steps["phases"], "de")
+    assert "„Zug beenden“" in not_quite(steps["automaton_turn"], "de")
+    assert "「次の攻撃」" in not_quite(steps["attack_order"], "ja")
+    assert "“End turn”" in not_quite(steps["automaton_turn"], "en")
+    assert "Brute" in not_quite(steps["draft"], "fr") and "Assassin" in not_quite(steps["return_order"], "ja")
