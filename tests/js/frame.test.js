@@ -101,3 +101,18 @@ test("a tutorial step's action: a card and its place, or a button", () => {
   assert.deepEqual([...byCard.get("ZOMBIE").keys()], ["top", "bottom"]);
   assert.equal(byCard.size, 1);
 });
+
+test("rule numbers are left out of a sentence unless the reader asks for them", async () => {
+  const { ruleWords } = await import("../../src/clashofdecks/web/static/frame.js");
+  assert.equal(ruleWords("Draft: take one of the revealed cards (R2.4).", false), "Draft: take one of the revealed cards.");
+  assert.equal(ruleWords("7 cards, 7 mana (R3.1, R3.2).", false), "7 cards, 7 mana.");
+  assert.equal(ruleWords("使える（R3.1）。", false), "使える。");
+  assert.equal(ruleWords("R5 呪文：1ダメージ", false), "呪文：1ダメージ");
+  assert.equal(ruleWords("Draft (R2.4).", true), "Draft (R2.4).");
+});
+
+test("a rule number inside a sentence goes too", async () => {
+  const { ruleWords } = await import("../../src/clashofdecks/web/static/frame.js");
+  assert.equal(ruleWords("手札があなたの命です。R4.2 一番右に達すると", false), "手札があなたの命です。一番右に達すると");
+  assert.equal(ruleWords("Your hand is your life. R4.2 At the right end", false), "Your hand is your life. At the right end");
+});

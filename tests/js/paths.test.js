@@ -4,14 +4,15 @@ import { test } from "node:test";
 
 import { inviteOf, pageOf } from "../../src/clashofdecks/web/static/paths.js";
 
-test("each address opens its page; anything else is the lobby", () => {
+test("each address opens its page; anything else is not found", () => {
   assert.deepEqual(pageOf("/g/abc123"), ["game", "abc123"]);
   assert.deepEqual(pageOf("/r/abc123"), ["replay", "abc123"]);
   assert.deepEqual(pageOf("/p/guest-3f.9_x"), ["player", "guest-3f.9_x"]);
   for (const page of ["rules", "tutorial", "account", "leaderboard"]) assert.deepEqual(pageOf("/" + page), [page, null]);
   assert.deepEqual(pageOf("/"), ["lobby", null]);
-  assert.deepEqual(pageOf("/g/a-b"), ["lobby", null]);
-  assert.deepEqual(pageOf("/g/abc/extra"), ["lobby", null]);
+  assert.deepEqual(pageOf("/g/a-b"), ["notfound", "/g/a-b"]);
+  assert.deepEqual(pageOf("/g/abc/extra"), ["notfound", "/g/abc/extra"]);
+  assert.deepEqual(pageOf("/nowhere"), ["notfound", "/nowhere"]);
 });
 
 test("an invite's tokens and its rated offer (only with a token)", () => {

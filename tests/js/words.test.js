@@ -30,3 +30,14 @@ test("every placeholder is filled, as text", () => {
   assert.equal(t("undo", { unused: 1 }), "Rückgängig");
   assert.equal(timeControlName("3+2"), "3 Min + 2 s");
 });
+
+test("a German common-noun name takes its article and case from the word before it", () => {
+  state.words = { hand_of: "Hand von {name}", acting: "{name} ist am Zug", wait: "Warte auf {name}…", you: "Du bist {name}" };
+  state.grammar = { nouns: { Automat: { nom: "der Automat", acc: "den Automaten", gen: "des Automaten" } }, accusative_after: ["auf"] };
+  try {
+    assert.equal(t("hand_of", { name: "Automat" }), "Hand des Automaten");
+    assert.equal(t("acting", { name: "Automat" }), "Der Automat ist am Zug");
+    assert.equal(t("wait", { name: "Automat" }), "Warte auf den Automaten…");
+    assert.equal(t("hand_of", { name: "Anna" }), "Hand von Anna");
+  } finally { state.grammar = {}; }
+});

@@ -186,8 +186,10 @@ def test_the_custom_build_and_bans_by_direct_play(server: ServerProcess, browser
 @pytest.mark.parametrize("lang", LANGS)
 def test_direct_play_and_card_help_in_every_language(server: ServerProcess, browser: Any, lang: str) -> None:
     """The shorter path: a precon deck chosen by a click, the first turns played directly, and a
-    card's help in the page's language (cost, attack/health, each ability with its rule number)."""
+    card's help in the page's language (cost, attack/health, each ability with its rule number, the
+    rule numbers shown as the setting asks)."""
     context = new_context(browser, lang, viewport=PHONE, has_touch=True)
+    context.add_init_script("localStorage.setItem('clash.rules', 'on')")
     page = context.new_page()
     start_solo(page, server, "precon")
     page.wait_for_selector("[data-deck]")

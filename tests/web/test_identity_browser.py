@@ -160,7 +160,7 @@ def test_an_account_continues_a_guest_game_on_a_second_device(
     desk.fill("[data-testid=login-username]", "grace")
     desk.fill("[data-testid=login-password]", "not the passphrase")
     desk.click("[data-testid=login]")
-    desk.wait_for_selector("[data-testid=account-error]:has-text('wrong username or password')")
+    desk.wait_for_selector("form [data-testid=form-error]:has-text('Wrong username or password.')")
     desk.fill("[data-testid=login-password]", "a long passphrase")
     desk.click("[data-testid=login]")
     desk.wait_for_selector("h2:has-text('Signed in as grace')")
@@ -245,7 +245,7 @@ def test_sign_out_and_delete_the_account(server: ServerProcess, browser: Any) ->
     page.fill("[data-testid=login-username]", "leaver")
     page.fill("[data-testid=login-password]", "leaving soon")
     page.click("[data-testid=login]")
-    page.wait_for_selector("[data-testid=account-error]:has-text('wrong username or password')")
+    page.wait_for_selector("form [data-testid=form-error]:has-text('Wrong username or password.')")
     _status, lobby = server.get("/api/lobby")
     assert [g["players"] for g in lobby["open"] if g["id"] == game] == [["deleted player", "deleted player"]]
     ctx.close()

@@ -56,6 +56,12 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
     middleware.append(Middleware(SecurityHeaders))
     if "*" not in server.config.allowed_hosts:  # another host name: a DNS rebinding page (403/400)
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(server.config.allowed_hosts)))
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    pages = PageRoutes(server, limits)
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={404: pages.not_found},
+    )
     app.state.server = server
     return app

@@ -38,6 +38,7 @@ class PageRoutes(RouteGroup):
     async def words(self, request: Request) -> Response:
         """The page's words in one language (the catalog's ``web.`` messages), English under them for
         any key the language lacks, and the languages to offer."""
+        from ..words.glossary import grammar
         from ..words.i18n import language_name, languages, web_words
 
         lang = request.query_params.get("lang", "en")
@@ -48,6 +49,7 @@ class PageRoutes(RouteGroup):
             "languages": [{"code": code, "name": language_name(code)} for code in languages()],
             "words": web_words(lang),
             "fallback": web_words("en") if lang != "en" else {},
+            "grammar": grammar(lang),
         }
         return JSONResponse(body, headers={"Cache-Control": "max-age=3600"})
 
@@ -90,6 +92,18 @@ class PageRoutes(RouteGroup):
             return JSONResponse(try_step(index, action, lang))
         except ClashError as exc:  # a bad request, or action text that names no action
             return JSONResponse({"error": str(exc)}, status_code=400)
+
+    async def not_found(self, request: Request, exc: Exception) -> Response:
+        """An unknown address: the page itself with status 404 (its script shows a styled "not found"
+        in the reader's language, with the way back); under ``/api/`` and ``/static/`` a plain answer."""
+        path = request.url.path
+        if path.startswith(("/api/", "/static/", "/ws", "/metrics")):
+            return JSONResponse({"error": "not found", "code": "not_found"}, status_code=404)
+        return HTMLResponse(
+            index_html(),
+            status_code=404,
+            headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"},
+        )
 
     async def favicon(self, request: Request) -> Response:
         # Browsers ask /favicon.ico of every site; without it each page logs a 404 in the console.

@@ -21,6 +21,7 @@ from ..cards import card
 from ..errors import ClashError
 from ..position import load_position, view
 from ..rules import Game
+from ..words.glossary import term
 from ..words.i18n import LANGUAGES, t
 from .games import event_json, game_abilities
 
@@ -53,19 +54,35 @@ _WHAT: Final = {
         "fr": "cette étape lance {card} sur {target}",
         "ja": "この手順では{card}を{target}に唱えます",
     },
+    "pick": {
+        "en": "this step takes {card} into your deck",
+        "de": "in diesem Schritt nimmst du {card} in dein Deck",
+        "fr": "cette étape prend {card} dans votre deck",
+        "ja": "この手順では{card}をデッキに取ります",
+    },
+    "order": {
+        "en": "this step brings {card} back first",
+        "de": "in diesem Schritt kehrt {card} zuerst zurück",
+        "fr": "cette étape fait revenir {card} en premier",
+        "ja": "この手順では{card}を先に戻します",
+    },
     "next": {
-        "en": "this step asks for the next attack (the “Next attack” button)",
-        "de": "in diesem Schritt ist der nächste Angriff dran (die Taste „Nächster Angriff“)",
-        "fr": "cette étape demande l'attaque suivante (le bouton « Attaque suivante »)",
-        "ja": "この手順では次の攻撃です（「次の攻撃」ボタン）",
+        "en": "this step asks for the next attack (the “{button_next}” button)",
+        "de": "in diesem Schritt ist der nächste Angriff dran (die Taste „{button_next}“)",
+        "fr": "cette étape demande l'attaque suivante (le bouton « {button_next} »)",
+        "ja": "この手順では次の攻撃です（「{button_next}」ボタン）",
     },
     "end": {
-        "en": "this step ends the phase (the “End” button)",
-        "de": "in diesem Schritt endet die Phase (die Taste „Ende“)",
-        "fr": "cette étape termine la phase (le bouton « Fin »)",
-        "ja": "この手順ではフェイズを終えます（「終了」ボタン）",
+        "en": "this step ends the phase (the “{button}” button)",
+        "de": "in diesem Schritt endet die Phase (die Taste „{button}“)",
+        "fr": "cette étape termine la phase (le bouton « {button} »)",
+        "ja": "この手順ではフェイズを終えます（「{button}」ボタン）",
     },
 }
+#: The glossary's words a tutorial text names through a placeholder: the buttons.  The click
+#: ({click}, {Click}) is left to the page, which knows whether it is a tap (``click_words``).
+_BUTTONS: Final = ("button_combat", "button_end_turn", "button_next")
+_CLICKS: Final = ("click", "Click", "tap", "Tap")
 _LANE_WORD: Final = {
     "en": {"top": "top", "bottom": "bottom"},
     "de": {"top": "oben", "bottom": "unten"},
@@ -163,15 +180,31 @@ def _names(game: Game, lang: str) -> tuple[str, str]:
     return t(lang, "player"), other
 
 
+def _setup(seen: dict[str, Any]) -> dict[str, Any] | None:
+    """A setup position's stage in the page's terms, as game frames carry it (``setup_view``)."""
+    setup = seen.get("setup")
+    if setup is None:
+        return None
+    return {
+        "format": setup["format"],
+        "revealed": list(setup["revealed"]),
+        "cards": [list(c) for c in setup["cards"]],
+        "decks_taken": list(setup["decks"]),
+        "face_down": len(setup["pool"]),
+    }
+
+
 def _board(game: Game, lang: str) -> dict[str, Any]:
     """What the page draws a board from: the learner's view (R9), as a game frame carries it."""
     over = game.outcome is not None
     learner, other = _names(game, lang)
+    seen = view(game, LEARNER)
     return {
+        "setup": _setup(seen),
         "mode": "solo" if game.is_solo else "duel",
         "turn": game.turn,
         "phase": "over" if over else game.phase,
-        "view": view(game, LEARNER),
+        "view": seen,
         "playable": [] if over else game.playable_cards(LEARNER),
         "legal": [] if over or game.current_player != LEARNER else game.legal_action_texts(),
         "abilities": game_abilities(game),
@@ -180,6 +213,19 @@ def _board(game: Game, lang: str) -> dict[str, Any]:
             {"name": other, "kind": "automaton" if game.is_solo else "remote"},
         ],
     }
+
+
+def with_buttons(text: str, lang: str) -> str:
+    """A tutorial text with its button placeholders (``{button_end_turn}``) in the glossary's words,
+    the words of the game's own buttons."""
+    for name in _BUTTONS:
+        text = text.replace("{" + name + "}", term(lang, name))
+    return text
+
+
+def click_words(lang: str) -> dict[str, str]:
+    """The glossary's words for ``{click}``/``{Click}`` with a mouse and on a touch screen."""
+    return {name: term(lang, name) for name in _CLICKS}
 
 
 def step_json(index: int, lang: str) -> dict[str, Any]:
@@ -191,7 +237,7 @@ def step_json(index: int, lang: str) -> dict[str, Any]:
         "id": step.id,
         "rules": list(step.rules),
         "title": words["title"],
-        "before": words["before"],
+        "before": with_buttons(words["before"], lang),
         "action": step.action,
         **_board(step.game(), lang),
     }
@@ -200,7 +246,11 @@ def step_json(index: int, lang: str) -> dict[str, Any]:
 def tutorial_json(lang: str) -> dict[str, Any]:
     """``GET /api/tutorial``: every step in ``lang``."""
     steps = tutorial_steps()
-    return {"lang": lang, "steps": [step_json(i, lang) for i in range(len(steps))]}
+    return {
+        "lang": lang,
+        "clicks": click_words(lang),
+        "steps": [step_json(i, lang) for i in range(len(steps))],
+    }
 
 
 def not_quite(step: TutorialStep, lang: str) -> str:
@@ -213,6 +263,14 @@ def not_quite(step: TutorialStep, lang: str) -> str:
         player, lane, pos = rest[1].split(".")
         target = step.game().lane(int(player), lane)[int(pos)]["card"]
         values = {"card": card(rest[0]).name, "target": card(str(target)).name}
+    elif verb in ("pick", "order"):
+        values = {"card": card(rest[0]).name}
+    elif verb == "next":
+        values = {"button_next": term(lang, "button_next")}
+    elif verb == "end":
+        # The phase button's name is the one the game shows in that phase.
+        name = "button_end_turn" if step.game().phase == "combat" else "button_combat"
+        values = {"button": term(lang, name)}
     what = _WHAT[verb][lang].format(**values)
     return _NOT_QUITE[lang].format(what=what)
 
@@ -234,7 +292,7 @@ def try_step(index: int, action: str, lang: str) -> dict[str, Any]:
     body: dict[str, Any] = {
         "ok": True,
         "index": index,
-        "after": step.text[lang]["after"],
+        "after": with_buttons(step.text[lang]["after"], lang),
         "events": [event_json(e, lang, names) for e in events],
         **_board(game, lang),
     }

@@ -99,7 +99,8 @@ def event_sentence(event: Event, ctx: Context) -> str:
             tcard=card_name(event.target_card, lang),
             tgt=ctx.name(event.target_player),
             lane=lane,
-            pos=event.position if event.position is not None else "",
+            # Places are counted from 1 for readers (the notation counts from 0).
+            pos=event.position + 1 if event.position is not None else "",
         )
     if k is EventKind.DAMAGED:
         role = (

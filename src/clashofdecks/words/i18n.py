@@ -22,6 +22,7 @@ from typing import Final
 
 from ..cards import ABILITY_NAMES
 from . import catalog
+from .glossary import german_names
 
 #: The languages with a catalog when the program started, English first (see :func:`languages`).
 LANGUAGES: Final = catalog.languages()
@@ -58,7 +59,8 @@ _FR_ELISION = re.compile(r"(?<![\w'])([Dd])e (?=[AEIOUYÉÈÊÂÎ])")
 
 
 def _finish(template: str, lang: str, values: dict[str, object]) -> str:
-    text = template.format(**values)
+    # German names the automaton and the opponent by a common noun, with its article and case.
+    text = (german_names(template, values) if lang == "de" else template).format(**values)
     if lang == "fr":
         text = _FR_ELISION.sub(r"\1'", text)
     if template.startswith(("{name}", "{who}", "{loser}", "{winner}")) and text[:1].islower():

@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import { currentView, go, mount, stillShowing } from "./page.js";
 import { closeSocket } from "./socket.js";
 import { state } from "./store.js";
-import { t } from "./words.js";
+import { failText, t } from "./words.js";
 
 // A first visit gets a guest identity (no sign-up to play); a browser of the former release is
 // recognised by /api/me once.  If the server refuses (too many new identities from this address),
@@ -119,10 +119,20 @@ export function accountPage(notice) {
   const me = state.me || { identity: null };
   const status = h("p", { class: "muted", role: "status", "data-testid": "account-status" }, notice || "");
   const err = h("p", { class: "error", role: "alert", "data-testid": "account-error" });
+  // A refusal is said in the form that was sent (on a phone the page's foot is out of sight).
   const run = (fn) => async (e) => {
     if (e) e.preventDefault();
     err.textContent = ""; status.textContent = "";
-    try { await fn(); } catch (x) { if (stillShowing(view)) err.textContent = t("error") + ": " + x.message; }
+    document.querySelectorAll("[data-testid=form-error]").forEach((el) => el.remove());
+    const form = e && e.target instanceof HTMLFormElement ? e.target : null;
+    try { await fn(); } catch (x) {
+      if (!stillShowing(view)) return;
+      if (form && form.isConnected) {
+        const line = h("p", { class: "error", role: "alert", "data-testid": "form-error" }, failText(x));
+        form.append(line);
+        line.scrollIntoView({ block: "nearest" });
+      } else err.textContent = failText(x);
+    }
   };
   const sections = [];
   if (!me.identity) sections.push(h("section", { class: "panel" }, h("p", {}, t("no_identity")), err));

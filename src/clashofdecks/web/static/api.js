@@ -1,12 +1,25 @@
 // The server's HTTP answers: JSON in and out; the words and the card catalogue loaded into the store.
 import { state } from "./store.js";
-import { pickLang } from "./words.js";
+import { errorText, pickLang } from "./words.js";
 
+// A refusal is thrown as an Error whose message is already in the reader's language (words.js's
+// errorText); its code and status stay on it.
 export async function api(path, options) {
-  const res = await fetch(path, Object.assign({ credentials: "same-origin" }, options || {}));
+  let res;
+  try {
+    res = await fetch(path, Object.assign({ credentials: "same-origin" }, options || {}));
+  } catch (e) {
+    throw refusal("", e.message, 0);
+  }
   const body = await res.json().catch(() => ({ error: "bad reply" }));
-  if (!res.ok) throw new Error(body.error || res.statusText);
+  if (!res.ok) throw refusal(body.code, body.error || res.statusText, res.status);
   return body;
+}
+
+function refusal(code, message, status) {
+  const e = new Error(state.words && Object.keys(state.words).length ? errorText(code, message, status) : message);
+  e.code = code; e.status = status; e.localized = true;
+  return e;
 }
 
 export function postJson(path, body) {
@@ -26,6 +39,7 @@ async function loadWords() {
   state.languages = cat.languages;
   state.words = cat.words;
   state.fallback = cat.fallback;
+  state.grammar = cat.grammar || {};
 }
 
 export async function loadCatalogue() {

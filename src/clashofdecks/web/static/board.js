@@ -69,7 +69,9 @@ function handRow(hand, opts) {
   return h("div", { class: "hand", "data-testid": opts.testid }, hand.map((id) => {
     const isPlayable = playable.has(id) && seenPlayable < 4;
     if (isPlayable) seenPlayable++;
-    const el = cardFace(id, { playable: isPlayable && opts.mine });
+    const targetless = isPlayable && opts.mine && opts.targetless && opts.targetless(id);
+    const el = cardFace(id, { playable: isPlayable && opts.mine && !targetless });
+    if (targetless) whyNot(el, id, opts.targetless(id));
     if (opts.mine && opts.actions && opts.actions.has(id)) {
       el.classList.add("choosable");
       el.tabIndex = 0;
@@ -98,7 +100,16 @@ function automatonRealm(pl, p, name) {
   return h("div", { class: "realm automaton", "data-realm": p }, h("h3", {}, name),
     h("div", { class: "row" },
       h("div", { class: "pile", "data-testid": "automaton-deck", "data-track": p }, t("automaton_deck", { n: deck.length - 1 }), " · ", cardName(deck[deck.length - 1])),
-      h("div", { class: "pile" }, t("discard") + ": ", pl.discard.length ? pl.discard.map((id) => cardFace(id, { small: true })) : t("none"))));
+      discardPile(pl.discard)));
+}
+
+// The automaton's discard pile in one row that scrolls sideways: however long it
+// grows, it never pushes the lanes off a phone's screen.
+function discardPile(ids) {
+  if (!ids.length) return h("div", { class: "pile", "data-testid": "automaton-discard" }, t("discard") + ": ", t("none"));
+  return h("div", { class: "pile discard", "data-testid": "automaton-discard" }, t("discard") + " (" + ids.length + "): ",
+    h("div", { class: "discard-cards", tabindex: "0", role: "group", "aria-label": t("discard") },
+      ids.map((id) => cardFace(id, { small: true }))));
 }
 
 function realm(view, p, f) {
@@ -110,7 +121,35 @@ function realm(view, p, f) {
   return h("div", { class: "realm" + (mine ? " mine" : ""), "data-realm": p },
     h("h3", {}, name, " · ", t("hand")),
     fortressTrack(pl.hand, t("fortress"), p),
-    handRow(pl.hand, { mine, playable: mine && f.phase !== "over" ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand" }));
+    handRow(pl.hand, { mine, playable: mine && f.phase !== "over" ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand",
+      targetless: (id) => targetlessReason(view, f, pl, id, actions) }));
+}
+
+// Why an incantation among the playable cards cannot be cast (R5: it needs a creature to hit), or
+// null: no creature in play at all, or none it may hit now (it is this player's decision, the mana
+// is there, and still no cast is legal: every creature is out of its reach, as Protection is).
+function targetlessReason(view, f, pl, id, actions) {
+  const c = card(id);
+  if (!c || c.kind !== "incantation" || actions.has(id)) return null;
+  const anyCreature = view.players.some((p) => p.lanes && (p.lanes.top.length || p.lanes.bottom.length));
+  if (!anyCreature) return "no_creature";
+  const deciding = f.seats && f.seats.includes(f.to_move) && ["summon", "combat"].includes(f.phase);
+  return deciding && view.mana >= c.cost ? "no_target" : null;
+}
+
+// A playable card that cannot be played now: a tap says why, right under the hand (on a phone the
+// top of the page is out of sight).
+function whyNot(el, id, reason) {
+  el.setAttribute("data-why", reason);
+  el.tabIndex = 0;
+  el.setAttribute("role", "button");
+  const say = () => {
+    document.querySelectorAll("[data-testid=why-not]").forEach((e) => e.remove());
+    const line = h("p", { class: "notice", role: "status", "data-testid": "why-not" }, t("why_" + reason, { card: cardName(id) }));
+    el.closest(".hand").after(line);
+  };
+  el.addEventListener("click", say);
+  onEnter(el, () => say());
 }
 
 // One player's side of a lane: their creatures, each a target when the selected card may go there.

@@ -1,7 +1,8 @@
 // Cards that explain themselves: tap, long press (touch screens) or keyboard focus on a card opens its
 // help, the card's full text in the page's language.
 import { cardHelpLines, cardName, card, isFortress } from "./cards.js";
-import { h } from "./dom.js";
+import { h, showRules } from "./dom.js";
+import { ruleWords } from "./frame.js";
 import { state } from "./store.js";
 import { t } from "./words.js";
 
@@ -24,7 +25,7 @@ export function showCardHelp(info) {
   panel.replaceChildren(
     h("button", { class: "close", "data-testid": "card-help-close", "aria-label": t("close"), title: t("close"), onclick: hideCardHelp }, "×"),
     h("h2", {}, h("span", { lang: "en" }, title), kind ? " · " + kind : ""),
-    h("ul", {}, cardHelpLines(info).map((line) => h("li", {}, line))));
+    h("ul", {}, cardHelpLines(info).map((line) => h("li", {}, ruleWords(line, showRules())))));
   panel.hidden = false;
   document.body.classList.add("help-open");
 }
@@ -56,7 +57,8 @@ function startPress(e) {
 function clickCard(e) {
   if (swallowClick) { swallowClick = false; if (cardAt(e.target) === pressedCard) { e.stopPropagation(); e.preventDefault(); } return; }
   const el = cardAt(e.target);
-  if (el && el.cardHelp && !el.closest("[data-select], [data-drop], [data-build-card]")) showCardHelp(el.cardHelp);
+  // A card that cannot be played now says why on a tap (board.js): its help is a long press away.
+  if (el && el.cardHelp && !el.closest("[data-select], [data-drop], [data-build-card], [data-why]")) showCardHelp(el.cardHelp);
 }
 
 export function listenForCardHelp() {

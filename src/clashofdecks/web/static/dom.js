@@ -47,3 +47,6 @@ export function icon(name) {
 export function onEnter(el, fn) {
   el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); fn(e); } });
 }
+
+// Whether the reader asked for rule numbers (the setting, kept in localStorage clash.rules).
+export function showRules() { return localStorage.getItem("clash.rules") === "on"; }

@@ -23,6 +23,14 @@ export function actionLabel(f, action) {
   return f.labels && i >= 0 && f.labels[i] ? f.labels[i] : null;
 }
 
+// Rule numbers are for those who ask for them (the "rule numbers" setting): without it, a sentence's
+// citations "(R2.4)" / "（R3.1、R3.2）" are left out.
+const RULE_REF = /\s*[(（]R\d+(?:\.\d+[a-z]?)?(?:\s*[,、/]\s*R\d+(?:\.\d+[a-z]?)?)*[)）]/g;
+const RULE_BARE = /(^|[\s。：:])R\d+(?:\.\d+[a-z]?)?\s+/g;
+export function ruleWords(text, show) {
+  return show || !text ? text : text.replace(RULE_REF, "").replace(RULE_BARE, "$1");
+}
+
 // What the player is asked now, in one line: the server's prompt when it sends one, else one of ours.
 export function promptText(f, selected) {
   if (selected && f.seats && f.seats.includes(f.to_move)) return t("choose_target", { card: cardName(selected) });

@@ -19,7 +19,7 @@ function resetGame(id) {
   state.gameId = id; state.watchReason = null;
   state.frame = null; state.log = []; state.selected = null; state.hint = null; state.notice = null;
   state.frames = []; state.animating = false; state.playing = false; state.overFolded = false;
-  state.shownSeat = undefined; state.build = null; state.order = null; state.rematchOffer = null;
+  state.shownSeat = undefined; state.lastEvent = null; state.build = null; state.order = null; state.rematchOffer = null;
 }
 
 // A duel offered as rated: it is rated only if the invitee chooses so too, before taking the seat.
@@ -68,20 +68,27 @@ export function render() {
   const root = document.getElementById("game");
   if (!root || state.playing) return;
   const f = state.frame;
-  if (!f) { root.replaceChildren(h("p", { class: "notice" }, state.notice || "…")); return; }
+  if (!f) {
+    // No game to show (no such game, a refusal): what happened, and the way back.
+    root.replaceChildren(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice || "…"),
+      state.notice ? h("p", {}, h("a", { class: "button", href: "/", "data-testid": "back-lobby" }, t("back_lobby"))) : "");
+    return;
+  }
   const me = f.seat === null ? 0 : f.seat;
   root.dataset.index = String(f.index);
   root.dataset.toMove = String(f.to_move);
   root.dataset.seat = f.seat === null ? "" : String(f.seat);
-  const children = [statusBar(f, me), inviteBar(f)].filter(Boolean);
+  const status = statusBar(f, me);
+  // A notice (a refusal, the opponent away) sits in the status bar, which stays on a phone's screen.
+  if (state.notice) status.append(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice));
+  const children = [status, inviteBar(f)].filter(Boolean);
   if (f.seat === null) children.push(h("p", { class: "notice", "data-testid": "spectator" }, state.watchReason || t("spectating")));
-  if (state.notice) children.push(h("p", { class: "notice", role: "status", "data-testid": "notice" }, state.notice));
   if (f.kind === "hotseat" && f.phase !== "over" && f.seats.length === 2 && f.seat !== state.shownSeat) {
     root.replaceChildren(...children, handover(f));
     return;
   }
   const board = f.setup ? setupBoard(f) : boardView(f.view, me, f);
-  const side = h("aside", { class: "side" }, controls(f), moveList(f), h("div", { class: "ticker", id: "ticker" }), logPanel());
+  const side = h("aside", { class: "side" }, controls(f), moveList(f), logPanel());
   // The game-over box comes before the board: on a phone it sits in the page's flow (it never
   // covers the board), on a desktop it floats in a corner and folds.
   if (f.result) children.push(gameOver(f));

@@ -9,7 +9,7 @@ import { playNowPanel } from "./ratings.js";
 import { closeSocket } from "./socket.js";
 import { state } from "./store.js";
 import { campaignWord, gameLabel, gameLink, threatOption } from "./summaries.js";
-import { t, timeControlName } from "./words.js";
+import { failText, t, timeControlName } from "./words.js";
 
 // The lobby's choices (formats, level, deck, AI, clock, threat, name) by element, as the player left
 // them: a lobby drawn over a lobby (choosing a language draws it again, after the server's answers)
@@ -37,7 +37,7 @@ function restoreChoices(root, choices) {
   }
 }
 
-function showError(err, e) { err.textContent = t("error") + ": " + e.message; }
+function showError(err, e) { err.textContent = failText(e); }
 
 // A new game with the player's name in the page's language (unnamed seats get default names in it).
 async function startGame(body, name, err) {

@@ -6,7 +6,7 @@ import { loadCatalogue } from "./api.js";
 import { listenForCardHelp } from "./cardhelp.js";
 import { gamePage, listenForGameKeys } from "./game.js";
 import { lobbyPage } from "./lobby.js";
-import { go, route, setPages } from "./page.js";
+import { go, notFoundPage, route, setPages } from "./page.js";
 import { leaderboardPage, playerPage } from "./ratings.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
@@ -14,7 +14,7 @@ import { listenForTutorialKeys, tutorialPage } from "./tutorial.js";
 
 setPages({
   game: gamePage, replay: replayPage, rules: rulesPage, tutorial: tutorialPage, account: () => accountPage(),
-  leaderboard: leaderboardPage, player: playerPage, lobby: lobbyPage,
+  leaderboard: leaderboardPage, player: playerPage, lobby: lobbyPage, notfound: notFoundPage,
 });
 
 listenForGameKeys();

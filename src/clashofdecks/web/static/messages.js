@@ -2,12 +2,12 @@
 // order, each frame's events played on the board first; errors, hints, notices and rematches.
 import { applyDelta, baseOf, DeltaError } from "./deltas.js";
 import { h } from "./dom.js";
-import { eventDelay, eventText, REFUSED_SEAT } from "./frame.js";
+import { eventDelay, playerName, REFUSED_SEAT } from "./frame.js";
 import { go, redraw } from "./page.js";
-import { renderLog } from "./panels.js";
+import { eventLine, renderLog } from "./panels.js";
 import { openSocket, send } from "./socket.js";
 import { state } from "./store.js";
-import { t } from "./words.js";
+import { errorText, hasWord, t } from "./words.js";
 
 // The page speaks protocol version 2: after the answer to hello, what changed after a move (docs/web.md).
 export const PROTOCOL = 2;
@@ -88,7 +88,7 @@ function onFrame(f) {
     state.frames.push(f);
     if (!state.animating) nextFrame();
   } else if (f.type === "error") {
-    state.notice = t("error") + ": " + f.message; redraw();
+    state.notice = errorText(f.code, f.message); redraw();
   } else if (f.type === "hint") {
     state.hint = f;
     if (state.notice === t("hint_wait")) state.notice = null;  // answered: the waiting line goes
@@ -111,6 +111,33 @@ function freezeBoard() {
   if (moves) moves.replaceChildren(h("p", { class: "muted" }, "…"));
   document.querySelectorAll("#game [data-action], #game .phase").forEach((el) => el.remove());
   document.querySelectorAll("#game [data-drop]").forEach((el) => el.removeAttribute("data-drop"));
+  // The player's prompt returns with the next frame only (when it is their decision again).
+  const prompt = document.querySelector("#game [data-testid=prompt]");
+  if (prompt) prompt.textContent = "";
+}
+
+// The events that say who acts; the others (damage, destruction, the fortress moving) happen to a
+// player during someone else's action.
+const ACTS = new Set(["turn_started", "phase_changed", "played", "cast", "fizzled", "revealed", "activation_passed",
+  "sprinted", "attacked", "order_chosen", "decision_pending", "setup"]);
+
+// While the events of another seat play, the status says who acts (the automaton, the AI, the
+// opponent) instead of "your decision".
+function sayWhoActs(e) {
+  const f = state.frame;
+  const who = document.querySelector("#game [data-testid=to-move]");
+  if (!f || !who || e.player === undefined || e.player === null || !ACTS.has(e.kind)) return;
+  // A new turn while the events play: the status counts it at once (and its phases as they come).
+  const turn = document.querySelector("#game [data-testid=turn]");
+  if (e.kind === "turn_started" && turn && e.amount) turn.textContent = t("turn") + " " + e.amount;
+  const mana = document.querySelector("#game [data-testid=mana]");
+  if (e.kind === "turn_started" && mana && typeof e.value === "number") mana.textContent = t("mana") + ": " + e.value;
+  const phase = document.querySelector("#game [data-testid=phase]");
+  const phaseNow = e.kind === "turn_started" ? "summon" : e.kind === "phase_changed" ? e.detail : null;
+  if (phase && phaseNow && hasWord(phaseNow)) phase.textContent = t("phase") + ": " + t(phaseNow);
+  const mine = (f.seats || []).includes(e.player);
+  who.textContent = mine ? t("your_turn") : t("acting", { name: playerName(f, e.player) });
+  who.dataset.acting = mine ? "" : String(e.player);
 }
 
 // State frames are shown in order.  A frame's events play first on the board as it was (who hits
@@ -163,9 +190,12 @@ function mark(el, cls, badge) {
 
 function playEvent(e) {
   renderLog();
+  sayWhoActs(e);
+  // The line in the status bar (on a phone the status stays on screen, the side panel does not).
+  state.lastEvent = e;
   const ticker = document.getElementById("ticker");
   if (ticker) {
-    ticker.replaceChildren(e.rule ? h("span", { class: "rule" }, e.rule) : "", " ", eventText(e, state.frame));
+    ticker.replaceChildren(...eventLine(e));
     ticker.className = "ticker kind-" + e.kind;
   }
   const me = boardCard(e.player, e.card);

@@ -56,3 +56,15 @@ export function mount(...nodes) {
   const app = document.getElementById("app");
   app.replaceChildren(header(), ...nodes);
 }
+
+// An address the app does not know (the server answered it with 404): said in the reader's
+// language, with the way back to the lobby and to the tutorial.
+export function notFoundPage() {
+  mount(h("main", { class: "lobby not-found", "data-testid": "not-found" },
+    h("section", { class: "panel" },
+      h("h1", {}, t("not_found_title")),
+      h("p", {}, t("not_found_text")),
+      h("div", { class: "row" },
+        h("a", { class: "button primary", href: "/", "data-testid": "not-found-back" }, t("back_lobby")),
+        h("a", { class: "button", href: "/tutorial" }, t("tutorial"))))));
+}

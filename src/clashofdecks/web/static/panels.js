@@ -2,8 +2,8 @@
 // the log and the game-over box.
 import { clockLeft, clockText } from "./clock.js";
 import { gamePhaseButtons } from "./direct.js";
-import { h } from "./dom.js";
-import { chanceWords, eventText, playerName, promptText, reasonText } from "./frame.js";
+import { h, showRules } from "./dom.js";
+import { chanceWords, eventText, playerName, promptText, reasonText, ruleWords } from "./frame.js";
 import { redraw } from "./page.js";
 import { act, send } from "./socket.js";
 import { state } from "./store.js";
@@ -18,20 +18,41 @@ function whoMoves(f) {
 
 export function statusBar(f, me) {
   const items = [];
-  items.push(h("span", {}, t("turn") + " " + f.turn));
-  items.push(h("span", {}, t("phase") + ": " + t(f.phase)));
+  items.push(h("span", { "data-testid": "turn" }, t("turn") + " " + f.turn));
+  items.push(h("span", { "data-testid": "phase" }, t("phase") + ": " + t(f.phase)));
   if (f.view) items.push(h("span", { "data-testid": "mana" }, t("mana") + ": " + f.view.mana));
   items.push(h("strong", { "data-testid": "to-move" }, whoMoves(f)));
   if (f.seat === null) items.push(h("em", {}, t("spectating")));
   else items.push(h("span", {}, t("you_are", { name: playerName(f, me) })));
   // The status stays on screen while the page scrolls (phones): whose turn, mana, the prompt and
   // the phase buttons.
-  const prompt = promptText(f, state.selected);
+  const prompt = ruleWords(promptText(f, state.selected), showRules());
   return h("div", { class: "status" },
     h("div", { class: "status-facts", role: "status" }, items),
     f.clock ? clockBar(f) : null,
     prompt || f.legal.length ? h("div", { class: "status-do" },
-      h("span", { class: "prompt", "data-testid": "prompt" }, prompt), gamePhaseButtons(f)) : null);
+      h("span", { class: "prompt", "data-testid": "prompt" }, prompt), gamePhaseButtons(f)) : null,
+    actionLine());
+}
+
+// The last event played, one line in the status bar: it stays on a phone's screen while the
+// automaton or the AI acts (the log is further down).
+function actionLine() {
+  const e = state.lastEvent;
+  const line = h("p", { class: "ticker" + (e ? " kind-" + e.kind : ""), id: "ticker", "data-testid": "action-line", "aria-live": "polite" });
+  if (e) line.append(...eventLine(e));
+  return line;
+}
+
+// Rule numbers are hidden unless the player turns them on (frame.js's showRules).
+export { showRules };
+export function ruleLabel(rule) { return rule && showRules() ? h("span", { class: "rule" }, rule + " ") : ""; }
+export function eventLine(e) { return [ruleLabel(e.rule), ruleWords(eventText(e, state.frame), showRules())]; }
+export function rulesToggle(redrawn = redraw) {
+  return h("label", { class: "notation-toggle" },
+    h("input", { type: "checkbox", "data-testid": "rules-toggle", checked: showRules(),
+      onchange: (e) => { localStorage.setItem("clash.rules", e.target.checked ? "on" : "off"); redrawn(); } }),
+    " ", t("show_rules"));
 }
 
 function clockBar(f) {
@@ -93,7 +114,7 @@ export function moveList(f) {
     h("input", { type: "checkbox", "data-testid": "notation-toggle", checked: notation,
       onchange: (e) => { localStorage.setItem("clash.notation", e.target.checked ? "on" : "off"); redraw(); } }),
     " ", t("notation"));
-  return h("div", { class: "moves", "data-testid": "moves" }, h("h3", {}, t("moves")), toggle,
+  return h("div", { class: "moves", "data-testid": "moves" }, h("h3", {}, t("moves")), toggle, rulesToggle(),
     h("ol", {}, f.legal.map((a, i) => h("li", {}, h("button", { "data-action": a, title: i < 9 ? String(i + 1) : null,
       class: state.hint && state.hint.action === a ? "hinted" : null, onclick: () => act(a) },
     labels[i] || a, notation ? h("code", { class: "notation", "data-testid": "notation" }, a) : null)))));
@@ -106,7 +127,7 @@ export function renderLog() {
   el.scrollTop = el.scrollHeight;
 }
 function logItems() {
-  return state.log.slice(-200).map((e) => h("li", { class: "log-" + e.kind }, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", eventText(e, state.frame)));
+  return state.log.slice(-200).map((e) => h("li", { class: "log-" + e.kind }, ...eventLine(e)));
 }
 export function logPanel() {
   if (state.logOpen === undefined) state.logOpen = window.innerWidth > 760;
@@ -126,7 +147,7 @@ export function gameOver(f) {
   const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
   return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog", "aria-label": t("game_over") },
     h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; redraw(); } }, state.overFolded ? "▴" : "▾"),
-    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, reasonText(f)),
+    h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, ruleWords(reasonText(f), showRules())),
     h("div", { class: "row" },
       h("a", { class: "button", href: "/r/" + f.game, "data-testid": "open-replay" }, t("replay")),
       h("a", { class: "button", href: "/api/games/" + f.game + "/record", download: "clash-" + f.game + ".json", "data-testid": "export" }, t("export")),

@@ -1,6 +1,7 @@
 // The page's addresses: which page a path opens, and with what.  No DOM (tests/js/paths.test.js).
 
-// [page, argument]: a game, a replay, a player by handle, or a page without one; anything else is the lobby.
+// [page, argument]: a game, a replay, a player by handle, or a page without one; any other address is
+// "not found" (the server answers it with status 404).
 export function pageOf(path) {
   let m;
   if ((m = path.match(/^\/g\/([A-Za-z0-9]+)$/))) return ["game", m[1]];
@@ -10,7 +11,8 @@ export function pageOf(path) {
   if (path === "/account") return ["account", null];
   if (path === "/leaderboard") return ["leaderboard", null];
   if ((m = path.match(/^\/p\/([A-Za-z0-9_.-]+)$/))) return ["player", m[1]];
-  return ["lobby", null];
+  if (path === "/" || path === "") return ["lobby", null];
+  return ["notfound", path];
 }
 
 // The seat tokens of an invite link's fragment (#t=a,b) and whether it offers a rated duel (&rated=1).

@@ -6,7 +6,7 @@ import { currentView, go, mount, stillShowing } from "./page.js";
 import { closeSocket, openSocket } from "./socket.js";
 import { state } from "./store.js";
 import { campaignWord } from "./summaries.js";
-import { t } from "./words.js";
+import { failText, t } from "./words.js";
 
 // ------------------------------------------------------------------ play now (lobby)
 
@@ -110,7 +110,7 @@ export async function playerPage(handle) {
   const view = currentView();
   let p;
   try { p = await api("/api/players/" + encodeURIComponent(handle)); }
-  catch (e) { if (stillShowing(view)) mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, t("error") + ": " + e.message))); return; }
+  catch (e) { if (stillShowing(view)) mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, failText(e)))); return; }
   if (!stillShowing(view)) return;
   const ratingBlocks = Object.entries(p.ratings).map(([fmt, r]) => h("section", { class: "panel", "data-testid": "player-rating", "data-format": fmt },
     h("h3", {}, t(fmt)),

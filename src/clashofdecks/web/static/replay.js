@@ -11,7 +11,7 @@ import { logPanel } from "./panels.js";
 import { setupBoard } from "./setup.js";
 import { closeSocket } from "./socket.js";
 import { state } from "./store.js";
-import { t } from "./words.js";
+import { failText, t } from "./words.js";
 
 // Bumped by each replay page: a retry timer of a page left behind does nothing.
 let replayGeneration = 0;
@@ -60,7 +60,7 @@ export async function replayPage(id) {
   const view = currentView();
   let data;
   try { data = await api("/api/games/" + id + "/replay?lang=" + encodeURIComponent(state.lang)); }
-  catch (e) { if (stillShowing(view)) mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
+  catch (e) { if (stillShowing(view)) mount(h("main", {}, h("p", { class: "error" }, failText(e)))); return; }
   if (!stillShowing(view)) return;
   const n = data.frames.length - 1;
   let i = stepFromHash(location.hash, n);

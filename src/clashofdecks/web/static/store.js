@@ -3,7 +3,8 @@
 // (tests/js/) import it under Node.
 export const state = {
   // The words of the page's language (GET /api/i18n: the catalog's web.* messages, English under them).
-  lang: null, languages: [], words: {}, fallback: {},
+  // German names the automaton by a common noun: its forms (the server's glossary, words.js).
+  lang: null, languages: [], words: {}, fallback: {}, grammar: {},
   // The card catalogue (/api/cards) and the rules summary in the page's language (/api/rules).
   cards: null, rules: null,
   // Who this browser is (/api/me): the identity, its display name, its account if any.
@@ -23,7 +24,7 @@ export const state = {
   selected: null, build: null, order: null, shownSeat: undefined,
   // What the game page says: the events so far, the hint, a one-line notice, a rematch offer, the
   // folded game-over box, the open log, the clocks' ticking timer.
-  log: [], hint: null, notice: null, rematchOffer: null, overFolded: false, logOpen: undefined, clockTimer: null,
+  log: [], lastEvent: null, hint: null, notice: null, rematchOffer: null, overFolded: false, logOpen: undefined, clockTimer: null,
   // The card whose help is open, and whether the player is using the keyboard (focus moves for them).
   help: null, keyboardUser: false,
 };

@@ -9,15 +9,26 @@ import { api, postJson } from "./api.js";
 import { boardView } from "./board.js";
 import { cardName } from "./cards.js";
 import { h } from "./dom.js";
-import { placesByCard, stepParts } from "./frame.js";
+import { placesByCard, ruleWords, stepParts } from "./frame.js";
 import { currentView, go, mount, stillShowing } from "./page.js";
+import { rulesToggle, showRules } from "./panels.js";
+import { setupBoard } from "./setup.js";
 import { closeSocket } from "./socket.js";
 import { state } from "./store.js";
-import { t } from "./words.js";
+import { failText, t } from "./words.js";
 
 // The tutorial's own state (no other module reads it): the steps in their language, the step shown,
 // the card chosen, the server's answer or its "not quite", a step being sent.
-const tutorial = { steps: null, lang: null, index: 0, selected: null, answer: null, wrong: null, busy: false };
+const tutorial = { steps: null, lang: null, clicks: {}, index: 0, selected: null, answer: null, wrong: null, busy: false };
+
+// A lesson's words as the reader needs them: "tap" on a touch screen, "click" with a mouse (the
+// server's glossary words for {click}/{Click}), rule numbers only for those who asked for them.
+function lessonWords(text) {
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  const c = tutorial.clicks;
+  const filled = text.split("{Click}").join(touch ? c.Tap : c.Click).split("{click}").join(touch ? c.tap : c.click);
+  return ruleWords(filled, showRules());
+}
 
 export async function tutorialPage() {
   closeSocket();
@@ -27,7 +38,7 @@ export async function tutorialPage() {
     const data = await api("/api/tutorial?lang=" + state.lang);
     if (!stillShowing(view)) return;
     // A new language shows the same step again, in its words (the answer is redone).
-    tutorial.steps = data.steps; tutorial.lang = state.lang; tutorial.answer = null;
+    tutorial.steps = data.steps; tutorial.clicks = data.clicks || {}; tutorial.lang = state.lang; tutorial.answer = null;
     tutorial.index = Math.min(tutorial.index, data.steps.length - 1);
   }
   tutorial.selected = null; tutorial.wrong = null;
@@ -43,9 +54,9 @@ function tutorialFrame(b) {
 function lessonPanel(step, answer, last) {
   const lesson = h("section", { class: "panel lesson", "data-testid": "tutorial-step", "data-step": step.id, "data-index": String(tutorial.index) },
     h("p", { class: "muted" }, t("tutorial_step", { i: tutorial.index + 1, n: tutorial.steps.length }),
-      " · ", h("span", { class: "rule" }, step.rules.join(", "))),
+      showRules() ? [" · ", h("span", { class: "rule" }, step.rules.join(", "))] : null),
     h("h1", {}, step.title),
-    h("p", { "data-testid": "tutorial-before" }, step.before));
+    h("p", { "data-testid": "tutorial-before" }, lessonWords(step.before)));
   if (tutorial.wrong) lesson.append(h("p", { class: "notice", role: "alert", "data-testid": "tutorial-wrong" }, tutorial.wrong));
   if (!answer) {
     lesson.append(phaseButtons(step));
@@ -54,11 +65,11 @@ function lessonPanel(step, answer, last) {
   lesson.append(
     h("h3", {}, t("tutorial_events")),
     h("ol", { class: "tutorial-events", "data-testid": "tutorial-events" },
-      answer.events.map((e) => h("li", {}, e.rule ? h("span", { class: "rule" }, e.rule) : null, " ", e.text))),
-    h("p", { class: "after", "data-testid": "tutorial-after", role: "status" }, answer.after));
+      answer.events.map((e) => h("li", {}, showRules() && e.rule ? h("span", { class: "rule" }, e.rule + " ") : null, lessonWords(e.text)))),
+    h("p", { class: "after", "data-testid": "tutorial-after", role: "status" }, lessonWords(answer.after)));
   if (!last) {
     lesson.append(h("button", { class: "primary", "data-testid": "tutorial-continue",
-      onclick: () => { tutorial.index++; tutorial.answer = null; tutorial.wrong = null; tutorial.selected = null; renderTutorial(); focusLesson(); } },
+      onclick: () => { tutorial.index++; tutorial.answer = null; tutorial.wrong = null; tutorial.selected = null; toLesson(); } },
     t("tutorial_continue")));
   }
   return lesson;
@@ -76,22 +87,46 @@ function renderTutorial() {
   const status = h("div", { class: "status" },
     h("span", {}, t("turn") + " " + board.turn),
     h("span", {}, t("phase") + ": " + t(board.phase)),
-    board.phase !== "over" ? h("span", { "data-testid": "mana" }, t("mana") + ": " + board.view.mana) : null);
-  const drawn = boardView(board.view, 0, tutorialFrame(board));
+    // No mana in the draft: a pick is free (the mana on a card is paid when it is played).
+    !["over", "setup"].includes(board.phase) ? h("span", { "data-testid": "mana" }, t("mana") + ": " + board.view.mana) : null);
+  // The draft is a setup stage (setup.js draws it, without its game clicks); the rest is a board.
+  const drawn = board.setup
+    ? setupBoard({ setup: board.setup, to_move: 0, legal: [], players: board.players, build: null })
+    : boardView(board.view, 0, tutorialFrame(board));
   if (!answer) decorate(drawn, step);
-  children.push(h("section", { class: "board-wrap" }, status, drawn));
+  children.push(h("section", { class: "board-wrap" }, status, drawn, rulesToggle(renderTutorial)));
   root.replaceChildren(...children);
+  showSpot();
 }
 
+// The highlighted card, place or button stays on screen (a phone shows the lesson above the board
+// and the hand below it): the page scrolls as little as needed to show it whole.
+function showSpot() {
+  const spot = document.querySelector("#tutorial [data-drop].tutorial-spot") || document.querySelector("#tutorial .tutorial-spot");
+  if (spot) spot.scrollIntoView({ block: "nearest", inline: "nearest" });
+}
+
+// A new lesson is read from its top: the page starts there, then scrolls only as far as the spot needs.
+function toLesson() {
+  window.scrollTo(0, 0);
+  focusLesson();
+  renderTutorial();
+}
+
+// The next lesson is read from its title: focus goes there (after the redraw, which shows the spot).
 function focusLesson() {
-  const title = document.querySelector("#tutorial .lesson h1");
-  if (title) { title.tabIndex = -1; title.focus(); }
+  requestAnimationFrame(() => {
+    const title = document.querySelector("#tutorial .lesson h1");
+    if (title) { title.tabIndex = -1; title.focus({ preventScroll: true }); }
+  });
 }
 
 function phaseButtons(step) {
   const want = stepParts(step.action).button;
   const row = h("div", { class: "row" });
-  for (const [verb, label] of [["next", t("next_action")], ["end", t("end")]]) {
+  // The same words as the game's own buttons (direct.js): "To combat" ends Summoning, "End turn" Combat.
+  const end = t(step.phase === "combat" ? "end_turn" : "go_combat");
+  for (const [verb, label] of [["next", t("next_action")], ["end", end]]) {
     if (!step.legal.includes(verb)) continue;
     row.append(h("button", { "data-testid": verb, class: verb === want ? "primary tutorial-spot" : null,
       onclick: () => tutorialAct(verb) }, label));
@@ -127,6 +162,7 @@ function decorateCard(el, id, want) {
 // selected card may go is a drop target; the step's own card and place are highlighted.  Any legal
 // choice is sent, so a wrong one gets the server's "not quite".
 function decorate(board, step) {
+  if (decorateChoice(board, step)) return;
   const want = stepParts(step.action);
   const byCard = placesByCard(step.legal);
   for (const el of board.querySelectorAll('[data-testid="my-hand"] [data-card]')) {
@@ -149,6 +185,27 @@ function decorate(board, step) {
   board.prepend(h("p", { class: "choose" }, t("choose_target", { card: cardName(tutorial.selected) })));
 }
 
+// A draft pick (R2.4) or a return order (R3.9): one click on a card is the whole action (with two
+// creatures destroyed together, the one clicked returns first).  False when the step is neither.
+function decorateChoice(board, step) {
+  const verb = step.action.split(" ")[0];
+  if (verb !== "pick" && verb !== "order") return false;
+  const where = verb === "pick" ? ".revealed [data-card]" : "[data-testid=order] [data-card]";
+  const want = step.action.split(" ")[1];
+  for (const el of board.querySelectorAll(where)) {
+    const id = el.getAttribute("data-card");
+    const action = verb === "pick" ? "pick " + id : step.legal.find((a) => a.split(" ")[1] === id);
+    if (!action || !step.legal.includes(action)) continue;
+    el.setAttribute("data-select", id);
+    el.setAttribute("role", "button");
+    el.setAttribute("aria-label", cardName(id));
+    el.classList.add("choosable");
+    if (id === want) el.classList.add("tutorial-spot");
+    clickable(el, () => tutorialAct(action));
+  }
+  return true;
+}
+
 async function tutorialAct(action) {
   if (tutorial.busy) return;
   tutorial.busy = true;
@@ -157,7 +214,7 @@ async function tutorialAct(action) {
     tutorial.selected = null;
     if (res.ok) { tutorial.answer = res; tutorial.wrong = null; } else tutorial.wrong = res.message;
   } catch (e) {
-    tutorial.wrong = t("error") + ": " + e.message;
+    tutorial.wrong = failText(e);
   } finally {
     tutorial.busy = false;
   }
@@ -172,7 +229,7 @@ function tutorialDone() {
       const res = await postJson("/api/games", { kind: "solo" });
       localStorage.setItem("clash.tokens." + res.id, res.tokens.join(","));
       go("/g/" + res.id);
-    } catch (e) { err.textContent = t("error") + ": " + e.message; }
+    } catch (e) { err.textContent = failText(e); }
   };
   return h("section", { class: "panel tutorial-done", "data-testid": "tutorial-done" },
     h("h2", {}, t("tutorial_done")),
@@ -180,7 +237,7 @@ function tutorialDone() {
     h("div", { class: "row" },
       h("button", { class: "primary", "data-testid": "tutorial-start-game", onclick: start }, t("tutorial_start_game")),
       h("a", { class: "button", href: "/" }, t("back_lobby")),
-      h("button", { "data-testid": "tutorial-again", onclick: () => { tutorial.index = 0; tutorial.answer = null; renderTutorial(); focusLesson(); } }, t("tutorial_again"))),
+      h("button", { "data-testid": "tutorial-again", onclick: () => { tutorial.index = 0; tutorial.answer = null; toLesson(); } }, t("tutorial_again"))),
     err);
 }
 
