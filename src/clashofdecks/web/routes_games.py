@@ -107,7 +107,8 @@ class GameRoutes(RouteGroup):
         }
         if req.kind == "friend":
             # "&rated=1": the invitee's page asks whether to play it rated before taking the seat.
-            offer = "&rated=1" if req.rated else ""
+            # "&hints=1": it asks whether to accept the hints the creator offers.
+            offer = "&rated=1" if req.rated else "&hints=1" if req.hints else ""
             body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}{offer}"
         return JSONResponse(body)
 

@@ -1,6 +1,7 @@
 // The game's socket messages: state frames shown in order, each frame's events played on the board
 // first; errors, hints, notices and rematches.
 import { h } from "./dom.js";
+import { helloExtras, onPresence } from "./fairplay.js";
 import { eventDelay, eventText, REFUSED_SEAT } from "./frame.js";
 import { go, redraw } from "./page.js";
 import { renderLog } from "./panels.js";
@@ -12,7 +13,7 @@ import { t } from "./words.js";
 export function connect() {
   const ws = openSocket();
   state.ws = ws;
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true })); };
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true, ...helloExtras() })); };
   ws.onmessage = (e) => onFrame(JSON.parse(e.data));
   ws.onclose = () => {
     state.notice = t("connection_lost"); redraw();
@@ -54,7 +55,7 @@ function onNotice(f) {
 function onFrame(f) {
   if (f.type === "error" && state.tokens.length && !state.frame && REFUSED_SEAT[f.code]) {
     state.tokens = []; state.watchReason = t(REFUSED_SEAT[f.code]);
-    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang });
+    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang, presence: true });
     return;
   }
   spendInvite(f);
@@ -70,6 +71,8 @@ function onFrame(f) {
     redraw();
   } else if (f.type === "rematch") {
     go("/g/" + f.game);
+  } else if (f.type === "presence") {
+    onPresence(f);
   } else if (f.type === "notice") {
     onNotice(f);
   }

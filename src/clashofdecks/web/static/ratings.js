@@ -1,5 +1,6 @@
 // Rated play: the lobby's "play now" panel (the queue over the page's socket), the leaderboard
 // (/leaderboard) and the player pages (/p/<handle>) with the rating history as inline SVG.
+import { saveDisplayName } from "./account.js";
 import { api } from "./api.js";
 import { h, svg } from "./dom.js";
 import { currentView, go, mount, stillShowing } from "./page.js";
@@ -19,7 +20,13 @@ export function playNowPanel(formats) {
   const button = h("button", { class: "primary", "data-testid": "play-now", onclick: () => join() }, t("play_now_start"));
   actions.append(fmt, button);
 
-  function join() {
+  async function join() {
+    // A name typed just before the tap is this game's name: saved before the queue reads it.
+    const typed = document.getElementById("name");
+    const name = typed ? typed.value.trim() : "";
+    if (name && state.me && state.me.identity && name !== state.me.display_name) {
+      try { await saveDisplayName(name); } catch (e) { status.textContent = t("error") + ": " + e.message; return; }
+    }
     closeSocket();
     const ws = openSocket();
     state.ws = ws;
