@@ -183,7 +183,7 @@ class LiveGame(GameState):
         identity), a clock started once both seats are held, and the page sent the game."""
         async with self.lock:
             await self.sync.catch_up_if_moved(self)  # the copy held here may be older than the store
-            offered = self.rated_offer
+            offered, names = self.rated_offer, [s.name for s in self.seats]
             seats = await self._seats_of(
                 conn, tokens, accept_rated=accept_rated, accept_hints=accept_hints, name=name
             )
@@ -191,8 +191,10 @@ class LiveGame(GameState):
             if started:
                 assert self.clock is not None
                 await self.write(functools.partial(_save_clock, game_id=self.id, clock=clock_row(self.clock)))
-            if (started or offered != self.rated_offer) and self.connections:
-                # The creator's page shows the clock running, and whether the game is rated.
+            renamed = names != [s.name for s in self.seats]
+            if (started or offered != self.rated_offer or renamed) and self.connections:
+                # The creator's page shows the clock running, whether the game is rated, the
+                # invitee's name.
                 await self.broadcast([])
         conn.seats, conn.lang = seats, lang
         self.last_used = time.monotonic()
