@@ -290,3 +290,22 @@ def test_the_invitee_names_its_own_seat_and_default_names_are_the_readers(server
     finally:
         a.close()
         b.close()
+
+
+def test_the_leaderboard_shows_the_readers_own_standing_while_not_listed(server: ServerProcess) -> None:
+    _body, a, b = rated_duel(server)
+    try:
+        through_first_turns(a, b)
+        a.send({"type": "resign"})
+        assert a.wait_state()["result"] is not None
+    finally:
+        a.close()
+        b.close()
+    status, board = server.get("/api/leaderboard?format=precon", session=a.session)
+    assert status == 200
+    assert all(p["handle"] != board["me"]["handle"] for p in board["players"])  # a guest: not listed
+    me = board["me"]
+    assert me["guest"] is True and me["provisional"] is True and me["games"] == 1 and me["losses"] == 1
+    assert me["opponents"] == 1 and me["min_games"] == board["min_games"] and me["rating"] is not None
+    status, anonymous = server.get("/api/leaderboard?format=precon")
+    assert status == 200 and "me" not in anonymous  # no reader: no standing

@@ -4,8 +4,9 @@ each page shows both names, each seat's presence and the abort button, in its ow
 one player leaves and comes back (away, then connected); the player to move idles until the clock
 ends the game (test clock: ``CLASH_TEST_CLOCK_FILE``, no waiting), which ended before each player's
 first turn, so it is aborted and unrated, said in each page's language.  A rated game resigned in the
-setup is aborted and unrated too, "you" win or lose, and the report sent from the game-over box is
-stored.  A friend duel offering hints: the invitee names itself and agrees on the invite page.
+setup is aborted and unrated too, "you" win or lose, the report sent from the game-over box is
+stored, and the leaderboard shows each unlisted guest its own standing and what it takes to appear.
+A friend duel offering hints: the invitee names itself and agrees on the invite page.
 axe-core finds nothing serious on these pages; phone screenshots go to ``CLASH_SCREENSHOT_DIR``."""
 
 from __future__ import annotations
@@ -164,6 +165,15 @@ def test_a_rated_game_resigned_in_the_setup_is_aborted_and_the_report_is_stored(
         de.screenshot(path=str(shots / "fairplay-report-de-phone.png"))
         if _axe():
             found["report de"] = serious_violations(de)
+        # The leaderboard shows each reader's own standing, unlisted: a guest, what it takes to appear.
+        for p, lang in ((de, "de"), (ja, "ja")):
+            p.goto(server.url + "/leaderboard?format=draft")
+            p.wait_for_selector("[data-testid=my-standing] [data-testid=how-to-appear]")
+            assert p.locator("[data-testid=guest-standing]").count() == 1
+            p.screenshot(path=str(shots / f"fairplay-leaderboard-{lang}-phone.png"), full_page=True)
+            if _axe():
+                found[f"leaderboard {lang}"] = serious_violations(p)
+        assert "Konto" in de.inner_text("[data-testid=my-standing]")
     finally:
         for p in (de, ja):
             p.context.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -18,6 +19,7 @@ from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS
 from .routes_common import RouteGroup
+from .standing import standing
 from .store import IdentityRow, StoreError
 
 log = logging.getLogger("clashofdecks.web")
@@ -228,7 +230,13 @@ class AccountRoutes(RouteGroup):
         if include not in ("", "provisional"):
             return self.bad("'include' may only be 'provisional'")
         players = await self.server.run_db(lambda s: s.leaderboard(fmt, provisional=include == "provisional"))
-        return JSONResponse({"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players})
+        body: dict[str, Any] = {"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players}
+        row, _hashed = await self.who(request)
+        if row is not None:  # the reader's own standing, listed or not, and what it takes to appear
+            identity_id = row.id
+            body["me"] = await self.server.run_db(lambda s: standing(s.engine, identity_id, fmt))
+            body["min_opponents"] = body["me"]["min_opponents"]
+        return JSONResponse(body)
 
     async def player(self, request: Request) -> Response:
         handle = request.path_params["handle"]
