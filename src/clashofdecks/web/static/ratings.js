@@ -142,6 +142,8 @@ export async function playerPage(handle) {
   try { p = await api("/api/players/" + encodeURIComponent(handle)); }
   catch (e) { if (stillShowing(view)) mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, t("error") + ": " + e.message))); return; }
   if (!stillShowing(view)) return;
+  // A handle given up for a chosen one: the server answered with the player's page under the new one.
+  if (p.handle !== handle) history.replaceState(null, "", "/p/" + encodeURIComponent(p.handle));
   const ratingBlocks = Object.entries(p.ratings).map(([fmt, r]) => h("section", { class: "panel", "data-testid": "player-rating", "data-format": fmt },
     h("h3", {}, t(fmt)),
     h("p", { class: "big" }, String(r.rating), r.provisional ? h("span", { class: "muted", title: t("provisional_help", { n: r.min_games || 10 }) }, " (" + t("provisional") + ")") : null),
