@@ -309,3 +309,34 @@ def test_the_leaderboard_shows_the_readers_own_standing_while_not_listed(server:
     assert me["opponents"] == 1 and me["min_games"] == board["min_games"] and me["rating"] is not None
     status, anonymous = server.get("/api/leaderboard?format=precon")
     assert status == 200 and "me" not in anonymous  # no reader: no standing
+
+
+def test_a_rated_game_tells_each_seats_unique_handle(server: ServerProcess) -> None:
+    body, a, b = rated_duel(server)
+    a.close()
+    b.close()
+    status, answer = server.get(f"/api/games/{body['id']}/handles")
+    assert status == 200
+    handles = []
+    for client in (a, b):
+        status, me = server.get("/api/me", session=client.session)
+        handles.append(me["identity"])
+    assert sorted(answer["handles"]) == sorted(handles)
+    unrated = server.new_game(kind="friend", format="precon")
+    status, answer = server.get(f"/api/games/{unrated['id']}/handles")
+    assert status == 404 and answer["code"] == "no_game"
+
+
+def test_typed_names_follow_their_players_to_the_seats_the_coin_toss_gives() -> None:
+    """Participant 0 (the creator, or the first player paired) may sit in seat 1 after the coin toss:
+    each typed name goes to its player's seat, whichever that is."""
+    from clashofdecks.web.games import NewGame, create_session
+
+    seats_of_first = set()
+    for seed in range(40):
+        req = NewGame(kind="friend", format="precon", name="Anna", name2="Yuki", seed=seed)
+        session, rows, _tokens = create_session(req, f"g{seed}")
+        first = session.participant_seat(0)
+        seats_of_first.add(first)
+        assert rows[first].name == "Anna" and rows[1 - first].name == "Yuki", seed
+    assert seats_of_first == {0, 1}  # both tosses were tried

@@ -1,13 +1,13 @@
-"""Fair play and names in Chromium (docs/web.md, "Fair play in rated games", "Names"): two strangers
-at phone size, one German and one Japanese, type their names just before "play now" and are paired;
-each page shows both names, each seat's presence and the abort button, in its own language only;
-one player leaves and comes back (away, then connected); the player to move idles until the clock
-ends the game (test clock: ``CLASH_TEST_CLOCK_FILE``, no waiting), which ended before each player's
-first turn, so it is aborted and unrated, said in each page's language.  A rated game resigned in the
-setup is aborted and unrated too, "you" win or lose, the report sent from the game-over box is
-stored, and the leaderboard shows each unlisted guest its own standing and what it takes to appear.
-A friend duel offering hints: the invitee names itself and agrees on the invite page.
-axe-core finds nothing serious on these pages; phone screenshots go to ``CLASH_SCREENSHOT_DIR``."""
+"""Fair play and names in Chromium (docs/web.md, "Fair play in rated games", "Names"): two strangers at
+phone size, one German and one Japanese, type their names just before "play now" and are paired; each
+page shows both names with their unique handles, each seat's presence and the abort button, in its own
+language only; one player leaves and comes back (away, then connected); the player to move idles until
+the clock ends the game (test clock: ``CLASH_TEST_CLOCK_FILE``, no waiting), which ended before each
+player's first turn, so it is aborted and unrated, said in each page's language.  A rated game resigned
+in the setup is aborted and unrated too, "you" win or lose, the report sent from the game-over box is
+stored, and the leaderboard shows each unlisted guest its own standing and what it takes to appear. A
+friend duel offering hints: the invitee names itself and agrees on the invite page. axe-core finds
+nothing serious on these pages; phone screenshots go to ``CLASH_SCREENSHOT_DIR``."""
 
 from __future__ import annotations
 
@@ -95,6 +95,11 @@ def test_strangers_named_just_before_play_now_each_in_their_language_idle_until_
             text = p.inner_text("#game")
             assert "Anna" in text and "ゆき" in text  # both names, on both pages
             assert p.locator("[data-testid=abort]").count() == 1  # rated, not begun: abort offered
+            for seat in (0, 1):  # rated: the unique handle beside each name
+                p.wait_for_selector(f"[data-testid=handle-{seat}]")
+                assert p.inner_text(f"[data-testid=handle-{seat}]").strip().startswith("@guest-")
+        assert "Du bist Anna" in de.inner_text(".status-facts")  # each seat is named as its player typed
+        assert "あなたはゆきです" in ja.inner_text(".status-facts")
         german = de.inner_text("body").replace("ゆき", "")
         assert not JAPANESE.search(german), JAPANESE.findall(german)[:10]
         assert "verbunden" in german and "Abbrechen" in german

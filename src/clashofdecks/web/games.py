@@ -199,6 +199,8 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         )
     rows: list[SeatRow] = []
     tokens: dict[int, str] = {}
+    # The names typed, by seat after the coin toss (participant 0 may sit in seat 1).
+    typed_at = {} if typed is None else {session.participant_seat(i): typed[i] for i in (0, 1)}
     for s, seat in enumerate(session.seats):
         token = new_token() if seat.kind == REMOTE else None
         if token is not None:
@@ -207,7 +209,7 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
             SeatRow(
                 s,
                 seat.kind,
-                _row_name(seat, None if typed is None else typed[s]),
+                _row_name(seat, None if typed is None else typed_at[s]),
                 seat.agent,
                 token_hash(token) if token else None,
             )

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from .store import metadata
-from .store_tables import identities
+from .store_tables import identities, rated_games, seats
 
 #: A chosen handle: 3-32 of a-z, 0-9, ``_ . -``, starting with a letter or digit (as usernames).
 CHOSEN_HANDLE: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{2,31}")
@@ -117,3 +117,20 @@ def current_handle(engine: Engine, former: str) -> str | None:
             .where(former_handles.c.handle == former)
         )
         return conn.execute(query).scalar()
+
+
+def seat_handles(engine: Engine, game_id: str) -> list[str | None] | None:
+    """The handle of each seat's identity in a rated game (None: a seat no identity holds yet), so
+    the page shows it beside the name and nobody passes for someone else; None for a game that is
+    not rated (or not agreed as rated yet)."""
+    with engine.connect() as conn:
+        rated = conn.execute(sa.select(rated_games.c.agreed).where(rated_games.c.game_id == game_id)).scalar()
+        if rated is not True:
+            return None
+        rows = conn.execute(
+            sa.select(seats.c.seat, identities.c.handle)
+            .select_from(seats.outerjoin(identities, identities.c.id == seats.c.owner))
+            .where(seats.c.game_id == game_id)
+            .order_by(seats.c.seat)
+        )
+        return [r.handle for r in rows]

@@ -1,7 +1,7 @@
 // Fair play on the game page (docs/web.md, "Fair play in rated games"): each seat's presence
 // (connected / away, from the server's `presence` messages), the abort button of a rated game not yet
 // begun, the game-over box's words about an aborted game and "you", and the report of an opponent.
-import { postJson } from "./api.js";
+import { api, postJson } from "./api.js";
 import { h } from "./dom.js";
 import { playerName } from "./frame.js";
 import { redraw } from "./page.js";
@@ -50,8 +50,28 @@ export function presenceLine(f) {
   if (f.clock || !f.players.some((_, seat) => seatPresence(f, seat))) return null;
   return h("span", { class: "presence-line" }, f.players.map((_, seat) => {
     const mark = presenceMark(f, seat);
-    return mark ? h("span", {}, playerName(f, seat) + " ", mark, " ") : null;
+    return mark ? h("span", {}, playerName(f, seat), handleMark(f, seat), " ", mark, " ") : null;
   }));
+}
+
+// The unique handle of each seat of a rated game (GET /api/games/<id>/handles), asked once per game.
+let handles = { game: null, list: null, asked: null };
+
+export function seatHandle(f, seat) {
+  if (!f || !f.rated) return null;
+  if (handles.asked !== f.game) {
+    handles = { game: null, list: null, asked: f.game };
+    api("/api/games/" + f.game + "/handles").then((b) => {
+      if (handles.asked === f.game) { handles = { game: f.game, list: b.handles, asked: f.game }; redraw(); }
+    }).catch(() => {});
+  }
+  return handles.game === f.game && handles.list ? handles.list[seat] || null : null;
+}
+
+// "@handle" beside a name in a rated game: the name is the player's own, the handle is unique.
+export function handleMark(f, seat) {
+  const handle = seatHandle(f, seat);
+  return handle ? h("span", { class: "handle muted", "data-testid": "handle-" + seat }, " @" + handle) : null;
 }
 
 // A rated game can be aborted, not lost, until each player has finished a first turn.

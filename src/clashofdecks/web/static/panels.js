@@ -3,7 +3,7 @@
 import { clockLeft, clockText } from "./clock.js";
 import { gamePhaseButtons } from "./direct.js";
 import { h } from "./dom.js";
-import { abortButton, abortedNote, presenceLine, presenceMark, reportBox, resultLine } from "./fairplay.js";
+import { abortButton, abortedNote, handleMark, presenceLine, presenceMark, reportBox, resultLine } from "./fairplay.js";
 import { chanceWords, eventText, playerName, promptText, reasonText } from "./frame.js";
 import { redraw } from "./page.js";
 import { act, send } from "./socket.js";
@@ -40,7 +40,7 @@ function clockBar(f) {
   const seats = [0, 1].map((seat) => {
     const running = f.clock.running === seat;
     return h("span", { class: "clock" + (running ? " running" : ""), "data-testid": "clock-" + seat, "data-running": running ? "true" : "false" },
-      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat) + ":"), " ",
+      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat), handleMark(f, seat), ":"), " ",
       h("span", { class: "clock-time", "data-clock-seat": String(seat) }, clockText(clockLeft(f, seat, performance.now()), f.clock.kind)),
       presenceMark(f, seat) ? [" ", presenceMark(f, seat)] : null);
   });
