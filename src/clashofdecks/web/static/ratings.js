@@ -150,7 +150,7 @@ export async function playerPage(handle) {
     r.provisional ? h("p", { class: "muted", "data-testid": "provisional-help" }, t("provisional_help", { n: r.min_games || 10 })) : null,
     h("p", {}, t("rated_record", { games: r.games, wins: r.wins, losses: r.losses })),
     (p.history[fmt] || []).length ? historySvg(p.history[fmt], t(fmt)) : null));
-  const games = p.games.map((g) => h("li", {}, `${g.players.join(" – ")} · ${t(g.format) || g.format} · `,
+  const games = p.games.map((g) => h("li", {}, `${g.players.map((n, i) => n || t("default_player", { n: i + 1 })).join(" – ")} · ${t(g.format) || g.format} · `,
     g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
   mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
     h("h2", {}, p.name, p.name !== p.handle ? h("span", { class: "muted" }, " @" + p.handle) : null),
