@@ -219,3 +219,35 @@ def test_the_invitee_names_itself_and_agrees_to_hints_on_the_invite_page(
         for p in (host, friend):
             p.context.close()
     assert not found, found
+
+
+REGISTER_JS = """([username, password]) => fetch('/api/account/register', {method: 'POST',
+  headers: {'Content-Type': 'application/json'},
+  body: JSON.stringify({username, password})}).then((r) => r.status)"""
+
+
+@pytest.mark.parametrize("lang", ["de", "ja"])
+def test_an_account_chooses_its_handle_on_the_account_page(
+    server: ServerProcess, browser: Any, tmp_path: Path, lang: str
+) -> None:
+    shots = shots_dir(tmp_path)
+    page = _page(browser, lang)
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("[data-testid=play-now]")
+        assert page.evaluate(REGISTER_JS, [f"chooser_{lang}", "a long enough password"]) == 200
+        page.goto(server.url + "/account")
+        page.wait_for_selector("[data-testid=choose-handle]")
+        old = page.inner_text("[data-testid=handle]")
+        page.fill("[data-testid=choose-handle]", f"Fox_{lang}")
+        page.screenshot(path=str(shots / f"fairplay-handle-{lang}-phone.png"), full_page=True)
+        found = serious_violations(page) if _axe() else []
+        page.click("[data-testid=save-handle]")
+        page.wait_for_selector(f"[data-testid=handle]:text-is('fox_{lang}')")
+        assert page.locator("[data-testid=choose-handle]").count() == 0  # once
+        page.goto(server.url + f"/p/{old}")  # the old address leads to the new one
+        page.wait_for_selector(f"[data-testid=player-page][data-handle=fox_{lang}]")
+        assert page.url.endswith(f"/p/fox_{lang}")
+    finally:
+        page.context.close()
+    assert not found, found
