@@ -98,6 +98,9 @@ def test_strangers_named_just_before_play_now_each_in_their_language_idle_until_
             for seat in (0, 1):  # rated: the unique handle beside each name
                 p.wait_for_selector(f"[data-testid=handle-{seat}]")
                 assert p.inner_text(f"[data-testid=handle-{seat}]").strip().startswith("@guest-")
+        # No hint in a rated game while it runs, and the button says why.
+        why = de.get_attribute("[data-testid=hint]", "title")
+        assert why == "Keine Tipps in einer laufenden gewerteten Partie"
         assert "Du bist Anna" in de.inner_text(".status-facts")  # each seat is named as its player typed
         assert "あなたはゆきです" in ja.inner_text(".status-facts")
         german = de.inner_text("body").replace("ゆき", "")

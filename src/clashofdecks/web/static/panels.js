@@ -75,7 +75,9 @@ export function controls(f) {
   const row = h("div", { class: "controls" });
   if (mine) {
     row.append(h("button", { "data-testid": "undo", disabled: !f.can_undo, title: "u", onclick: () => send({ type: "undo", index: f.index }) }, t("undo")));
-    row.append(h("button", { "data-testid": "hint", disabled: !f.seats.includes(f.to_move) || !!f.setup, title: "h",
+    // No engine help in a rated game while it runs (the server refuses it too): the button says why.
+    row.append(h("button", { "data-testid": "hint", disabled: !f.seats.includes(f.to_move) || !!f.setup || f.rated,
+      title: f.rated ? t("hints_off_rated") : "h",
       onclick: () => { state.notice = t("hint_wait"); redraw(); send({ type: "hint" }); } }, t("hint")));
     row.append(h("button", { "data-testid": "resign", onclick: () => { if (confirm(t("confirm_resign"))) send({ type: "resign" }); } }, t("resign")));
     const abort = abortButton(f);
