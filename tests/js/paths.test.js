@@ -15,9 +15,10 @@ test("each address opens its page; anything else is not found", () => {
   assert.deepEqual(pageOf("/nowhere"), ["notfound", "/nowhere"]);
 });
 
-test("an invite's tokens and its rated offer (only with a token)", () => {
-  assert.deepEqual(inviteOf("#t=a,b&rated=1"), { tokens: ["a", "b"], rated: true, hasTokens: true });
-  assert.deepEqual(inviteOf("#rated=1"), { tokens: [], rated: false, hasTokens: false });
-  assert.deepEqual(inviteOf(""), { tokens: [], rated: false, hasTokens: false });
-  assert.deepEqual(inviteOf("#t=,"), { tokens: [], rated: false, hasTokens: true });
+test("an invite's tokens, its rated offer and its hints offer (only with a token)", () => {
+  assert.deepEqual(inviteOf("#t=a,b&rated=1"), { tokens: ["a", "b"], rated: true, hints: false, hasTokens: true });
+  assert.deepEqual(inviteOf("#t=a&hints=1"), { tokens: ["a"], rated: false, hints: true, hasTokens: true });
+  assert.deepEqual(inviteOf("#rated=1&hints=1"), { tokens: [], rated: false, hints: false, hasTokens: false });
+  assert.deepEqual(inviteOf(""), { tokens: [], rated: false, hints: false, hasTokens: false });
+  assert.deepEqual(inviteOf("#t=,"), { tokens: [], rated: false, hints: false, hasTokens: true });
 });

@@ -16,6 +16,11 @@ test("a game's line: players, mode and format in words, a format without a word 
   assert.equal(gameLabel({ players: ["Ann"], mode: "duel", format: "position", status: "over" }), "Ann · Duel · position · over");
 });
 
+test("a seat nobody named has the default name in the page's language", () => {
+  state.words.default_player = "Spieler {n}";
+  assert.equal(gameLabel({ players: ["", "Bob"], mode: "duel", format: "draft", status: "playing" }), "Spieler 1 – Bob · Duel · Draft");
+});
+
 test("a game's link: the replay once over, else resume my game or watch another's", () => {
   assert.deepEqual(gameLink({ id: "a1", status: "over", mine: true }), { href: "/r/a1", word: "replay", testid: "replay-link" });
   assert.deepEqual(gameLink({ id: "a1", status: "playing", mine: true }), { href: "/g/a1", word: "resume", testid: "resume-link" });

@@ -186,6 +186,8 @@ class Client:
         lang: str | None = None,
         rated: bool | None = None,
         hints: bool | None = None,
+        name: str | None = None,
+        presence: bool | None = None,
         **headers: str,
     ) -> None:
         if session is None:
@@ -204,6 +206,10 @@ class Client:
             hello["rated"] = rated
         if hints is not None:  # the invitee's agreement to hints the creator offered
             hello["hints"] = hints
+        if name is not None:  # the seat's name, for a seat taken now
+            hello["name"] = name
+        if presence is not None:  # presence messages asked for
+            hello["presence"] = presence
         self.send(hello)
         self.state = self.wait_state()
         for token in tokens:

@@ -79,7 +79,8 @@ def test_a_rated_game_resigned_in_the_setup_is_aborted_and_unrated(server: Serve
         mover.send({"type": "resign"})
         over = mover.wait_state()
         assert over["result"]["aborted"] is True and over["rated"] is False
-        assert "first turn" in over["result"]["abort_reason"]
+        assert "first turn" in over["result"]["abort_reason"]  # English, for pages of former releases
+        assert over["result"]["abort_code"] == "before_first_turns"  # what a page says in its language
         assert over["can_abort"] is False
     finally:
         a.close()
@@ -89,6 +90,7 @@ def test_a_rated_game_resigned_in_the_setup_is_aborted_and_unrated(server: Serve
     again = Client(server, body["id"], [])
     try:
         assert again.state["result"]["aborted"] is True and again.state["rated"] is False
+        assert again.state["result"]["abort_code"] == "before_first_turns"
     finally:
         again.close()
 
@@ -242,7 +244,7 @@ def test_an_unrated_duel_offers_hints_only_if_both_agreed(server: ServerProcess)
     for offered, accepted in ((False, True), (True, False), (True, True)):
         body = server.new_game(kind="friend", format="precon", hints=offered)
         a = Client(server, body["id"], body["tokens"])
-        b = Client(server, body["id"], [body["invite"].split("#t=")[1]], hints=accepted)
+        b = Client(server, body["id"], [body["invite"].split("#t=")[1].split("&")[0]], hints=accepted)
         try:
             through_setup(a, b)
             mover, _other = mover_and_other(a, b)
@@ -259,3 +261,82 @@ def test_an_unrated_duel_offers_hints_only_if_both_agreed(server: ServerProcess)
     for refused in ({"kind": "friend", "hints": 1}, {"kind": "friend", "rated": True, "hints": True}):
         status, _answer = server.post("/api/games", refused, session=session)
         assert status == 400
+
+
+def test_an_invite_offering_hints_says_so_and_only_then(server: ServerProcess) -> None:
+    offered = server.new_game(kind="friend", format="precon", hints=True)
+    assert offered["invite"].endswith("&hints=1")  # the invitee's page asks before taking the seat
+    plain = server.new_game(kind="friend", format="precon")
+    assert "&" not in plain["invite"]
+
+
+def test_the_invitee_names_its_own_seat_and_default_names_are_the_readers(server: ServerProcess) -> None:
+    """A Japanese creator who typed no name, a German invitee who typed "Klara": the invitee's seat
+    is "Klara" on both pages, the creator's seat has no stored name (each page says "Player 1" in
+    its own language), and the German page's sentences name the creator in German."""
+    body = server.new_game(kind="friend", format="precon", lang="ja")
+    a = Client(server, body["id"], body["tokens"], lang="ja")
+    token = body["invite"].split("#t=")[1]
+    b = Client(server, body["id"], [token], lang="de", name="Klara")
+    try:
+        assert b.state["players"][b.state["seat"]]["name"] == "Klara"
+        creator = a.state["seat"]
+        assert b.state["players"][creator]["name"] == ""  # not "プレイヤー 1"
+        frame = a.wait_state()  # the creator's page is told of the seat taken
+        while frame["players"][b.state["seat"]]["name"] != "Klara":
+            frame = a.wait_state()
+        text = " ".join([b.state.get("prompt") or "", *b.state.get("labels", [])])
+        assert "プレイヤー" not in text
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_leaderboard_shows_the_readers_own_standing_while_not_listed(server: ServerProcess) -> None:
+    _body, a, b = rated_duel(server)
+    try:
+        through_first_turns(a, b)
+        a.send({"type": "resign"})
+        assert a.wait_state()["result"] is not None
+    finally:
+        a.close()
+        b.close()
+    status, board = server.get("/api/leaderboard?format=precon", session=a.session)
+    assert status == 200
+    assert all(p["handle"] != board["me"]["handle"] for p in board["players"])  # a guest: not listed
+    me = board["me"]
+    assert me["guest"] is True and me["provisional"] is True and me["games"] == 1 and me["losses"] == 1
+    assert me["opponents"] == 1 and me["min_games"] == board["min_games"] and me["rating"] is not None
+    status, anonymous = server.get("/api/leaderboard?format=precon")
+    assert status == 200 and "me" not in anonymous  # no reader: no standing
+
+
+def test_a_rated_game_tells_each_seats_unique_handle(server: ServerProcess) -> None:
+    body, a, b = rated_duel(server)
+    a.close()
+    b.close()
+    status, answer = server.get(f"/api/games/{body['id']}/handles")
+    assert status == 200
+    handles = []
+    for client in (a, b):
+        status, me = server.get("/api/me", session=client.session)
+        handles.append(me["identity"])
+    assert sorted(answer["handles"]) == sorted(handles)
+    unrated = server.new_game(kind="friend", format="precon")
+    status, answer = server.get(f"/api/games/{unrated['id']}/handles")
+    assert status == 404 and answer["code"] == "no_game"
+
+
+def test_typed_names_follow_their_players_to_the_seats_the_coin_toss_gives() -> None:
+    """Participant 0 (the creator, or the first player paired) may sit in seat 1 after the coin toss:
+    each typed name goes to its player's seat, whichever that is."""
+    from clashofdecks.web.games import NewGame, create_session
+
+    seats_of_first = set()
+    for seed in range(40):
+        req = NewGame(kind="friend", format="precon", name="Anna", name2="Yuki", seed=seed)
+        session, rows, _tokens = create_session(req, f"g{seed}")
+        first = session.participant_seat(0)
+        seats_of_first.add(first)
+        assert rows[first].name == "Anna" and rows[1 - first].name == "Yuki", seed
+    assert seats_of_first == {0, 1}  # both tosses were tried

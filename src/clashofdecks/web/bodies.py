@@ -100,6 +100,7 @@ def player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
             "wins": r.wins,
             "losses": r.losses,
             "provisional": row.username is None or r.games < LEADERBOARD_GAMES,
+            "min_games": LEADERBOARD_GAMES,
         }
         for r in rates
     }

@@ -152,7 +152,7 @@ class PostgresBus:
 
 
 #: The frame types a notice may be (``LiveGame.notify``'s).
-NOTICE_TYPES = ("notice", "rematch")
+NOTICE_TYPES = ("notice", "rematch", "presence")
 
 
 class MalformedMessage(ValueError):

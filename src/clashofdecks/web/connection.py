@@ -48,6 +48,8 @@ class Connection:
     refused_hints: int = 0
     #: The protocol version the page asked for in ``hello`` (docs/web.md, "Protocol").
     protocol: int = 1
+    #: The page asked in ``hello`` for ``presence`` messages (which seats are connected).
+    wants_presence: bool = False
     #: Version 2: the last full state the page was sent (its next ``delta`` applies to it).
     shown: dict[str, Any] | None = field(default=None, repr=False)
     #: Frames that may wait unsent before the socket is closed as a reader too slow.

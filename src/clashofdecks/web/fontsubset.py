@@ -38,19 +38,25 @@ SOURCE_FAMILY = "Noto Sans CJK JP"
 FIRST_CHARACTER = 0x80
 
 
+#: Hiragana and katakana (U+3041-U+309F, U+30A0-U+30FF), the script of most names typed in Japanese.
+KANA = "".join(chr(c) for c in range(0x3041, 0x3100) if chr(c).isprintable())
+
+
 def japanese_text() -> list[str]:
     """Every Japanese string the app can show: the one place that knows where they live.
 
     They are the Japanese word catalog (``locale/ja``: the page's ``web.`` words, the UI words, event
     and action sentences, prompts, ability help and the rules summary the server sends), the
     Japanese ability names of the card data (``/api/cards``) and the tutorial's Japanese texts
-    (``data/tutorial.json``)."""
+    (``data/tutorial.json``); and every hiragana and katakana, so a name a player types in kana is
+    drawn too (names are the players' own: kanji are too many to ship)."""
     from ..cards import ABILITY_NAMES
     from ..words.catalog import catalogs
 
     texts = [text for text in catalogs()["ja"].messages.values() if text]
     texts.extend(names["ja"] for names in ABILITY_NAMES.values() if "ja" in names)
     texts.extend(_tutorial_texts("ja"))
+    texts.append(KANA)
     return texts
 
 

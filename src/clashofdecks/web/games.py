@@ -167,6 +167,9 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
 
     name = req.name.strip()[:40] or t(req.lang, "default_player", n=1)
     second = t(req.lang, "default_player", n=2)
+    # Names nobody typed in a duel between two devices stay blank: each reader sees the default
+    # name in its own language, never the creator's (web/frame_words.py).
+    typed = [req.name.strip()[:40], req.name2.strip()[:40]] if req.kind == "friend" else None
     if req.kind == "solo":
         session = GameSession.new(
             mode="solo",
@@ -196,6 +199,8 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
         )
     rows: list[SeatRow] = []
     tokens: dict[int, str] = {}
+    # The names typed, by seat after the coin toss (participant 0 may sit in seat 1).
+    typed_at = {} if typed is None else {session.participant_seat(i): typed[i] for i in (0, 1)}
     for s, seat in enumerate(session.seats):
         token = new_token() if seat.kind == REMOTE else None
         if token is not None:
@@ -204,12 +209,20 @@ def create_session(req: NewGame, game_id: str) -> tuple[GameSession, list[SeatRo
             SeatRow(
                 s,
                 seat.kind,
-                seat.name or ("Automaton" if seat.kind == AUTOMATON else ""),
+                _row_name(seat, None if typed is None else typed_at[s]),
                 seat.agent,
                 token_hash(token) if token else None,
             )
         )
     return session, rows, tokens
+
+
+def _row_name(seat: Seat, typed: str | None) -> str:
+    """A new seat row's name: what was typed (``typed``, for a duel between two devices), else the
+    session's name ("Automaton" for the automaton)."""
+    if typed is not None:
+        return typed
+    return seat.name or ("Automaton" if seat.kind == AUTOMATON else "")
 
 
 def game_row(live: GameState) -> GameRow:
@@ -273,6 +286,11 @@ ABORT_REASON: Final = (
 )
 
 
+#: The same reason as a code the page says in its own language (``abort_reason`` stays, in English,
+#: for pages of former releases).
+ABORT_CODE: Final = "before_first_turns"
+
+
 def first_turns_done(session: GameSession) -> bool:
     """Whether each seat has finished its first own turn of the play phase (setup picks do not
     count): until then a rated game that ends is aborted and unrated."""
@@ -289,7 +307,7 @@ def first_turns_done(session: GameSession) -> bool:
 def aborted_result(result: dict[str, Any]) -> dict[str, Any]:
     """A rated game's result when it ends before :func:`first_turns_done`: stored as it ended (a
     resignation, an abandonment, a time-out), marked aborted, with the reason."""
-    return {**result, "aborted": True, "abort_reason": ABORT_REASON}
+    return {**result, "aborted": True, "abort_reason": ABORT_REASON, "abort_code": ABORT_CODE}
 
 
 def abandoned_result(session: GameSession, absent: int) -> dict[str, Any]:
@@ -499,6 +517,7 @@ def common_part(
         if override.get("aborted"):
             common["result"]["aborted"] = True
             common["result"]["abort_reason"] = override.get("abort_reason", ABORT_REASON)
+            common["result"]["abort_code"] = override.get("abort_code", ABORT_CODE)
     if session.phase != "setup":
         common["abilities"] = abilities if abilities is not None else board_abilities(session)
     return common

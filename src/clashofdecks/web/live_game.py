@@ -177,19 +177,24 @@ class LiveGame(GameState):
         accept_rated: bool,
         lang: str,
         accept_hints: bool = False,
+        name: str = "",
     ) -> None:
         """A page opens this game (``hello``): its seats (claimed by token, or held by its
         identity), a clock started once both seats are held, and the page sent the game."""
         async with self.lock:
             await self.sync.catch_up_if_moved(self)  # the copy held here may be older than the store
-            offered = self.rated_offer
-            seats = await self._seats_of(conn, tokens, accept_rated=accept_rated, accept_hints=accept_hints)
+            offered, names = self.rated_offer, [s.name for s in self.seats]
+            seats = await self._seats_of(
+                conn, tokens, accept_rated=accept_rated, accept_hints=accept_hints, name=name
+            )
             started = self.start_clock()
             if started:
                 assert self.clock is not None
                 await self.write(functools.partial(_save_clock, game_id=self.id, clock=clock_row(self.clock)))
-            if (started or offered != self.rated_offer) and self.connections:
-                # The creator's page shows the clock running, and whether the game is rated.
+            renamed = names != [s.name for s in self.seats]
+            if (started or offered != self.rated_offer or renamed) and self.connections:
+                # The creator's page shows the clock running, whether the game is rated, the
+                # invitee's name.
                 await self.broadcast([])
         conn.seats, conn.lang = seats, lang
         self.last_used = time.monotonic()
@@ -201,6 +206,8 @@ class LiveGame(GameState):
         self.schedule_agents()  # an agent stopped by a failure tries again when a page opens
         if seats:
             await self.notify({"type": "notice", "code": "joined", "seats": sorted(seats)}, skip=conn)
+        if getattr(conn, "wants_presence", False) and self.kind == "friend":
+            await self.announce_presence(only=None if seats else conn)
 
     async def resend(self, conn: Subscriber) -> None:
         """The whole game as ``conn``'s seats see it, with the log so far: the answer to ``hello``,
@@ -219,11 +226,18 @@ class LiveGame(GameState):
         await conn.send(frame)
 
     async def _seats_of(
-        self, conn: Subscriber, tokens: list[str], *, accept_rated: bool, accept_hints: bool = False
+        self,
+        conn: Subscriber,
+        tokens: list[str],
+        *,
+        accept_rated: bool,
+        accept_hints: bool = False,
+        name: str = "",
     ) -> set[int]:
         """The seats this connection plays (the caller holds the lock): those its identity owns, and
         those whose token it presents when no identity holds them yet, which it thereby takes for
-        good (an invite link is single-use).  Refused, with nothing changed: a token of no seat, a
+        good (an invite link is single-use), named ``name`` when one is given (the invitee's own
+        name, not a default in the creator's language).  Refused, with nothing changed: a token of no seat, a
         seat another identity holds, the second seat of a friend duel for the identity that holds
         the first (its creator), and any token without an identity."""
         me = conn.identity
@@ -252,10 +266,14 @@ class LiveGame(GameState):
         for row in to_claim:
             assert me is not None
             try:
-                await self.write(functools.partial(_claim, game_id=self.id, seat=row.seat, owner=me))
+                await self.write(
+                    functools.partial(_claim, game_id=self.id, seat=row.seat, owner=me, name=name)
+                )
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
+            if name:
+                row.name = name
             if self.kind == "friend":  # the invitee's answer to hints offered by the creator, if any
                 await self.services.db.write(
                     functools.partial(_answer_hints, game_id=self.id, agreed=accept_hints)
@@ -273,16 +291,33 @@ class LiveGame(GameState):
         self.last_used = time.monotonic()
         for s in conn.seats:
             self.present[s] = max(0, self.present.get(s, 0) - 1)
-        self.services.background.run(self.save_presence(set(conn.seats)))
+        self.services.background.run(self._presence_changed(set(conn.seats)))
         gone = sorted(s for s in conn.seats if self.present.get(s, 0) == 0)
         if gone and self.connections:  # presence: the other seat and spectators see the seat away
             self.services.background.run(self.notify({"type": "notice", "code": "left", "seats": gone}))
         return not self.connections and not self.agent_busy
 
+    async def _presence_changed(self, seats: set[int]) -> None:
+        await self.save_presence(seats)
+        if seats and self.kind == "friend":
+            await self.announce_presence()
+
+    async def announce_presence(self, only: Subscriber | None = None) -> None:
+        """A ``presence`` message (which seats have a page connected, on any process: the shared
+        table, so every process says the same) to the pages that asked for it on every process, or
+        to ``only``.  Not part of the state frame: frames are the same from every process."""
+        game_id = self.id
+        connected = await self.services.db.run(lambda s: presence.connected_seats(s.engine, game_id))
+        frame = presence_message(self, connected)
+        if only is not None:
+            await only.send(frame)
+        else:
+            await self.notify(frame)
+
     async def save_presence(self, seats: Iterable[int]) -> None:
-        """Tell the other processes how many connections this one holds for ``seats`` (friend duels
-        without a clock only: the abandonment rule's)."""
-        if self.kind != "friend" or self.clock is not None or not seats:
+        """Tell the other processes how many connections this one holds for ``seats`` (duels
+        between two people: the abandonment rule of unclocked ones, the presence every page shows)."""
+        if self.kind != "friend" or not seats:
             return
         counts = {seat: self.present.get(seat, 0) for seat in seats}
         me, game_id = self.services.process_id, self.id
@@ -545,6 +580,14 @@ class LiveGame(GameState):
         return True
 
 
+def presence_message(live: GameState, connected: Iterable[int]) -> dict[str, Any]:
+    """Which people's seats have a page connected now (``"connected"``/``"away"``; null: a seat an
+    agent or the automaton plays)."""
+    here = set(connected)
+    seats = [None if s.kind != REMOTE else ("connected" if s.seat in here else "away") for s in live.seats]
+    return {"type": "presence", "game": live.id, "seats": seats}
+
+
 class _Frames:
     """The frames of one broadcast, each part built once: the public part per language, each seat's
     part per seat and language, each delta per state it starts from."""
@@ -649,8 +692,8 @@ def _answer_hints(_store: Store, conn: DbConnection, *, game_id: str, agreed: bo
     hint_terms.answer(conn, game_id, agreed)
 
 
-def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str) -> None:
-    store.claim_seat(game_id, seat, owner, conn=conn)
+def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str, name: str) -> None:
+    store.claim_seat(game_id, seat, owner, conn=conn, name=name)
 
 
 def _bumped(

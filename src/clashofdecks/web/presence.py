@@ -22,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from .leases import alive_processes, db_now
-from .store import games, metadata
+from .store import clocks, games, metadata
 
 presence = sa.Table(
     "presence",
@@ -105,10 +105,12 @@ def cancel_countdown(conn: Connection, game_id: str, seat: int) -> None:
 
 
 def away_seats(engine: Engine, limit: int = 200) -> list[tuple[str, int]]:
-    """(game, seat) of active friend duels whose seat was joined once and has no connection on any
-    live process now: the abandonment candidates (the caller checks whose turn it is)."""
+    """(game, seat) of active unclocked friend duels whose seat was joined once and has no
+    connection on any live process now: the abandonment candidates (the caller checks whose turn
+    it is; in a clocked game the clock alone decides)."""
     with engine.connect() as conn:
         alive = alive_processes(conn)
+        clocked = sa.select(clocks.c.game_id).where(clocks.c.game_id == presence.c.game_id)
         held = sa.func.sum(
             sa.case(
                 (sa.and_(presence.c.process_id.in_(alive), presence.c.connections > 0), 1),
@@ -118,7 +120,7 @@ def away_seats(engine: Engine, limit: int = 200) -> list[tuple[str, int]]:
         query = (
             sa.select(presence.c.game_id, presence.c.seat)
             .join(games, games.c.id == presence.c.game_id)
-            .where(games.c.status == "active", games.c.kind == "friend")
+            .where(games.c.status == "active", games.c.kind == "friend", ~clocked.exists())
             .group_by(presence.c.game_id, presence.c.seat)
             .having(held == 0)
             .limit(limit)
@@ -138,6 +140,22 @@ def seat_present(engine: Engine, game_id: str, seat: int) -> bool:
             )
         ).first()
         return row is not None
+
+
+def connected_seats(engine: Engine, game_id: str) -> list[int]:
+    """The seats of ``game_id`` some live process holds a connection of now (any process's page
+    counts: every process answers the same)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(presence.c.seat)
+            .where(
+                presence.c.game_id == game_id,
+                presence.c.connections > 0,
+                presence.c.process_id.in_(alive_processes(conn)),
+            )
+            .distinct()
+        )
+        return sorted(int(r.seat) for r in rows)
 
 
 def forget_returned(conn: Connection) -> None:

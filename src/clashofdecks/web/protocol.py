@@ -60,6 +60,7 @@ MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
         "rated": bool,
         "protocol": int,
         "hints": bool,
+        "presence": bool,
     },
     "act": {"action": str, "index": int},
     "undo": {"index": int},
@@ -158,6 +159,7 @@ def parse_message(text: str | bytes) -> Message:
             "rated": fields.get("rated", False),
             "protocol": fields.get("protocol", 1),
             "hints": fields.get("hints", False),
+            "presence": fields.get("presence", False),
         }
     if kind == "queue":
         if fields.get("lang", "en") not in languages():

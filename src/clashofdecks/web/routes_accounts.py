@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from . import handles, logins
 from . import identity as ident
 from . import lineage, logins, recovery
 from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
@@ -18,6 +20,7 @@ from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError
 from .ratings import LEADERBOARD_GAMES, RATED_FORMATS
 from .routes_common import RouteGroup
+from .standing import standing
 from .store import IdentityRow, Store, StoreError
 
 log = logging.getLogger("clashofdecks.web")
@@ -58,6 +61,25 @@ class AccountRoutes(RouteGroup):
             return self.bad(str(exc))
         await self.server.run_db(lambda s: s.set_display_name(row.id, name))
         row.display_name = name
+        return JSONResponse(me_body(row))
+
+    async def set_handle(self, request: Request) -> Response:
+        """``POST /api/me/handle`` ``{"handle": "..."}``: an account chooses its public handle, once
+        (web/handles.py); its old address redirects to the new one."""
+        refused = cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        row, _hashed = await self.who(request)
+        if row is None or not row.is_account:
+            return self.bad("only an account chooses its handle: make one first", 403, "not_an_account")
+        wanted = self.fields(await self.json_body(request), {"handle"}).get("handle")
+        identity_id = row.id
+        try:
+            row.handle = await self.server.run_db(
+                lambda s: handles.choose_handle(s.engine, identity_id, wanted)
+            )
+        except handles.HandleRefused as exc:
+            return self.bad(str(exc), 409 if exc.code == "handle_taken" else 400, exc.code)
         return JSONResponse(me_body(row))
 
     async def new_identity(self, request: Request) -> Response:
@@ -238,7 +260,13 @@ class AccountRoutes(RouteGroup):
         if include not in ("", "provisional"):
             return self.bad("'include' may only be 'provisional'")
         players = await self.server.run_db(lambda s: s.leaderboard(fmt, provisional=include == "provisional"))
-        return JSONResponse({"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players})
+        body: dict[str, Any] = {"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players}
+        row, _hashed = await self.who(request)
+        if row is not None:  # the reader's own standing, listed or not, and what it takes to appear
+            identity_id = row.id
+            body["me"] = await self.server.run_db(lambda s: standing(s.engine, identity_id, fmt))
+            body["min_opponents"] = body["me"]["min_opponents"]
+        return JSONResponse(body)
 
     async def player(self, request: Request) -> Response:
         handle = request.path_params["handle"]
@@ -246,6 +274,9 @@ class AccountRoutes(RouteGroup):
             return self.bad("no such player", 404, "no_player")
         row = await self.server.run_db(lambda s: s.identity_by_handle(handle))
         if row is None:
+            now = await self.server.run_db(lambda s: handles.current_handle(s.engine, handle))
+            if now is not None:  # a handle given up for a chosen one: its address leads there
+                return RedirectResponse(f"/api/players/{now}", status_code=301)
             return self.bad("no such player", 404, "no_player")
         body = await self.server.run_db(lambda s: player_body(s, row))
         return JSONResponse(body)
@@ -273,6 +304,7 @@ class AccountRoutes(RouteGroup):
             Route("/api/players/{handle}", self.player),
             Route("/api/me", self.me),
             Route("/api/me", self.set_me, methods=["POST"]),
+            Route("/api/me/handle", self.set_handle, methods=["POST"]),
             Route("/api/identities", self.new_identity, methods=["POST"]),
             Route("/api/account/register", self.register, methods=["POST"]),
             Route("/api/account/login", self.login, methods=["POST"]),

@@ -107,7 +107,8 @@ class GameRoutes(RouteGroup):
         }
         if req.kind == "friend":
             # "&rated=1": the invitee's page asks whether to play it rated before taking the seat.
-            offer = "&rated=1" if req.rated else ""
+            # "&hints=1": it asks whether to accept the hints the creator offers.
+            offer = "&rated=1" if req.rated else "&hints=1" if req.hints else ""
             body["invite"] = f"{base}/g/{live.id}#t={tokens[1 - creator]}{offer}"
         return JSONResponse(body)
 
@@ -206,6 +207,19 @@ class GameRoutes(RouteGroup):
         kept = await self.server.run_db(lambda s: reports.report(s.engine, game_id, me.id, reported, reason))
         return JSONResponse({"reported": True, "new": kept})
 
+    async def handles(self, request: Request) -> Response:
+        """``GET /api/games/{id}/handles``: the unique handle of each seat of a rated game, shown
+        beside the players' names (web/handles.py); 404 for a game that is not rated."""
+        from .handles import seat_handles
+
+        game_id = request.path_params["game_id"]
+        if not 0 < len(game_id) <= 32:
+            return self.bad("no such rated game", 404, "no_game")
+        found = await self.server.run_db(lambda s: seat_handles(s.engine, game_id))
+        if found is None:
+            return self.bad("no such rated game", 404, "no_game")
+        return JSONResponse({"handles": found})
+
     async def import_record(self, request: Request) -> Response:
         refused = cross_site_refusal(request, self.config) or self.creation_refused(request)
         if refused is not None:
@@ -239,6 +253,7 @@ class GameRoutes(RouteGroup):
             Route("/api/games/{game_id}/replay", self.replay),
             Route("/api/games/{game_id}/analysis", self.analysis),
             Route("/api/games/{game_id}/report", self.report, methods=["POST"]),
+            Route("/api/games/{game_id}/handles", self.handles),
             Route("/api/import", self.import_record, methods=["POST"]),
         ]
 

@@ -8,7 +8,7 @@ import mimetypes
 from importlib import resources
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -31,6 +31,17 @@ class PageRoutes(RouteGroup):
         return HTMLResponse(
             index_html(), headers={"Content-Security-Policy": CSP, "Cache-Control": "no-store"}
         )
+
+    async def player_page(self, request: Request) -> Response:
+        """A player's page; the address of a handle its account gave up redirects to the new one."""
+        from . import handles
+
+        handle = request.path_params["handle"]
+        if len(handle) <= 40:
+            now = await self.server.run_db(lambda s: handles.current_handle(s.engine, handle))
+            if now is not None:
+                return RedirectResponse(f"/p/{now}", status_code=301)
+        return await self.page(request)
 
     async def cards(self, request: Request) -> Response:
         return JSONResponse(card_catalogue(), headers={"Cache-Control": "max-age=3600"})
@@ -114,7 +125,8 @@ class PageRoutes(RouteGroup):
         # Paths the page itself answers (its script shows the right view).
         pages = ["/", "/g/{game_id}", "/r/{game_id}", "/rules", "/tutorial", "/account", "/leaderboard"]
         return [
-            *(Route(path, self.page) for path in [*pages, "/p/{handle}"]),
+            *(Route(path, self.page) for path in pages),
+            Route("/p/{handle}", self.player_page),
             Route("/favicon.ico", self.favicon),
             Route("/api/cards", self.cards),
             Route("/api/rules", self.rules),

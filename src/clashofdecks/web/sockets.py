@@ -74,8 +74,10 @@ class Sockets:
         if live is None:
             raise ProtocolError("no_game", "no such game")
         conn.protocol = msg.get("protocol") or 1
+        conn.wants_presence = msg.get("presence") is True
         accept = {"accept_rated": msg.get("rated") is True, "accept_hints": msg.get("hints") is True}
-        await live.join(conn, msg.get("tokens"), lang=msg.get("lang") or "en", **accept)
+        name = msg.get("name") or conn.display_name  # the invitee's name for the seat it takes
+        await live.join(conn, msg.get("tokens"), lang=msg.get("lang") or "en", name=name, **accept)
         conn.live = live
         self._note_visit(conn, 0)
 

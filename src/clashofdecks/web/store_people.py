@@ -143,14 +143,16 @@ class IdentityStore(StoreCore):
             conn.execute(rating_history.delete().where(rating_history.c.identity_id == identity_id))
             conn.execute(identities.delete().where(identities.c.id == identity_id))
 
-    def claim_seat(self, game_id: str, seat: int, identity_id: str, conn: Connection | None = None) -> None:
+    def claim_seat(
+        self, game_id: str, seat: int, identity_id: str, conn: Connection | None = None, name: str = ""
+    ) -> None:
         """The first identity to present a seat's token takes it; a second claim of the same seat
         fails with :class:`SeatTakenError` even when two arrive at once (one conditional UPDATE)."""
         with self._begin(conn) as conn:
             done = conn.execute(
                 seats.update()
                 .where(seats.c.game_id == game_id, seats.c.seat == seat, seats.c.owner.is_(None))
-                .values(owner=identity_id)
+                .values(owner=identity_id, **({"name": name} if name else {}))
             )
             if done.rowcount != 1:
                 raise SeatTakenError(f"seat {seat} of game {game_id} has an owner")

@@ -191,7 +191,10 @@ class GameSync:
     ) -> None:
         if after is not None:
             await asyncio.wait([after])
+        presence_only = frame.get("type") == "presence"  # sent to the pages that asked for it
         for conn in list(live.connections):
+            if presence_only and not getattr(conn, "wants_presence", False):
+                continue
             if skip is None or self._key(conn) != skip:
                 await conn.send(frame)
 

@@ -44,6 +44,7 @@ function identitySection(me, run, redraw) {
   return h("section", { class: "panel", "data-testid": "identity" },
     h("h2", {}, me.account ? t("signed_in_as", { name: me.username }) : t("guest_title")),
     h("p", {}, t("handle") + ": ", h("code", { "data-testid": "handle" }, me.identity)),
+    handleForm(me, run, redraw),
     h("form", { class: "row", onsubmit: run(async () => { await saveDisplayName(nameInput.value); redraw(t("saved")); }) },
       h("label", {}, t("display_name"), " ", nameInput), h("button", { type: "submit", "data-testid": "save-name" }, t("save"))),
     signOut);
@@ -71,6 +72,19 @@ function forgotSection(run, redraw) {
       state.me = body;
       redraw(t("password_reset_done", { n: body.recovery_codes_left }));
     }) }, userRow, codeRow, pwRow, h("button", { type: "submit", "data-testid": "recover" }, t("reset_password"))));
+}
+
+// An account chooses its public handle once (the generated guest-… handle until then).
+function handleForm(me, run, redraw) {
+  if (!me.account || !String(me.identity).startsWith("guest-")) return null;
+  const input = h("input", { id: "choose-handle", "data-testid": "choose-handle", maxlength: "32", autocomplete: "off" });
+  return h("form", { class: "row", onsubmit: run(async () => {
+    state.me = await postJson("/api/me/handle", { handle: input.value.trim().toLowerCase() });
+    redraw(t("saved"));
+  }) },
+  h("label", { for: "choose-handle" }, t("choose_handle")), input,
+  h("button", { type: "submit", "data-testid": "save-handle" }, t("choose_handle_save")),
+  h("p", { class: "muted" }, t("choose_handle_note")));
 }
 
 function registerSection(run, redraw) {

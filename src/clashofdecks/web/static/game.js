@@ -4,6 +4,7 @@ import { boardView } from "./board.js";
 import { hideCardHelp } from "./cardhelp.js";
 import { focusableScrolling } from "./direct.js";
 import { h } from "./dom.js";
+import { invitePanel, setInviteAnswers } from "./fairplay.js";
 import { playerName } from "./frame.js";
 import { connect } from "./messages.js";
 import { mount, setRedraw } from "./page.js";
@@ -22,14 +23,14 @@ function resetGame(id) {
   state.shownSeat = undefined; state.lastEvent = null; state.build = null; state.order = null; state.rematchOffer = null;
 }
 
-// A duel offered as rated: it is rated only if the invitee chooses so too, before taking the seat.
-function ratedOffer() {
-  const choose = (yes) => { state.acceptRated = yes; mount(h("main", { class: "game", id: "game" }, h("p", {}, "…"))); connect(); };
-  mount(h("main", { class: "game" }, h("section", { class: "panel", "data-testid": "rated-offer" },
-    h("h2", {}, t("rated_offer")), h("p", {}, t("rated_offer_blurb")),
-    h("div", { class: "row" },
-      h("button", { class: "primary", "data-testid": "accept-rated", onclick: () => choose(true) }, t("play_rated")),
-      h("button", { "data-testid": "decline-rated", onclick: () => choose(false) }, t("play_unrated"))))));
+// An invite that asks something before the seat is taken (a duel offered as rated: rated only if the
+// invitee chooses so too; hints offered: given only if the invitee agrees): its name, its answers.
+function inviteQuestions(offer) {
+  const start = (answers) => {
+    state.acceptRated = answers.rated; setInviteAnswers(answers);
+    mount(h("main", { class: "game", id: "game" }, h("p", {}, "…"))); connect();
+  };
+  mount(h("main", { class: "game" }, invitePanel(offer, start)));
 }
 
 export function gamePage(id) {
@@ -44,7 +45,8 @@ export function gamePage(id) {
   const legacy = localStorage.getItem("clash.tokens." + id);
   if (legacy) { state.tokens = state.tokens.concat(legacy.split(",").filter(Boolean)); localStorage.removeItem("clash.tokens." + id); }
   resetGame(id);
-  if (invite.rated) { ratedOffer(); return; }
+  setInviteAnswers({});
+  if (invite.rated || invite.hints) { inviteQuestions(invite); return; }
   mount(h("main", { class: "game", id: "game" }, h("p", {}, "…")));
   connect();
 }

@@ -105,14 +105,18 @@ function aiPanel(lobby, start) {
 function friendPanel(lobby, start) {
   const friendFormat = formatSelect("friend-format");
   // Rated only in the rated formats, and only if the friend chooses it too when opening the link.
-  const friendRated = h("input", { type: "checkbox", id: "friend-rated", "data-testid": "friend-rated" });
+  // Hints in an unrated duel: given only if the friend agrees too when opening the link (fair play).
+  const friendHints = h("input", { type: "checkbox", id: "friend-hints", "data-testid": "friend-hints" });
+  const friendRated = h("input", { type: "checkbox", id: "friend-rated", "data-testid": "friend-rated",
+    onchange: () => { friendHints.disabled = friendRated.checked; if (friendRated.checked) friendHints.checked = false; } });
   // The friend duel's clock: none keeps the abandonment rule; a clock replaces it (docs/web.md, "Clocks").
   const timeControl = h("select", { id: "time-control", "data-testid": "time-control", "aria-label": t("time_control") },
     lobby.time_controls.map((c) => h("option", { value: c }, timeControlName(c))));
   return h("section", { class: "panel" }, h("h2", {}, t("new_friend")), h("div", { class: "row" }, friendFormat, timeControl,
-    h("label", { for: "friend-rated" }, friendRated, " ", t("rated_choice"))),
+    h("label", { for: "friend-rated" }, friendRated, " ", t("rated_choice")),
+    h("label", { for: "friend-hints" }, friendHints, " ", t("hints_choice"))),
   h("button", { class: "primary", "data-testid": "new-duel-friend", onclick: () => start(Object.assign({ kind: "friend", format: friendFormat.value, time_control: timeControl.value },
-    friendRated.checked && friendFormat.value !== "custom" ? { rated: true } : {})) }, t("start")));
+    friendRated.checked && friendFormat.value !== "custom" ? { rated: true } : friendHints.checked ? { hints: true } : {})) }, t("start")));
 }
 
 function hotseatPanel(start) {

@@ -2,6 +2,7 @@
 // order, each frame's events played on the board first; errors, hints, notices and rematches.
 import { applyDelta, baseOf, DeltaError } from "./deltas.js";
 import { h } from "./dom.js";
+import { helloExtras, onPresence } from "./fairplay.js";
 import { eventDelay, playerName, REFUSED_SEAT } from "./frame.js";
 import { go, redraw } from "./page.js";
 import { eventLine, renderLog } from "./panels.js";
@@ -17,7 +18,7 @@ export function connect() {
   const ws = openSocket();
   state.ws = ws;
   state.base = null; state.resyncing = false;  // a new socket starts from the whole state again
-  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true, protocol: PROTOCOL })); };
+  ws.onopen = () => { state.retry = 0; ws.send(JSON.stringify({ type: "hello", game: state.gameId, tokens: state.tokens, lang: state.lang, rated: state.acceptRated === true, protocol: PROTOCOL, ...helloExtras() })); };
   ws.onmessage = (e) => onFrame(JSON.parse(e.data));
   ws.onclose = () => {
     state.notice = t("connection_lost"); redraw();
@@ -74,7 +75,7 @@ function rebuilt(delta) {
 function onFrame(f) {
   if (f.type === "error" && state.tokens.length && !state.frame && REFUSED_SEAT[f.code]) {
     state.tokens = []; state.watchReason = t(REFUSED_SEAT[f.code]);
-    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang, protocol: PROTOCOL });
+    send({ type: "hello", game: state.gameId, tokens: [], lang: state.lang, protocol: PROTOCOL, presence: true });
     return;
   }
   // The resync refused (too many messages, say): a new socket, whose hello brings the whole state.
@@ -95,6 +96,8 @@ function onFrame(f) {
     redraw();
   } else if (f.type === "rematch") {
     go("/g/" + f.game);
+  } else if (f.type === "presence") {
+    onPresence(f);
   } else if (f.type === "notice") {
     onNotice(f);
   }

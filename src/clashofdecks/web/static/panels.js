@@ -3,6 +3,7 @@
 import { clockLeft, clockText } from "./clock.js";
 import { gamePhaseButtons } from "./direct.js";
 import { h, showRules } from "./dom.js";
+import { abortButton, abortedNote, handleMark, presenceLine, presenceMark, reportBox, resultLine } from "./fairplay.js";
 import { chanceWords, eventText, playerName, promptText, reasonText, ruleWords } from "./frame.js";
 import { redraw } from "./page.js";
 import { act, send } from "./socket.js";
@@ -24,6 +25,7 @@ export function statusBar(f, me) {
   items.push(h("strong", { "data-testid": "to-move" }, whoMoves(f)));
   if (f.seat === null) items.push(h("em", {}, t("spectating")));
   else items.push(h("span", {}, t("you_are", { name: playerName(f, me) })));
+  items.push(presenceLine(f));
   // The status stays on screen while the page scrolls (phones): whose turn, mana, the prompt and
   // the phase buttons.
   const prompt = ruleWords(promptText(f, state.selected), showRules());
@@ -59,8 +61,9 @@ function clockBar(f) {
   const seats = [0, 1].map((seat) => {
     const running = f.clock.running === seat;
     return h("span", { class: "clock" + (running ? " running" : ""), "data-testid": "clock-" + seat, "data-running": running ? "true" : "false" },
-      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat) + ":"), " ",
-      h("span", { class: "clock-time", "data-clock-seat": String(seat) }, clockText(clockLeft(f, seat, performance.now()), f.clock.kind)));
+      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat), handleMark(f, seat), ":"), " ",
+      h("span", { class: "clock-time", "data-clock-seat": String(seat) }, clockText(clockLeft(f, seat, performance.now()), f.clock.kind)),
+      presenceMark(f, seat) ? [" ", presenceMark(f, seat)] : null);
   });
   if (!state.clockTimer) state.clockTimer = setInterval(tickClocks, 250);
   return h("div", { class: "clocks", "data-testid": "clocks", "data-control": f.clock.control },
@@ -93,9 +96,13 @@ export function controls(f) {
   const row = h("div", { class: "controls" });
   if (mine) {
     row.append(h("button", { "data-testid": "undo", disabled: !f.can_undo, title: "u", onclick: () => send({ type: "undo", index: f.index }) }, t("undo")));
-    row.append(h("button", { "data-testid": "hint", disabled: !f.seats.includes(f.to_move) || !!f.setup, title: "h",
+    // No engine help in a rated game while it runs (the server refuses it too): the button says why.
+    row.append(h("button", { "data-testid": "hint", disabled: !f.seats.includes(f.to_move) || !!f.setup || f.rated,
+      title: f.rated ? t("hints_off_rated") : "h",
       onclick: () => { state.notice = t("hint_wait"); redraw(); send({ type: "hint" }); } }, t("hint")));
     row.append(h("button", { "data-testid": "resign", onclick: () => { if (confirm(t("confirm_resign"))) send({ type: "resign" }); } }, t("resign")));
+    const abort = abortButton(f);
+    if (abort) row.append(abort);
   }
   if (state.hint) hintResult(row);
   return row;
@@ -144,7 +151,7 @@ function rematchButton(f) {
 
 export function gameOver(f) {
   const w = f.result.winner;
-  const text = w === null ? t("draw") : t("winner_is", { name: playerName(f, w) });
+  const text = resultLine(f);
   return h("div", { class: "game-over" + (state.overFolded ? " folded" : ""), "data-testid": "game-over", "data-winner": w === null ? "draw" : String(w), role: "dialog", "aria-label": t("game_over") },
     h("button", { class: "fold", "aria-label": t("fold"), title: t("fold"), onclick: () => { state.overFolded = !state.overFolded; redraw(); } }, state.overFolded ? "▴" : "▾"),
     h("h2", {}, t("game_over")), h("p", { class: "big" }, text), h("p", { "data-testid": "reason" }, ruleWords(reasonText(f), showRules())),
@@ -155,6 +162,6 @@ export function gameOver(f) {
       h("a", { class: "button", href: "/" }, t("back_lobby"))),
     f.rated ? h("p", { class: "muted", "data-testid": "rated-note" }, t("rated_game"), " ",
       h("a", { href: "/leaderboard" }, t("leaderboard"))) : null,
-    // The abort rule (docs/web.md, "Fair play in rated games"): the server's reason, as it says it.
-    f.result && f.result.aborted ? h("p", { class: "muted", "data-testid": "aborted-note" }, f.result.abort_reason) : null);
+    // The abort rule (docs/web.md, "Fair play in rated games"), and the report of an opponent.
+    abortedNote(f), reportBox(f));
 }

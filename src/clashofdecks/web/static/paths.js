@@ -15,9 +15,10 @@ export function pageOf(path) {
   return ["notfound", path];
 }
 
-// The seat tokens of an invite link's fragment (#t=a,b) and whether it offers a rated duel (&rated=1).
+// The seat tokens of an invite link's fragment (#t=a,b), whether it offers a rated duel (&rated=1)
+// and whether its creator offers hints (&hints=1).
 export function inviteOf(hash) {
   const frag = new URLSearchParams(hash.replace(/^#/, ""));
   const tokens = (frag.get("t") || "").split(",").filter(Boolean);
-  return { tokens, rated: frag.get("rated") === "1" && tokens.length > 0, hasTokens: !!frag.get("t") };
+  return { tokens, rated: frag.get("rated") === "1" && tokens.length > 0, hints: frag.get("hints") === "1" && tokens.length > 0, hasTokens: !!frag.get("t") };
 }

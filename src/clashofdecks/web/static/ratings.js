@@ -1,5 +1,6 @@
 // Rated play: the lobby's "play now" panel (the queue over the page's socket), the leaderboard
 // (/leaderboard) and the player pages (/p/<handle>) with the rating history as inline SVG.
+import { saveDisplayName } from "./account.js";
 import { api } from "./api.js";
 import { h, svg } from "./dom.js";
 import { currentView, go, mount, stillShowing } from "./page.js";
@@ -19,7 +20,13 @@ export function playNowPanel(formats) {
   const button = h("button", { class: "primary", "data-testid": "play-now", onclick: () => join() }, t("play_now_start"));
   actions.append(fmt, button);
 
-  function join() {
+  async function join() {
+    // A name typed just before the tap is this game's name: saved before the queue reads it.
+    const typed = document.getElementById("name");
+    const name = typed ? typed.value.trim() : "";
+    if (name && state.me && state.me.identity && name !== state.me.display_name) {
+      try { await saveDisplayName(name); } catch (e) { status.textContent = t("error") + ": " + e.message; return; }
+    }
     closeSocket();
     const ws = openSocket();
     state.ws = ws;
@@ -79,11 +86,34 @@ export async function leaderboardPage() {
   mount(h("main", { class: "ratings-page" },
     h("h2", {}, t("leaderboard")), tabs,
     h("p", { class: "muted" }, t("leaderboard_blurb", { n: data.min_games })),
+    myStanding(data),
     rows.length ? h("table", { class: "board-table", "data-testid": "leaderboard" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("player")),
         h("th", { scope: "col", class: "num" }, t("rating")), h("th", { scope: "col", class: "num" }, t("rated_games")),
         h("th", { scope: "col", class: "num" }, t("wins_losses")))),
       h("tbody", {}, rows)) : h("p", { "data-testid": "leaderboard-empty" }, t("none"))));
+}
+
+// The reader's own standing, listed or not: its rating ("provisional" explained), its place on the
+// list, or what it still takes to appear (an account, games, distinct opponents).
+function myStanding(data) {
+  const me = data.me;
+  if (!me) return null;
+  const rank = data.players.findIndex((p) => p.handle === me.handle);
+  const lines = [];
+  if (me.rating === null) lines.push(h("p", {}, t("leaderboard_none_yet")));
+  else {
+    lines.push(h("p", { class: "big", "data-testid": "my-rating" }, String(me.rating),
+      me.provisional ? h("span", { class: "muted" }, " (" + t("provisional") + ")") : null));
+    lines.push(h("p", {}, t("rated_record", { games: me.games, wins: me.wins, losses: me.losses })));
+    if (me.provisional) lines.push(h("p", { class: "muted", "data-testid": "provisional-help" }, t("provisional_help", { n: me.min_games })));
+  }
+  if (rank >= 0) lines.push(h("p", { "data-testid": "my-rank" }, t("leaderboard_you_listed", { rank: rank + 1 })));
+  else {
+    if (me.guest) lines.push(h("p", { "data-testid": "guest-standing" }, t("leaderboard_guest"), " ", h("a", { href: "/account" }, t("make_account"))));
+    lines.push(h("p", { class: "muted", "data-testid": "how-to-appear" }, t("leaderboard_how", { n: me.min_games, m: Math.max(1, me.min_opponents) })));
+  }
+  return h("section", { class: "panel", "data-testid": "my-standing" }, h("h3", {}, t("leaderboard_you")), lines);
 }
 
 // ------------------------------------------------------------------ player page
@@ -112,12 +142,15 @@ export async function playerPage(handle) {
   try { p = await api("/api/players/" + encodeURIComponent(handle)); }
   catch (e) { if (stillShowing(view)) mount(h("main", { class: "ratings-page" }, h("p", { class: "error", role: "alert" }, failText(e)))); return; }
   if (!stillShowing(view)) return;
+  // A handle given up for a chosen one: the server answered with the player's page under the new one.
+  if (p.handle !== handle) history.replaceState(null, "", "/p/" + encodeURIComponent(p.handle));
   const ratingBlocks = Object.entries(p.ratings).map(([fmt, r]) => h("section", { class: "panel", "data-testid": "player-rating", "data-format": fmt },
     h("h3", {}, t(fmt)),
-    h("p", { class: "big" }, String(r.rating), r.provisional ? h("span", { class: "muted" }, " (" + t("provisional") + ")") : null),
+    h("p", { class: "big" }, String(r.rating), r.provisional ? h("span", { class: "muted", title: t("provisional_help", { n: r.min_games || 10 }) }, " (" + t("provisional") + ")") : null),
+    r.provisional ? h("p", { class: "muted", "data-testid": "provisional-help" }, t("provisional_help", { n: r.min_games || 10 })) : null,
     h("p", {}, t("rated_record", { games: r.games, wins: r.wins, losses: r.losses })),
     (p.history[fmt] || []).length ? historySvg(p.history[fmt], t(fmt)) : null));
-  const games = p.games.map((g) => h("li", {}, `${g.players.join(" – ")} · ${t(g.format) || g.format} · `,
+  const games = p.games.map((g) => h("li", {}, `${g.players.map((n, i) => n || t("default_player", { n: i + 1 })).join(" – ")} · ${t(g.format) || g.format} · `,
     g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
   mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
     h("h2", {}, p.name, p.name !== p.handle ? h("span", { class: "muted" }, " @" + p.handle) : null),

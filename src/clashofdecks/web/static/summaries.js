@@ -9,7 +9,9 @@ const FORMATS = ["draft", "precon", "custom"];
 export function gameLabel(g) {
   const format = FORMATS.includes(g.format) ? t(g.format) : g.format;
   const result = g.status === "over" ? " · " + t("over") : "";
-  return `${g.players.join(" – ")} · ${t("mode_" + g.mode)} · ${format}` + result;
+  // A seat nobody named (a friend duel) has the default name in this page's language.
+  const names = g.players.map((name, i) => name || t("default_player", { n: i + 1 }));
+  return `${names.join(" – ")} · ${t("mode_" + g.mode)} · ${format}` + result;
 }
 
 // Where a game of a list leads: its replay once over, else the game, to resume (mine) or watch.
