@@ -12,9 +12,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from . import handles, logins
+from . import handles, lineage, logins, recovery
 from . import identity as ident
-from . import lineage, logins, recovery
 from .bodies import ANONYMOUS_NAME, HANDLE, campaign_json, create_identity, me_body, player_body
 from .http_checks import client_address, cross_site_refusal, set_session_cookie
 from .identity import LEGACY_COOKIE, SESSION_COOKIE, InputError

@@ -2,7 +2,7 @@
 never given to someone else (docs/web.md, "Identities and accounts").
 
 Revision ID: 0012_handles
-Revises: 0010_fairplay_reports
+Revises: 0011_identity_review
 """
 
 from __future__ import annotations
