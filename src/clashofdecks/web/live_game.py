@@ -58,7 +58,7 @@ from .protocol import Message, ProtocolError
 from .services import Background, Database
 from .store import ActionWrite, ClockRow, SeatRow, SeatTakenError, Store, token_hash
 from .sync import GameSync, History, StaleError, history_of
-from .workers import WorkBudgetError, WorkDropped
+from .workers import WorkBudgetError, WorkDropped, WorkerPool
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -116,6 +116,8 @@ class GameServices:
     #: The change bus's side of this process (set once the bus is open, at the server's start).
     sync: GameSync | None = None
     process_id: str = ""
+    #: The worker pool (imports are replayed in its optional lane).
+    pool: WorkerPool | None = None
 
 
 class LiveGame(GameState):

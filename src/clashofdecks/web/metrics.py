@@ -83,7 +83,7 @@ WORK_REFUSED = Counter(
 )
 WORK_DROPPED = Counter(
     "clash_work_dropped",
-    "Queued work let go before it ran (its socket closed, its game moved on or went away), by kind and reason",
+    "Queued work let go before it ran (its socket closed, its game moved on), by kind and reason",
     ["kind", "why"],
     registry=None,
 )

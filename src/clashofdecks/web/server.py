@@ -54,7 +54,13 @@ class GameServer:
         self.agents = AgentRunner(config, self.db, self.leases, self.pool, self.background)
         self.analyses = Analyses(config, self.db, self.leases, self.pool)
         self.services = GameServices(
-            config, self.db, self.background, self.agents, self.analyses, process_id=self.process_id
+            config,
+            self.db,
+            self.background,
+            self.agents,
+            self.analyses,
+            process_id=self.process_id,
+            pool=self.pool,
         )
         self.table = GameTable(self.services)
         #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").

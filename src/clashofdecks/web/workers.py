@@ -54,6 +54,24 @@ def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float,
     return result.action, result.score, result.label
 
 
+def replay_page(
+    record: dict[str, Any], lang: str, names: tuple[str, str], start: int, count: int, log_events: int
+) -> dict[str, Any]:
+    """A page of a finished game's replay (:func:`clashofdecks.web.games.replay_page`)."""
+    from .games import replay_page as page
+
+    return page(GameRecord.from_dict(record), lang, names, start, count, log_events)
+
+
+def imported_game(record: dict[str, Any], game_id: str, owner: str) -> Any:
+    """The stored row of an imported record (:func:`clashofdecks.web.games.imported_row`): the
+    record replayed here, off the server's event loop.  Raises RecordError for one that does not
+    replay."""
+    from .games import imported_row
+
+    return imported_row(GameRecord.from_dict(record), game_id, owner)
+
+
 #: How many mistakes an analysis names (the replay page lists them).
 ANALYSIS_TOP = 3
 
@@ -139,7 +157,9 @@ def bounded(fn: Callable[..., T], args: tuple[Any, ...], budget: Budget) -> T:
     if now is not None:
         cap = now + (budget.memory_mb << 20)
         hard = previous[1]
-        resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+        resource.setrlimit(
+            resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard)
+        )
     if budget.seconds > 0:
         signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, budget.seconds)
