@@ -23,6 +23,7 @@ The server's counters of refused, dropped and timed-out work are read from /metr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -221,13 +222,14 @@ async def _record_bomb(port: int, size: int, count: Callable[[], None]) -> None:
 
     async def imports() -> None:
         while True:
-            await http(port, "POST", "/api/import", bomb, session)
+            with contextlib.suppress(OSError):  # refused before its body was read: a reset
+                await http(port, "POST", "/api/import", bomb, session)
             count()
 
     async def replays() -> None:
         while True:
-            if long_game:
-                await http(port, "GET", f"/api/games/{long_game}/replay?from=0", session=session)
+            with contextlib.suppress(OSError):
+                await http(port, "GET", f"/api/games/{long_game or '0' * 24}/replay?from=0", session=session)
             count()
 
     await asyncio.gather(imports(), replays())
@@ -371,6 +373,8 @@ def _phase(url: str, port: int, name: str, kind: str | None, size: int, seconds:
         asyncio.run(honest_player(port, seconds, result))
     finally:
         if attacker is not None:
+            if attacker.exitcode is not None:
+                result.errors.append(f"the attacker stopped early (exit code {attacker.exitcode})")
             attacker.terminate()
             attacker.join(10)
             if attacker.is_alive():
