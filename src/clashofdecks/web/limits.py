@@ -41,6 +41,9 @@ class Caps:
     flood_drops: int = 40
     #: Seconds a new socket has to send its first message (closed 1008 otherwise); 0: no deadline.
     first_message_seconds: float = 10.0
+    #: Sockets an address may open per minute (burst the same; 0: no cap): a flood closed at
+    #: ``flood_drops`` cannot come straight back on a new socket, again and again.
+    socket_opens_per_minute: float = 120.0
     #: Sockets open at once per identity and per client address (0: no cap).
     sockets_per_identity: int = 8
     sockets_per_address: int = 64

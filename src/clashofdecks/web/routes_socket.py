@@ -36,6 +36,11 @@ class SocketRoute(RouteGroup):
             row = await self.server.run_db(lambda s: live_identity(s, hashed, self.config))
         address = ws.client.host if ws.client is not None else "unknown"
         identity = row.id if row else None
+        opens = self.limits.socket_opens
+        if opens is not None and not opens.allow(address):  # before any work: the handshake is refused
+            log.warning("refused socket from %s: too many new sockets from this address", address)
+            await ws.close(code=1008)
+            return
         refused = self.limits.sockets.admit(address, identity)
         if refused is not None:  # before accepting: the handshake is answered 403 (web/limits.py)
             log.warning("refused socket from %s: %s", address, refused)

@@ -2,8 +2,8 @@
 "Threats").  A measurement, not a timed test.
 
 It starts ``clash serve`` on loopback with its default caps (only ``--metrics-allow`` added) and an
-honest player on another loopback address (127.0.0.2: the per-address limits are the attacker's
-alone) playing a duel against the AI, acting at once on each of its turns.  It measures the honest
+honest player on other loopback addresses (127.0.0.2-9: the per-address limits are the
+attacker's alone) playing duels against the AI, acting at once on each of its turns.  It measures the honest
 player's action latency (its ``act`` sent to the state frame that acknowledges it) and the AI's
 move time (the frame that hands the move to the AI to the frame after its action) for
 ``seconds`` without an attack, then for ``seconds`` under each attack in turn, each attack run
@@ -39,8 +39,10 @@ from typing import Any, Final
 
 from .serveprocs import raise_open_file_limit, start_servers, stop_servers, wait_ready
 
-#: The honest player's address (the attacker's is 127.0.0.1): Linux routes all of 127/8 to loopback.
-HONEST_ADDRESS: Final = "127.0.0.2"
+#: The honest players' addresses (the attacker's is 127.0.0.1): Linux routes all of 127/8 to
+#: loopback.  One for each new game in turn, as many players would come from many addresses: one
+#: alone, playing at once, would reach its own address's 20 new games a minute.
+HONEST_ADDRESSES: Final = tuple(f"127.0.0.{n}" for n in range(2, 10))
 
 
 @dataclass(frozen=True)
@@ -136,14 +138,17 @@ async def honest_player(port: int, seconds: float, result: PhaseResult) -> None:
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
-    session = await guest(port, HONEST_ADDRESS)
+    session = await guest(port, HONEST_ADDRESSES[0])
     rng = random.Random(1)
+    games = 0
     latencies: list[float] = []
     ai_times: list[float] = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         body = json.dumps({"kind": "ai", "format": "precon", "ai": "casual"}).encode()
-        status, game = await http(port, "POST", "/api/games", body, session, HONEST_ADDRESS)
+        address = HONEST_ADDRESSES[games % len(HONEST_ADDRESSES)]
+        games += 1
+        status, game = await http(port, "POST", "/api/games", body, session, address)
         if status != 200:
             result.errors.append(f"new game: {status} {game}")
             await asyncio.sleep(1)
@@ -153,7 +158,7 @@ async def honest_player(port: int, seconds: float, result: PhaseResult) -> None:
             async with connect(
                 url,
                 additional_headers={"Authorization": f"Bearer {session}"},
-                local_addr=(HONEST_ADDRESS, 0),
+                local_addr=(address, 0),
                 max_size=None,
             ) as ws:
                 await ws.send(json.dumps({"type": "hello", "game": game["id"], "tokens": game["tokens"]}))
