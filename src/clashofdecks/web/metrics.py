@@ -15,8 +15,8 @@ if a change of the action path drops one):
   decisions, on workers of their own; ``optional``: hints and analyses) and kind;
 * :func:`work_refused` — where optional work is refused (a second hint of one game in flight, a
   hint asked within ``hint_interval_seconds`` of the identity's last);
-* :func:`work_dropped` — where queued work is let go unrun (its socket closed, its game moved on
-  or went away before a worker was free);
+* :func:`work_dropped` — where work is let go: a hint whose socket closed before its answer (unrun
+  if no worker had taken it yet), or whose game moved on before a worker was free;
 * :func:`work_timed_out` / :func:`work_over_memory` — in ``WorkerPool``, a job stopped at its time
   budget or its memory limit (web/limits.py, ``job_seconds``, ``job_memory_mb``).
 
@@ -83,7 +83,7 @@ WORK_REFUSED = Counter(
 )
 WORK_DROPPED = Counter(
     "clash_work_dropped",
-    "Queued work let go before it ran (its socket closed, its game moved on), by kind and reason",
+    "Work let go (its socket closed before the answer, its game moved on before a worker took it)",
     ["kind", "why"],
     registry=None,
 )
