@@ -79,7 +79,7 @@ class ServerProcess:
         # Tests open many sockets and read many replays from one address and one identity: those
         # caps are loose unless a test sets its own (a later --limit wins).
         loose = ["--limit", "sockets_per_address=100000", "--limit", "sockets_per_identity=100000"]
-        loose += ["--limit", "heavy_per_minute=0"]
+        loose += ["--limit", "heavy_per_minute=0", "--limit", "socket_opens_per_minute=0"]
         cmd = [sys.executable, "-m", "clashofdecks", "serve", "--port", str(self.port), *loose, *self.args]
         if "--create-rate" not in self.args:  # tests create many games from one address
             cmd += ["--create-rate", "100000"]

@@ -163,6 +163,17 @@ def test_sockets_are_capped_per_identity_and_per_address(tight: Any) -> None:
         ws.close()
 
 
+def test_sockets_opened_are_limited_per_address(tight: Any) -> None:
+    """A flood closed at ``flood_drops`` cannot come straight back on new sockets without end."""
+    proc = tight("--limit", "socket_opens_per_minute=2")
+    with connect(proc.ws_url), connect(proc.ws_url):
+        pass
+    with pytest.raises(InvalidStatus):
+        connect(proc.ws_url)
+    status, _body, _r = _request(proc, "GET", "/api/cards", source="127.0.0.1")
+    assert status == 200  # HTTP is not limited by it
+
+
 def test_a_request_whose_headers_never_end_is_closed(tight: Any) -> None:
     proc = tight("--limit", "header_seconds=0.2")
     with socket.create_connection(("127.0.0.1", proc.port), timeout=30) as s:

@@ -82,6 +82,7 @@ def test_one_hint_per_game_is_thought_at_a_time(tmp_path: Path, monkeypatch: pyt
 
     async def play() -> None:
         server = _server(tmp_path)
+        server.config.caps.hint_interval_seconds = 0  # the identity's interval is another test's
         await _started(server)
         try:
             route = SocketRoute(server, Limits.of(server.config))

@@ -49,6 +49,21 @@ MAX_WEB_PROCESSES: Final = 64
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--web", is_flag=True, help="Instead: the web server under load (bot duels over WebSockets).")
+@click.option(
+    "--attack",
+    is_flag=True,
+    help="Instead: an honest player's action latency and AI move time beside the same under each "
+    "attack of issue 33 (a 1 MiB record, 4 and 40 flooding sockets, 12 hint sockets, 1,000 idle "
+    "connections), on loopback.",
+)
+@click.option(
+    "--attack-seconds",
+    default=15.0,
+    show_default=True,
+    type=click.FloatRange(1, 600),
+    help="Seconds each phase of --attack measures.",
+)
+@click.option("--attack-tiny", is_flag=True, hidden=True, help="--attack at tiny sizes (the test's).")
 @click.option("--web-duels", default=100, show_default=True, help="Concurrent duels of --web.")
 @click.option(
     "--processes",
@@ -125,6 +140,9 @@ def bench(
     ismcts_iterations: int,
     as_json: bool,
     web: bool,
+    attack: bool,
+    attack_seconds: float,
+    attack_tiny: bool,
     web_duels: int,
     processes: int,
     database_url: str | None,
@@ -138,6 +156,11 @@ def bench(
     vec_envs: int,
 ) -> None:
     """Measure random games/s, actions/s, clone() and apply+undo speed on one core."""
+    if attack:
+        from .attack_bench import attack_bench
+
+        attack_bench(attack_seconds, attack_tiny, as_json)
+        return
     if web:
         paced = _pace(pace)
         _web_bench(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from . import leases, workers
@@ -33,6 +34,8 @@ class AgentRunner:
         self.leases = leases
         self.pool = pool
         self.background = background
+        #: When each identity (or identity-less socket) last was given a hint slot (``config.clock``).
+        self.last_hint: dict[str, float] = {}
 
     def schedule(self, live: LiveGame) -> None:
         """Start the game's agent thinking if it is to move and nobody here thinks for it yet."""
@@ -41,8 +44,24 @@ class AgentRunner:
         live.agent_busy = True
         self.background.run(self._run(live))
 
-    async def hint(self, record: dict[str, Any], seat: int) -> tuple[str, float, str]:
-        return await self.pool.run_optional(workers.hint, record, seat, self.config.hint_seconds)
+    def hint_wait(self, who: str) -> float:
+        """Seconds ``who`` must still wait for a hint (``hint_interval_seconds`` after its last);
+        0: it may have one now, and the interval starts again."""
+        now, every = self.config.clock(), self.config.caps.hint_interval_seconds
+        last = self.last_hint.get(who)
+        if last is not None and now - last < every:
+            return every - (now - last)
+        if len(self.last_hint) > 10_000:  # forget those whose interval is over
+            self.last_hint = {k: t for k, t in self.last_hint.items() if now - t < every}
+        self.last_hint[who] = now
+        return 0.0
+
+    async def hint(
+        self, record: dict[str, Any], seat: int, wanted: Callable[[], str | None] | None = None
+    ) -> tuple[str, float, str]:
+        """The hint (web/workers.py), on the optional lane; dropped unrun if ``wanted()`` says so."""
+        seconds = self.config.hint_seconds
+        return await self.pool.run_optional(workers.hint, record, seat, seconds, kind="hint", wanted=wanted)
 
     async def _run(self, live: LiveGame) -> None:
         """Make the agent's decisions of a game while it is the agent's turn, each under the game's

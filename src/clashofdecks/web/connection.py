@@ -61,6 +61,11 @@ class Connection:
     idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     #: Closed as too slow (nothing more is queued).
     dropped: bool = False
+    #: The socket has closed (its queued work is dropped: web/workers.py).
+    closed: bool = False
+    #: Messages handled apart from the socket's reading (hints: thought in a worker while the page
+    #: goes on), cancelled when the socket closes.
+    jobs: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
 
     async def send(self, frame: dict[str, Any]) -> None:
         await self.send_text(dumps(frame))
@@ -109,8 +114,17 @@ class Connection:
         if self.writer is not None and not self.dropped and not self.idle.is_set():
             await self.idle.wait()
 
+    def start_job(self, job: Any) -> None:
+        """Handle a message (the coroutine ``job``) while the socket reads on; cancelled if it closes."""
+        task = asyncio.create_task(job)
+        self.jobs.add(task)
+        task.add_done_callback(self.jobs.discard)
+
     def stop(self) -> None:
-        """The socket has closed: frames still queued are dropped."""
+        """The socket has closed: frames still queued are dropped, and so is its work not yet done."""
+        self.closed = True
+        for task in list(self.jobs):
+            task.cancel()
         self.outbox.clear()
         self.idle.set()
         if self.writer is not None and not self.dropped:

@@ -14,10 +14,10 @@ from typing import Any
 
 from sqlalchemy.engine import Connection as DbConnection
 
-from ..errors import ClashError, RecordError
+from ..errors import ClashError
 from ..events import Event
 from ..record import GameRecord
-from ..session import REMOTE, GameSession, Seat
+from ..session import REMOTE
 from . import hint_terms, rematches
 from .clocks import ClockState
 from .games import (
@@ -36,8 +36,9 @@ from .games import (
 )
 from .live_game import GameServices, LiveGame, Subscriber
 from .protocol import ProtocolError
-from .store import GameRow, SeatRow, Store
+from .store import GameRow, Store
 from .sync import StaleError
+from .workers import imported_game
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -217,29 +218,15 @@ class GameTable:
         live.schedule_agents()
         return live
 
-    async def import_record(self, record: GameRecord, owner: str) -> GameState:
-        """A finished game's record kept for its replay (never continued here, so never live)."""
-        seats = [
-            Seat.remote("Player 0"),
-            Seat("automaton") if record.mode == "solo" else Seat.remote("Player 1"),
-        ]
+    async def import_record(self, record: GameRecord, owner: str) -> GameRow:
+        """A finished game's record kept for its replay (never continued here, so never live): it is
+        replayed in the workers' optional lane, within its budget, off the event loop."""
         game_id = secrets.token_hex(12)
-        try:
-            session = GameSession.from_record(record, seats=seats, session_id=game_id)
-        except ClashError as exc:
-            raise RecordError(str(exc)) from None
-        names = list(record.players)
-        rows = [
-            SeatRow(s, seats[s].kind, names[s] if s < len(names) else seats[s].kind, None, None, owner)
-            for s in (0, 1)
-        ]
-        imported = GameState(game_id, "imported", session, rows)
-        row = game_row(imported)
-        row.status = "over"  # an imported game is for replaying, never continued here
-        if row.result is None:
-            row.result = {"winner": None, "reason": "imported unfinished", "termination": "imported"}
+        assert self.services.pool is not None
+        run = self.services.pool.run_optional
+        row: GameRow = await run(imported_game, record.to_dict(), game_id, owner, kind="import")
         await self.db.run(lambda s: s.create_game(row))
-        return imported
+        return row
 
     async def rematch(self, conn: Subscriber, live: LiveGame) -> None:
         """A rematch of a finished duel: between two people both must ask (the first asking offers

@@ -251,6 +251,32 @@ def final_result(session: GameSession) -> dict[str, Any]:
     return {} if outcome is None else result_of(outcome, session.turn)
 
 
+def imported_row(record: GameRecord, game_id: str, owner: str) -> GameRow:
+    """The stored row of an imported record, owned by ``owner``: replayed once to check it (a
+    record that does not replay raises :class:`~clashofdecks.errors.RecordError`), kept finished,
+    for its replay (never continued on the site)."""
+    from ..errors import RecordError
+
+    seats = [
+        Seat.remote("Player 0"),
+        Seat("automaton") if record.mode == "solo" else Seat.remote("Player 1"),
+    ]
+    try:
+        session = GameSession.from_record(record, seats=seats, session_id=game_id)
+    except ClashError as exc:
+        raise RecordError(str(exc)) from None
+    names = list(record.players)
+    rows = [
+        SeatRow(s, seats[s].kind, names[s] if s < len(names) else seats[s].kind, None, None, owner)
+        for s in (0, 1)
+    ]
+    row = game_row(GameState(game_id, "imported", session, rows))
+    row.status = "over"  # an imported game is for replaying, never continued here
+    if row.result is None:
+        row.result = {"winner": None, "reason": "imported unfinished", "termination": "imported"}
+    return row
+
+
 def record_of_row(row: GameRow) -> GameRecord:
     data: dict[str, Any] = {
         "record_version": 1,
@@ -576,6 +602,22 @@ def replay_frames(
     """A finished game step by step for the replay page: the full position after each action (every
     card may be shown once the game is over) with the action (notation, and as a sentence in
     ``lang``: ``label``) and its events, in ``lang`` with the players' ``names``."""
+    frames: list[dict[str, Any]] = replay_page(record, lang, names)["frames"]
+    return frames
+
+
+def replay_page(
+    record: GameRecord,
+    lang: str = "en",
+    names: tuple[str, str] | None = None,
+    start: int = 0,
+    count: int = 0,
+    log_events: int = 0,
+) -> dict[str, Any]:
+    """The frames ``start`` to ``start + count - 1`` of :func:`replay_frames` (``count`` 0: to the
+    end), ``total`` (how many frames the replay has) and ``log``: the events before ``start`` as
+    sentences (the latest ``log_events`` of them; 0: all).  Only the frames asked for are built:
+    the steps before them are replayed, not described."""
     from ..position import dump_position
     from ..record import Replay
     from ..words.actions import default_names, describe_action
@@ -583,35 +625,58 @@ def replay_frames(
     replay = Replay(record, record_events=True)
     game = replay.game
     names = names or default_names(game, lang)
+    end = start + count if count > 0 else None
     frames: list[dict[str, Any]] = []
+    earlier: list[Event] = []  # the events before the window (only the latest are kept)
 
-    def snapshot(
-        action: str | None, label: str | None, seat: int | None, events: Sequence[Event]
-    ) -> dict[str, Any]:
+    def wanted(frame: int) -> bool:
+        return frame >= start and (end is None or frame < end)
+
+    def keep(
+        frame: int, action: str | None, label: str | None, seat: int | None, events: Sequence[Event]
+    ) -> None:
+        if not wanted(frame):
+            if frame < start:
+                earlier.extend(events)
+                if log_events and len(earlier) > 2 * log_events:
+                    del earlier[:-log_events]
+            return
         setup = game.phase == "setup"
-        return {
-            "action": action,
-            "label": label,
-            "seat": seat,
-            "turn": game.turn,
-            "phase": game.phase,
-            "setup": {k: v for k, v in setup_summary(game).items()} if setup else None,
-            "view": None if setup else dump_position(game),
-            "events": [event_json(e, lang, names) for e in events],
-        }
+        frames.append(
+            {
+                "action": action,
+                "label": label,
+                "seat": seat,
+                "turn": game.turn,
+                "phase": game.phase,
+                "setup": {k: v for k, v in setup_summary(game).items()} if setup else None,
+                "view": None if setup else dump_position(game),
+                "events": [event_json(e, lang, names) for e in events],
+            }
+        )
 
-    #: The step being applied: its text, its sentence (said before it is played) and its seat.
-    before: list[tuple[str, str, int]] = []
+    #: The step being applied: its frame, text, sentence (said before it is played) and seat.
+    before: list[tuple[int, str, str | None, int]] = []
 
     def apply(action: int) -> None:
-        text, label, seat = before.pop()
-        frames.append(snapshot(text, label, seat, game.apply(action)))
+        frame, text, label, seat = before.pop()
+        keep(frame, text, label, seat, game.apply(action))
 
-    frames.append(snapshot(None, None, None, game.take_events()))
+    keep(0, None, None, None, game.take_events())
+    total = 1
     for step in replay.steps(apply=apply):
-        label = describe_action(game, step.text, lang, names=names, addressee=None)
-        before.append((step.text, label, game.current_player))
-    return frames
+        total += 1
+        label = (
+            describe_action(game, step.text, lang, names=names, addressee=None) if wanted(total - 1) else None
+        )
+        before.append((total - 1, step.text, label, game.current_player))
+    shown = earlier[-log_events:] if log_events else earlier
+    return {
+        "from": start,
+        "total": total,
+        "frames": frames,
+        "log": [event_json(e, lang, names) for e in shown],
+    }
 
 
 def mistake_labels(
@@ -655,6 +720,7 @@ __all__ = [
     "mistake_labels",
     "names_of_seats",
     "replay_frames",
+    "replay_page",
     "session_of_row",
     "undo_event",
 ]

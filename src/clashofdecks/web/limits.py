@@ -26,10 +26,24 @@ class Caps:
     hello_log_events: int = 200
     #: Record, replay and analysis requests an address may make per minute (burst the same); 0: no cap.
     heavy_per_minute: float = 60.0
+    #: Frames of a replay one request gets (the page asks for the next ones as the reader steps).
+    replay_page_frames: int = 50
+    #: Seconds an identity waits between two hints (one hint per game is thought at a time besides).
+    hint_interval_seconds: float = 5.0
+    #: Seconds a hint, an analysis, an import or a replay page may take in a worker (then it fails
+    #: with a clear error; ``clash_work_timed_out_total``); 0: no budget.
+    job_seconds: float = 60.0
+    #: MiB a worker process may grow by during one job (then the job fails with a clear error and
+    #: the worker is replaced; ``clash_work_over_memory_total``); 0: no limit.  Worker processes only
+    #: (with ``--agent-workers 0`` jobs run in a thread of the server, unlimited).
+    job_memory_mb: int = 1024
     #: Messages above the socket's rate dropped in a row before the socket is closed (1008).
     flood_drops: int = 40
     #: Seconds a new socket has to send its first message (closed 1008 otherwise); 0: no deadline.
     first_message_seconds: float = 10.0
+    #: Sockets an address may open per minute (burst the same; 0: no cap): a flood closed at
+    #: ``flood_drops`` cannot come straight back on a new socket, again and again.
+    socket_opens_per_minute: float = 120.0
     #: Sockets open at once per identity and per client address (0: no cap).
     sockets_per_identity: int = 8
     sockets_per_address: int = 64

@@ -12,8 +12,10 @@ told about it; each subscriber then gets the frame of the seats it holds (R9).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -56,6 +58,7 @@ from .protocol import Message, ProtocolError
 from .services import Background, Database
 from .store import ActionWrite, ClockRow, SeatRow, SeatTakenError, Store, token_hash
 from .sync import GameSync, History, StaleError, history_of
+from .workers import WorkBudgetError, WorkDropped, WorkerPool
 
 log = logging.getLogger("clashofdecks.web")
 
@@ -75,6 +78,8 @@ class Subscriber(Protocol):
     protocol: int
     #: Version 2: the last full state the page was sent (what its next delta applies to).
     shown: dict[str, Any] | None
+    #: The socket has closed (work it asked for and not yet begun is dropped).
+    closed: bool
 
     async def send(self, frame: dict[str, Any]) -> None: ...
 
@@ -86,7 +91,11 @@ class AgentTurns(Protocol):
 
     def schedule(self, live: LiveGame) -> None: ...
 
-    async def hint(self, record: dict[str, Any], seat: int) -> tuple[str, float, str]: ...
+    def hint_wait(self, who: str) -> float: ...
+
+    async def hint(
+        self, record: dict[str, Any], seat: int, wanted: Callable[[], str | None] | None = None
+    ) -> tuple[str, float, str]: ...
 
 
 class AnalysisRequests(Protocol):
@@ -107,6 +116,8 @@ class GameServices:
     #: The change bus's side of this process (set once the bus is open, at the server's start).
     sync: GameSync | None = None
     process_id: str = ""
+    #: The worker pool (imports are replayed in its optional lane).
+    pool: WorkerPool | None = None
 
 
 class LiveGame(GameState):
@@ -470,11 +481,32 @@ class LiveGame(GameState):
             if self.hinting:
                 metrics.work_refused("hint", "one_per_game")
                 raise ProtocolError("hint_unavailable", "a hint for this game is being found; wait for it")
+            wait = self.services.agents.hint_wait(conn.identity or f"socket {id(conn)}")
+            if wait > 0:
+                metrics.work_refused("hint", "per_identity")
+                every = self.config.caps.hint_interval_seconds
+                raise ProtocolError(
+                    "hint_unavailable", f"one hint every {every:g} s; ask again in {math.ceil(wait)} s"
+                )
             record = session.record().to_dict()
             index = len(session.steps)
             self.hinting = True
+
+        def wanted() -> str | None:
+            """Why the hint is no longer wanted once a worker is free (None: it is)."""
+            if conn.closed:
+                return "socket_closed"
+            return "game_moved" if len(self.session.steps) != index or self.session.is_over else None
+
         try:
-            action, score, label = await self.services.agents.hint(record, seat)
+            action, score, label = await self.services.agents.hint(record, seat, wanted)
+        except asyncio.CancelledError:  # the socket closed while the hint waited or was thought
+            metrics.work_dropped("hint", "socket_closed")
+            raise
+        except WorkDropped:
+            raise ProtocolError("hint_unavailable", "the game moved on before a hint was found") from None
+        except WorkBudgetError as exc:
+            raise ProtocolError("hint_unavailable", f"no hint this time: {exc}") from None
         finally:
             self.hinting = False
         sentence = action

@@ -13,7 +13,12 @@ if a change of the action path drops one):
 * :func:`socket_opened` / :func:`socket_closed` — in the socket route;
 * :func:`worker_job` — in ``WorkerPool`` (web/workers.py), each job run, by lane (``ai``: agent
   decisions, on workers of their own; ``optional``: hints and analyses) and kind;
-* :func:`work_refused` — where optional work is refused (a second hint of one game in flight).
+* :func:`work_refused` — where optional work is refused (a second hint of one game in flight, a
+  hint asked within ``hint_interval_seconds`` of the identity's last);
+* :func:`work_dropped` — where work is let go: a hint whose socket closed before its answer (unrun
+  if no worker had taken it yet), or whose game moved on before a worker was free;
+* :func:`work_timed_out` / :func:`work_over_memory` — in ``WorkerPool``, a job stopped at its time
+  budget or its memory limit (web/limits.py, ``job_seconds``, ``job_memory_mb``).
 
 The cost counters (:func:`count_statements`, :func:`frame_sent`, :func:`sentences_rendered`) count
 the work an action costs -- SQL statements, frames and their bytes, sentences rendered -- so that
@@ -76,6 +81,21 @@ WORKER_JOBS = Counter(
 WORK_REFUSED = Counter(
     "clash_work_refused", "Optional work refused, by kind and reason", ["kind", "why"], registry=None
 )
+WORK_DROPPED = Counter(
+    "clash_work_dropped",
+    "Work let go (its socket closed before the answer, its game moved on before a worker took it)",
+    ["kind", "why"],
+    registry=None,
+)
+WORK_TIMED_OUT = Counter(
+    "clash_work_timed_out", "Worker jobs stopped at their time budget, by kind", ["kind"], registry=None
+)
+WORK_OVER_MEMORY = Counter(
+    "clash_work_over_memory",
+    "Worker jobs stopped at their memory limit (the worker is replaced), by kind",
+    ["kind"],
+    registry=None,
+)
 
 
 class CostCounters(Collector):
@@ -125,6 +145,18 @@ def worker_job(lane: str, kind: str) -> None:
 
 def work_refused(kind: str, why: str) -> None:
     WORK_REFUSED.labels(kind, why).inc()
+
+
+def work_dropped(kind: str, why: str) -> None:
+    WORK_DROPPED.labels(kind, why).inc()
+
+
+def work_timed_out(kind: str) -> None:
+    WORK_TIMED_OUT.labels(kind).inc()
+
+
+def work_over_memory(kind: str) -> None:
+    WORK_OVER_MEMORY.labels(kind).inc()
 
 
 def count_statements(engine: Engine) -> None:
@@ -190,6 +222,9 @@ def registry_with(gauges: ServerGauges) -> CollectorRegistry:
         CATCH_UPS,
         WORKER_JOBS,
         WORK_REFUSED,
+        WORK_DROPPED,
+        WORK_TIMED_OUT,
+        WORK_OVER_MEMORY,
         COSTS,
         OPEN_SOCKETS,
         gauges,

@@ -37,6 +37,8 @@ class Limits:
     heavy: AddressRateLimiter | None = None
     #: Sockets open per identity and per address (web/limits.py).
     sockets: SocketCounts = field(default_factory=lambda: SocketCounts(Caps()))
+    #: Sockets opened per address (``socket_opens_per_minute``; web/limits.py).
+    socket_opens: AddressRateLimiter | None = None
 
     @classmethod
     def of(cls, config: ServerConfig) -> Limits:
@@ -55,6 +57,13 @@ class Limits:
                 else None
             ),
             sockets=SocketCounts(config.caps),
+            socket_opens=(
+                AddressRateLimiter(
+                    config.caps.socket_opens_per_minute / 60.0, config.caps.socket_opens_per_minute
+                )
+                if config.caps.socket_opens_per_minute
+                else None
+            ),
         )
 
 

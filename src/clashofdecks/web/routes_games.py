@@ -14,7 +14,7 @@ from ..errors import ClashError
 from ..options import LEVELS, THREAT_ABILITIES, THREAT_CHOICES, ThreatError
 from ..record import GameRecord
 from ..words.i18n import LANGUAGES
-from . import reports
+from . import reports, workers
 from .bodies import game_summary
 from .clocks import TIME_CONTROLS
 from .games import (
@@ -24,7 +24,6 @@ from .games import (
     mistake_labels,
     names_of_seats,
     record_of_row,
-    replay_frames,
 )
 from .http_checks import (
     MAX_OPTIONS_BYTES,
@@ -37,6 +36,7 @@ from .http_checks import (
 from .names import NameRefused, checked_name
 from .routes_common import RouteGroup
 from .store import GameRow
+from .workers import WorkBudgetError
 
 
 def unfinished_refusal(row: GameRow, what: str) -> dict[str, Any]:
@@ -149,17 +149,30 @@ class GameRoutes(RouteGroup):
         if lang not in languages():
             lang = "en"
         names = names_of_seats(row.seats, lang)
-        # Off the event loop: a long record takes a while to replay, and the other players wait not.
-        frames = await asyncio.to_thread(replay_frames, rec, lang, names)
-        return JSONResponse(
-            {
-                "id": row.id,
-                "players": list(names),
-                "mode": row.mode,
-                "result": row.result,
-                "frames": frames,
-            }
-        )
+        try:
+            start = int(request.query_params.get("from", "0"))
+        except ValueError:
+            start = -1
+        if not 0 <= start <= len(row.actions):
+            return self.bad(f"from is a step of this replay, 0 to {len(row.actions)}")
+        caps = self.config.caps
+        # A page of frames, built in a worker within its budget (a long record takes a while to
+        # replay: never on the event loop, never whole in one request).
+        try:
+            page = await self.server.pool.run_optional(
+                workers.replay_page,
+                rec.to_dict(),
+                lang,
+                names,
+                start,
+                caps.replay_page_frames,
+                caps.hello_log_events,
+                kind="replay",
+            )
+        except WorkBudgetError as exc:
+            return self.bad(f"the replay could not be built: {exc}", 503, "busy")
+        body = {"id": row.id, "players": list(names), "mode": row.mode, "result": row.result, **page}
+        return JSONResponse(body)
 
     async def analysis(self, request: Request) -> Response:
         refused = self.heavy_refused(request)
@@ -240,10 +253,12 @@ class GameRoutes(RouteGroup):
         if why is not None:
             return self.bad(why)
         try:
-            live = await self.server.table.import_record(rec, owner.id)
+            game_id = (await self.server.table.import_record(rec, owner.id)).id
+        except WorkBudgetError as exc:
+            return self.bad(f"the record could not be checked: {exc}", 503, "busy")
         except ClashError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse({"id": live.id, "replay": f"/r/{live.id}"})
+        return JSONResponse({"id": game_id, "replay": f"/r/{game_id}"})
 
     def routes(self) -> list[BaseRoute]:
         return [

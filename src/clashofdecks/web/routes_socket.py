@@ -14,7 +14,7 @@ from . import identity as ident
 from . import metrics
 from .http_checks import origin_allowed, session_id_of
 from .limits import FloodGuard
-from .protocol import ProtocolError, RateLimiter, error_frame, parse_message
+from .protocol import Message, ProtocolError, RateLimiter, error_frame, parse_message
 from .routes_common import RouteGroup, live_identity
 from .server import Connection
 from .store import IdentityRow
@@ -37,6 +37,11 @@ class SocketRoute(RouteGroup):
             row = await self.server.run_db(lambda s: live_identity(s, hashed, self.config))
         address = ws.client.host if ws.client is not None else "unknown"
         identity = row.id if row else None
+        opens = self.limits.socket_opens
+        if opens is not None and not opens.allow(address):  # before any work: the handshake is refused
+            log.warning("refused socket from %s: too many new sockets from this address", address)
+            await ws.close(code=1008)
+            return
         refused = self.limits.sockets.admit(address, identity)
         if refused is not None:  # before accepting: the handshake is answered 403 (web/limits.py)
             log.warning("refused socket from %s: %s", address, refused)
@@ -87,7 +92,14 @@ class SocketRoute(RouteGroup):
                         break
                     continue  # dropped: an excess message costs one comparison
                 guard.within_rate()
-                await self._message(conn, text)
+                received = time.perf_counter()
+                msg = await self._parsed(conn, text)
+                if msg is None:
+                    continue
+                if msg.type == "hint":  # thought in a worker while the page goes on; dropped if it leaves
+                    conn.start_job(self._handle(conn, msg, received))
+                else:
+                    await self._handle(conn, msg, received)
         except WebSocketDisconnect:
             pass
         finally:
@@ -97,8 +109,21 @@ class SocketRoute(RouteGroup):
     async def _message(self, conn: Connection, text: str | bytes) -> None:
         """One message: handled, or answered with an error frame (nothing changed)."""
         received = time.perf_counter()
+        msg = await self._parsed(conn, text)
+        if msg is not None:
+            await self._handle(conn, msg, received)
+
+    async def _parsed(self, conn: Connection, text: str | bytes) -> Message | None:
+        """The message, or None when it is not one (the page is told why)."""
         try:
-            msg = parse_message(text)
+            return parse_message(text)
+        except ProtocolError as exc:
+            await conn.send(error_frame(exc.code, exc.message))
+            return None
+
+    async def _handle(self, conn: Connection, msg: Message, received: float) -> None:
+        """A message handled, or answered with an error frame (nothing changed)."""
+        try:
             await self.server.sockets.handle(conn, msg)
             if msg.type == "act":
                 # handle() returns once the state frame acknowledging the action is queued for this socket.

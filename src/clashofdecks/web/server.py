@@ -46,11 +46,22 @@ class GameServer:
         self.db = Database(config.database_url)
         self.background = Background()
         self.leases = LeaseKeeper(self.db, self.process_id, config.lease_seconds)
-        self.pool = workers.WorkerPool(config.agent_workers, config.optional_workers)
+        self.pool = workers.WorkerPool(
+            config.agent_workers,
+            config.optional_workers,
+            seconds=config.caps.job_seconds,
+            memory_mb=config.caps.job_memory_mb,
+        )
         self.agents = AgentRunner(config, self.db, self.leases, self.pool, self.background)
         self.analyses = Analyses(config, self.db, self.leases, self.pool)
         self.services = GameServices(
-            config, self.db, self.background, self.agents, self.analyses, process_id=self.process_id
+            config,
+            self.db,
+            self.background,
+            self.agents,
+            self.analyses,
+            process_id=self.process_id,
+            pool=self.pool,
         )
         self.table = GameTable(self.services)
         #: The "play now" queue (its entries are in the database: docs/web.md, "The queue").

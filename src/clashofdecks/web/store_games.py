@@ -117,8 +117,14 @@ class GameStore(StoreCore):
                         owner=s.owner,
                     )
                 )
-            for i, (seat, text) in enumerate(row.actions):
-                conn.execute(actions.insert().values(game_id=row.id, idx=i, seat=seat, action=text, at=now))
+            if row.actions:  # one executemany: a 2,000-action import is one statement, not 2,000
+                conn.execute(
+                    actions.insert(),
+                    [
+                        {"game_id": row.id, "idx": i, "seat": seat, "action": text, "at": now}
+                        for i, (seat, text) in enumerate(row.actions)
+                    ],
+                )
             if row.rated or row.rated_offer:
                 conn.execute(rated_games.insert().values(game_id=row.id, format=row.format, agreed=row.rated))
 

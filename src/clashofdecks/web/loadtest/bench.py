@@ -428,6 +428,13 @@ def _serve_options(python: str) -> str:
     return out.stdout
 
 
+def _cap_names(python: str) -> set[str]:
+    """The ``--limit`` names the version ``python`` runs knows (a baseline may lack newer caps)."""
+    code = "from clashofdecks.web.limits import CAP_NAMES; print(' '.join(CAP_NAMES))"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    return set(out.stdout.split())
+
+
 def _version_of(python: str) -> str:
     """The git commit of the clashofdecks ``python`` imports (its source folder), else its folder."""
     code = "import clashofdecks, os; print(os.path.dirname(clashofdecks.__file__))"
@@ -534,7 +541,13 @@ def run_web_bench(
     options = _serve_options(python)
     # A baseline may predate some of the load options: those it lacks are left out.
     pairs = [LOAD_ARGS[i : i + 2] for i in range(0, len(LOAD_ARGS), 2)]
-    load = tuple(x for pair in pairs if pair[0] in options for x in pair)
+    caps = _cap_names(python)
+    load = tuple(
+        x
+        for pair in pairs
+        if pair[0] in options and (pair[0] != "--limit" or pair[1].partition("=")[0] in caps)
+        for x in pair
+    )
     extra: list[str] = []
     if "--metrics-allow" in options:
         extra += ["--metrics-allow", "127.0.0.1"]

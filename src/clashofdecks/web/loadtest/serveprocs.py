@@ -29,6 +29,8 @@ LOAD_ARGS = (
         "sockets_per_identity=0",
         "--limit",
         "heavy_per_minute=0",
+        "--limit",
+        "socket_opens_per_minute=0",
     ),
 )
 

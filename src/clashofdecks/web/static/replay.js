@@ -32,14 +32,16 @@ function replayControls(id, i, n, goTo) {
     h("a", { class: "button", href: "/api/games/" + id + "/record", download: "clash-" + id + ".json" }, t("export")));
 }
 
-// Step i of the replay: its board, the action that led there, the log up to it, the analysis.
+// Step i of the replay: its board, the action that led there, the log up to it, the analysis.  The
+// frames come a page at a time (see loadPage): the log is the page's earlier events and its own.
 function showStep(id, data, players, analysis, i, goTo) {
-  const n = data.frames.length - 1;
+  const n = data.total - 1;
   history.replaceState(null, "", "#s=" + i);
-  const fr = data.frames[i];
+  const page = data.pages.get(pageStart(data, i));
+  const fr = page.frames[i - page.from];
   const f = { players, seats: [], seat: null, legal: [], abilities: null, playable: [], index: i, to_move: -2 };
-  state.log = [];
-  for (let k = 0; k <= i; k++) state.log.push(...data.frames[k].events);
+  state.log = [...page.log];
+  for (let k = page.from; k <= i; k++) state.log.push(...page.frames[k - page.from].events);
   const board = fr.setup ? setupBoard(Object.assign(f, { setup: fr.setup })) : boardView(fr.view, 0, f);
   mount(h("main", { class: "replay" },
     h("h2", {}, t("replay_title"), " · ", players.map((p) => p.name).join(" – ")),
@@ -54,27 +56,52 @@ function showStep(id, data, players, analysis, i, goTo) {
   if (log) log.scrollTop = log.scrollHeight;
 }
 
+// The first step of the page that holds step i (the server sends pages of data.size frames).
+function pageStart(data, i) {
+  return Math.floor(i / data.size) * data.size;
+}
+
+// The replay's frames from step `from` on, a page of them (a long game is never built whole in one
+// request); kept in data.pages.
+async function loadPage(id, data, from) {
+  const page = await api("/api/games/" + id + "/replay?lang=" + encodeURIComponent(state.lang) + "&from=" + from);
+  if (!data.size) Object.assign(data, { size: Math.max(1, page.frames.length), total: page.total, pages: new Map() });
+  data.pages.set(from, page);
+  return page;
+}
+
 export async function replayPage(id) {
   closeSocket();
   const generation = ++replayGeneration;
   const view = currentView();
-  let data;
-  try { data = await api("/api/games/" + id + "/replay?lang=" + encodeURIComponent(state.lang)); }
+  const data = { size: 0 };
+  let first;
+  try { first = await loadPage(id, data, 0); }
   catch (e) { if (stillShowing(view)) mount(h("main", {}, h("p", { class: "error" }, failText(e)))); return; }
   if (!stillShowing(view)) return;
-  const n = data.frames.length - 1;
+  Object.assign(data, { result: first.result });
+  const n = data.total - 1;
   let i = stepFromHash(location.hash, n);
   // The names the game showed (the server sends them in this page's language, the automaton's too).
-  const players = data.players.map((name, seat) => ({ name: data.mode === "solo" && seat === 1 ? t("automaton") : name,
-    kind: data.mode === "solo" && seat === 1 ? "automaton" : "human" }));
+  const players = first.players.map((name, seat) => ({ name: first.mode === "solo" && seat === 1 ? t("automaton") : name,
+    kind: first.mode === "solo" && seat === 1 ? "automaton" : "human" }));
   const analysis = { status: "loading" };
-  const goTo = (step) => { i = Math.max(0, Math.min(n, step)); showStep(id, data, players, analysis, i, goTo); };
+  const goTo = async (step) => {
+    const want = Math.max(0, Math.min(n, step));
+    if (!data.pages.has(pageStart(data, want))) {
+      try { await loadPage(id, data, pageStart(data, want)); }
+      catch (e) { if (stillShowing(view)) mount(h("main", {}, h("p", { class: "error" }, t("error") + ": " + e.message))); return; }
+      if (!stillShowing(view)) return;
+    }
+    i = want;
+    showStep(id, data, players, analysis, i, goTo);
+  };
   // Only the analysis panel is redrawn when the analysis arrives: the reader's place stays.
   const redrawAnalysis = () => {
     const old = document.getElementById("analysis");
     if (old) old.replaceWith(analysisPanel(analysis, { players, index: i }, i, goTo));
   };
-  goTo(i);
+  await goTo(i);
   loadAnalysis(id, analysis, generation, redrawAnalysis);
 }
 
