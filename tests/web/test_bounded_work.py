@@ -206,7 +206,7 @@ def test_a_hint_queued_for_a_closed_socket_is_not_run(
             ws = QueueSocket()
             from clashofdecks.web.store import IdentityRow
 
-            serving = asyncio.create_task(route._serve(ws, IdentityRow(OWNER, "o", "")))  # type: ignore[arg-type]
+            serving = asyncio.create_task(route._serve(ws, IdentityRow(OWNER, "o", ""), "127.0.0.1"))  # type: ignore[arg-type]
             dropped = metrics.WORK_DROPPED.labels("hint", "socket_closed")._value.get()
             await ws.incoming.put(json.dumps({"type": "hello", "game": game.id, "tokens": []}))
             await ws.incoming.put(json.dumps({"type": "hint"}))
