@@ -50,6 +50,7 @@ def test_a_bot_plays_a_whole_duel_from_its_invite_link(server: ServerProcess, fm
     thread.join(120)
     assert results and results[0] == person_result
     assert len(sent) > 10
+    assert "Robo" in [p["name"] for p in person.state["players"]]  # the bot's seat bears its name
     person.close()
 
 
