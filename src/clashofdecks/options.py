@@ -6,6 +6,7 @@ or value, ``to_dict`` gives the canonical JSON object used in positions and reco
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
@@ -29,6 +30,11 @@ VARIANT_CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "protection": ("targeted", "any_damage"),  # R6.4b
     "automaton_lanes": ("per_creature", "per_card"),  # R7.3b
 }
+
+
+@functools.cache
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +78,8 @@ class Ruleset:
 
     def to_dict(self) -> dict[str, Any]:
         """Every option by name, as positions and records write them."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        # The names once per class (``fields`` builds them at each call: every frame dumps a position).
+        return {name: getattr(self, name) for name in _field_names(type(self))}
 
 
 THREAT_ABILITIES: Final = ("splash", "perforation", "rage", "protection", "berserk")

@@ -417,6 +417,16 @@ class GameSession:
         """Every decision applied so far, oldest first."""
         return list(self._steps)
 
+    @property
+    def n_steps(self) -> int:
+        """``len(steps)`` without copying them (the web server reads it at every frame)."""
+        return len(self._steps)
+
+    @property
+    def last_step(self) -> Step | None:
+        """The latest decision applied, if any (``steps[-1]`` without copying them)."""
+        return self._steps[-1] if self._steps else None
+
     def is_agent_turn(self) -> bool:
         """Whether an agent seat is to move (:meth:`advance_agents` moves it)."""
         return self.to_move in self._agents
@@ -445,9 +455,10 @@ class GameSession:
         """Whether the decision now is a custom deck build (R2.5: typed, not listed)."""
         return is_build_stage(self.game)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may know (R9); ``None`` is a spectator's view (both hands hidden)."""
-        return view(self.game, seat)
+    def view(self, seat: int | None, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What ``seat`` may know (R9); ``None`` is a spectator's view (both hands hidden).
+        ``dumped``: the position's dump made once for several views (:func:`position.view`)."""
+        return view(self.game, seat, dumped)
 
     # ------------------------------------------------------------------ acting
 

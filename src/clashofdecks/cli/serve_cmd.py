@@ -258,7 +258,9 @@ def serve(
     from ..web.http_guard import allowed_hosts
     from ..web.limits import parse_caps
     from ..web.server import ServerConfig
+    from ..words.catalog import pin_locale_dir
 
+    pin_locale_dir()  # the catalogs' folder is read once (words/catalog.py)
     config = ServerConfig(
         database_url=database_url,
         public_url=public_url,

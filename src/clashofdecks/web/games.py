@@ -108,7 +108,7 @@ class GameState:
 
     @property
     def n_actions(self) -> int:
-        return len(self.session.steps)
+        return self.session.n_steps
 
     def seats_for_tokens(self, tokens: list[str]) -> set[int]:
         hashes = {token_hash(t) for t in tokens}
@@ -379,10 +379,13 @@ def undo_event(live: GameState, taken: list[str]) -> dict[str, Any]:
     return {"kind": "undo", "rule": "", "actions": taken, "labels_by_lang": by_lang, "text": text}
 
 
-def setup_view(session: GameSession, seat: int | None) -> dict[str, Any]:
+def setup_view(
+    session: GameSession, seat: int | None, dumped: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The setup stage as ``seat`` may see it: the engine's view (R9: the face-down draft pile only
-    as a count, a custom deck hidden from the opponent until both are built), in the page's terms."""
-    setup = session.view(seat)["setup"]
+    as a count, a custom deck hidden from the opponent until both are built), in the page's terms.
+    ``dumped``: the position's dump, made once for every seat of a broadcast."""
+    setup = session.view(seat, dumped)["setup"]
     steps = [s for s in setup["steps"] if s[0] in ("deck", "pick", "build", "ban")]
     decision, player = steps[0] if steps else ("", -1)
     return {
@@ -415,11 +418,14 @@ def frame_for(
     return {**own, **common}
 
 
-def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, Any]:
+def seat_part(
+    live: GameState, seats: set[int], lang: str = "en", dumped: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The fields of a ``state`` frame that depend on who looks: the seat, its view (R9), its legal
     actions (notation, for the client to send back) with their sentences in ``lang`` (``labels``),
     the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
-    it may undo."""
+    it may undo.  ``dumped``: the position's dump (``position.dump_position``), made once for every
+    seat of a broadcast."""
     session = live.session
     words = _words(live)
     to_move = session.to_move
@@ -437,9 +443,9 @@ def seat_part(live: GameState, seats: set[int], lang: str = "en") -> dict[str, A
         "type": "state",
         "seat": seat,
         "seats": sorted(seats),
-        "setup": setup_view(session, seat) if in_setup else None,
+        "setup": setup_view(session, seat, dumped) if in_setup else None,
         "build": build,
-        "view": None if in_setup else session.view(seat),
+        "view": None if in_setup else session.view(seat, dumped),
         "legal": legal,
         "labels": words.labels(seat, lang, names) if seat is not None and legal else [],
         "prompt": words.prompt(
@@ -477,7 +483,7 @@ def common_part(
         "kind": live.kind,
         "rated": live.rated,
         "mode": "solo" if session.is_solo else "duel",
-        "index": len(session.steps),
+        "index": session.n_steps,
         "turn": session.turn,
         "phase": "over" if session.is_over else session.phase,
         "active": session.active,

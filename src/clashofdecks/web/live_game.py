@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection as DbConnection
 
 from ..errors import ActionSyntaxError, IllegalActionError
 from ..events import Event
+from ..position import dump_position
 from ..session import (
     REMOTE,
     CheckedAction,
@@ -313,7 +314,7 @@ class LiveGame(GameState):
                 raise ProtocolError("game_over", "the game is over")
             seat = self.acting_seat(conn)
             await self._lost_on_time_before(_WHAT.get(msg.type, "this message"))
-            if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
+            if msg.type in ("act", "undo") and msg.get("index") != session.n_steps:
                 await self._refuse_stale(msg.get("index"))
             if msg.type == "act":
                 events = await self._act(session, seat, msg.get("action"), msg.get("index"))
@@ -335,7 +336,7 @@ class LiveGame(GameState):
             return await self.apply(session.check(seat, action, index))
         except StaleActionError:
             raise ProtocolError(
-                "stale", f"the game has {len(session.steps)} actions; your page showed {index}"
+                "stale", f"the game has {session.n_steps} actions; your page showed {index}"
             ) from None
         except NotYourTurnError as exc:
             raise ProtocolError("not_your_turn", str(exc)) from None
@@ -354,7 +355,7 @@ class LiveGame(GameState):
             raise ProtocolError("stale", str(exc)) from None
         except UndoError as exc:
             raise ProtocolError("undo_refused", str(exc)) from None
-        keep = len(session.steps)
+        keep = session.n_steps
         await self.write(functools.partial(_truncate, game_id=self.id, keep=keep), shown=shown)
         return [undo_event(self, taken)]
 
@@ -397,7 +398,7 @@ class LiveGame(GameState):
         the copy first catches up, and the page is sent the game as it stands."""
         if not self.services.db.inline:
             await self.sync.refresh(self, locked=True)
-        steps = len(self.session.steps)
+        steps = self.session.n_steps
         raise ProtocolError("stale", f"the game has {steps} actions; your page showed {index}")
 
     def acting_seat(self, conn: Subscriber) -> int:
@@ -430,7 +431,7 @@ class LiveGame(GameState):
                 metrics.work_refused("hint", "one_per_game")
                 raise ProtocolError("hint_unavailable", "a hint for this game is being found; wait for it")
             record = session.record().to_dict()
-            index = len(session.steps)
+            index = session.n_steps
             self.hinting = True
         try:
             action, score, label = await self.services.agents.hint(record, seat)
@@ -438,7 +439,7 @@ class LiveGame(GameState):
             self.hinting = False
         sentence = action
         session = self.session  # as it is now, after the thinking
-        if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
+        if session.n_steps == index:  # the game has not moved on: say the action as the move list does
             sentence = session.describe_action(action, conn.lang, names=seat_names(self, conn.lang))
         frame = {"type": "hint", "index": index, "action": action, "sentence": sentence}
         await conn.send({**frame, "score": score, "label": label})
@@ -552,6 +553,8 @@ class _Frames:
         self.texts: dict[tuple[frozenset[int], str], str] = {}
         self.fulls: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
         self.deltas: dict[tuple[int, int], str] = {}
+        #: The position's dump, made once for every seat's view (``position.view``).
+        self.dumped: dict[str, Any] | None = None
 
     def _common(self, lang: str) -> tuple[dict[str, Any], str]:
         common = self.commons.get(lang)
@@ -564,7 +567,9 @@ class _Frames:
     def _own(self, key: tuple[frozenset[int], str]) -> dict[str, Any]:
         own = self.owns.get(key)
         if own is None:
-            own = self.owns[key] = seat_part(self.live, set(key[0]), key[1])
+            if self.dumped is None:
+                self.dumped = dump_position(self.live.session.game)
+            own = self.owns[key] = seat_part(self.live, set(key[0]), key[1], self.dumped)
         return own
 
     def text(self, conn: Subscriber) -> str:
