@@ -6,7 +6,6 @@ or value, ``to_dict`` gives the canonical JSON object used in positions and reco
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
@@ -32,9 +31,14 @@ VARIANT_CHOICES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
-@functools.cache
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
 def _field_names(cls: type[Any]) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -19,6 +19,7 @@ from ..errors import ClashError
 from ..events import Event, EventKind
 from ..formats import setup_summary
 from ..options import LEVELS, Ruleset, Threat
+from ..position import dump_position
 from ..record import GameRecord, result_of
 from ..rules import Game
 from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat, abilities_of
@@ -26,6 +27,14 @@ from . import metrics
 from .clocks import ClockState, TimeControl, time_control
 from .frame_words import PositionWords, event_dict, names_of_seats
 from .store import ClockRow, GameRow, SeatRow, token_hash
+
+try:
+    import orjson
+
+    _fast_dumps: Callable[..., bytes] | None = orjson.dumps
+    _FAST_OPTIONS = orjson.OPT_NON_STR_KEYS
+except ImportError:  # pragma: no cover - the web extra installs it
+    _fast_dumps, _FAST_OPTIONS = None, 0
 
 KINDS: Final = ("solo", "ai", "friend", "hotseat", "imported")
 WEB_FORMATS: Final = ("precon", "draft", "custom")
@@ -424,9 +433,11 @@ def seat_part(
     """The fields of a ``state`` frame that depend on who looks: the seat, its view (R9), its legal
     actions (notation, for the client to send back) with their sentences in ``lang`` (``labels``),
     the ``prompt`` line (what the seat can do now, or whom it waits for), its playable cards, whether
-    it may undo.  ``dumped``: the position's dump (``position.dump_position``), made once for every
-    seat of a broadcast."""
+    it may undo.  ``dumped``: the position's dump (:func:`position_dump`), made once for every seat
+    of a broadcast."""
     session = live.session
+    if dumped is None:
+        dumped = position_dump(live)
     words = _words(live)
     to_move = session.to_move
     if not seats:
@@ -466,6 +477,13 @@ def seat_part(
     if not in_setup and seat is not None:
         own["playable"] = session.playable_cards(seat)
     return own
+
+
+def position_dump(live: GameState) -> dict[str, Any]:
+    """The position as it is now, dumped once for the views of every seat and spectator of a frame
+    (``position.view``; counted: ``metrics.position_dumped``)."""
+    metrics.position_dumped()
+    return dump_position(live.session.game)
 
 
 def common_part(
@@ -516,7 +534,15 @@ _ENCODE: Final = json.JSONEncoder(separators=(",", ":"), check_circular=False).e
 
 
 def dumps(data: Any) -> str:
-    """Compact JSON, as every frame is sent."""
+    """Compact JSON, as every frame is sent: with orjson (the ``web`` extra), about four times
+    faster than the standard library's encoder (JSON was about a seventh of a move's cost in the
+    server); its text differs only in leaving non-ASCII characters unescaped (UTF-8 on the wire
+    either way).  Without orjson, and for what it refuses, the standard library's."""
+    if _fast_dumps is not None:
+        try:
+            return _fast_dumps(data, option=_FAST_OPTIONS).decode()
+        except TypeError:  # what orjson refuses (an integer beyond 64 bits): the standard library's
+            pass
     return _ENCODE(data)
 
 

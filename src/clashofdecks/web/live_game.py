@@ -23,7 +23,6 @@ from sqlalchemy.engine import Connection as DbConnection
 
 from ..errors import ActionSyntaxError, IllegalActionError
 from ..events import Event
-from ..position import dump_position
 from ..session import (
     REMOTE,
     CheckedAction,
@@ -49,6 +48,7 @@ from .games import (
     frame_for,
     history_json,
     join_frame,
+    position_dump,
     seat_names,
     seat_part,
     undo_event,
@@ -568,7 +568,7 @@ class _Frames:
         own = self.owns.get(key)
         if own is None:
             if self.dumped is None:
-                self.dumped = dump_position(self.live.session.game)
+                self.dumped = position_dump(self.live)
             own = self.owns[key] = seat_part(self.live, set(key[0]), key[1], self.dumped)
         return own
 
