@@ -258,9 +258,7 @@ def serve(
     from ..web.http_guard import allowed_hosts
     from ..web.limits import parse_caps
     from ..web.server import ServerConfig
-    from ..words.catalog import pin_locale_dir
 
-    pin_locale_dir()  # the catalogs' folder is read once (words/catalog.py)
     config = ServerConfig(
         database_url=database_url,
         public_url=public_url,
@@ -324,6 +322,9 @@ def _run(
 
     from ..web.http_guard import header_deadline_protocol
     from ..web.protocol import TRANSPORT_MAX_BYTES
+    from ..words.catalog import pin_locale_dir
+
+    pin_locale_dir()  # the catalogs' folder is read once, here (words/catalog.py)
 
     uvicorn_config = uvicorn.Config(
         app,

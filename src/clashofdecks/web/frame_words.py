@@ -40,6 +40,12 @@ def event_dict(event: Event, ctx: Any, sentence: Any) -> dict[str, Any]:
     return out
 
 
+def steps_done(session: GameSession) -> int:
+    """``len(session.steps)`` without copying the steps (read at every frame and message)."""
+    last = session.last_step
+    return 0 if last is None else last.index + 1
+
+
 def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
     """The players' names as the game shows them (the automaton in ``lang``), by seat."""
     from ..session import AUTOMATON
@@ -71,7 +77,7 @@ class PositionWords:
     def _here(self) -> None:
         """Forget the words of a position the session has left."""
         session = self.session
-        position = (session.n_steps, session.last_step, session.is_over)
+        position = (steps_done(session), session.last_step, session.is_over)
         old = self._position
         if position[0] != old[0] or position[1] is not old[1] or position[2] != old[2]:
             self._position = position

@@ -19,13 +19,12 @@ from ..errors import ClashError
 from ..events import Event, EventKind
 from ..formats import setup_summary
 from ..options import LEVELS, Ruleset, Threat
-from ..position import dump_position
 from ..record import GameRecord, result_of
 from ..rules import Game
 from ..session import AGENT, AUTOMATON, REMOTE, GameSession, Seat, abilities_of
 from . import metrics
 from .clocks import ClockState, TimeControl, time_control
-from .frame_words import PositionWords, event_dict, names_of_seats
+from .frame_words import PositionWords, event_dict, names_of_seats, steps_done
 from .store import ClockRow, GameRow, SeatRow, token_hash
 
 try:
@@ -117,7 +116,7 @@ class GameState:
 
     @property
     def n_actions(self) -> int:
-        return self.session.n_steps
+        return steps_done(self.session)
 
     def seats_for_tokens(self, tokens: list[str]) -> set[int]:
         hashes = {token_hash(t) for t in tokens}
@@ -483,7 +482,7 @@ def position_dump(live: GameState) -> dict[str, Any]:
     """The position as it is now, dumped once for the views of every seat and spectator of a frame
     (``position.view``; counted: ``metrics.position_dumped``)."""
     metrics.position_dumped()
-    return dump_position(live.session.game)
+    return live.session.dump()
 
 
 def common_part(
@@ -501,7 +500,7 @@ def common_part(
         "kind": live.kind,
         "rated": live.rated,
         "mode": "solo" if session.is_solo else "duel",
-        "index": session.n_steps,
+        "index": steps_done(session),
         "turn": session.turn,
         "phase": "over" if session.is_over else session.phase,
         "active": session.active,

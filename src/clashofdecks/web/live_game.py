@@ -35,6 +35,7 @@ from ..session import (
 from . import hint_terms, metrics, presence
 from .config import ServerConfig
 from .deltas import base_of, frame_delta
+from .frame_words import steps_done
 from .games import (
     GameState,
     aborted_result,
@@ -314,7 +315,7 @@ class LiveGame(GameState):
                 raise ProtocolError("game_over", "the game is over")
             seat = self.acting_seat(conn)
             await self._lost_on_time_before(_WHAT.get(msg.type, "this message"))
-            if msg.type in ("act", "undo") and msg.get("index") != session.n_steps:
+            if msg.type in ("act", "undo") and msg.get("index") != steps_done(session):
                 await self._refuse_stale(msg.get("index"))
             if msg.type == "act":
                 events = await self._act(session, seat, msg.get("action"), msg.get("index"))
@@ -336,7 +337,7 @@ class LiveGame(GameState):
             return await self.apply(session.check(seat, action, index))
         except StaleActionError:
             raise ProtocolError(
-                "stale", f"the game has {session.n_steps} actions; your page showed {index}"
+                "stale", f"the game has {steps_done(session)} actions; your page showed {index}"
             ) from None
         except NotYourTurnError as exc:
             raise ProtocolError("not_your_turn", str(exc)) from None
@@ -355,7 +356,7 @@ class LiveGame(GameState):
             raise ProtocolError("stale", str(exc)) from None
         except UndoError as exc:
             raise ProtocolError("undo_refused", str(exc)) from None
-        keep = session.n_steps
+        keep = steps_done(session)
         await self.write(functools.partial(_truncate, game_id=self.id, keep=keep), shown=shown)
         return [undo_event(self, taken)]
 
@@ -398,7 +399,7 @@ class LiveGame(GameState):
         the copy first catches up, and the page is sent the game as it stands."""
         if not self.services.db.inline:
             await self.sync.refresh(self, locked=True)
-        steps = self.session.n_steps
+        steps = steps_done(self.session)
         raise ProtocolError("stale", f"the game has {steps} actions; your page showed {index}")
 
     def acting_seat(self, conn: Subscriber) -> int:
@@ -431,7 +432,7 @@ class LiveGame(GameState):
                 metrics.work_refused("hint", "one_per_game")
                 raise ProtocolError("hint_unavailable", "a hint for this game is being found; wait for it")
             record = session.record().to_dict()
-            index = session.n_steps
+            index = steps_done(session)
             self.hinting = True
         try:
             action, score, label = await self.services.agents.hint(record, seat)
@@ -439,7 +440,7 @@ class LiveGame(GameState):
             self.hinting = False
         sentence = action
         session = self.session  # as it is now, after the thinking
-        if session.n_steps == index:  # the game has not moved on: say the action as the move list does
+        if steps_done(session) == index:  # the game has not moved on: say the action as the move list does
             sentence = session.describe_action(action, conn.lang, names=seat_names(self, conn.lang))
         frame = {"type": "hint", "index": index, "action": action, "sentence": sentence}
         await conn.send({**frame, "score": score, "label": label})
