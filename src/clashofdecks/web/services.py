@@ -92,7 +92,7 @@ class Database:
         loop = asyncio.get_running_loop()
         if self.inline:
             # One turn of the event loop more: the writes of the messages read in this turn join
-            # the commit (under load, about twice the actions per commit; alone, one turn later).
+            # the commit (under load, more actions per commit; a lone write waits one turn).
             await asyncio.sleep(0)
         while self.pending:
             batch, self.pending = self.pending, []
