@@ -248,3 +248,16 @@ def test_no_catalog_names_a_message_twice() -> None:
         ids = re.findall(r'^msgid "(.+)"$', po.read_text(encoding="utf-8"), re.MULTILINE)
         twice = sorted({i for i in ids if ids.count(i) > 1})
         assert not twice, (po, twice)
+
+
+def test_a_pinned_catalog_folder_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``clash serve`` pins the catalogs' folder at its start (words/catalog.py): a change of
+    ``CLASH_LOCALE_DIR`` afterwards changes nothing in that process; unpinned, it does."""
+    monkeypatch.setattr(catalog, "_PINNED", None)
+    monkeypatch.delenv("CLASH_LOCALE_DIR", raising=False)
+    folder = catalog.pin_locale_dir()
+    hand = catalog.lookup("en", "ui.hand")
+    monkeypatch.setenv("CLASH_LOCALE_DIR", str(tmp_path))  # no catalogs there
+    assert catalog.locale_dir() == folder and catalog.lookup("en", "ui.hand") == hand
+    monkeypatch.setattr(catalog, "_PINNED", None)
+    assert catalog.locale_dir() == tmp_path

@@ -419,3 +419,24 @@ def test_sample_during_setup_keeps_what_is_public(fmt: str) -> None:
             seen.add(tuple(revealed))
     if fmt == "draft":
         assert len(seen) > 5
+
+
+# ----------------------------------------------------------------------------- views from one dump
+
+
+@pytest.mark.parametrize(
+    ("mode", "fmt"), [("duel", "draft"), ("duel", "custom"), ("duel", "precon"), ("solo", "draft")]
+)
+def test_views_from_one_dump_are_the_views_and_leave_the_dump_as_it_was(mode: str, fmt: str) -> None:
+    """The web server dumps a position once for every reader's view (``view(game, p, dumped)``):
+    each such view is exactly the view made alone, through the setup stage and the game, and the
+    dump shared by the views is not changed by redacting them (R9)."""
+    rng = random.Random(11)
+    for seed in range(3):
+        game = new_game(mode=mode, format=fmt, seed=seed)
+        for position in random_positions([game], rng, every=3):
+            dumped = dump_position(position)
+            before = copy.deepcopy(dumped)
+            for player in (0, 1, None):
+                assert view(position, player, dumped) == view(position, player)
+            assert dumped == before

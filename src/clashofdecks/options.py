@@ -31,6 +31,16 @@ VARIANT_CHOICES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 @dataclass(frozen=True, slots=True)
 class Ruleset:
     """The digest's Variants by name, plus an optional turn cap for simulations.
@@ -72,7 +82,8 @@ class Ruleset:
 
     def to_dict(self) -> dict[str, Any]:
         """Every option by name, as positions and records write them."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        # The names once per class (``fields`` builds them at each call: every frame dumps a position).
+        return {name: getattr(self, name) for name in _field_names(type(self))}
 
 
 THREAT_ABILITIES: Final = ("splash", "perforation", "rage", "protection", "berserk")

@@ -660,7 +660,7 @@ def _pending(
 # ---------------------------------------------------------------------------- views (R9)
 
 
-def view(game: Game, player: int | None) -> dict[str, Any]:
+def view(game: Game, player: int | None, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
     """What ``player`` may know (R9): the position with every hidden card shown as ``"?"``;
     ``player=None`` is a spectator's view (both hands hidden as an opponent's would be).
 
@@ -676,10 +676,13 @@ def view(game: Game, player: int | None) -> dict[str, Any]:
     >>> v = view(Game.random_duel(seed=1), 0)
     >>> v["players"][1]["hand"][:2], "chance" in v, "hidden_cards" in v["players"][1]
     (['BASTION', '?'], False, False)
+
+    ``dumped``: :func:`dump_position` of ``game`` as it is now, made once for several views (the
+    web server's frames of one move); it is not changed, and the view shares its unredacted parts.
     """
     if player not in (0, 1, None):
         raise ValueError(f"a view is for player 0, 1 or None (a spectator), not {player!r}")
-    pos = dump_position(game)
+    pos = dump_position(game) if dumped is None else _redactable_copy(dumped)
     pos.pop("chance", None)
     public_ids = not game.hidden_identities
     if "setup" in pos:
@@ -712,6 +715,19 @@ def view(game: Game, player: int | None) -> dict[str, Any]:
         if public_ids:
             entry["hidden_cards"] = sorted(c for c, h in zip(hand, hidden, strict=True) if h)
     return pos
+
+
+def _redactable_copy(pos: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a dump that :func:`view` may redact: the dicts and lists it replaces items of are
+    copied, the rest (lanes, the ruleset) is shared with ``pos``."""
+    out = dict(pos)
+    out["players"] = [dict(p) for p in pos["players"]]
+    if "setup" in pos:
+        st = out["setup"] = dict(pos["setup"])
+        st["cards"] = list(st["cards"])
+        if "placed" in st:
+            st["placed"] = list(st["placed"])
+    return out
 
 
 def sample_determinization(game: Game, player: int, rng: random.Random) -> Game:

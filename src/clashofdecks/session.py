@@ -37,7 +37,7 @@ from .events import Event, EventKind
 from .formats import seat_of, start_game
 from .game_loop import Decider, game_steps, next_decision
 from .options import Ruleset, Threat
-from .position import view
+from .position import dump_position, view
 from .record import GameRecord, Replay, record_game, result_of, start_of, write_json_atomically
 from .rules import Game, Outcome, Termination, termination_reason
 from .words import actions as sentences
@@ -417,6 +417,12 @@ class GameSession:
         """Every decision applied so far, oldest first."""
         return list(self._steps)
 
+    @property
+    def last_step(self) -> Step | None:
+        """The latest decision applied, if any (``steps[-1]`` without copying them; its ``index``
+        + 1 is ``len(steps)``)."""
+        return self._steps[-1] if self._steps else None
+
     def is_agent_turn(self) -> bool:
         """Whether an agent seat is to move (:meth:`advance_agents` moves it)."""
         return self.to_move in self._agents
@@ -445,9 +451,13 @@ class GameSession:
         """Whether the decision now is a custom deck build (R2.5: typed, not listed)."""
         return is_build_stage(self.game)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may know (R9); ``None`` is a spectator's view (both hands hidden)."""
-        return view(self.game, seat)
+    def dump(self) -> dict[str, Any]:
+        """The position now (``position.dump_position``), made once for several ``view``s."""
+        return dump_position(self.game)
+
+    def view(self, seat: int | None, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What ``seat`` may know (R9; ``None``: a spectator); ``dumped``: from :meth:`dump`."""
+        return view(self.game, seat, dumped)
 
     # ------------------------------------------------------------------ acting
 

@@ -25,7 +25,14 @@ from test_several_processes import invite_token, joined, wait_index
 from conftest import Client, ServerProcess
 
 #: The counters /metrics exposes (web/metrics.py), without ``clash_`` and ``_total``.
-NAMES = ("actions_accepted", "sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders")
+NAMES = (
+    "actions_accepted",
+    "sql_statements",
+    "frames_sent",
+    "frame_bytes_sent",
+    "sentence_renders",
+    "position_dumps",
+)
 
 #: Pinned costs (measured when these tests were written; lower them when an optimisation lands).
 #: SQL statements per action: the action's INSERT and the game's revision UPDATE (one process).
@@ -138,6 +145,8 @@ def test_a_duel_costs_two_statements_one_frame_per_seat_and_each_sentence_once(
     events = sum(len(f["events"]) for f in frames)
     expected = events + 3 * 12 + sum(_labels_of_position(a, b, i) for i in range(12))
     assert cost["sentence_renders"] == expected
+    # The position is dumped once per action for the three readers' views (not once per reader).
+    assert cost["position_dumps"] == 12
     # A page opening the game now renders nothing: the log's events and a spectator's prompt are made.
     # Its one statement: the identity of its session, read once for the connection.
     session = server.guest()
@@ -146,6 +155,7 @@ def test_a_duel_costs_two_statements_one_frame_per_seat_and_each_sentence_once(
     assert len(late.state["log"]) >= events
     late_cost = grown(late_before, counters([server]))
     assert late_cost["sentence_renders"] == 0 and late_cost["sql_statements"] == 1
+    assert late_cost["position_dumps"] == 1
     for c in (*clients, late):
         c.close()
 
@@ -173,6 +183,7 @@ def test_a_solo_game_costs_two_statements_and_one_frame_per_action(one_process: 
     states = [f for f in player.frames if f["type"] == "state"][-10:]
     expected = sum(len(f["events"]) + len(f["labels"]) + 1 for f in states)
     assert cost["sentence_renders"] == expected
+    assert cost["position_dumps"] == 10
     assert len(frames) == 10
     player.close()
 
@@ -208,5 +219,6 @@ def test_a_duel_across_two_processes_costs_three_statements_and_one_frame_per_se
     events = sum(len(f["events"]) for f in frames)
     expected = 2 * events + 2 * 12 + sum(_labels_of_position(a, b, i) for i in range(12))
     assert cost["sentence_renders"] == expected
+    assert cost["position_dumps"] == 2 * 12  # each process once per action, for its seat's page
     a.close()
     b.close()

@@ -66,3 +66,21 @@ def test_final_result_of_a_resignation() -> None:
     session.resign(session.to_move)
     assert final_result(session) == session.record().result
     assert final_result(session)["termination"] == "resigned"
+
+
+def test_frames_json_is_the_standard_librarys_up_to_escapes() -> None:
+    """``dumps`` (orjson when installed) gives text that parses to what the standard library's
+    encoder gives, non-ASCII words, integer keys and integers beyond 64 bits included (those
+    through the standard library's encoder)."""
+    frame = {
+        "prompt": "Attendez… Félin, 猫",
+        "clock": {0: 12.5, 1: 0.1},
+        "seed": 2**70,
+        "legal": ["play 1 top", "end"],
+        "nested": [[1, None, True], {"x": -3}],
+    }
+    text = dumps(frame)
+    assert json.loads(text) == json.loads(json.dumps(frame))
+    assert '": ' not in text and ', "' not in text  # compact separators
+    small = {k: v for k, v in frame.items() if k != "seed"}
+    assert json.loads(dumps(small)) == json.loads(json.dumps(small))

@@ -38,8 +38,16 @@ def test_the_bench_runs_as_in_production_and_reports_the_cost_counters() -> None
     assert data["finished"] == 2 and data["errors"] == [] and data["analysis"] is False
     assert data["analyses"] is None and data["workers_cpu_ms_per_action"] is not None
     counters = data["counters_per_action"]
-    assert set(counters) == {"sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders"}
+    assert set(counters) == {
+        "sql_statements",
+        "frames_sent",
+        "frame_bytes_sent",
+        "sentence_renders",
+        "position_dumps",
+    }
     assert 2 <= counters["frames_sent"] < 3 and counters["sentence_renders"] > 1
+    # One position dump per action for both seats' frames (and one per page opening).
+    assert 1 <= counters["position_dumps"] < 1.5
     assert data["load_before"] is not None and data["version"]
 
 

@@ -366,7 +366,7 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
     row("bots' CPU per action", lambda r: ms(r.client_cpu_ms_per_action))
     if any(r.database_cpu_ms_per_action is not None for r in results):
         row("PostgreSQL's CPU per action", lambda r: ms(r.database_cpu_ms_per_action))
-    for name in ("sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders"):
+    for name in ("sql_statements", "frames_sent", "frame_bytes_sent", "sentence_renders", "position_dumps"):
         row(f"{name.replace('_', ' ')} per action", functools.partial(_counter, name=name))
     if any(r.analysis for r in results):
         row("analyses kept", lambda r: "-" if r.analyses is None else str(r.analyses))

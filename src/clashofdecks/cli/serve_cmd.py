@@ -352,6 +352,9 @@ def _run(
 
     from ..web.http_guard import header_deadline_protocol
     from ..web.protocol import TRANSPORT_MAX_BYTES
+    from ..words.catalog import pin_locale_dir
+
+    pin_locale_dir()  # the catalogs' folder is read once, here (words/catalog.py)
 
     uvicorn_config = uvicorn.Config(
         app,

@@ -40,6 +40,12 @@ def event_dict(event: Event, ctx: Any, sentence: Any) -> dict[str, Any]:
     return out
 
 
+def steps_done(session: GameSession) -> int:
+    """``len(session.steps)`` without copying the steps (read at every frame and message)."""
+    last = session.last_step
+    return 0 if last is None else last.index + 1
+
+
 def names_of_seats(seats: Sequence[SeatRow], lang: str) -> tuple[str, str]:
     """The players' names as the game shows them (the automaton in ``lang``), by seat."""
     from ..session import AUTOMATON
@@ -70,8 +76,8 @@ class PositionWords:
 
     def _here(self) -> None:
         """Forget the words of a position the session has left."""
-        steps = self.session.steps
-        position = (len(steps), steps[-1] if steps else None, self.session.is_over)
+        session = self.session
+        position = (steps_done(session), session.last_step, session.is_over)
         old = self._position
         if position[0] != old[0] or position[1] is not old[1] or position[2] != old[2]:
             self._position = position
@@ -135,9 +141,13 @@ class PositionWords:
         rendered = self._history.setdefault(key, [])
         seen = self._history_steps.setdefault(key, [])
         steps = self.session.steps
-        kept = 0
-        while kept < len(seen) and kept < len(steps) and seen[kept] is steps[kept]:
-            kept += 1
+        kept = len(seen)
+        # A session's steps are only appended and popped (undo): when the last step seen is still
+        # in its place, so is every one before it (the usual case: one step more than last time).
+        if kept > len(steps) or (kept and seen[kept - 1] is not steps[kept - 1]):
+            kept = 0
+            while kept < len(seen) and kept < len(steps) and seen[kept] is steps[kept]:
+                kept += 1
         del seen[kept:]
         ctx = Context(lang=lang, names=names, viewer=None)
         if not rendered:
@@ -157,10 +167,10 @@ class PositionWords:
     ) -> list[dict[str, Any]] | None:
         """``events`` as frame dicts from the history when they are the last step's own events
         (a broadcast after an action), else None."""
-        steps = self.session.steps
-        if not steps:
+        last = self.session.last_step
+        if last is None:
             return None
-        own = steps[-1].events
+        own = last.events
         if len(own) != len(events) or any(a is not b for a, b in zip(own, events, strict=True)):
             return None
         return self.history(lang, names)[-1]

@@ -37,6 +37,7 @@ from ..session import (
 from . import hint_terms, metrics, presence
 from .config import ServerConfig
 from .deltas import base_of, frame_delta
+from .frame_words import steps_done
 from .games import (
     GameState,
     aborted_result,
@@ -50,6 +51,7 @@ from .games import (
     frame_for,
     history_json,
     join_frame,
+    position_dump,
     seat_names,
     seat_part,
     undo_event,
@@ -365,7 +367,7 @@ class LiveGame(GameState):
                 raise ProtocolError("game_over", "the game is over")
             seat = self.acting_seat(conn)
             await self._lost_on_time_before(_WHAT.get(msg.type, "this message"))
-            if msg.type in ("act", "undo") and msg.get("index") != len(session.steps):
+            if msg.type in ("act", "undo") and msg.get("index") != steps_done(session):
                 await self._refuse_stale(msg.get("index"))
             if msg.type == "act":
                 events = await self._act(session, seat, msg.get("action"), msg.get("index"))
@@ -387,7 +389,7 @@ class LiveGame(GameState):
             return await self.apply(session.check(seat, action, index))
         except StaleActionError:
             raise ProtocolError(
-                "stale", f"the game has {len(session.steps)} actions; your page showed {index}"
+                "stale", f"the game has {steps_done(session)} actions; your page showed {index}"
             ) from None
         except NotYourTurnError as exc:
             raise ProtocolError("not_your_turn", str(exc)) from None
@@ -406,7 +408,7 @@ class LiveGame(GameState):
             raise ProtocolError("stale", str(exc)) from None
         except UndoError as exc:
             raise ProtocolError("undo_refused", str(exc)) from None
-        keep = len(session.steps)
+        keep = steps_done(session)
         await self.write(functools.partial(_truncate, game_id=self.id, keep=keep), shown=shown)
         return [undo_event(self, taken)]
 
@@ -449,7 +451,7 @@ class LiveGame(GameState):
         the copy first catches up, and the page is sent the game as it stands."""
         if not self.services.db.inline:
             await self.sync.refresh(self, locked=True)
-        steps = len(self.session.steps)
+        steps = steps_done(self.session)
         raise ProtocolError("stale", f"the game has {steps} actions; your page showed {index}")
 
     def acting_seat(self, conn: Subscriber) -> int:
@@ -489,7 +491,7 @@ class LiveGame(GameState):
                     "hint_unavailable", f"one hint every {every:g} s; ask again in {math.ceil(wait)} s"
                 )
             record = session.record().to_dict()
-            index = len(session.steps)
+            index = steps_done(session)
             self.hinting = True
 
         def wanted() -> str | None:
@@ -511,7 +513,7 @@ class LiveGame(GameState):
             self.hinting = False
         sentence = action
         session = self.session  # as it is now, after the thinking
-        if len(session.steps) == index:  # the game has not moved on: say the action as the move list does
+        if steps_done(session) == index:  # the game has not moved on: say the action as the move list does
             sentence = session.describe_action(action, conn.lang, names=seat_names(self, conn.lang))
         frame = {"type": "hint", "index": index, "action": action, "sentence": sentence}
         await conn.send({**frame, "score": score, "label": label})
@@ -633,6 +635,8 @@ class _Frames:
         self.texts: dict[tuple[frozenset[int], str], str] = {}
         self.fulls: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
         self.deltas: dict[tuple[int, int], str] = {}
+        #: The position's dump, made once for every seat's view (``position.view``).
+        self.dumped: dict[str, Any] | None = None
 
     def _common(self, lang: str) -> tuple[dict[str, Any], str]:
         common = self.commons.get(lang)
@@ -645,7 +649,9 @@ class _Frames:
     def _own(self, key: tuple[frozenset[int], str]) -> dict[str, Any]:
         own = self.owns.get(key)
         if own is None:
-            own = self.owns[key] = seat_part(self.live, set(key[0]), key[1])
+            if self.dumped is None:
+                self.dumped = position_dump(self.live)
+            own = self.owns[key] = seat_part(self.live, set(key[0]), key[1], self.dumped)
         return own
 
     def text(self, conn: Subscriber) -> str:

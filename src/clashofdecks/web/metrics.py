@@ -20,8 +20,9 @@ if a change of the action path drops one):
 * :func:`work_timed_out` / :func:`work_over_memory` — in ``WorkerPool``, a job stopped at its time
   budget or its memory limit (web/limits.py, ``job_seconds``, ``job_memory_mb``).
 
-The cost counters (:func:`count_statements`, :func:`frame_sent`, :func:`sentences_rendered`) count
-the work an action costs -- SQL statements, frames and their bytes, sentences rendered -- so that
+The cost counters (:func:`count_statements`, :func:`frame_sent`, :func:`sentences_rendered`,
+:func:`position_dumped`) count the work an action costs -- SQL statements, frames and their bytes,
+sentences rendered, positions dumped for the seats' views -- so that
 tests can pin them per action without timing anything (tests/web/test_cost_counters.py) and
 ``clash bench --web`` reports them per action.
 
@@ -107,6 +108,7 @@ class CostCounters(Collector):
         self.frames_sent = 0
         self.frame_bytes_sent = 0
         self.sentence_renders = 0
+        self.position_dumps = 0
 
     def collect(self) -> Iterator[Metric]:
         for name, documentation in _COST_DOCS.items():
@@ -118,6 +120,7 @@ _COST_DOCS: Final = {
     "frames_sent": "Frames sent on game WebSockets",
     "frame_bytes_sent": "Bytes (UTF-8) of the frames sent on game WebSockets",
     "sentence_renders": "Sentences rendered for frames: events, legal actions' labels, prompt lines",
+    "position_dumps": "Positions dumped for the frames' views (one per change, whoever reads it)",
 }
 #: This process's cost counters (tests started in one process share them, as the counters above).
 COSTS = CostCounters()
@@ -176,6 +179,10 @@ def frame_sent(text: str) -> None:
 
 def sentences_rendered(n: int) -> None:
     COSTS.sentence_renders += n
+
+
+def position_dumped() -> None:
+    COSTS.position_dumps += 1
 
 
 def socket_opened() -> None:

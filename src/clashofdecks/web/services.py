@@ -90,6 +90,10 @@ class Database:
         assert self.store is not None and self.db is not None
         store = self.store
         loop = asyncio.get_running_loop()
+        if self.inline:
+            # One turn of the event loop more: the writes of the messages read in this turn join
+            # the commit (under load, more actions per commit; a lone write waits one turn).
+            await asyncio.sleep(0)
         while self.pending:
             batch, self.pending = self.pending, []
             calls: list[Write] = [

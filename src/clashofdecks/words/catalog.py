@@ -48,9 +48,27 @@ class Catalog:
 
 
 def locale_dir() -> Path:
-    """The folder of catalogs in use: ``$CLASH_LOCALE_DIR`` if set, else the package's own."""
+    """The folder of catalogs in use: ``$CLASH_LOCALE_DIR`` if set, else the package's own (or the
+    folder :func:`pin_locale_dir` fixed for the process)."""
+    if _PINNED is not None:
+        return _PINNED[0]
     env = os.environ.get(ENV_VAR)
     return Path(env) if env else _PACKAGE_DIR
+
+
+#: The folder a long-running process fixed at its start (:func:`pin_locale_dir`) and its catalogs.
+_PINNED: tuple[Path, dict[str, Catalog]] | None = None
+
+
+def pin_locale_dir() -> Path:
+    """Read ``$CLASH_LOCALE_DIR`` once, now, and use that folder for the rest of the process: the
+    game server does at its start (every sentence of every frame looks its words up, and reading the
+    environment at each lookup was a twentieth of a move's cost in the server)."""
+    global _PINNED
+    _PINNED = None
+    folder = locale_dir()
+    _PINNED = (folder, catalogs(folder))
+    return folder
 
 
 def read_mo(path: Path) -> dict[str, str]:
@@ -98,6 +116,8 @@ def catalogs(directory: Path | None = None) -> dict[str, Catalog]:
     """Every language's catalog in ``directory`` (default :func:`locale_dir`), English first, then
     by language code; read once per folder (every word of every screen comes through here, so the
     cache is keyed by the path as given, without resolving it)."""
+    if directory is None and _PINNED is not None:
+        return _PINNED[1]
     key = directory or locale_dir()
     found = _CACHE.get(key)
     if found is None:

@@ -413,6 +413,7 @@ COUNTERS: Final = (
     "clash_frames_sent_total",
     "clash_frame_bytes_sent_total",
     "clash_sentence_renders_total",
+    "clash_position_dumps_total",
 )
 
 
