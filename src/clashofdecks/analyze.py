@@ -81,6 +81,10 @@ class Decision:
     best_action: str | None = None
     #: The mover's estimated win chance after the played action.
     after: float = 0.0
+    #: The search's own chance of the played action before the calibration map, when ``after`` is that
+    #: chance mapped (None: a forced move, a proof, or a move the search never tried): what
+    #: ``simulation.analysis_check`` fits and checks the map on.
+    raw_after: float | None = None
 
     @property
     def loss(self) -> float:
@@ -297,7 +301,7 @@ def _judge(
         if best_chance is not None
         else chance_after(game, player, best, seed=seed)
     )
-    after = _chance_of(res, played)
+    after = d.raw_after = _chance_of(res, played)
     d.after = (
         calibrated(after, context) if after is not None else chance_after(game, player, played, seed=seed)
     )
@@ -310,6 +314,8 @@ def _judge(
         proof = proven_result(g, player)
         if proof is not None:
             setattr(d, attr, proof)
+            if attr == "after":
+                d.raw_after = None
     if best == played:
         d.best = d.after
     return d
