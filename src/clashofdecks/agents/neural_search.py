@@ -291,6 +291,8 @@ def _path(model: str) -> Path:
 def make_neural_search_agent(seed: int | None = 0, **settings: Any) -> NeuralSearchAgent:
     """The registry's factory: checks the dependency first, so a missing numpy is a clear error."""
     import_numpy()
+    if "value" in settings:
+        settings["value_weight"] = settings.pop("value")
     return NeuralSearchAgent(seed, **settings)
 
 
