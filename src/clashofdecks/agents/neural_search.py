@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 #: Play-phase iterations per decision: ``strongest``'s CPU per decision (docs/ai.md).
-DEFAULT_ITERATIONS: Final = 1000
+DEFAULT_ITERATIONS: Final = 300
 #: PUCT's exploration constant (rewards in [0, 1]).
 DEFAULT_C: Final = 1.5
 #: The share of the network's value in a leaf's reward (the rest: the cut-off rollout's).

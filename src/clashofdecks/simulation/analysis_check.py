@@ -78,8 +78,10 @@ def collect(directories: Sequence[Path], iterations: int = DEFAULT_ITERATIONS) -
     return {"iterations": iterations, "games": games}
 
 
-def _load_points(path: Path, iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
-    """A points file of :func:`collect`, or a directory of records analysed now."""
+def _load_points(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
+    """A points file of :func:`collect` (or its data), or a directory of records analysed now."""
+    if isinstance(path, dict):
+        return path
     if path.is_dir():
         return collect([path], iterations)
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -123,7 +125,7 @@ def _bin_sums(points: Sequence[tuple[float, float]], bins: int = 10) -> list[lis
     return sums
 
 
-def fit(path: Path, iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
+def fit(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
     """Per context, ``(a, b)`` of ``analyze.CALIBRATION`` from the games of ``path`` (a points file of
     :func:`collect` or a directory of records): the maximum-likelihood ``sigmoid(a x logit(p) + b)``
     from the search's own chances to the results."""
@@ -209,7 +211,10 @@ def _context_calibration(
 
 
 def calibration(
-    path: Path, iterations: int = DEFAULT_ITERATIONS, seed: int = 0, resamples: int = RESAMPLES
+    path: Path | dict[str, Any],
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
 ) -> dict[str, Any]:
     """Per context, the calibration of what the analysis shows (the shipped maps applied) on the games
     of ``path`` (a points file or a directory of records): bins of 0.1 with each bin's 95 % interval of
@@ -259,8 +264,15 @@ def mistakes(directory: Path, deep: int = 20000, iterations: int = DEFAULT_ITERA
     }
 
 
+def _merged(paths: Sequence[Path]) -> Path | dict[str, Any]:
+    if len(paths) == 1:
+        return paths[0]
+    data = [_load_points(p) for p in paths]
+    return {"iterations": data[0]["iterations"], "games": [g for d in data for g in d["games"]]}
+
+
 def main(argv: Sequence[str]) -> int:
-    checks: dict[str, Callable[[Path], dict[str, Any]]] = {
+    checks: dict[str, Callable[[Any], dict[str, Any]]] = {
         "calibration": calibration,
         "mistakes": mistakes,
         "fit": fit,
@@ -270,14 +282,14 @@ def main(argv: Sequence[str]) -> int:
         Path(argv[-1]).write_text(json.dumps(data), encoding="utf-8")
         print(f"{len(data['games'])} games analysed into {argv[-1]}")
         return 0
-    if len(argv) != 2 or argv[0] not in checks:
+    if len(argv) < 2 or argv[0] not in checks or (argv[0] == "mistakes" and len(argv) != 2):
         print(
-            "usage: python -m clashofdecks.simulation.analysis_check calibration|fit POINTS|DIR,\n"
+            "usage: python -m clashofdecks.simulation.analysis_check calibration|fit POINTS...|DIR,\n"
             "       mistakes DIR, or points DIR... --out POINTS",
             file=sys.stderr,
         )
         return 2
-    print(json.dumps(checks[argv[0]](Path(argv[1])), indent=2))
+    print(json.dumps(checks[argv[0]](_merged([Path(a) for a in argv[1:]])), indent=2))
     return 0
 
 

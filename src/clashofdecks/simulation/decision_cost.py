@@ -1,7 +1,9 @@
-"""What an agent costs per decision (docs/ai.md): the CPU time (``time.process_time`` of this process,
-so other jobs on the machine do not inflate it) of every decision it makes in draft duels against an
-opponent, split into the setup stage and the play phase; forced moves count as decisions (they cost
-nearly nothing), as the named strengths' table counts them.
+"""What agents cost per decision (docs/ai.md): the CPU time (``time.process_time`` of this process, so
+other jobs on the machine do not inflate it) of every decision in draft duels against an opponent,
+split into the setup stage and the play phase; forced moves count as decisions (they cost nearly
+nothing), as the named strengths' table counts them.  The first agent plays; every agent named is
+timed on the very same positions (each decides every one of them, the others' choices discarded), so
+the agents' means are paired: the games' differences do not enter them.
 
 ``python -m clashofdecks.simulation.decision_cost AGENT [AGENT...] [--opponent greedy] [--games 3]
 [--seed 1]`` prints JSON: per agent the decisions, the mean and the largest CPU seconds, overall and
@@ -25,22 +27,25 @@ from .game import GameSpec, play_game
 
 
 class _Timed(Agent):
-    """An agent whose every decision's CPU time is kept, by stage."""
+    """The first of ``agents`` plays; each one's CPU time on every position is kept, by stage."""
 
-    def __init__(self, inner: Agent) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.times: dict[str, list[float]] = {"setup": [], "play": []}
+    def __init__(self, agents: Sequence[Agent]) -> None:
+        self.agents = agents
+        self.name = agents[0].name
+        self.times: list[dict[str, list[float]]] = [{"setup": [], "play": []} for _ in agents]
 
     def reset(self, seed: int | None = None) -> None:
-        self.inner.reset(seed)
+        for agent in self.agents:
+            agent.reset(seed)
 
     def act(self, game: GameEngine) -> int:
         stage = "setup" if game.phase == "setup" else "play"
-        started = time.process_time()
-        action = self.inner.act(game)
-        self.times[stage].append(time.process_time() - started)
-        return action
+        actions = []
+        for agent, times in zip(self.agents, self.times, strict=True):
+            started = time.process_time()
+            actions.append(agent.act(game))
+            times[stage].append(time.process_time() - started)
+        return actions[0]
 
 
 def _summary(times: list[float]) -> dict[str, Any]:
@@ -51,23 +56,28 @@ def _summary(times: list[float]) -> dict[str, Any]:
     }
 
 
-def decision_cost(spec: str, *, opponent: str = "greedy", games: int = 3, seed: int = 1) -> dict[str, Any]:
-    """``spec``'s CPU per decision over ``games`` draft duels (deals ``seed``…) against ``opponent``, the
-    agent in seat order of the deal (participant 0)."""
-    timed = _Timed(make_agent(spec, 0))
+def decision_cost(
+    specs: Sequence[str], *, opponent: str = "greedy", games: int = 3, seed: int = 1
+) -> list[dict[str, Any]]:
+    """Each agent's CPU per decision on the positions of ``games`` draft duels (deals ``seed``…) that the
+    first agent plays against ``opponent`` (participant 0; see the module)."""
+    timed = _Timed([make_agent(spec, 0) for spec in specs])
     for i in range(games):
         deal = seed + i
-        game = GameSpec(i, "duel", "draft", deal, (spec, opponent), (2 * deal, 2 * deal + 1), Ruleset())
+        game = GameSpec(i, "duel", "draft", deal, (specs[0], opponent), (2 * deal, 2 * deal + 1), Ruleset())
         play_game(game, [timed, make_agent(opponent, 2 * deal + 1)])
-    every = timed.times["setup"] + timed.times["play"]
-    return {
-        "agent": spec,
-        "opponent": opponent,
-        "games": games,
-        **_summary(every),
-        "setup": _summary(timed.times["setup"]),
-        "play": _summary(timed.times["play"]),
-    }
+    return [
+        {
+            "agent": spec,
+            "played_by": specs[0],
+            "opponent": opponent,
+            "games": games,
+            **_summary(times["setup"] + times["play"]),
+            "setup": _summary(times["setup"]),
+            "play": _summary(times["play"]),
+        }
+        for spec, times in zip(specs, timed.times, strict=True)
+    ]
 
 
 def main(argv: Sequence[str]) -> int:
@@ -77,7 +87,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    out = [decision_cost(a, opponent=args.opponent, games=args.games, seed=args.seed) for a in args.agents]
+    out = decision_cost(args.agents, opponent=args.opponent, games=args.games, seed=args.seed)
     print(json.dumps(out, indent=2))
     return 0
 
