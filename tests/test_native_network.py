@@ -12,8 +12,6 @@ import pytest
 from clashofdecks import native
 from clashofdecks.rules import Game
 
-np = pytest.importorskip("numpy")
-
 if not native.AVAILABLE:
     if os.environ.get("CLASH_REQUIRE_NATIVE") == "1":
         pytest.fail(f"CLASH_REQUIRE_NATIVE=1 but {native.engine_notice()}", pytrace=False)
@@ -30,6 +28,8 @@ from clashofdecks.agents.registry import make_agent
 from clashofdecks.encoding import encode_observation
 from clashofdecks.native import NativeGame
 from clashofdecks.native_check import KINDS, start_game
+
+np = pytest.importorskip("numpy")
 
 
 def play_positions(kind: str, seed: int, count: int) -> list[Game]:
