@@ -2,10 +2,11 @@
 
 ``random``, ``greedy``, ``mcts``, ``ismcts``, ``neural`` (the self-play network; numpy) and
 ``neural-search`` (the network inside the search; numpy) are built in, and the four named strengths
-of :data:`STRENGTHS` (``beginner``, ``casual``, ``strong``, ``strongest``). Other agents register a factory with :func:`register_agent`. A registration made at
-run time exists only in the process that made it: simulation workers are started fresh, so an agent
-used by ``clash simulate`` or ``clash arena`` must register when its module is imported. ``human``
-is not an agent here: the CLI's play command handles it.
+of :data:`STRENGTHS` (``beginner``, ``casual``, ``strong``, ``strongest``). Other agents register a
+factory with :func:`register_agent`. A registration made at run time exists only in the process that
+made it: simulation workers are started fresh, so an agent used by ``clash simulate`` or ``clash
+arena`` must register when its module is imported. ``human`` is not an agent here: the CLI's play
+command handles it.
 
 Dependencies point one way: this module imports the agents and :mod:`.spec`; no agent imports it.
 """
