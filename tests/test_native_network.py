@@ -58,7 +58,7 @@ def test_the_core_computes_the_network_as_numpy_does(kind: str, net: object) -> 
         for game in play_positions(kind, seed, 4):
             core = NativeGame.from_state(game.state())
             for seat in (0, 1) if not game.is_solo else (0,):
-                obs, logits, chance = core.net_evaluate(net, seat, net_view(game))
+                obs, logits, chance = native.net_evaluate(core, net, seat, net_view(game))
                 expected = encode_observation(game, seat)
                 assert np.array_equal(np.frombuffer(obs, dtype=np.float32), expected)
                 numpy_logits, _ = model.forward(expected[None, :])

@@ -266,7 +266,8 @@ class NeuralSearchAgent(Agent):
     def _search(self, position: Game, rng: random.Random) -> tuple[list[tuple[int, int, float]], int]:
         engine = in_engine(position, compiled=True) if self.native else position
         if isinstance(engine, NativeGame):
-            _, compiled_stats, evaluations = engine.net_search(
+            _, compiled_stats, evaluations = native.net_search(
+                engine,
                 _compiled(self.model),
                 rng,
                 net_view(position),
