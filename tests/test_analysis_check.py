@@ -35,12 +35,13 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     _play(root / "duel", "d1", mode="duel", format="draft")
     _play(root / "duel", "d22", mode="duel", format="draft")
     _play(root / "solo", "s1", mode="solo", format="precon", threat=LEVELS[2])
+    _play(root / "solo", "s22", mode="solo", format="precon", threat=LEVELS[0])
     return root / "duel", root / "solo"
 
 
 def test_the_map_applied_to_a_point_is_what_the_analysis_shows(records: tuple[Path, Path]) -> None:
     data = collect(list(records), iterations=ITERATIONS)
-    assert [g["context"] for g in data["games"]] == ["duel", "duel", "solo2"]
+    assert [g["context"] for g in data["games"]] == ["duel", "duel", "solo2", "solo0"]
     for game in data["games"]:
         shown = analyze_record(GameRecord.load(Path(game["file"])), iterations=ITERATIONS)
         moves = [d for d in shown.decisions if d.best is not None and d.player in (0, 1)]
@@ -60,6 +61,8 @@ def test_fit_and_calibration_read_a_points_file(records: tuple[Path, Path], tmp_
         and fitted["duel"]["games"] == 2
         and fitted["duel"]["a"] == fitted["duel"]["a"]
     )
+    solo = fit(collect([records[1]], iterations=ITERATIONS))["solo_shared"]
+    assert set(solo) == {"solo0", "solo2"} and solo["solo0"]["a"] == solo["solo2"]["a"]
     checked = calibration(json.loads(path.read_text(encoding="utf-8")), resamples=50)["duel"]
     assert checked["games"] == 2 and checked["moves"] == sum(b["moves"] for b in checked["bins"])
     low, high = checked["ece_interval_95"]

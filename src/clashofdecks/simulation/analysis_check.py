@@ -125,24 +125,48 @@ def _bin_sums(points: Sequence[tuple[float, float]], bins: int = 10) -> list[lis
     return sums
 
 
+def _logit_rows(points: Sequence[tuple[float, float]]) -> list[float]:
+    out = []
+    for chance, _ in points:
+        q = min(max(chance, 1e-4), 1.0 - 1e-4)
+        out.append(math.log(q / (1.0 - q)))
+    return out
+
+
+def _search_points(games: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    return [(float(p[0]), float(p[2])) for g in games for p in g["points"] if p[0] is not None]
+
+
 def fit(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
     """Per context, ``(a, b)`` of ``analyze.CALIBRATION`` from the games of ``path`` (a points file of
     :func:`collect` or a directory of records): the maximum-likelihood ``sigmoid(a x logit(p) + b)``
-    from the search's own chances to the results."""
+    from the search's own chances to the results.  The solo levels are fitted together too
+    (``solo_shared``: one slope ``a`` for every level, an intercept ``b`` per level, so that each
+    level's few outcomes set only its offset), the map ``analyze.CALIBRATION`` ships for solo."""
     out: dict[str, Any] = {}
-    for context, games in sorted(_by_context(_load_points(path, iterations)).items()):
-        points = [(float(p[0]), float(p[2])) for g in games for p in g["points"] if p[0] is not None]
-        xs = []
-        for chance, _ in points:
-            q = min(max(chance, 1e-4), 1.0 - 1e-4)
-            xs.append([1.0, math.log(q / (1.0 - q))])
-        b, a = fit_logistic(xs, [r for _, r in points])
+    by_context = _by_context(_load_points(path, iterations))
+    for context, games in sorted(by_context.items()):
+        points = _search_points(games)
+        b, a = fit_logistic([[1.0, x] for x in _logit_rows(points)], [r for _, r in points])
         out[context] = {
             "games": len(games),
             "moves": len(points),
             "a": round(a, 3),
             "b": round(b, 3),
             "ece_before": expected_calibration_error(points),
+        }
+    solo = sorted(c for c in by_context if c.startswith("solo") and c != "solo?")
+    if len(solo) > 1:
+        rows: list[list[float]] = []
+        results: list[float] = []
+        for k, context in enumerate(solo):
+            points = _search_points(by_context[context])
+            for x, (_, r) in zip(_logit_rows(points), points, strict=True):
+                rows.append([float(j == k) for j in range(len(solo))] + [x])
+                results.append(r)
+        coefficients = fit_logistic(rows, results, ridge=1e-6)  # the intercepts are not shrunk
+        out["solo_shared"] = {
+            c: {"a": round(coefficients[-1], 3), "b": round(coefficients[k], 3)} for k, c in enumerate(solo)
         }
     return out
 
