@@ -205,7 +205,8 @@ def _context_calibration(
     per_game = [[_mapped(p, context, maps) for p in g["points"]] for g in games]
     points = [p for g in per_game for p in g]
     sums = _bin_sums(points)
-    boot = _bootstrap([_bin_sums(g) for g in per_game], rng, resamples)
+    game_sums = [_bin_sums(g) for g in per_game]
+    boot = _bootstrap(game_sums, rng, resamples)
     bins = []
     for b, (c, r, n) in enumerate(sums):
         if not n:
@@ -215,6 +216,7 @@ def _context_calibration(
             {
                 "bin": b / 10,
                 "moves": int(n),
+                "games": sum(1 for g in game_sums if g[b][2]),
                 "chance": round(c / n, 4),
                 "won": round(r / n, 4),
                 "gap_interval_95": [round(low, 4), round(high, 4)],
