@@ -1391,6 +1391,8 @@ static PyObject *core_greedy_rollout(CoreObject *self, PyObject *args);
 static PyObject *core_search(CoreObject *self, PyObject *args);
 static PyObject *core_learned_features(CoreObject *self, PyObject *args);
 static PyObject *core_learned_win_chance(CoreObject *self, PyObject *args);
+static PyObject *core_net_evaluate(CoreObject *self, PyObject *args);
+static PyObject *core_net_search(CoreObject *self, PyObject *args);
 
 static PyMethodDef core_methods[] = {
     {"export", (PyCFunction)core_export, METH_NOARGS, "The state tuple (the layout Core() takes)."},
@@ -1404,6 +1406,11 @@ static PyMethodDef core_methods[] = {
     {"resume", (PyCFunction)core_resume, METH_NOARGS, "rules.Game.resume: the automaton's pending turn."},
     {"rollout", (PyCFunction)core_rollout, METH_VARARGS,
      "rollout(rnd, max_actions, turn_limit=-1): random actions drawn from rnd() as agents/mcts.py does."},
+    {"net_evaluate", (PyCFunction)core_net_evaluate, METH_VARARGS,
+     "net_evaluate(net, seat, layout, threat, hidden_ids, context, learned) -> (observation, logits, chance)"},
+    {"net_search", (PyCFunction)core_net_search, METH_VARARGS,
+     "net_search(net, player, mt_state, iterations, c, hidden_ids, layout, threat, context, learned, "
+     "cutoff_turns, max_rollout_actions, value_weight) -> ((iterations, mt_state, stats), evaluations)"},
     {"search", (PyCFunction)core_search, METH_VARARGS,
      "search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities, "
      "cutoff_turns, max_rollout_actions, score): agents/mcts.py's Search.run with random rollouts."},
@@ -2277,6 +2284,8 @@ typedef struct {
     int32_t player; /* who chose the action that led here (rewards are from this player's view) */
     int64_t visits, avail;
     double wins;
+    float prior, value; /* net_search: the network's prior of the action, the node's value (its mover's) */
+    int32_t expanded;   /* net_search: the node's children were made with their priors */
 } Node;
 
 typedef struct {
@@ -2302,6 +2311,9 @@ static int32_t tree_node(Tree *t, int player, int action) {
     n->visits = 0;
     n->avail = 1;
     n->wins = 0.0;
+    n->prior = 0.0f;
+    n->value = 0.5f;
+    n->expanded = 0;
     return t->len++;
 }
 
@@ -3850,6 +3862,435 @@ static PyObject *mod_batch_step(PyObject *m, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ the network inside the search (issue 38)
+ *
+ * agents/neural.py's network (data/neural.bin, read by agents/neural_search.py and handed here as its
+ * float32 payload): the observation of the player to move (the batch's encoder above, for a State of the
+ * play phase), the trunk (two ReLU layers; the first reads only the row's non-zero inputs), the policy's
+ * logits of the legal actions and the mover's win chance (the calibrated value head where the file has
+ * it: the trunk, the learned evaluation's features and logit, the context; else the first value head).
+ * net_search is a PUCT search over determinizations (ISMCTS): a node's children get the network's prior
+ * when the node is first reached, the node's value backs up (mixed with a cut-off rollout scored by the
+ * learned evaluation when value_weight < 1), and a child is chosen by
+ * Q + c x prior x sqrt(availability) / (1 + visits), an unvisited child's Q being its parent's value. */
+
+#define NET_CAPSULE "clashofdecks._native.Net"
+#define NET_CONTEXTS 7 /* agents.neural.CONTEXTS */
+#define NET_MAX_HIDDEN 1024
+#define NET_MAX_INPUTS 100000
+
+typedef struct {
+    int in, h1, h2, na, vh; /* inputs, the trunk's hidden sizes, actions, the value head's hidden (0: none) */
+    const float *w1, *b1, *w2, *b2, *bp, *wv, *bv;
+    const float *vmean, *vstd, *vw1, *vb1, *vw2, *vb2, *va, *vk;
+    float *wpt; /* the policy's weights transposed: a row per action */
+    float *data;
+} Net;
+
+static void net_free(PyObject *capsule) {
+    Net *n = PyCapsule_GetPointer(capsule, NET_CAPSULE);
+    if (!n) return;
+    PyMem_RawFree(n->data);
+    PyMem_RawFree(n->wpt);
+    PyMem_RawFree(n);
+}
+
+/* The float count of each tensor in agents.neural's order (TENSORS, then VALUE_TENSORS if vh > 0). */
+static int net_counts(int in, int h1, int h2, int na, int vh, size_t *counts) {
+    size_t c[16] = {(size_t)in * h1, (size_t)h1, (size_t)h1 * h2, (size_t)h2, (size_t)h2 * na, (size_t)na,
+                    (size_t)h2, 1, L_FEATURES, L_FEATURES, (size_t)(h2 + L_FEATURES + 1 + NET_CONTEXTS) * vh,
+                    (size_t)vh, (size_t)vh, 1, NET_CONTEXTS, NET_CONTEXTS};
+    int n = vh ? 16 : 8;
+    memcpy(counts, c, sizeof(size_t) * (size_t)n);
+    return n;
+}
+
+/* net_new(payload, (inputs, hidden1, hidden2, actions, value_hidden)) -> the network, as a capsule. */
+static PyObject *mod_net_new(PyObject *m, PyObject *args) {
+    Py_buffer buf;
+    int in, h1, h2, na, vh;
+    if (!PyArg_ParseTuple(args, "y*(iiiii)", &buf, &in, &h1, &h2, &na, &vh)) return NULL;
+    PyObject *result = NULL;
+    Net *net = NULL;
+    const uint16_t probe = 1;
+    if (*(const uint8_t *)&probe != 1) {
+        PyErr_SetString(PyExc_RuntimeError, "net_new: the weights are little-endian float32; this host is not");
+        goto done;
+    }
+    if (in < 1 || in > NET_MAX_INPUTS || h1 < 1 || h1 > NET_MAX_HIDDEN || h2 < 1 || h2 > NET_MAX_HIDDEN ||
+        na != ACTION_SPACE_N || vh < 0 || vh > NET_MAX_HIDDEN) {
+        PyErr_SetString(PyExc_ValueError, "net_new: the network's sizes are out of range");
+        goto done;
+    }
+    size_t counts[16], total = 0;
+    int n_tensors = net_counts(in, h1, h2, na, vh, counts);
+    for (int i = 0; i < n_tensors; i++) total += counts[i];
+    if ((size_t)buf.len != total * sizeof(float)) {
+        PyErr_Format(PyExc_ValueError, "net_new: the payload holds %zd bytes, not %zu", buf.len, total * sizeof(float));
+        goto done;
+    }
+    net = PyMem_RawCalloc(1, sizeof(Net));
+    if (net) net->data = PyMem_RawMalloc(total * sizeof(float));
+    if (net && net->data) net->wpt = PyMem_RawMalloc((size_t)h2 * na * sizeof(float));
+    if (!net || !net->data || !net->wpt) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(net->data, buf.buf, total * sizeof(float));
+    const float *p[16];
+    size_t at = 0;
+    for (int i = 0; i < n_tensors; i++, at += counts[i - 1]) p[i] = net->data + at;
+    net->in = in, net->h1 = h1, net->h2 = h2, net->na = na, net->vh = vh;
+    net->w1 = p[0], net->b1 = p[1], net->w2 = p[2], net->b2 = p[3], net->bp = p[5], net->wv = p[6], net->bv = p[7];
+    if (vh) {
+        net->vmean = p[8], net->vstd = p[9], net->vw1 = p[10], net->vb1 = p[11];
+        net->vw2 = p[12], net->vb2 = p[13], net->va = p[14], net->vk = p[15];
+    }
+    for (int j = 0; j < h2; j++)
+        for (int a = 0; a < na; a++) net->wpt[(size_t)a * h2 + j] = p[4][(size_t)j * na + a];
+    result = PyCapsule_New(net, NET_CAPSULE, net_free);
+    if (result) net = NULL;
+done:
+    if (net) {
+        PyMem_RawFree(net->data);
+        PyMem_RawFree(net->wpt);
+        PyMem_RawFree(net);
+    }
+    PyBuffer_Release(&buf);
+    return result;
+}
+
+/* The layers' inner loop, out[0..n) += v * w[0..n): element by element, so vectorising it (GCC's -O2
+ * does not, by its cost model) changes no bit of the result. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NET_VECTORISE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#else
+#define NET_VECTORISE
+#endif
+NET_VECTORISE static void net_axpy(float *restrict out, float v, const float *restrict w, int n) {
+    for (int j = 0; j < n; j++) out[j] += v * w[j];
+}
+
+/* The trunk's last hidden layer h (h2 floats) of the observation row x. */
+static void net_trunk(const Net *n, const float *x, float *h) {
+    float a[NET_MAX_HIDDEN];
+    memcpy(a, n->b1, sizeof(float) * (size_t)n->h1);
+    for (int i = 0; i < n->in; i++)
+        if (x[i] != 0.0f) net_axpy(a, x[i], n->w1 + (size_t)i * n->h1, n->h1);
+    memcpy(h, n->b2, sizeof(float) * (size_t)n->h2);
+    for (int j = 0; j < n->h1; j++)
+        if (a[j] > 0.0f) net_axpy(h, a[j], n->w2 + (size_t)j * n->h2, n->h2);
+    for (int k = 0; k < n->h2; k++)
+        if (h[k] < 0.0f) h[k] = 0.0f;
+}
+
+static float net_policy_logit(const Net *n, const float *h, int action) {
+    const float *w = n->wpt + (size_t)action * n->h2;
+    float s = n->bp[action];
+    for (int k = 0; k < n->h2; k++) s += w[k] * h[k];
+    return s;
+}
+
+/* The mover's (seat's) win chance: the calibrated head (NeuralModel.value_logit) or the first one. */
+static double net_chance(const Net *n, const float *h, const State *s, int seat, const Learned *learned,
+                         int context) {
+    if (!n->vh || !learned) {
+        float v = n->bv[0];
+        for (int k = 0; k < n->h2; k++) v += n->wv[k] * h[k];
+        return l_logistic((double)v);
+    }
+    double x[L_FEATURES];
+    l_features(s, seat, learned, x);
+    double p = l_win_chance(s, seat, learned);
+    p = p < 1e-6 ? 1e-6 : (p > 1.0 - 1e-6 ? 1.0 - 1e-6 : p);
+    float z = (float)log(p / (1.0 - p));
+    float u[NET_MAX_HIDDEN + L_FEATURES + 1 + NET_CONTEXTS];
+    int m = 0;
+    for (int k = 0; k < n->h2; k++) u[m++] = h[k];
+    for (int i = 0; i < L_FEATURES; i++) u[m++] = ((float)x[i] - n->vmean[i]) / n->vstd[i];
+    u[m++] = z;
+    for (int c = 0; c < NET_CONTEXTS; c++) u[m++] = c == context ? 1.0f : 0.0f;
+    float logit = n->vb2[0] + n->va[context] + n->vk[context] * z, a[NET_MAX_HIDDEN];
+    memcpy(a, n->vb1, sizeof(float) * (size_t)n->vh);
+    for (int i = 0; i < m; i++)
+        if (u[i] != 0.0f) net_axpy(a, u[i], n->vw1 + (size_t)i * n->vh, n->vh);
+    for (int j = 0; j < n->vh; j++)
+        if (a[j] > 0.0f) logit += a[j] * n->vw2[j];
+    return l_logistic((double)logit);
+}
+
+/* What the encoder needs besides the state: the layout's offsets, the threat slice (constant over a
+ * game), whether hidden identities stay hidden, and the context (duel, solo level) for the value head. */
+typedef struct {
+    long o[O_COUNT];
+    float threat[THREAT_SLICE];
+    int hidden_ids, context;
+} NetView;
+
+/* encoding.encode_observation(game, seat) of a state in the play phase, into row (zeroed here). */
+static void net_observe(const State *s, int seat, const NetView *v, float *row) {
+    const long *o = v->o;
+    ERow r = {row, NULL};
+    int opp = 1 - seat;
+    memset(row, 0, sizeof(float) * (size_t)o[O_SIZE]);
+    e_header(r, o, s, seat, current_player(s));
+    for (int k = 0; k < 2; k++) {
+        int p = k ? opp : seat;
+        if (s->hand_len[p]) e_hand(r, o, s, k, p, v->hidden_ids);
+    }
+    const int players[4] = {seat, seat, opp, opp};
+    for (int slot = 0; slot < 4; slot++) {
+        int p = players[slot];
+        e_lane(r, o, s, slot, p * 2 + (slot & 1), p == 1 ? s->threat_bits : 0);
+    }
+    e_pending(r, o, s, seat);
+    if (!s->solo) return;
+    if (s->fort[1]) e_one(r, o[O_FORTRESS] + 3);
+    for (int i = 0; i < s->deck_len - 1; i++) e_one(r, o[O_AUTO_DECK] + s->deck[i]);
+    for (int i = 0; i < s->discard_len; i++) e_one(r, o[O_AUTO_DISCARD] + s->discard[i]);
+    e_one(r, o[O_AUTO_FLAGS]);
+    if (s->last_turn) e_one(r, o[O_AUTO_FLAGS] + 1);
+    e_set(r, o[O_AUTO_FLAGS] + 2, s->deck_len > 1 ? s->deck_len - 1 : 0, 24);
+    for (int j = 0; j < THREAT_SLICE; j++) row[o[O_THREAT] + j] = v->threat[j];
+}
+
+typedef struct {
+    const Net *net;
+    NetView view;
+    SearchSettings rollout; /* the cut-off rollout and its learned evaluation */
+    double c, value_weight;
+    float *row;
+    long long evaluations;
+} NetSearch;
+
+/* The network at d for the player to move: the softmax of the legal actions' logits into prior (may be
+ * NULL) and that player's win chance. */
+static double net_at(NetSearch *ns, const State *d, const int *legal, int n, float *prior) {
+    float h[NET_MAX_HIDDEN];
+    int mover = current_player(d);
+    net_observe(d, mover, &ns->view, ns->row);
+    net_trunk(ns->net, ns->row, h);
+    ns->evaluations++;
+    if (prior) {
+        float top = -INFINITY, sum = 0.0f;
+        for (int i = 0; i < n; i++) {
+            prior[i] = net_policy_logit(ns->net, h, legal[i]);
+            if (prior[i] > top) top = prior[i];
+        }
+        for (int i = 0; i < n; i++) sum += prior[i] = expf(prior[i] - top);
+        for (int i = 0; i < n; i++) prior[i] /= sum;
+    }
+    return net_chance(ns->net, h, d, mover, ns->rollout.learned, ns->view.context);
+}
+
+/* The children of node for legal[0..n) with their priors (node is reached for the first time). */
+static int net_expand(Tree *t, int32_t node, int player, const int *legal, int n, const float *prior) {
+    for (int i = 0; i < n; i++) {
+        int32_t child = tree_add_child(t, node, player, legal[i]);
+        if (child < 0) return SEARCH_NOMEM;
+        t->nodes[child].prior = prior[i];
+    }
+    t->nodes[node].expanded = 1;
+    return 0;
+}
+
+/* The child of node chosen by PUCT among the legal actions of this determinization (a legal action
+ * without a child yet gets one with the prior 1/n); its index, or a failure code. */
+static int32_t net_select(Tree *t, int32_t node, int player, const int *legal, int n, double c) {
+    int32_t best = -1;
+    double best_score = -INFINITY, fpu = t->nodes[node].value;
+    for (int i = 0; i < n; i++) {
+        int32_t cur = t->nodes[node].child;
+        while (cur >= 0 && t->nodes[cur].action < legal[i]) cur = t->nodes[cur].sibling;
+        if (cur < 0 || t->nodes[cur].action != legal[i]) {
+            cur = tree_add_child(t, node, player, legal[i]);
+            if (cur < 0) return SEARCH_NOMEM;
+            t->nodes[cur].prior = 1.0f / (float)n;
+            t->nodes[cur].avail = 0;
+        }
+        Node *ch = &t->nodes[cur];
+        ch->avail += 1;
+        double q = ch->visits ? ch->wins / (double)ch->visits : fpu;
+        double score = q + c * ch->prior * sqrt((double)ch->avail) / (double)(1 + ch->visits);
+        if (score > best_score) {
+            best_score = score;
+            best = cur;
+        }
+    }
+    return best;
+}
+
+/* One iteration from the determinization d (consumed): 0 or a failure code of search_iterate. */
+static int net_iterate(Tree *t, State *d, MTState *g, NetSearch *ns) {
+    int legal[MAX_LEGAL];
+    float prior[MAX_LEGAL];
+    int32_t node = 0;
+    double reward = -1.0;
+    t->path_len = 0;
+    if (tree_push(t, 0)) return SEARCH_NOMEM;
+    while (d->stage != OVER) {
+        int n = compute_legal(d, legal);
+        if (!n) return SEARCH_STUCK;
+        int player = current_player(d);
+        if (!t->nodes[node].expanded) {
+            double chance = 0.5;
+            prior[0] = 1.0f;
+            if (n > 1) chance = net_at(ns, d, legal, n, prior);
+            if (net_expand(t, node, player, legal, n, prior)) return SEARCH_NOMEM;
+            if (n > 1) { /* a leaf: its value (the mover's), as player 0's reward, maybe mixed with a rollout */
+                t->nodes[node].value = chance;
+                reward = player == 0 ? chance : 1.0 - chance;
+                if (ns->value_weight < 1.0) {
+                    double rolled;
+                    if (search_rollout(d, g, &ns->rollout, &rolled)) return SEARCH_STUCK;
+                    reward = ns->value_weight * reward + (1.0 - ns->value_weight) * rolled;
+                }
+                break;
+            }
+        }
+        int32_t best = net_select(t, node, player, legal, n, ns->c);
+        if (best < 0) return best == -1 ? SEARCH_STUCK : best;
+        dispatch(d, t->nodes[best].action);
+        node = best;
+        if (tree_push(t, node)) return SEARCH_NOMEM;
+    }
+    if (reward < 0.0) reward = final_reward(d);
+    for (int32_t i = 0; i < t->path_len; i++) {
+        Node *p = &t->nodes[t->path[i]];
+        p->visits += 1;
+        p->wins += p->player == 0 ? reward : 1.0 - reward;
+    }
+    return 0;
+}
+
+static Net *net_of(PyObject *capsule) { return PyCapsule_GetPointer(capsule, NET_CAPSULE); }
+
+/* (net, layout, threat slice, hidden identities, context, packed learned model) -> *ns; -1 with an
+ * exception set. */
+static int net_view(PyObject *net, PyObject *layout, PyObject *threat, int hidden_ids, int context, PyObject *packed,
+                    Learned *learned, NetSearch *ns) {
+    double t[THREAT_SLICE];
+    memset(ns, 0, sizeof *ns);
+    ns->net = net_of(net);
+    if (!ns->net || e_layout(layout, ns->view.o) ||
+        seq_doubles(threat, THREAT_SLICE, t, "net: the threat slice is a sequence", "net: the threat slice's size"))
+        return -1;
+    if (ns->view.o[O_SIZE] != ns->net->in) {
+        PyErr_SetString(PyExc_ValueError, "net: the layout's size is not the network's input size");
+        return -1;
+    }
+    if (context < 0 || context >= NET_CONTEXTS) {
+        PyErr_SetString(PyExc_ValueError, "net: the context is 0 (duel) to 6 (solo level 5)");
+        return -1;
+    }
+    for (int j = 0; j < THREAT_SLICE; j++) ns->view.threat[j] = (float)t[j];
+    ns->view.hidden_ids = hidden_ids;
+    ns->view.context = context;
+    if (l_load(packed, learned)) return -1;
+    ns->rollout.learned = learned;
+    return 0;
+}
+
+/* net_evaluate(net, seat, layout, threat, hidden_ids, context, learned) -> (observation as float32
+ * bytes, the 780 policy logits, seat's win chance): what the search computes at a node, for the tests. */
+static PyObject *core_net_evaluate(CoreObject *self, PyObject *args) {
+    PyObject *net, *layout, *threat, *packed;
+    int seat, hidden_ids, context;
+    Learned learned;
+    NetSearch ns;
+    if (!PyArg_ParseTuple(args, "OiOOpiO", &net, &seat, &layout, &threat, &hidden_ids, &context, &packed) ||
+        net_view(net, layout, threat, hidden_ids, context, packed, &learned, &ns))
+        return NULL;
+    if (seat != 0 && seat != 1) {
+        PyErr_SetString(PyExc_ValueError, "net_evaluate: seat is 0 or 1");
+        return NULL;
+    }
+    PyObject *obs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(float) * ns.net->in);
+    PyObject *logits = PyTuple_New(ns.net->na);
+    if (!obs || !logits) goto fail;
+    float h[NET_MAX_HIDDEN];
+    float *row = (float *)PyBytes_AS_STRING(obs);
+    net_observe(&self->s, seat, &ns.view, row);
+    net_trunk(ns.net, row, h);
+    for (int a = 0; a < ns.net->na; a++) {
+        PyObject *v = PyFloat_FromDouble((double)net_policy_logit(ns.net, h, a));
+        if (!v) goto fail;
+        PyTuple_SET_ITEM(logits, a, v);
+    }
+    double chance = net_chance(ns.net, h, &self->s, seat, &learned, context);
+    return Py_BuildValue("(NNd)", obs, logits, chance);
+fail:
+    Py_XDECREF(obs);
+    Py_XDECREF(logits);
+    return NULL;
+}
+
+/* net_search(net, player, mt_state, iterations, c, hidden_ids, layout, threat, context, learned,
+ *            cutoff_turns, max_rollout_actions, value_weight) -> (iterations, mt_state after,
+ *            ((action, visits, wins), ...) of the root's children, network evaluations)
+ * The PUCT search of the section's comment from this state (the play phase) for player, iterations
+ * determinizations for player's view, without the GIL. */
+static PyObject *core_net_search(CoreObject *self, PyObject *args) {
+    PyObject *net, *mt_state, *layout, *threat, *packed;
+    int player, hidden_ids, context;
+    long long iterations;
+    Learned learned;
+    NetSearch ns;
+    double c, value_weight;
+    long long turns_after, max_rollout;
+    if (!PyArg_ParseTuple(args, "OiOLdpOOiOLLd", &net, &player, &mt_state, &iterations, &c, &hidden_ids, &layout,
+                          &threat, &context, &packed, &turns_after, &max_rollout, &value_weight) ||
+        net_view(net, layout, threat, hidden_ids, context, packed, &learned, &ns))
+        return NULL;
+    if (player != 0 && player != 1 ? 1 : current_player(&self->s) != player) {
+        PyErr_SetString(PyExc_ValueError, "net_search: the player is not the one to move");
+        return NULL;
+    }
+    if (!(c >= 0.0) || !(value_weight >= 0.0 && value_weight <= 1.0) || iterations < 1) {
+        PyErr_SetString(PyExc_ValueError, "net_search: c >= 0, 0 <= value_weight <= 1, iterations >= 1");
+        return NULL;
+    }
+    ns.c = c;
+    ns.value_weight = value_weight;
+    ns.rollout.turns_after = turns_after;
+    ns.rollout.max_rollout = max_rollout;
+    MTState g;
+    if (mt_load(&g, mt_state)) return NULL;
+    Bits bits = {NULL, &g};
+    Tree t = {NULL, 0, 0, NULL, 0, 0};
+    PyObject *result = NULL;
+    const State base = self->s;
+    long long count = 0;
+    int failed = 0;
+    ns.row = PyMem_RawMalloc(sizeof(float) * (size_t)ns.net->in);
+    if (!ns.row || tree_node(&t, 1 - player, -1) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    while (count < iterations && !failed) {
+        Py_BEGIN_ALLOW_THREADS;
+        do {
+            State d = base;
+            failed = determinize_state(&d, player, hidden_ids, &bits);
+            if (!failed) failed = net_iterate(&t, &d, &g, &ns);
+            if (!failed) count++;
+        } while (!failed && count < iterations && (count & 63) != 0);
+        Py_END_ALLOW_THREADS;
+        if (!failed && PyErr_CheckSignals()) goto done;
+    }
+    if (failed) {
+        search_raise(failed);
+        goto done;
+    }
+    PyObject *stats = search_result(&t, &g, count);
+    if (stats) result = Py_BuildValue("(NL)", stats, ns.evaluations);
+done:
+    PyMem_RawFree(ns.row);
+    PyMem_RawFree(t.nodes);
+    PyMem_RawFree(t.path);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"set_cards", mod_set_cards, METH_VARARGS,
      "set_cards(cost, attack, health, is_incantation, abilities, aura) -> ORDER_BASE"},
@@ -3857,6 +4298,8 @@ static PyMethodDef module_methods[] = {
     {"random_duel", mod_random_duel, METH_O, "rules.Game.random_duel(seed) as a Core."},
     {"random_duel_games", mod_random_duel_games, METH_VARARGS,
      "random_duel_games(first_seed, games, choice_seed) -> (actions, turns, wins0, wins1, draws)"},
+    {"net_new", mod_net_new, METH_VARARGS,
+     "net_new(float32 payload, (inputs, hidden1, hidden2, actions, value_hidden)) -> the network (a capsule)"},
     {"batch_slot_size", mod_batch_slot_size, METH_NOARGS, "Bytes per slot of a batched environment."},
     {"batch_reset", mod_batch_reset, METH_VARARGS,
      "batch_reset(slots, indices, capsules, config, game, spec, obs, mask, turns, seats)"},

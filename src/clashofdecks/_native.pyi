@@ -61,6 +61,32 @@ class Core:
         mix: float = ...,
     ) -> tuple[int, tuple[int, ...], tuple[tuple[int, int, float], ...]]: ...
     def learned_features(self, seat: int, packed_model: tuple[object, ...]) -> tuple[float, ...]: ...
+    def net_evaluate(
+        self,
+        net: object,
+        seat: int,
+        layout: Sequence[int],
+        threat: Sequence[float],
+        hidden_identities: bool,
+        context: int,
+        packed_model: tuple[object, ...],
+    ) -> tuple[bytes, tuple[float, ...], float]: ...
+    def net_search(
+        self,
+        net: object,
+        player: int,
+        mt_state: tuple[int, ...],
+        iterations: int,
+        c: float,
+        hidden_identities: bool,
+        layout: Sequence[int],
+        threat: Sequence[float],
+        context: int,
+        packed_model: tuple[object, ...],
+        cutoff_turns: int,
+        max_rollout_actions: int,
+        value_weight: float,
+    ) -> tuple[tuple[int, tuple[int, ...], tuple[tuple[int, int, float], ...]], int]: ...
     def learned_win_chance(self, seat: int, packed_model: tuple[object, ...]) -> float: ...
     def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int = ...) -> int: ...
     def evaluate(self, player: int, weights: Sequence[float]) -> float: ...
@@ -109,6 +135,7 @@ BatchSpec = (
     | tuple[Sequence[int], bool, Sequence[float] | None, bool]
 )
 
+def net_new(payload: bytes, sizes: tuple[int, int, int, int, int]) -> object: ...
 def batch_slot_size() -> int: ...
 def mt_seeded_state(seed: int) -> tuple[int, ...]: ...
 def batch_reset(

@@ -54,17 +54,18 @@ SAME_TURN_SAMPLES: Final = 3
 PROOF_BUDGET: Final = 200
 #: The search's chance of a move mapped to a calibrated one, ``sigmoid(a x logit(p) + b)``, per context
 #: (``duel``, ``solo0``..``solo5``; another context keeps the search's chance): ``(a, b)`` fitted by
-#: maximum likelihood on analysed games (``python -m clashofdecks.simulation.analysis_check fit DIR``),
-#: measured on held-out games in docs/ai.md.  Fitted on ``casual`` games: duels from seed 7,000,000,
-#: solo games of each level from seed 7,100,000 (``clash simulate --records``).
+#: maximum likelihood on analysed games (``python -m clashofdecks.simulation.analysis_check fit``; the
+#: solo levels together: one slope, an intercept per level), measured on held-out games in docs/ai.md.
+#: Fitted on ``casual`` games (``clash simulate --records``): 100 duels from seed 8,000,000 and 50 solo
+#: games per level L from seed 8,100,000 + 10,000 L.
 CALIBRATION: Final[dict[str, tuple[float, float]]] = {
-    "duel": (1.399, -0.132),  # 40 games, 2184 moves
-    "solo0": (1.033, -0.230),  # 16 games, 485 moves
-    "solo1": (0.988, 0.632),  # 16 games, 482 moves
-    "solo2": (1.418, 1.261),  # 16 games, 479 moves
-    "solo3": (0.868, 0.400),  # 16 games, 416 moves
-    "solo4": (1.491, 0.974),  # 16 games, 411 moves
-    "solo5": (1.038, 1.946),  # 16 games, 390 moves
+    "duel": (0.972, -0.147),  # 100 games, 4,283 moves
+    "solo0": (1.047, 0.270),  # the six solo levels: 300 games, 7,627 moves
+    "solo1": (1.047, 0.758),
+    "solo2": (1.047, 0.598),
+    "solo3": (1.047, 1.411),
+    "solo4": (1.047, 1.188),
+    "solo5": (1.047, 1.587),
 }
 
 
@@ -81,6 +82,10 @@ class Decision:
     best_action: str | None = None
     #: The mover's estimated win chance after the played action.
     after: float = 0.0
+    #: The search's own chance of the played action before the calibration map, when ``after`` is that
+    #: chance mapped (None: a forced move, a proof, or a move the search never tried): what
+    #: ``simulation.analysis_check`` fits and checks the map on.
+    raw_after: float | None = None
 
     @property
     def loss(self) -> float:
@@ -297,7 +302,7 @@ def _judge(
         if best_chance is not None
         else chance_after(game, player, best, seed=seed)
     )
-    after = _chance_of(res, played)
+    after = d.raw_after = _chance_of(res, played)
     d.after = (
         calibrated(after, context) if after is not None else chance_after(game, player, played, seed=seed)
     )
@@ -310,6 +315,8 @@ def _judge(
         proof = proven_result(g, player)
         if proof is not None:
             setattr(d, attr, proof)
+            if attr == "after":
+                d.raw_after = None
     if best == played:
         d.best = d.after
     return d

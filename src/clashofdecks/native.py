@@ -44,6 +44,7 @@ from .rules.playout import finished_reward, logistic_chance
 
 try:
     from ._native import LAYOUT, SOURCE_HASH, STATE_SIZE, Core, random_duel_games, set_cards
+    from ._native import net_new as _core_net_new
     from ._native import random_duel as _core_random_duel
 
     _BUILT = True
@@ -667,6 +668,67 @@ class NativeGame:
         return self._core.playout(seed & ((1 << 64) - 1), max_actions)
 
 
+#: What the compiled network needs besides the state (:func:`net_search`): the encoder's slice
+#: offsets (``envs.compiled_batch.COMPILED_LAYOUT``), the observation's threat slice (constant over a
+#: game), the context (0 duel, 1 + the solo level) and the learned evaluation packed for the game.
+NetView = tuple[Sequence[int], Sequence[float], int, PackedEvaluation]
+
+
+def net_new(payload: bytes, sizes: tuple[int, int, int, int, int]) -> object:
+    """The network in the core from its float32 payload (``agents.neural``'s file order) and its sizes
+    (inputs, hidden 1, hidden 2, actions, the calibrated value head's hidden size or 0)."""
+    _require()
+    return _core_net_new(payload, sizes)
+
+
+def net_evaluate(
+    game: NativeGame, net: object, seat: int, view: NetView
+) -> tuple[bytes, tuple[float, ...], float]:
+    """What :func:`net_search` computes at a node, for ``seat``: the observation (float32 bytes, the
+    encoder's), the network's 780 policy logits and ``seat``'s win chance (``net``: :func:`net_new`)."""
+    layout, threat, context, learned = view
+    return game._core.net_evaluate(net, seat, layout, threat, game._hidden_ids, context, learned)
+
+
+def net_search(
+    game: NativeGame,
+    net: object,
+    rng: random.Random,
+    view: NetView,
+    *,
+    iterations: int,
+    c: float,
+    cutoff_turns: int | None,
+    max_rollout_actions: int,
+    value_weight: float,
+) -> tuple[int, tuple[tuple[int, int, float], ...], int]:
+    """The PUCT search with the network inside (``_native.c``, "the network inside the search") from
+    ``game`` for its current player, ``iterations`` determinizations drawn from ``rng`` (an exact
+    :class:`random.Random`, its state moved in and out).  Returns the iterations done, per root action
+    ``(action, visits, wins)`` and the network's evaluations."""
+    if type(rng) is not random.Random:
+        raise TypeError("net_search draws as random.Random: pass a random.Random")
+    layout, threat, context, learned = view
+    version, internal, gauss_next = rng.getstate()
+    (done, internal_after, stats), evaluations = game._core.net_search(
+        net,
+        game.current_player,
+        internal,
+        iterations,
+        c,
+        game._hidden_ids,
+        layout,
+        threat,
+        context,
+        learned,
+        -1 if cutoff_turns is None else cutoff_turns,
+        max_rollout_actions,
+        value_weight,
+    )
+    rng.setstate((version, internal_after, gauss_next))
+    return done, stats, evaluations
+
+
 def in_engine(game: GameEngine, *, compiled: bool) -> GameEngine:
     """``game`` in the engine a caller wants its computation in: the compiled core (``compiled``,
     when the core is available and holds the position; the setup stage stays in Python) or the Python
@@ -701,8 +763,12 @@ __all__: Sequence[str] = (
     "DISABLED",
     "NativeGame",
     "NativeUnsupportedError",
+    "NetView",
     "PackedEvaluation",
     "engine_notice",
     "in_engine",
+    "net_evaluate",
+    "net_new",
+    "net_search",
     "random_duel_playouts",
 )

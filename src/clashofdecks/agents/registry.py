@@ -1,11 +1,12 @@
 """Agents by name: the one :func:`make_agent`, for every command and record that names an agent.
 
-``random``, ``greedy``, ``mcts``, ``ismcts`` and ``neural`` (the self-play network; numpy) are built
-in, and the four named strengths of :data:`STRENGTHS` (``beginner``, ``casual``, ``strong``,
-``strongest``). Other agents register a factory with :func:`register_agent`. A registration made at
-run time exists only in the process that made it: simulation workers are started fresh, so an agent
-used by ``clash simulate`` or ``clash arena`` must register when its module is imported. ``human``
-is not an agent here: the CLI's play command handles it.
+``random``, ``greedy``, ``mcts``, ``ismcts``, ``neural`` (the self-play network; numpy) and
+``neural-search`` (the network inside the search; numpy) are built in, and the four named strengths
+of :data:`STRENGTHS` (``beginner``, ``casual``, ``strong``, ``strongest``). Other agents register a
+factory with :func:`register_agent`. A registration made at run time exists only in the process that
+made it: simulation workers are started fresh, so an agent used by ``clash simulate`` or ``clash
+arena`` must register when its module is imported. ``human`` is not an agent here: the CLI's play
+command handles it.
 
 Dependencies point one way: this module imports the agents and :mod:`.spec`; no agent imports it.
 """
@@ -19,6 +20,7 @@ from .base import Agent
 from .greedy import GreedyAgent
 from .mcts import ISMCTSAgent, MCTSAgent
 from .neural import make_neural_agent
+from .neural_search import make_neural_search_agent
 from .random_agent import RandomAgent
 from .spec import SETTING_TYPES, AgentSpecError, parse_spec
 
@@ -93,6 +95,7 @@ register_agent("ismcts", ISMCTSAgent, settings=_SEARCH_SETTINGS)
 register_agent("mcts", MCTSAgent, settings=_SEARCH_SETTINGS)
 # numpy is imported when a neural agent is made, not here: the other agents stay standard-library only.
 register_agent("neural", make_neural_agent, settings=("iterations", "c", "model"))
+register_agent("neural-search", make_neural_search_agent, settings=("iterations", "c", "value", "model"))
 
 #: The named strengths offered to players (docs/agents.md, docs/ai.md): each is a fixed agent spec,
 #: from weakest to strongest.  All are fair (ISMCTS from the player's view) and score cut-off

@@ -24,6 +24,7 @@ SETTING_TYPES: Final[dict[str, type]] = {
     "mix": float,
     "setup": str,
     "model": str,  # a weights file (neural:model=PATH)
+    "value": float,  # the network value's share of a leaf's reward (neural-search:value=0.5)
 }
 
 

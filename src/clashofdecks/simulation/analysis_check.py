@@ -1,14 +1,18 @@
-"""How far a player can believe ``clash analyze`` (docs/ai.md, issue 38): on a directory of game records,
+"""How far a player can believe ``clash analyze`` (docs/ai.md, issue 38): on game records,
 
-* ``calibration``: the chance the analysis gives the mover after each move with a choice against the
-  mover's result, in bins of 0.1, with the expected calibration error (ECE) and its bootstrap interval
-  over games;
-* ``fit``: the calibration map of ``analyze.CALIBRATION`` for one context from its games;
+* ``points``: every record of some directories analysed once at the web's setting, the search's own
+  chances kept (no map) with each game's context, into a JSON file the next two read;
+* ``calibration``: per context (duel, solo0..solo5), the chance the analysis shows the mover after each
+  move with a choice (the shipped map applied) against the mover's result, in bins of 0.1, each bin's
+  95 % interval of (won - chance) and the expected calibration error (ECE) with its interval, by
+  bootstrap resamples of the games, and whether the issue's target holds;
+* ``fit``: per context, the calibration map of ``analyze.CALIBRATION`` from its games;
 * ``mistakes``: each flagged move searched again from its position by a much deeper search, counting
   how often the played move really was worse than the analysis's best move there.
 
-``python -m clashofdecks.simulation.analysis_check calibration DIR`` (or ``fit DIR``, ``mistakes DIR``)
-prints JSON.
+``python -m clashofdecks.simulation.analysis_check points DIR... --out POINTS``, then ``fit POINTS``
+(training games) and ``calibration POINTS`` (held-out games) print JSON; ``calibration`` and ``fit``
+also take a directory of records, and ``mistakes DIR``.
 """
 
 from __future__ import annotations
@@ -23,92 +27,229 @@ from typing import Any
 
 from ..agents.evaluation import fit_logistic
 from ..agents.mcts import Search
-from ..analyze import ANALYSIS_CUTOFF, DEFAULT_ITERATIONS, Analysis, analyze_record, context_of
+from ..analyze import ANALYSIS_CUTOFF, CALIBRATION, DEFAULT_ITERATIONS, Analysis, analyze_record, context_of
 from ..record import GameRecord, Replay
 
-#: Bootstrap resamples of the games for the ECE interval.
+#: Bootstrap resamples of the games for the intervals.
 RESAMPLES = 1000
+#: The issue's target: each bin's interval reaches the diagonal within this much, or the ECE is at most
+#: TARGET_ECE.
+TOLERANCE = 0.05
+TARGET_ECE = 0.02
 
 
 def _records(directory: Path) -> list[GameRecord]:
     return [GameRecord.load(p) for p in sorted(directory.glob("*.json"))]
 
 
-def _points(analysis: Analysis) -> list[tuple[float, float]]:
-    """(the mover's chance after a move with a choice, the mover's result: 1, 0 or 1/2)."""
+#: One move with a choice: (the search's own chance of the played move, or None where a proof or the
+#: learned evaluation gave it; the analysis's chance before any map; the mover's result 1, 0 or 1/2).
+Point = tuple[float | None, float, float]
+
+
+def _points(analysis: Analysis) -> list[Point]:
+    """The moves with a choice of one analysis (made with ``calibrate=False``), as :data:`Point`."""
     winner = analysis.record.result.get("winner") if isinstance(analysis.record.result, dict) else None
-    out = []
+    out: list[Point] = []
     for d in analysis.decisions:
         if d.best is None or d.player not in (0, 1):
             continue
         result = 0.5 if winner is None else float(winner == d.player)
-        out.append((d.after, result))
+        out.append((d.raw_after, d.after, result))
     return out
+
+
+def collect(directories: Sequence[Path], iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
+    """Every record of ``directories`` analysed once (the search's own chances, no map): per game its
+    context and points, so that maps are fitted and checked without analysing again."""
+    games = []
+    for directory in directories:
+        for path in sorted(directory.glob("*.json")):
+            record = GameRecord.load(path)
+            analysis = analyze_record(record, iterations=iterations, calibrate=False)
+            games.append(
+                {
+                    "file": str(path),
+                    "context": context_of(record),
+                    "cpu_seconds": analysis.cpu_seconds,
+                    "points": [list(p) for p in _points(analysis)],
+                }
+            )
+    return {"iterations": iterations, "games": games}
+
+
+def _load_points(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
+    """A points file of :func:`collect` (or its data), or a directory of records analysed now."""
+    if isinstance(path, dict):
+        return path
+    if path.is_dir():
+        return collect([path], iterations)
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _by_context(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for game in data["games"]:
+        out.setdefault(game["context"], []).append(game)
+    return out
+
+
+def _mapped(point: Sequence[Any], context: str, maps: dict[str, tuple[float, float]]) -> tuple[float, float]:
+    """(the chance a player is shown for the point, the result): the search's chance through the map."""
+    raw, after, result = point
+    if raw is None or context not in maps:
+        return float(after), float(result)
+    a, b = maps[context]
+    p = min(max(float(raw), 1e-4), 1.0 - 1e-4)
+    x = max(-50.0, min(50.0, a * math.log(p / (1.0 - p)) + b))
+    return 1.0 / (1.0 + math.exp(-x)), float(result)
 
 
 def expected_calibration_error(points: Sequence[tuple[float, float]], bins: int = 10) -> float:
     """Sum over bins of the bin's share times |mean chance - mean result|."""
     if not points:
         return 0.0
-    sums = [[0.0, 0.0, 0] for _ in range(bins)]
-    for chance, result in points:
-        b = sums[min(bins - 1, int(chance * bins))]
-        b[0] += chance
-        b[1] += result
-        b[2] += 1
+    sums = _bin_sums(points, bins)
     return sum(abs(c - r) for c, r, n in sums if n) / len(points)
 
 
-def fit(directory: Path, iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
-    """``(a, b)`` of ``analyze.CALIBRATION`` for the records of ``directory`` (one context): the
-    maximum-likelihood ``sigmoid(a x logit(p) + b)`` from the search's own chances to the results."""
-    records = _records(directory)
-    points = [p for r in records for p in _points(analyze_record(r, iterations=iterations, calibrate=False))]
-    xs = []
+def _bin_sums(points: Sequence[tuple[float, float]], bins: int = 10) -> list[list[float]]:
+    """Per bin of the chance: [sum of chances, sum of results, moves]."""
+    sums = [[0.0, 0.0, 0.0] for _ in range(bins)]
+    for chance, result in points:
+        b = sums[min(bins - 1, max(0, int(chance * bins)))]
+        b[0] += chance
+        b[1] += result
+        b[2] += 1
+    return sums
+
+
+def _logit_rows(points: Sequence[tuple[float, float]]) -> list[float]:
+    out = []
     for chance, _ in points:
-        p = min(max(chance, 1e-4), 1.0 - 1e-4)
-        xs.append([1.0, math.log(p / (1.0 - p))])
-    b, a = fit_logistic(xs, [r for _, r in points])
+        q = min(max(chance, 1e-4), 1.0 - 1e-4)
+        out.append(math.log(q / (1.0 - q)))
+    return out
+
+
+def _search_points(games: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    return [(float(p[0]), float(p[2])) for g in games for p in g["points"] if p[0] is not None]
+
+
+def fit(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> dict[str, Any]:
+    """Per context, ``(a, b)`` of ``analyze.CALIBRATION`` from the games of ``path`` (a points file of
+    :func:`collect` or a directory of records): the maximum-likelihood ``sigmoid(a x logit(p) + b)``
+    from the search's own chances to the results.  The solo levels are fitted together too
+    (``solo_shared``: one slope ``a`` for every level, an intercept ``b`` per level, so that each
+    level's few outcomes set only its offset), the map ``analyze.CALIBRATION`` ships for solo."""
+    out: dict[str, Any] = {}
+    by_context = _by_context(_load_points(path, iterations))
+    for context, games in sorted(by_context.items()):
+        points = _search_points(games)
+        b, a = fit_logistic([[1.0, x] for x in _logit_rows(points)], [r for _, r in points])
+        out[context] = {
+            "games": len(games),
+            "moves": len(points),
+            "a": round(a, 3),
+            "b": round(b, 3),
+            "ece_before": expected_calibration_error(points),
+        }
+    solo = sorted(c for c in by_context if c.startswith("solo") and c != "solo?")
+    if len(solo) > 1:
+        rows: list[list[float]] = []
+        results: list[float] = []
+        for k, context in enumerate(solo):
+            points = _search_points(by_context[context])
+            for x, (_, r) in zip(_logit_rows(points), points, strict=True):
+                rows.append([float(j == k) for j in range(len(solo))] + [x])
+                results.append(r)
+        coefficients = fit_logistic(rows, results, ridge=1e-6)  # the intercepts are not shrunk
+        out["solo_shared"] = {
+            c: {"a": round(coefficients[-1], 3), "b": round(coefficients[k], 3)} for k, c in enumerate(solo)
+        }
+    return out
+
+
+def _bootstrap(per_game: list[list[list[float]]], rng: random.Random, resamples: int) -> list[list[float]]:
+    """Per bin, the sorted gaps (mean result - mean chance) of ``resamples`` resamples of the games,
+    and last the sorted ECEs; a resample where a bin is empty leaves that bin out."""
+    bins = len(per_game[0])
+    gaps: list[list[float]] = [[] for _ in range(bins + 1)]
+    for _ in range(resamples):
+        total = [[0.0, 0.0, 0.0] for _ in range(bins)]
+        for _ in per_game:
+            for t, g in zip(total, per_game[rng.randrange(len(per_game))], strict=True):
+                t[0] += g[0]
+                t[1] += g[1]
+                t[2] += g[2]
+        moves = sum(t[2] for t in total)
+        for b, (c, r, n) in enumerate(total):
+            if n:
+                gaps[b].append((r - c) / n)
+        gaps[bins].append(sum(abs(c - r) for c, r, _ in total) / max(1.0, moves))
+    return [sorted(g) for g in gaps]
+
+
+def _interval(values: list[float]) -> list[float]:
+    return [values[int(0.025 * len(values))], values[max(0, int(0.975 * len(values)) - 1)]]
+
+
+def _context_calibration(
+    games: list[dict[str, Any]],
+    context: str,
+    maps: dict[str, tuple[float, float]],
+    rng: random.Random,
+    resamples: int,
+) -> dict[str, Any]:
+    per_game = [[_mapped(p, context, maps) for p in g["points"]] for g in games]
+    points = [p for g in per_game for p in g]
+    sums = _bin_sums(points)
+    game_sums = [_bin_sums(g) for g in per_game]
+    boot = _bootstrap(game_sums, rng, resamples)
+    bins = []
+    for b, (c, r, n) in enumerate(sums):
+        if not n:
+            continue
+        low, high = _interval(boot[b])
+        bins.append(
+            {
+                "bin": b / 10,
+                "moves": int(n),
+                "games": sum(1 for g in game_sums if g[b][2]),
+                "chance": round(c / n, 4),
+                "won": round(r / n, 4),
+                "gap_interval_95": [round(low, 4), round(high, 4)],
+                "within_5_points": low <= TOLERANCE and high >= -TOLERANCE,
+            }
+        )
+    ece = expected_calibration_error(points)
     return {
-        "context": context_of(records[0]),
-        "games": len(records),
+        "games": len(games),
         "moves": len(points),
-        "a": a,
-        "b": b,
-        "ece_before": expected_calibration_error(points),
+        "cpu_seconds_per_game": sum(g["cpu_seconds"] for g in games) / max(1, len(games)),
+        "ece": round(ece, 4),
+        "ece_interval_95": [round(x, 4) for x in _interval(boot[-1])],
+        "every_bin_within_5_points": all(b["within_5_points"] for b in bins),
+        "meets_target": ece <= TARGET_ECE or all(b["within_5_points"] for b in bins),
+        "bins": bins,
     }
 
 
-def calibration(directory: Path, iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict[str, Any]:
-    """The calibration of the analysis on the records of ``directory`` (see the module)."""
-    analyses = [analyze_record(r, iterations=iterations) for r in _records(directory)]
-    per_game = [_points(a) for a in analyses]
-    points = [p for g in per_game for p in g]
+def calibration(
+    path: Path | dict[str, Any],
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+) -> dict[str, Any]:
+    """Per context, the calibration of what the analysis shows (the shipped maps applied) on the games
+    of ``path`` (a points file or a directory of records): bins of 0.1 with each bin's 95 % interval of
+    (won - chance) by bootstrap resamples of the games, the ECE with its interval, and whether the
+    target holds (every bin's interval reaches the diagonal ±5 points, or ECE <= 0.02)."""
     rng = random.Random(seed)
-    eces = sorted(
-        expected_calibration_error([p for _ in per_game for p in per_game[rng.randrange(len(per_game))]])
-        for _ in range(RESAMPLES)
-    )
-    bins = []
-    for b in range(10):
-        inside = [(c, r) for c, r in points if min(9, int(c * 10)) == b]
-        if inside:
-            mean_c = sum(c for c, _ in inside) / len(inside)
-            bins.append(
-                {
-                    "bin": b / 10,
-                    "moves": len(inside),
-                    "chance": mean_c,
-                    "won": sum(r for _, r in inside) / len(inside),
-                }
-            )
     return {
-        "games": len(per_game),
-        "moves": len(points),
-        "cpu_seconds_per_game": sum(a.cpu_seconds for a in analyses) / max(1, len(analyses)),
-        "ece": expected_calibration_error(points),
-        "ece_interval_95": [eces[int(0.025 * RESAMPLES)], eces[int(0.975 * RESAMPLES) - 1]],
-        "bins": bins,
+        context: _context_calibration(games, context, CALIBRATION, rng, resamples)
+        for context, games in sorted(_by_context(_load_points(path, iterations)).items())
     }
 
 
@@ -149,19 +290,32 @@ def mistakes(directory: Path, deep: int = 20000, iterations: int = DEFAULT_ITERA
     }
 
 
+def _merged(paths: Sequence[Path]) -> Path | dict[str, Any]:
+    if len(paths) == 1:
+        return paths[0]
+    data = [_load_points(p) for p in paths]
+    return {"iterations": data[0]["iterations"], "games": [g for d in data for g in d["games"]]}
+
+
 def main(argv: Sequence[str]) -> int:
-    checks: dict[str, Callable[[Path], dict[str, Any]]] = {
+    checks: dict[str, Callable[[Any], dict[str, Any]]] = {
         "calibration": calibration,
         "mistakes": mistakes,
         "fit": fit,
     }
-    if len(argv) != 2 or argv[0] not in checks:
+    if len(argv) >= 4 and argv[0] == "points" and argv[-2] == "--out":
+        data = collect([Path(a) for a in argv[1:-2]])
+        Path(argv[-1]).write_text(json.dumps(data), encoding="utf-8")
+        print(f"{len(data['games'])} games analysed into {argv[-1]}")
+        return 0
+    if len(argv) < 2 or argv[0] not in checks or (argv[0] == "mistakes" and len(argv) != 2):
         print(
-            "usage: python -m clashofdecks.simulation.analysis_check calibration|mistakes|fit DIR",
+            "usage: python -m clashofdecks.simulation.analysis_check calibration|fit POINTS...|DIR,\n"
+            "       mistakes DIR, or points DIR... --out POINTS",
             file=sys.stderr,
         )
         return 2
-    print(json.dumps(checks[argv[0]](Path(argv[1])), indent=2))
+    print(json.dumps(checks[argv[0]](_merged([Path(a) for a in argv[1:]])), indent=2))
     return 0
 
 

@@ -1,0 +1,121 @@
+"""The network inside the compiled search (issue 38, docs/ai.md "The network inside the search"): the
+core's encoder, trunk, policy and calibrated value head against the Python encoder and numpy, to float
+tolerance, over positions of every start; ``neural-search`` in the core and in its numpy fallback."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from clashofdecks import native
+from clashofdecks.rules import Game
+
+if not native.AVAILABLE:
+    if os.environ.get("CLASH_REQUIRE_NATIVE") == "1":
+        pytest.fail(f"CLASH_REQUIRE_NATIVE=1 but {native.engine_notice()}", pytrace=False)
+    pytest.skip(f"{native.engine_notice()}: the network in C is not there to test", allow_module_level=True)
+
+from clashofdecks.agents import neural
+from clashofdecks.agents.neural_search import (
+    NeuralSearchAgent,
+    compiled_layout,
+    net_view,
+    payload_of,
+)
+from clashofdecks.agents.registry import make_agent
+from clashofdecks.encoding import encode_observation
+from clashofdecks.native import NativeGame
+from clashofdecks.native_check import KINDS, start_game
+
+np = pytest.importorskip("numpy")
+
+
+def play_positions(kind: str, seed: int, count: int) -> list[Game]:
+    """Up to ``count`` positions of the play phase of a random game of ``kind`` (random ruleset and
+    threat), a few random actions apart."""
+    rng = random.Random(seed)
+    game = start_game(kind, seed, rng)
+    out: list[Game] = []
+    while not game.is_over() and len(out) < count:
+        if game.phase != "setup" and rng.random() < 0.3:
+            out.append(game.clone())
+        game.apply(rng.choice(game.legal_actions()))
+    return out
+
+
+@pytest.fixture(scope="module")
+def net() -> object:
+    return native.net_new(*payload_of(neural.shipped_model()))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_core_computes_the_network_as_numpy_does(kind: str, net: object) -> None:
+    model = neural.shipped_model()
+    checked = 0
+    for seed in range(3):
+        for game in play_positions(kind, seed, 4):
+            core = NativeGame.from_state(game.state())
+            for seat in (0, 1) if not game.is_solo else (0,):
+                obs, logits, chance = native.net_evaluate(core, net, seat, net_view(game))
+                expected = encode_observation(game, seat)
+                assert np.array_equal(np.frombuffer(obs, dtype=np.float32), expected)
+                numpy_logits, _ = model.forward(expected[None, :])
+                assert np.allclose(np.array(logits), numpy_logits[0], rtol=1e-5, atol=1e-4)
+                assert chance == pytest.approx(neural.win_chance(game, seat, model), abs=1e-5)
+                checked += 1
+    assert checked > 0
+
+
+def test_the_core_reads_the_encoders_layout() -> None:
+    from clashofdecks.envs.compiled_batch import COMPILED_LAYOUT
+
+    assert compiled_layout() == COMPILED_LAYOUT
+
+
+def test_a_wrong_payload_is_refused(net: object) -> None:
+    payload, sizes = payload_of(neural.shipped_model())
+    with pytest.raises(ValueError, match="payload"):
+        native.net_new(payload[:-4], sizes)
+    with pytest.raises(ValueError, match="sizes"):
+        native.net_new(payload, (sizes[0], sizes[1], sizes[2], 10, sizes[4]))
+
+
+def test_the_search_in_the_core_and_in_numpy_choose_legal_moves_reproducibly() -> None:
+    [game] = play_positions("duel_draft", 1, 1)
+    for native_core in (True, False):
+        picks = set()
+        for _ in range(2):
+            agent = NeuralSearchAgent(5, iterations=40, native_core=native_core)
+            picks.add(agent.act(game))
+            assert agent.last is not None
+            result, evaluations = agent.last
+            # the first iteration evaluates the root itself; each other one visits a root child
+            assert sum(visits for _, visits, _ in result.stats) == 39
+            assert 0 < evaluations <= 40
+        assert len(picks) == 1 and picks <= set(game.legal_actions())
+
+
+def test_the_search_never_reads_the_opponents_hidden_hand() -> None:
+    """R9.2: two games that differ only in the order of the opponent's hand give the same statistics:
+    every determinization, and so every network input, is built from the player's view."""
+    hands = [
+        ["OGRE", "BOOM", "GRRR", "SHAMAN", "BRUTE", "ZOMBIE", "VORTEX", "REPTILE"],
+        ["TROLL", "MICROCTOPUS", "ASSASSIN", "COMBUSTION", "MACHINE", "LIEUTENANT", "BARON", "GNOME"],
+    ]
+    one = Game.from_hands(hands, record_events=False)
+    two = Game.from_hands([hands[0], list(reversed(hands[1]))], record_events=False)
+    assert one.hand(1) != two.hand(1)
+    a1, a2 = NeuralSearchAgent(7, iterations=100), NeuralSearchAgent(7, iterations=100)
+    assert a1.act(one) == a2.act(two)
+    assert a1.last is not None and a2.last is not None
+    assert a1.last[0].stats == a2.last[0].stats
+
+
+def test_neural_search_is_registered_with_its_settings() -> None:
+    agent = make_agent("neural-search:iterations=20,c=1.0,value=0.25", 1)
+    assert isinstance(agent, NeuralSearchAgent)
+    assert (agent.iterations, agent.c, agent.value_weight) == (20, 1.0, 0.25)
+    with pytest.raises(ValueError, match="value_weight"):
+        NeuralSearchAgent(0, value_weight=1.5)
