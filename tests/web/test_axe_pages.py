@@ -1,0 +1,42 @@
+"""axe-core on every page a player can open, in all four languages, at phone size (issue 34): the
+lobby, the rules, the tutorial, the account page, the leaderboard, a player's page and the 404 page.
+(The game, replay and duel pages are swept in test_direct_play.py, the fair-play pages in
+test_fairplay_browser.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_direct_play import LANGS, new_context, serious_violations
+
+from conftest import ServerProcess
+
+PHONE = {"width": 390, "height": 844}
+#: Each page and what shows it is drawn (the page's own content, not the shell).
+PAGES = {
+    "/": "[data-testid=new-solo]",
+    "/rules": ".rules dt",
+    "/tutorial": "[data-card]",
+    "/account": "[data-testid=display-name]",
+    "/leaderboard": "[data-testid=leaderboard-draft]",
+    "/no-such-page": "[data-testid=not-found]",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_is_axe_clean_at_phone_size(server: ServerProcess, browser: Any, lang: str) -> None:
+    pytest.importorskip("axe_playwright_python", reason="axe-playwright-python (dev extra) is not installed")
+    context = new_context(browser, lang, viewport=PHONE, has_touch=True)
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    for path, ready in PAGES.items():
+        page.goto(server.url + path)
+        page.wait_for_selector(ready)
+        found[path] = serious_violations(page)
+    me = page.evaluate("fetch('/api/me').then((r) => r.json())")
+    page.goto(server.url + f"/p/{me['identity']}")
+    page.wait_for_selector("main h1, main h2")
+    found["/p/<handle>"] = serious_violations(page)
+    context.close()
+    assert {path: problems for path, problems in found.items() if problems} == {}
