@@ -691,7 +691,7 @@ def net_evaluate(
 
 
 def net_search(
-    game: NativeGame,
+    game: GameEngine,
     net: object,
     rng: random.Random,
     view: NetView,
@@ -701,11 +701,14 @@ def net_search(
     cutoff_turns: int | None,
     max_rollout_actions: int,
     value_weight: float,
-) -> tuple[int, tuple[tuple[int, int, float], ...], int]:
+) -> tuple[int, tuple[tuple[int, int, float], ...], int] | None:
     """The PUCT search with the network inside (``_native.c``, "the network inside the search") from
     ``game`` for its current player, ``iterations`` determinizations drawn from ``rng`` (an exact
     :class:`random.Random`, its state moved in and out).  Returns the iterations done, per root action
-    ``(action, visits, wins)`` and the network's evaluations."""
+    ``(action, visits, wins)`` and the network's evaluations; ``None`` for a game the core does not
+    hold (the caller searches in Python: it never asks which engine it holds)."""
+    if not isinstance(game, NativeGame):
+        return None
     if type(rng) is not random.Random:
         raise TypeError("net_search draws as random.Random: pass a random.Random")
     layout, threat, context, learned = view

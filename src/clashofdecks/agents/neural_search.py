@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .. import native
 from ..actions import BUILD_BASE, DECK_SIZE_CUSTOM, build_rank
 from ..engine import GameEngine
-from ..native import NativeGame, NetView, in_engine
+from ..native import NetView, in_engine
 from ..rules import DecisionKind, Game
 from .base import Agent, no_decision_error
 from .evaluation import shipped_model as evaluation_model
@@ -264,10 +264,9 @@ class NeuralSearchAgent(Agent):
         return result.action
 
     def _search(self, position: Game, rng: random.Random) -> tuple[list[tuple[int, int, float]], int]:
-        engine = in_engine(position, compiled=True) if self.native else position
-        if isinstance(engine, NativeGame):
-            _, compiled_stats, evaluations = native.net_search(
-                engine,
+        if self.native:
+            found = native.net_search(
+                in_engine(position, compiled=True),
                 _compiled(self.model),
                 rng,
                 net_view(position),
@@ -277,7 +276,9 @@ class NeuralSearchAgent(Agent):
                 max_rollout_actions=MAX_ROLLOUT_ACTIONS,
                 value_weight=self.value_weight,
             )
-            return list(compiled_stats), evaluations
+            if found is not None:
+                _, compiled_stats, evaluations = found
+                return list(compiled_stats), evaluations
         before = self.python.evaluations
         stats = self.python.run(position, rng, self.iterations)
         return stats, self.python.evaluations - before
