@@ -63,7 +63,8 @@ def test_bots_of_protocol_2_play_whole_duels_on_deltas_for_fewer_bytes() -> None
         assert data["protocol"] == version and data["finished"] == 3 and data["errors"] == []
     per_action = {v: data["counters_per_action"] for v, data in runs.items()}
     assert per_action[2]["frames_sent"] == pytest.approx(per_action[1]["frames_sent"], rel=0.1)
-    assert per_action[2]["frame_bytes_sent"] < 0.6 * per_action[1]["frame_bytes_sent"]
+    # About 0.6 at 100 duels (docs/performance.md); three duels vary more, so the margin is wider.
+    assert per_action[2]["frame_bytes_sent"] < 0.75 * per_action[1]["frame_bytes_sent"]
 
 
 def test_bench_protocol_belongs_to_web() -> None:
