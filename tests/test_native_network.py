@@ -20,7 +20,6 @@ if not native.AVAILABLE:
 from clashofdecks.agents import neural
 from clashofdecks.agents.neural_search import (
     NeuralSearchAgent,
-    compiled_layout,
     net_view,
     payload_of,
 )
@@ -69,9 +68,10 @@ def test_the_core_computes_the_network_as_numpy_does(kind: str, net: object) -> 
 
 
 def test_the_core_reads_the_encoders_layout() -> None:
-    from clashofdecks.envs.compiled_batch import COMPILED_LAYOUT
+    from clashofdecks.encoding import COMPILED_LAYOUT
+    from clashofdecks.envs.compiled_batch import COMPILED_LAYOUT as BATCH_LAYOUT
 
-    assert compiled_layout() == COMPILED_LAYOUT
+    assert net_view(Game.random_duel(seed=1))[0] == COMPILED_LAYOUT == BATCH_LAYOUT
 
 
 def test_a_wrong_payload_is_refused(net: object) -> None:

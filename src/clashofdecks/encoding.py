@@ -225,6 +225,40 @@ def layout_id(layout: Layout) -> str:
 
 #: :func:`layout_id` of :data:`OBSERVATION_LAYOUT`.
 OBSERVATION_LAYOUT_ID: Final = layout_id(OBSERVATION_LAYOUT)
+#: The observation slices the compiled core's encoder writes, in ``_native.c``'s order (``O_*``), then
+#: the size: what the core's batch (``envs.compiled_batch``) and its network search take.
+COMPILED_LAYOUT: Final = (
+    *(
+        OBSERVATION_LAYOUT.slices[name].start
+        for name in (
+            "seat",
+            "phase",
+            "to_move",
+            "active",
+            "turn",
+            "mana",
+            "hand_me",
+            "hand_me_flags",
+            "hand_opp",
+            "hand_opp_flags",
+            "opp_hidden_cards",
+            "fortress",
+            "lanes",
+            "lane_sizes",
+            "pending",
+            "pending_cards",
+            "automaton_deck",
+            "automaton_discard",
+            "automaton_flags",
+            "threat",
+            "setup_decision",
+            "setup_revealed",
+            "setup_cards",
+            "setup_counts",
+        )
+    ),
+    OBSERVATION_LAYOUT.size,
+)
 
 _S: Final = {name: s.start for name, s in OBSERVATION_LAYOUT.slices.items()}
 _I: Final = {name: s.start for name, s in INFOSTATE_LAYOUT.slices.items()}

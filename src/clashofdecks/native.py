@@ -669,7 +669,7 @@ class NativeGame:
 
 
 #: What the compiled network needs besides the state (:func:`net_search`): the encoder's slice
-#: offsets (``envs.compiled_batch.COMPILED_LAYOUT``), the observation's threat slice (constant over a
+#: offsets (``encoding.COMPILED_LAYOUT``), the observation's threat slice (constant over a
 #: game), the context (0 duel, 1 + the solo level) and the learned evaluation packed for the game.
 NetView = tuple[Sequence[int], Sequence[float], int, PackedEvaluation]
 

@@ -55,41 +55,6 @@ CUTOFF: Final = 2
 SETUP_ITERATIONS: Final = 1500
 _SETUP_SETTINGS: Final[dict[str, Any]] = {"cutoff": 2, "evaluation": "learned", "setup": "learned"}
 _BUILD: Final = DecisionKind.BUILD
-#: The observation slices the core's encoder writes, in ``_native.c``'s order (``O_*``), then the size:
-#: the same as ``envs.compiled_batch.COMPILED_LAYOUT`` (a test checks it; agents do not import envs).
-_LAYOUT_SLICES: Final = (
-    "seat",
-    "phase",
-    "to_move",
-    "active",
-    "turn",
-    "mana",
-    "hand_me",
-    "hand_me_flags",
-    "hand_opp",
-    "hand_opp_flags",
-    "opp_hidden_cards",
-    "fortress",
-    "lanes",
-    "lane_sizes",
-    "pending",
-    "pending_cards",
-    "automaton_deck",
-    "automaton_discard",
-    "automaton_flags",
-    "threat",
-    "setup_decision",
-    "setup_revealed",
-    "setup_cards",
-    "setup_counts",
-)
-
-
-def compiled_layout() -> tuple[int, ...]:
-    """The encoder's slice offsets and size, as the core takes them."""
-    from ..encoding import OBSERVATION_LAYOUT
-
-    return (*(OBSERVATION_LAYOUT.slices[n].start for n in _LAYOUT_SLICES), OBSERVATION_LAYOUT.size)
 
 
 def payload_of(model: NeuralModel) -> tuple[bytes, tuple[int, int, int, int, int]]:
@@ -110,11 +75,11 @@ def _compiled(model: NeuralModel) -> object:
 
 def net_view(game: Game) -> NetView:
     """What the core's network needs of ``game`` besides its state (:data:`clashofdecks.native.NetView`)."""
-    from ..encoding import OBSERVATION_LAYOUT, encode_observation
+    from ..encoding import COMPILED_LAYOUT, OBSERVATION_LAYOUT, encode_observation
 
     part = OBSERVATION_LAYOUT.slices["threat"]
     threat = [float(x) for x in encode_observation(game, max(0, game.current_player))[part.start : part.stop]]
-    return compiled_layout(), threat, context_of(game), evaluation_model().packed(game)
+    return COMPILED_LAYOUT, threat, context_of(game), evaluation_model().packed(game)
 
 
 class _Node:
@@ -302,7 +267,6 @@ __all__ = [
     "DEFAULT_ITERATIONS",
     "NeuralSearchAgent",
     "PythonNetSearch",
-    "compiled_layout",
     "make_neural_search_agent",
     "net_view",
     "payload_of",

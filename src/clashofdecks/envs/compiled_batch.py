@@ -18,45 +18,13 @@ import numpy.typing as npt
 from .. import actions as A
 from .. import native
 from ..cards import N_CARDS, PRECONSTRUCTED_DECKS
+from ..encoding import COMPILED_LAYOUT
 from ..formats import new_game
 from ..rules import Termination
 from .compact import count_scales
 from .encoding import OBSERVATION_LAYOUT, SETUP_VERBS, encode_observation
 from .gym_env import ClashOfDecksEnv
 
-#: The observation slices the compiled encoder writes, in ``_native.c``'s order (then the size).
-COMPILED_LAYOUT: Final = (
-    *(
-        OBSERVATION_LAYOUT.slices[name].start
-        for name in (
-            "seat",
-            "phase",
-            "to_move",
-            "active",
-            "turn",
-            "mana",
-            "hand_me",
-            "hand_me_flags",
-            "hand_opp",
-            "hand_opp_flags",
-            "opp_hidden_cards",
-            "fortress",
-            "lanes",
-            "lane_sizes",
-            "pending",
-            "pending_cards",
-            "automaton_deck",
-            "automaton_discard",
-            "automaton_flags",
-            "threat",
-            "setup_decision",
-            "setup_revealed",
-            "setup_cards",
-            "setup_counts",
-        )
-    ),
-    OBSERVATION_LAYOUT.size,
-)
 # What _native.c's encoder relies on: the lanes are 4 slots of LANE_CAP creature rows of
 # CREATURE_FEATURES floats, with every other slice it writes before or after them.
 assert OBSERVATION_LAYOUT.slices["lanes"].shape == (2, 2, 12, 49)
