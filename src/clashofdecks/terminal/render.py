@@ -275,20 +275,26 @@ def render_hand(game: Game, seat: int, ctx: Context) -> RenderableType:
     return Group(title, table, legend)
 
 
-def render_automaton(game: Game, ctx: Context) -> RenderableType:
-    """The automaton's side (R7): fortress life, deck above the fortress, the public discard pile."""
+def _automaton_parts(game: Game, ctx: Context, sep: str) -> tuple[Text, Text]:
+    """The automaton's name, fortress and deck; and its public discard pile (R7)."""
     lang = ctx.lang
     name = ctx.name(1)
     line = Text(name[:1].upper() + name[1:], style=f"bold {ctx.side_style(1)}")
-    line.append("  ")
+    line.append(sep)
     line.append_text(render_fortress(game, 1, ctx))
-    line.append("  ·  ")
+    line.append(sep)
     line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
     discard = game.automaton_discard
-    line2 = Text(f"{t(lang, 'discard')}{colon(lang)}{len(discard)}", style="")
+    pile = Text(f"{t(lang, 'discard')}{colon(lang)}{len(discard)}")
     if discard:
-        line2.append("  (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
-    return Group(line, line2)
+        pile.append("  (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
+    return line, pile
+
+
+def render_automaton(game: Game, ctx: Context) -> RenderableType:
+    """The automaton's side (R7): fortress life, deck above the fortress, the public discard pile."""
+    line, pile = _automaton_parts(game, ctx, "  ·  ")
+    return Group(line, pile)
 
 
 def render_status(game: Game, ctx: Context) -> Text:
@@ -556,17 +562,9 @@ def render_hand_compact(game: Game, seat: int, ctx: Context, *, abilities: bool 
 
 def render_automaton_compact(game: Game, ctx: Context) -> Text:
     """The automaton's side in one line: name, fortress, deck, discard pile (R7)."""
-    lang = ctx.lang
-    name = ctx.name(1)
-    line = Text(name[:1].upper() + name[1:], style=f"bold {ctx.side_style(1)}")
+    line, pile = _automaton_parts(game, ctx, " · ")
     line.append(" · ")
-    line.append_text(render_fortress(game, 1, ctx))
-    line.append(" · ")
-    line.append(t(lang, "deck_cards", n=game.automaton_deck_size))
-    discard = game.automaton_discard
-    line.append(f" · {t(lang, 'discard')}{colon(lang)}{len(discard)}")
-    if discard:
-        line.append(" (" + ", ".join(card_name(c, lang) for c in discard) + ")", style="dim")
+    line.append_text(pile)
     return line
 
 
