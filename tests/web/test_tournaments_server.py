@@ -148,7 +148,7 @@ def test_an_arena_of_four_over_two_processes_to_its_end(
         # Round 2 (paired at once): after the first turns the window ends and both clocks run out
         # (a loss on time is a loss); nobody is paired after the end.
         second = _games_of_round(procs, tid, sessions, done)
-        for game, a, b, na, nb in second:
+        for _game, a, b, na, nb in second:
             _through_first_turns(a, b)
             late = na if a.state["legal"] else nb
             for h in (na, nb):
