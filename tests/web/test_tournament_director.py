@@ -87,9 +87,9 @@ class Run:
         self.table = FakeTable(self.db)
         self.director = self.new_director("p1")
 
-    def new_director(self, process: str) -> TournamentDirector:
+    def new_director(self, process: str, schedule: Sequence[str] = ()) -> TournamentDirector:
         keeper = LeaseKeeper(self.db, process, 30.0)
-        return TournamentDirector(self.db, keeper, self.table, lambda: self.now)
+        return TournamentDirector(self.db, keeper, self.table, lambda: self.now, schedule)
 
     @property
     def engine(self) -> sa.Engine:
@@ -286,3 +286,15 @@ def test_a_tournament_starts_from_now_to_thirty_days_ahead() -> None:
         tournament_request({"name": "T", "kind": "swiss", "rounds": 3, "starts_in": -5}, "c", T0)
     with pytest.raises(InputError, match="one of"):
         tournament_request({"name": "T", "kind": "swiss", "rounds": 3}, "c", T0)
+
+
+def test_the_hourly_arena_is_stored_once_per_hour(run: Run) -> None:
+    director = run.new_director("p1", ["hourly-arena"])
+    run.now = 3600.0 * 500_000 + 10
+    run.tick(director)
+    run.tick(director)
+    listed = st.listing(run.engine, 0.0)
+    assert [(t.kind, t.starts_at, t.minutes, n) for t, n in listed] == [("arena", 3600.0 * 500_001, 45, 0)]
+    run.now += 3600
+    run.tick(director)  # the first one started; the next hour's is listed
+    assert [t.status for t, _n in st.listing(run.engine, 0.0)] == [st.STARTED, st.CREATED]
