@@ -45,7 +45,7 @@ def test_the_lobby_lists_a_tournament_whose_page_joins_and_withdraws(
     assert page.inner_text("[data-testid=t-you]") == "You are not in this tournament."
     page.click("[data-testid=t-join]")
     page.wait_for_selector("[data-testid=standing-row]")
-    assert page.inner_text("[data-testid=t-you]") == "You wait for your next pairing."
+    assert page.inner_text("[data-testid=t-you]") == "You are in: the first pairing comes at the start."
     page.click("[data-testid=t-withdraw]")
     page.wait_for_selector("[data-testid=t-join]")
     assert "withdrawn" in page.inner_text("[data-testid=standing-row]")

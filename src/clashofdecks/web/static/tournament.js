@@ -72,7 +72,8 @@ function yours(d) {
     return h("p", { "data-testid": "t-you" }, t("t_your_game", { name: you.next.opponent }), " ",
       h("a", { class: "button primary", href: you.next.url, "data-testid": "t-your-game" }, t("t_play")));
   }
-  return h("p", { "data-testid": "t-you" }, t(d.status === "finished" ? "t_status_finished" : "t_waiting"));
+  const said = { created: "t_joined", finished: "t_status_finished" }[d.status] || "t_waiting";
+  return h("p", { "data-testid": "t-you" }, t(said));
 }
 
 function entryButton(d, err, reload) {
