@@ -1,7 +1,8 @@
 """Tournaments run by real ``clash serve`` processes sharing PostgreSQL, driven through the API
 and the game sockets, with the test clock (``CLASH_TEST_CLOCK_FILE``): an arena of four players over
-two processes to its end with its standings, and a Swiss whose director's process is killed, the
-survivor going on without losing a round or pairing anyone twice.  Skipped without
+two processes to its end with its standings, a Swiss of five rounds with byes and a withdrawal,
+and a Swiss whose director's process is killed, the survivor going on without losing a round or
+pairing anyone twice.  Skipped without
 ``CLASH_TEST_PG_URL`` (in CI its absence is an error)."""
 
 from __future__ import annotations
@@ -209,6 +210,74 @@ def test_killing_the_director_loses_no_round_and_pairs_nobody_twice(
         assert len(rows) == len({(r.round, r.player) for r in rows}) == 8
         assert len({r.game_id for r in rows}) == 4
         assert final["round"] == 2 and sum(row["score"] for row in final["standings"]) == 2
+    finally:
+        for proc in procs:
+            proc.stop()
+
+
+def _round_games(proc: ServerProcess, tid: str, round_: int) -> list[dict[str, Any]]:
+    """The games of round ``round_``, once it is paired and every one of them is made."""
+
+    def probe() -> list[dict[str, Any]] | None:
+        games = [g for g in _standings(proc, tid)["games"] if g["round"] == round_]
+        return games if games and all(g["game"] for g in games) else None
+
+    return list(_until(f"round {round_} paired", probe, 90))
+
+
+def test_a_swiss_of_five_rounds_with_byes_and_a_withdrawal_over_two_processes(
+    tmp_path: Path, database: str, clock: FileClock
+) -> None:
+    procs = _servers(tmp_path, database)
+    try:
+        organiser = _organiser(procs[0])
+        tid = _create(procs[1], organiser, kind="swiss", rounds=5, time_control="5+3")
+        sessions: dict[str, str] = {}
+        for i in range(5):
+            proc = procs[i % 2]
+            session = proc.guest()
+            sessions[proc.get("/api/me", session=session)[1]["identity"]] = session
+            assert proc.post(f"/api/tournaments/{tid}/join", {}, session=session)[0] == 200
+        clock.set(T0 + 61)
+        wins = dict.fromkeys(sessions, 0)
+        gone = None
+        for round_ in range(1, 6):
+            games = _round_games(procs[round_ % 2], tid, round_)
+            assert len(games) == 2  # five players: a bye in rounds 1-2; four after the withdrawal
+            if round_ == 2:  # withdrawn during a game: it counts, and no pairing follows
+                gone = games[0]["players"][0]
+                assert procs[0].post(f"/api/tournaments/{tid}/withdraw", {}, session=sessions[gone])[0] == 200
+            for i, g in enumerate(games):
+                a_name, b_name = g["players"]
+                a = Client(procs[i % 2], g["game"], [], session=sessions[a_name])
+                b = Client(procs[(i + 1) % 2], g["game"], [], session=sessions[b_name])
+                _through_first_turns(a, b)
+                loser = a if a.state["legal"] else b
+                wins[b_name if loser is a else a_name] += 1
+                loser.send({"type": "resign"})
+                _until(
+                    "the game's end",
+                    lambda g=g: _sql(
+                        database, "SELECT 1 FROM games WHERE id = :g AND status = 'over'", g=g["game"]
+                    ),
+                )
+                a.close()
+                b.close()
+        final = _finished(procs[0], tid)
+        byes = _sql(
+            database,
+            "SELECT i.handle, p.round FROM tournament_pairings p JOIN identities i ON i.id = p.player"
+            " WHERE p.result = 'bye'",
+        )
+        assert sorted(r.round for r in byes) == [1, 2] and len({r.handle for r in byes}) == 2
+        by_handle = {row["handle"]: row for row in final["standings"]}
+        bye_count = {h: sum(r.handle == h for r in byes) for h in sessions}
+        assert {h: row["score"] for h, row in by_handle.items()} == {
+            h: wins[h] + bye_count[h] for h in sessions
+        }
+        assert by_handle[gone]["withdrawn"] and by_handle[gone]["games"] <= 2
+        assert final["round"] == 5 and len(final["games"]) == 10
+        assert [r["rank"] for r in final["standings"]] == [1, 2, 3, 4, 5]
     finally:
         for proc in procs:
             proc.stop()
