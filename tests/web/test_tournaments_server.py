@@ -281,3 +281,20 @@ def test_a_swiss_of_five_rounds_with_byes_and_a_withdrawal_over_two_processes(
     finally:
         for proc in procs:
             proc.stop()
+
+
+def test_the_server_s_own_schedule_is_listed_only_when_set(tmp_path: Path) -> None:
+    plain = ServerProcess(tmp_path / "plain", "--agent-workers", "0").start()
+    hourly = ServerProcess(
+        tmp_path / "hourly", "--agent-workers", "0", "--tournament-schedule", "hourly-arena"
+    ).start()
+    try:
+        listed = _until("the hourly arena", lambda: hourly.get("/api/tournaments")[1]["tournaments"], 60)
+        assert [(t["kind"], t["name"], t["scheduled"], t["status"]) for t in listed] == [
+            ("arena", "Hourly arena", True, "created")
+        ]
+        assert listed[0]["starts_at"] % 3600 == 0 and listed[0]["minutes"] == 45
+        assert plain.get("/api/tournaments")[1] == {"tournaments": []}
+    finally:
+        plain.stop()
+        hourly.stop()
