@@ -239,7 +239,12 @@ def _record_results(store: Store, *, t: st.TournamentRow) -> tuple[list[st.Entry
             scores = arena_scores(players, pairings)
         else:
             scores = {s.player: float(s.score) for s in swiss_table(entries, pairings)}
-        st.set_scores(conn, t.id, scores)
+        changed = {
+            p: v for p, v in scores.items() if v != next(e.score for e in entries if e.identity_id == p)
+        }
+        if not changed:  # the usual tick: nothing ended, nothing written
+            return entries, pairings
+        st.set_scores(conn, t.id, changed)
         return st.entries(conn, t.id), pairings
 
 
