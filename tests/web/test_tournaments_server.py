@@ -210,6 +210,10 @@ def test_killing_the_director_loses_no_round_and_pairs_nobody_twice(
         assert len(rows) == len({(r.round, r.player) for r in rows}) == 8
         assert len({r.game_id for r in rows}) == 4
         assert final["round"] == 2 and sum(row["score"] for row in final["standings"]) == 2
+        # Round 2's players to move missed their pairing (their clock ran out before a first turn):
+        # withdrawn, the aborted games scoring nothing.
+        assert sum(row["withdrawn"] for row in final["standings"]) == 2
+        assert [g["results"] for g in final["games"] if g["round"] == 2] == [["aborted", "aborted"]] * 2
     finally:
         for proc in procs:
             proc.stop()
@@ -277,6 +281,7 @@ def test_a_swiss_of_five_rounds_with_byes_and_a_withdrawal_over_two_processes(
         }
         assert by_handle[gone]["withdrawn"] and by_handle[gone]["games"] <= 2
         assert final["round"] == 5 and len(final["games"]) == 10
+        assert sorted(b["round"] for b in final["byes"]) == [1, 2]
         assert [r["rank"] for r in final["standings"]] == [1, 2, 3, 4, 5]
     finally:
         for proc in procs:

@@ -218,6 +218,9 @@ def detail(store: Store, tournament_id: str, reader: str | None, now: float) -> 
         **summary(t, active, now),
         "standings": _standings(t, entries, pairings, handles),
         "games": _games(pairings, handles),
+        "byes": [
+            {"round": p.round, "player": handles.get(p.player, "")} for p in pairings if p.result == st.BYE
+        ],
         "you": _yours(reader, entries, pairings, handles),
     }
 

@@ -89,7 +89,8 @@ function tournamentView(d, readAt, reload) {
   const err = h("p", { class: "error", role: "alert", "data-testid": "t-error" });
   const countdown = h("p", { class: "big", "data-testid": "t-countdown", "aria-live": "off" }, timing(d, readAt));
   const live = d.games.filter((g) => g.running);
-  const over = d.games.filter((g) => !g.running);
+  const over = d.games.filter((g) => !g.running).map(gameLine).concat((d.byes || []).map((b) =>
+    h("li", {}, t("t_round_short"), " ", String(b.round), ": ", b.player, " ", t("t_bye"))));
   const main = h("main", { class: "ratings-page tournament-page", "data-testid": "tournament" },
     h("h2", {}, d.name),
     h("p", { class: "muted" }, kindWord(d.kind), " · ", t(d.format), " · ", timeControlName(d.time_control), " · ",
@@ -97,7 +98,7 @@ function tournamentView(d, readAt, reload) {
     countdown, yours(d), entryButton(d, err, reload), err,
     h("h3", {}, t("t_standings")), standingsTable(d),
     h("h3", {}, t("t_in_progress")), live.length ? h("ul", { "data-testid": "t-live" }, live.map(gameLine)) : h("p", { class: "muted" }, t("none")),
-    h("h3", {}, t("t_all_games")), over.length ? h("ul", { "data-testid": "t-over" }, over.map(gameLine)) : h("p", { class: "muted" }, t("none")));
+    h("h3", {}, t("t_all_games")), over.length ? h("ul", { "data-testid": "t-over" }, over) : h("p", { class: "muted" }, t("none")));
   return [main, () => { countdown.textContent = timing(d, readAt); }];
 }
 
