@@ -108,6 +108,7 @@ export async function tournamentPage(id) {
   closeSocket();
   const view = currentView();
   let tick = null;
+  let shown = null;  // what is drawn (the countdown aside)
   let next = null;  // the pending read: one chain of reads, however often the page reloads itself
   const load = async () => {
     clearTimeout(next);
@@ -118,9 +119,15 @@ export async function tournamentPage(id) {
       return;
     }
     if (!stillShowing(view)) return;
-    const [main, update] = tournamentView(d, Date.now(), load);
-    tick = update;
-    mount(main);
+    // Drawn again only when something besides the countdown changed: the focus (a keyboard on the
+    // join button, a screen reader in the table) stays where the reader left it.
+    const same = JSON.stringify(Object.assign({}, d, { seconds_to_start: 0, seconds_to_end: 0 }));
+    if (same !== shown) {
+      shown = same;
+      const [main, update] = tournamentView(d, Date.now(), load);
+      tick = update;
+      mount(main);
+    }
     if (d.status !== "finished") next = setTimeout(() => { if (stillShowing(view)) load(); }, POLL_SECONDS * 1000);
   };
   const timer = setInterval(() => { if (!stillShowing(view)) clearInterval(timer); else if (tick) tick(); }, 1000);
