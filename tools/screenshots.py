@@ -8,11 +8,13 @@ pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for
 
 pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
 duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules,
-tutorial (its first step, a card chosen), leaderboard, account.
+tutorial (its first step, a card chosen), leaderboard, account, tournament (a Swiss of five players
+before its start, the reader joined).
 sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
 
     python tools/screenshots.py                    # English and Japanese into docs/images/
     python tools/screenshots.py --langs en,de,fr,ja --out /tmp/shots
+    python tools/screenshots.py --langs de,ja --pages tournament   # only the tournament page
 
 The PNGs are reduced to 256 colours when Pillow is installed, to keep the repository small.
 """
@@ -20,11 +22,13 @@ The PNGs are reduced to 256 colours when Pillow is installed, to keep the reposi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -152,11 +156,48 @@ def shoot_language(browser: Any, url: str, lang: str, out: Path, seed: int) -> N
     context.close()
 
 
+def _post(
+    url: str, path: str, body: dict[str, Any], session: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """A JSON POST: its answer, and the session cookie it set (if any)."""
+    headers = {
+        "Content-Type": "application/json",
+        **({"Authorization": f"Bearer {session}"} if session else {}),
+    }
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST", headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        cookie = (r.headers.get("Set-Cookie") or "").split(";")[0].split("=", 1)[-1]
+        return json.loads(r.read()), cookie
+
+
+def shoot_tournament(browser: Any, url: str, lang: str, out: Path) -> None:
+    """A Swiss made by an account, five named players in it, then the reader joined."""
+    guest = _post(url, "/api/identities", {"bearer": True})[0]["session"]
+    username = f"organiser{lang}{random.randrange(10**6)}"
+    _post(url, "/api/account/register", {"username": username, "password": "correct horse"}, guest)
+    session = _post(url, "/api/account/login", {"username": username, "password": "correct horse"})[1]
+    body = {"name": "Clash Open", "kind": "swiss", "rounds": 5, "starts_in": 900, "time_control": "5+3"}
+    tid = _post(url, "/api/tournaments", body, session)[0]["id"]
+    for name in ("Ada", "Björn", "Chiyo", "Dmitri", "Eun-ji"):
+        player = _post(url, "/api/identities", {"bearer": True, "display_name": name})[0]["session"]
+        _post(url, f"/api/tournaments/{tid}/join", {}, player)
+    context = browser.new_context(viewport=SIZES["desktop"])
+    context.add_init_script(f"localStorage.setItem('clash.lang', '{lang}')")
+    page = context.new_page()
+    page.goto(url + f"/t/{tid}")
+    page.click("[data-testid=t-join]")
+    page.wait_for_selector("[data-testid=t-withdraw]")
+    page.evaluate("document.fonts.ready")
+    shoot(page, out, "tournament", lang)
+    context.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     parser.add_argument("--langs", default="en,ja", help="comma-separated: en, de, fr, ja")
     parser.add_argument("--seed", type=int, default=1, help="the random clicks' seed")
+    parser.add_argument("--pages", default="all", choices=("all", "tournament"), help="every page, or one")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -167,7 +208,9 @@ def main(argv: list[str] | None = None) -> int:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
                 for lang in args.langs.split(","):
-                    shoot_language(browser, url, lang.strip(), args.out, args.seed)
+                    if args.pages == "all":
+                        shoot_language(browser, url, lang.strip(), args.out, args.seed)
+                    shoot_tournament(browser, url, lang.strip(), args.out)
                 browser.close()
         finally:
             proc.terminate()

@@ -8,6 +8,7 @@ test("each address opens its page; anything else is not found", () => {
   assert.deepEqual(pageOf("/g/abc123"), ["game", "abc123"]);
   assert.deepEqual(pageOf("/r/abc123"), ["replay", "abc123"]);
   assert.deepEqual(pageOf("/p/guest-3f.9_x"), ["player", "guest-3f.9_x"]);
+  assert.deepEqual(pageOf("/t/0a1b2c3d4e5f6a7b"), ["tournament", "0a1b2c3d4e5f6a7b"]);
   for (const page of ["rules", "tutorial", "account", "leaderboard"]) assert.deepEqual(pageOf("/" + page), [page, null]);
   assert.deepEqual(pageOf("/"), ["lobby", null]);
   assert.deepEqual(pageOf("/g/a-b"), ["notfound", "/g/a-b"]);

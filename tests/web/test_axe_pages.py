@@ -1,5 +1,6 @@
 """axe-core on every page a player can open, in all four languages, at phone size (issue 34): the
-lobby, the rules, the tutorial, the account page, the leaderboard, a player's page and the 404 page.
+lobby, the rules, the tutorial, the account page, the leaderboard, a player's page, a tournament's page
+and the 404 page.
 (The game, replay and duel pages are swept in test_direct_play.py, the fair-play pages in
 test_fairplay_browser.py.)"""
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from test_direct_play import LANGS, new_context, serious_violations
+from test_tournament_browser import tournament_on
 
 from conftest import ServerProcess
 
@@ -38,5 +40,8 @@ def test_every_page_is_axe_clean_at_phone_size(server: ServerProcess, browser: A
     page.goto(server.url + f"/p/{me['identity']}")
     page.wait_for_selector("main h1, main h2")
     found["/p/<handle>"] = serious_violations(page)
+    page.goto(server.url + f"/t/{tournament_on(server)}")
+    page.wait_for_selector("[data-testid=tournament] [data-testid=t-countdown]")
+    found["/t/<id>"] = serious_violations(page)
     context.close()
     assert {path: problems for path, problems in found.items() if problems} == {}

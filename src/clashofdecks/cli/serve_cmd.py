@@ -213,6 +213,14 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     "before another process sharing the database takes it over when that one dies.",
 )
 @click.option(
+    "--tournament-schedule",
+    multiple=True,
+    # web/tournament_schedule.py SCHEDULES (not imported here: the web extra may be missing).
+    type=click.Choice(("hourly-arena",)),
+    help="Tournaments the server runs by itself (repeatable); none unless given. hourly-arena: a "
+    "45-minute 3+2 draft arena at every full hour.",
+)
+@click.option(
     "--send-queue-frames",
     default=256,
     show_default=True,

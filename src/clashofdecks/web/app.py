@@ -21,6 +21,7 @@ from .routes_ops import MetricsPortGate, OpsConfig, OpsRoutes
 from .routes_pages import PageRoutes
 from .routes_passwords import PasswordRoutes
 from .routes_socket import SocketRoute
+from .routes_tournaments import TournamentRoutes
 from .server import GameServer, ServerConfig
 
 
@@ -46,6 +47,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         *AccountRoutes(server, limits).routes(),
         *PasswordRoutes(server, limits).routes(),
         *GameRoutes(server, limits).routes(),
+        *TournamentRoutes(server, limits).routes(),
         *SocketRoute(server, limits).routes(),
     ]
     middleware: list[Middleware] = []

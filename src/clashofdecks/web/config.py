@@ -35,6 +35,9 @@ class ServerConfig:
     #: Further Origins allowed to open game sockets (besides the page's own host and the public URL).
     extra_origins: tuple[str, ...] = ()
     watch_interval: float = 1.0
+    #: The server's own tournaments (web/tournament_schedule.py; ``clash serve --tournament-schedule
+    #: hourly-arena``): none by default.
+    tournament_schedule: tuple[str, ...] = ()
     #: Search iterations per decision of a game's analysis (``clash analyze --iterations``): about
     #: 2-3 CPU-seconds for a game of 50-70 actions (docs/web.md, "Analyses").
     analysis_iterations: int = 1000

@@ -13,6 +13,7 @@ The leases of this module's users:
   wait for one: written in the transaction of the action that made it the agent's turn);
 - ``clocks``, ``abandonment``, ``queue``: the scans of the game clocks, of absent duel players and
   the queue's pairings, each done by one process at a time;
+- ``tournaments``: the tournament director's pairing and scoring (web/tournament_director.py);
 - ``analysis:<game>``: the analysis of a finished game, computed by one process (kept by
   ``store.analyses``; a process that dies while computing leaves it to the next request).
 
@@ -59,6 +60,8 @@ ABANDONMENT: Final = "abandonment"
 QUEUE: Final = "queue"
 #: The pruning of old sessions, guests and review records (web/logins.py ``prune``).
 PRUNE: Final = "prune"
+#: The tournament director (web/tournament_director.py): starts, pairs, scores and ends tournaments.
+TOURNAMENTS: Final = "tournaments"
 
 
 def new_process_id() -> str:

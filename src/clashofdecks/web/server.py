@@ -31,6 +31,7 @@ from .services import Background, Database, LeaseKeeper
 from .sockets import Sockets
 from .store import Store
 from .sync import GameSync
+from .tournament_director import TournamentDirector
 from .watcher import Watcher
 
 T = TypeVar("T")
@@ -71,6 +72,11 @@ class GameServer:
         self.socket_counts = SocketCounts(config.caps)
         self.watcher = Watcher(config, self.db, self.leases, self.table, self.agents, self.matchmaker)
         self.watcher.close_signed_out = self.close_signed_out
+        #: Tournaments: started, paired, scored and ended by the holder of their lease.
+        self.director = TournamentDirector(
+            self.db, self.leases, self.table, config.clock, config.tournament_schedule
+        )
+        self.watcher.tournaments = self.director.tick
         #: The change bus and the catch-up of games other processes changed (web/sync.py).
         self.sync: GameSync | None = None
 
@@ -122,5 +128,5 @@ class GameServer:
 
 
 def _release_scans(store: Store, process_id: str) -> None:
-    for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE, leases.PRUNE):
+    for name in (leases.CLOCKS, leases.ABANDONMENT, leases.QUEUE, leases.PRUNE, leases.TOURNAMENTS):
         leases.release(store.engine, name, process_id)

@@ -249,6 +249,66 @@ login_throttle = sa.Table(
 )
 
 
+#: Tournaments (docs/tournaments.md, "On the server"; migration 0013_tournaments): an arena (a time
+#: window of ``minutes``) or a Swiss (``rounds`` rounds), rated and clocked.  ``status``: "created",
+#: "started", "finished".  ``round``: the last pairing pass (Swiss: the round; arena: a counter),
+#: bumped by compare-and-set in the pairing's transaction, so two processes never pair one pass.
+#: ``schedule_key``: set for the server's own schedule (one tournament per slot, whoever writes it).
+tournaments = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # "arena" or "swiss"
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("format", sa.String(16), nullable=False),
+    sa.Column("time_control", sa.String(16), nullable=False),
+    sa.Column("starts_at", sa.Float, nullable=False),
+    sa.Column("minutes", sa.Integer, nullable=True),
+    sa.Column("rounds", sa.Integer, nullable=True),
+    sa.Column("bots_allowed", sa.Boolean, nullable=False),
+    sa.Column("created_by", sa.String(32), nullable=True),  # an identity id; None: the schedule
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("schedule_key", sa.String(64), nullable=True, unique=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float, nullable=True),
+)
+
+#: The players of a tournament: their score (arena points; Swiss points) as the director last
+#: recorded it, and whether they withdrew (or were withdrawn for missing a pairing).
+tournament_entries = sa.Table(
+    "tournament_entries",
+    metadata,
+    sa.Column(
+        "tournament_id", sa.String(32), sa.ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column(
+        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("withdrawn", sa.Boolean, nullable=False),
+    sa.Column("joined_at", sa.Float, nullable=False),
+)
+
+#: One row per player and pairing pass: the opponent (None: a bye), the game (None until the
+#: director created it: a process killed between the pairing and the game leaves it to the next
+#: holder) and the player's result ("win", "draw", "loss", "aborted", "bye"; None while it runs).
+tournament_pairings = sa.Table(
+    "tournament_pairings",
+    metadata,
+    sa.Column(
+        "tournament_id", sa.String(32), sa.ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("opponent", sa.String(32), nullable=True),
+    sa.Column("game_id", sa.String(32), nullable=True),
+    sa.Column("result", sa.String(8), nullable=True),
+    sa.Column("paired_at", sa.Float, nullable=False),
+)
+
+
 sa.Index("ix_clocks_deadline", clocks.c.deadline)
 sa.Index("ix_games_status_updated", games.c.status, games.c.updated_at)
 sa.Index("ix_seats_owner", seats.c.owner)
@@ -257,3 +317,5 @@ sa.Index("ix_browser_identities_identity", browser_identities.c.identity_id)
 sa.Index("ix_reviews_created", reviews.c.created_at)
 sa.Index("ix_ratings_format", ratings.c.format, ratings.c.mu)
 sa.Index("ix_rating_history_identity", rating_history.c.identity_id, rating_history.c.format)
+sa.Index("ix_tournaments_status", tournaments.c.status, tournaments.c.starts_at)
+sa.Index("ix_tournament_pairings_game", tournament_pairings.c.game_id)

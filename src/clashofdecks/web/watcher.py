@@ -52,6 +52,8 @@ class Watcher:
         self.signouts_seen: int | None = None
         #: When this process last pruned (time.monotonic()); the server's start prunes first.
         self.pruned_at = time.monotonic()
+        #: The tournament director's step (web/tournament_director.py; the server sets it).
+        self.tournaments: Callable[[], Awaitable[None]] | None = None
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._watch())
@@ -64,7 +66,8 @@ class Watcher:
 
     async def _watch(self) -> None:
         """Every watch interval: this process's heartbeat, the agent moves whose holder died, the
-        queue, the game clocks and the abandonment clock of unclocked duels between people; the
+        queue, the game clocks, the abandonment clock of unclocked duels between people and the
+        tournaments; the
         scans each by the one process holding its lease (docs/web.md, "Leases")."""
         steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("the heartbeat", self.heartbeat),
@@ -75,6 +78,7 @@ class Watcher:
             ("checking the game clocks", self._scan(leases.CLOCKS, self._check_clocks)),
             ("checking absent players", self._scan(leases.ABANDONMENT, self._check_abandonment)),
             ("pruning old sessions and guests", self._prune),
+            ("directing the tournaments", self._tournaments),
         ]
         while True:
             await asyncio.sleep(self.config.watch_interval)
@@ -107,6 +111,10 @@ class Watcher:
             counts = await self.db.run(lambda s: logins.prune(s.engine, now, caps))
             if any(counts.values()):
                 log.info("pruned %s", ", ".join(f"{n} {what}" for what, n in counts.items()))
+
+    async def _tournaments(self) -> None:
+        if self.tournaments is not None:
+            await self.tournaments()
 
     async def _read_signouts(self) -> None:
         """Sessions other processes (or ``clash admin``) ended: their sockets here close."""

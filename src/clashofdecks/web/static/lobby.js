@@ -8,6 +8,7 @@ import { currentView, go, mount, stillShowing } from "./page.js";
 import { playNowPanel } from "./ratings.js";
 import { closeSocket } from "./socket.js";
 import { state } from "./store.js";
+import { tournamentsPanel } from "./tournament.js";
 import { campaignWord, gameLabel, gameLink, threatOption } from "./summaries.js";
 import { failText, t, timeControlName } from "./words.js";
 
@@ -167,6 +168,7 @@ export async function lobbyPage() {
   const view = currentView();
   const lobby = await api("/api/lobby");
   const campaign = state.me && state.me.identity ? await api("/api/campaign").catch(() => null) : null;
+  const tournaments = await api("/api/tournaments").catch(() => ({ tournaments: [] }));
   if (!stillShowing(view)) return;  // another page was opened meanwhile (a game started from the old lobby)
   const err = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
   const name = h("input", { id: "name", "data-testid": "name", maxlength: "40", value: (state.me && state.me.display_name) || "", placeholder: t("your_name"),
@@ -177,6 +179,7 @@ export async function lobbyPage() {
   const page = h("main", { class: "lobby" },
     nameSection(name),
     playNowPanel(["draft", "precon"]),
+    tournamentsPanel(tournaments.tournaments),
     h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
       h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
     campaignPanel(campaign, () => start({ kind: "solo", format: soloFormat.value, level: campaign.next })),

@@ -10,11 +10,13 @@ import { go, notFoundPage, route, setPages } from "./page.js";
 import { leaderboardPage, playerPage } from "./ratings.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
+import { tournamentPage } from "./tournament.js";
 import { listenForTutorialKeys, tutorialPage } from "./tutorial.js";
 
 setPages({
   game: gamePage, replay: replayPage, rules: rulesPage, tutorial: tutorialPage, account: () => accountPage(),
   leaderboard: leaderboardPage, player: playerPage, lobby: lobbyPage, notfound: notFoundPage,
+  tournament: tournamentPage,
 });
 
 listenForGameKeys();

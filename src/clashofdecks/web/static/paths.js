@@ -10,6 +10,7 @@ export function pageOf(path) {
   if (path === "/tutorial") return ["tutorial", null];
   if (path === "/account") return ["account", null];
   if (path === "/leaderboard") return ["leaderboard", null];
+  if ((m = path.match(/^\/t\/([A-Za-z0-9]+)$/))) return ["tournament", m[1]];
   if ((m = path.match(/^\/p\/([A-Za-z0-9_.-]+)$/))) return ["player", m[1]];
   if (path === "/" || path === "") return ["lobby", null];
   return ["notfound", path];
