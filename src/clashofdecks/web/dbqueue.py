@@ -36,7 +36,7 @@ queue_entries = sa.Table(
     sa.Column("ai_offered", sa.Boolean, nullable=False),
     sa.Column("game_id", sa.String(32), nullable=True),  # set when paired
     #: A person who agreed to meet bots (the lobby's checkbox; migration 0014_bot_accounts).
-    sa.Column("bots_ok", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("bots_ok", sa.Boolean, nullable=False, server_default="0"),
 )
 
 

@@ -14,17 +14,17 @@ revision = "0014_bot_accounts"
 down_revision = "0012_handles"
 
 
+# Plain ALTER TABLE, never a batch copy: SQLite would copy ``identities`` by dropping it, and the
+# drop would cascade to every session, rating and seat link of every identity.
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("identities") as batch:
-        batch.add_column(sa.Column("is_bot", sa.Boolean, nullable=False, server_default=sa.false()))
-        batch.add_column(sa.Column("bot_owner", sa.String(32), nullable=True))
-    with op.batch_alter_table("queue_entries") as batch:
-        batch.add_column(sa.Column("bots_ok", sa.Boolean, nullable=False, server_default=sa.false()))
+    op.add_column("identities", sa.Column("is_bot", sa.Boolean, nullable=False, server_default="0"))
+    op.add_column("identities", sa.Column("bot_owner", sa.String(32), nullable=True))
+    op.add_column("queue_entries", sa.Column("bots_ok", sa.Boolean, nullable=False, server_default="0"))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("queue_entries") as batch:
-        batch.drop_column("bots_ok")
-    with op.batch_alter_table("identities") as batch:
-        batch.drop_column("bot_owner")
-        batch.drop_column("is_bot")
+    op.drop_column("queue_entries", "bots_ok")
+    op.drop_column("identities", "bot_owner")
+    op.drop_column("identities", "is_bot")
