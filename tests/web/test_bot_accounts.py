@@ -11,12 +11,14 @@ import os
 import random
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from clashofdecks.web.bot import Bot, Stop, load_agent
 from clashofdecks.web.ratings import MatchQueue, Waiting
 from conftest import Client, ServerProcess, pg_url_or_skip, reset_pg, through_first_turns
 
@@ -285,3 +287,44 @@ def test_the_queue_rules_of_bots() -> None:
     for entry in (person, willing, bot):
         queue.waiting[entry.identity] = entry
     assert [(a.identity, b.identity) for a, b in queue.pair()] == [("p", "w")]
+
+
+def test_a_queue_bot_reconnects_and_finishes_the_game_in_play_when_asked_to_stop(site: ServerProcess) -> None:
+    owner, _h, _u = _account(site)
+    token, _bot_handle = _bot(site, owner)
+    said: list[str] = []
+    bot = Bot(load_agent("greedy", 2), token, seed=2, say=said.append)
+    real_connect, opened = bot._connect, []
+
+    def first_drops(base: str) -> Any:
+        opened.append(base)
+        if len(opened) == 1:
+            raise OSError("connection refused (the test's)")
+        return real_connect(base)
+
+    bot._connect = first_drops  # type: ignore[method-assign]
+    stop, played = Stop(), []
+    thread = threading.Thread(
+        target=lambda: played.append(bot.play_queue(site.url, "precon", stop)), daemon=True
+    )
+    thread.start()
+    person = site.guest()
+    q = Queuer(site, person)
+    try:
+        assert q.queue("precon", bots=True)["status"] == "waiting"
+        matched = q.recv()
+    finally:
+        q.close()
+    client = Client(site, matched["game"], [], session=person)
+    try:
+        stop.ask()  # once, in the game: the bot plays it to its end, then stops instead of queueing again
+        result = _person_plays(client, random.Random(6))
+    finally:
+        client.close()
+    thread.join(120)
+    assert played == [1]
+    assert any("connecting again" in line for line in said)
+    assert said[-2:] == [
+        f"game {matched['game']}: {result['reason']}",
+        "stopped after the game in play, as asked",
+    ]
