@@ -85,45 +85,8 @@ class ResultStore(StoreCore):
                 new_a, new_b = (new_w, new_l) if winner == a else (new_l, new_w)
             frozen = bots.frozen_ratings(conn, (a, b))  # a person who met a bot keeps their rating
             for pid, (mu, sigma) in ((a, new_a), (b, new_b)):
-                if pid in frozen:
-                    continue
-                won = int(winner == pid)
-                lost = int(winner is not None and winner != pid)
-                if pid in exists:
-                    conn.execute(
-                        ratings.update()
-                        .where(ratings.c.identity_id == pid, ratings.c.format == g.format)
-                        .values(
-                            mu=mu,
-                            sigma=sigma,
-                            games=ratings.c.games + 1,
-                            wins=ratings.c.wins + won,
-                            losses=ratings.c.losses + lost,
-                            updated_at=now,
-                        )
-                    )
-                else:
-                    conn.execute(
-                        ratings.insert().values(
-                            identity_id=pid,
-                            format=g.format,
-                            mu=mu,
-                            sigma=sigma,
-                            games=1,
-                            wins=won,
-                            losses=lost,
-                            updated_at=now,
-                        )
-                    )
-                conn.execute(
-                    rating_history.insert().values(
-                        identity_id=pid,
-                        format=g.format,
-                        game_id=game_id,
-                        rating=rt.display(mu, sigma),
-                        at=now,
-                    )
-                )
+                if pid not in frozen:
+                    _write_rating(conn, pid, g.format, game_id, (mu, sigma), winner, pid in exists, now)
             return True
 
     def set_rating(
@@ -270,3 +233,52 @@ class ResultStore(StoreCore):
             if a is None:
                 return None
             return AnalysisRow(a.game_id, a.status, json.loads(a.body), a.iterations, a.seconds, a.created_at)
+
+
+def _write_rating(
+    conn: Connection,
+    pid: str,
+    fmt: str,
+    game_id: str,
+    new: tuple[float, float],
+    winner: str | None,
+    exists: bool,
+    now: float,
+) -> None:
+    """One player's new rating after a game, and its line in the history."""
+    from . import ratings as rt
+
+    mu, sigma = new
+    won = int(winner == pid)
+    lost = int(winner is not None and winner != pid)
+    if exists:
+        conn.execute(
+            ratings.update()
+            .where(ratings.c.identity_id == pid, ratings.c.format == fmt)
+            .values(
+                mu=mu,
+                sigma=sigma,
+                games=ratings.c.games + 1,
+                wins=ratings.c.wins + won,
+                losses=ratings.c.losses + lost,
+                updated_at=now,
+            )
+        )
+    else:
+        conn.execute(
+            ratings.insert().values(
+                identity_id=pid,
+                format=fmt,
+                mu=mu,
+                sigma=sigma,
+                games=1,
+                wins=won,
+                losses=lost,
+                updated_at=now,
+            )
+        )
+    conn.execute(
+        rating_history.insert().values(
+            identity_id=pid, format=fmt, game_id=game_id, rating=rt.display(mu, sigma), at=now
+        )
+    )
