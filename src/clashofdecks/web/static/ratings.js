@@ -49,10 +49,12 @@ export function playNowPanel(formats) {
     else { closeSocket(); idle(); }
   }
   function idle() {
+    bots.disabled = false;
     status.textContent = t("play_now_blurb");
     actions.replaceChildren(fmt, button);
   }
   function waiting(f) {
+    bots.disabled = true; // the choice is stored with the queue entry: leave to change it
     status.textContent = t("play_now_waiting", { format: t(f.format), rating: f.rating });
     actions.replaceChildren(h("button", { "data-testid": "play-now-leave", onclick: leave }, t("play_now_leave")));
   }
