@@ -200,6 +200,39 @@ def test_a_bot_never_meets_its_owner(site: ServerProcess) -> None:
         b.close()
 
 
+def _in_browser(server: ServerProcess, lineage: str, path: str, body: dict[str, Any]) -> str:
+    """A POST from a browser whose lineage cookie is ``lineage``; the session its answer sets."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        headers = {"Content-Type": "application/json", "Cookie": f"clash_browser={lineage}"}
+        conn.request("POST", path, json.dumps(body), headers)
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 200
+        return (response.getheader("Set-Cookie") or "").split("clash_session=", 1)[1].split(";", 1)[0]
+    finally:
+        conn.close()
+
+
+def test_a_bot_never_meets_an_identity_of_its_owners_browser(site: ServerProcess) -> None:
+    _session, _handle, username = _account(site)
+    lineage = f"{random.getrandbits(128):032x}"
+    owner = _in_browser(site, lineage, "/api/account/login", {"username": username, "password": PASSWORD})
+    bot_session, _bot_handle = _bot(site, owner)
+    # The owner's browser, signed out, plays as a new guest: that guest is the owner too, for the queue.
+    second_identity = _in_browser(site, lineage, "/api/identities", {})
+    g, b = Queuer(site, second_identity), Queuer(site, bot_session)
+    try:
+        assert g.queue("precon", bots=True)["status"] == "waiting"
+        assert b.queue("precon")["status"] == "waiting"
+        _sentinel_pair(site)
+        assert g.leave() == {"type": "queue", "status": "left"}
+        assert b.leave() == {"type": "queue", "status": "left"}
+    finally:
+        g.close()
+        b.close()
+
+
 def test_an_account_becomes_a_bot_only_before_its_first_game(site: ServerProcess) -> None:
     owner, _h, _u = _account(site)
     played, _handle, username = _account(site)
