@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -348,6 +349,9 @@ def test_a_queue_bot_reconnects_and_finishes_the_game_in_play_when_asked_to_stop
         matched = q.recv()
     finally:
         q.close()
+    while f"matched: game {matched['game']}" not in said:  # in the game, not still in the queue
+        assert thread.is_alive()
+        time.sleep(0.05)
     client = Client(site, matched["game"], [], session=person)
     try:
         stop.ask()  # once, in the game: the bot plays it to its end, then stops instead of queueing again
@@ -361,3 +365,28 @@ def test_a_queue_bot_reconnects_and_finishes_the_game_in_play_when_asked_to_stop
         f"game {matched['game']}: {result['reason']}",
         "stopped after the game in play, as asked",
     ]
+
+
+def test_a_queue_bot_asked_twice_to_stop_leaves_the_game_in_play(site: ServerProcess) -> None:
+    owner, _h, _u = _account(site)
+    token, _bot_handle = _bot(site, owner)
+    said: list[str] = []
+    bot = Bot(load_agent("greedy", 3), token, seed=3, say=said.append)
+    stop, played = Stop(), []
+    thread = threading.Thread(
+        target=lambda: played.append(bot.play_queue(site.url, "precon", stop)), daemon=True
+    )
+    thread.start()
+    q = Queuer(site, site.guest())
+    try:
+        assert q.queue("precon", bots=True)["status"] == "waiting"
+        game = q.recv()["game"]
+    finally:
+        q.close()
+    while f"matched: game {game}" not in said:  # in the game, not still in the queue
+        assert thread.is_alive()
+        time.sleep(0.05)
+    stop.ask()
+    stop.ask()
+    thread.join(120)
+    assert played == [0] and said[-1] == f"stopped: left game {game} unfinished"
