@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_bot_accounts import Queuer, _account, _bot
+from test_bot_accounts import PASSWORD, Queuer, _account, _bot
 from test_browser import PHONE, fast_context, shots_dir
 from test_direct_play import serious_violations
 
 from clashofdecks.web.store import open_store
-from conftest import ServerProcess
+from conftest import ServerProcess, sign_in
 
 
 @pytest.fixture(scope="module")
@@ -84,4 +84,34 @@ def test_a_person_who_ticks_bots_meets_one_and_sees_it_marked(
         assert found == {k: [] for k in found}, found
     finally:
         bot.close()
+        context.close()
+
+
+def test_an_owner_marks_a_bot_on_the_account_page_and_sees_its_token_once(
+    server: ServerProcess, browser: Any, tmp_path: Path
+) -> None:
+    owner, _owner_handle, _u = _account(server)
+    played, _played_handle, played_username = _account(server)
+    server.new_game(session=played, kind="solo", format="precon", deck=1)
+    _fresh_session, fresh_handle, fresh_username = _account(server)
+    context = fast_context(browser, viewport=PHONE)
+    context.add_init_script("localStorage.setItem('clash.lang', 'ja')")
+    sign_in(context, server, owner)
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/account")
+        page.fill("[data-testid=bot-username]", played_username)
+        page.fill("[data-testid=bot-password]", PASSWORD)
+        page.click("[data-testid=mark-bot]")
+        refusal = page.wait_for_selector("[data-testid=form-error]").inner_text()
+        assert "対局済み" in refusal  # web.err_played_already, in the page's language
+        page.fill("[data-testid=bot-username]", fresh_username)
+        page.fill("[data-testid=bot-password]", PASSWORD)
+        page.click("[data-testid=mark-bot]")
+        token = page.wait_for_selector("[data-testid=bot-token] code").inner_text()
+        assert fresh_handle in page.locator("[data-testid=bot-token]").inner_text()
+        page.screenshot(path=str(shots_dir(tmp_path) / "bot-token-phone-ja.png"), full_page=True)
+        status, me = server.get("/api/me", session=token)
+        assert status == 200 and me["identity"] == fresh_handle and me["bot"] is True
+    finally:
         context.close()
