@@ -21,6 +21,12 @@ test("a seat nobody named has the default name in the page's language", () => {
   assert.equal(gameLabel({ players: ["", "Bob"], mode: "duel", format: "draft", status: "playing" }), "Spieler 1 – Bob · Duel · Draft");
 });
 
+test("a bot account's seat says so in the page's language", () => {
+  state.words.bot_badge = "Bot";
+  assert.equal(gameLabel({ players: ["Ann", "Robo"], bots: [false, true], mode: "duel", format: "draft", status: "playing" }),
+    "Ann – Robo (Bot) · Duel · Draft");
+});
+
 test("a game's link: the replay once over, else resume my game or watch another's", () => {
   assert.deepEqual(gameLink({ id: "a1", status: "over", mine: true }), { href: "/r/a1", word: "replay", testid: "replay-link" });
   assert.deepEqual(gameLink({ id: "a1", status: "playing", mine: true }), { href: "/g/a1", word: "resume", testid: "resume-link" });

@@ -298,3 +298,30 @@ def test_the_hourly_arena_is_stored_once_per_hour(run: Run) -> None:
     run.now += 3600
     run.tick(director)  # the first one started; the next hour's is listed
     assert [t.status for t, _n in st.listing(run.engine, 0.0)] == [st.STARTED, st.CREATED]
+
+
+@pytest.mark.parametrize(
+    ("is_bot", "bots_allowed", "refused"), [(True, False, True), (True, True, False), (False, False, False)]
+)
+def test_a_bot_account_enters_only_a_tournament_that_allows_bots(
+    is_bot: bool, bots_allowed: bool, refused: bool
+) -> None:
+    """Issue 39: tournaments say whether bots may enter; a bot account's join is refused otherwise."""
+    from clashofdecks.web.routes_tournaments import bot_refused
+    from clashofdecks.web.store_rows import IdentityRow
+
+    row = IdentityRow(id="i1", handle="b", display_name="B", username="b", is_bot=is_bot)
+    tournament = st.TournamentRow(
+        id="t1",
+        kind="arena",
+        name="A",
+        format="precon",
+        time_control="5+3",
+        starts_at=0.0,
+        minutes=30,
+        rounds=None,
+        bots_allowed=bots_allowed,
+        created_by=None,
+        status="waiting",
+    )
+    assert bot_refused(row, tournament) is refused

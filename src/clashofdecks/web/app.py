@@ -15,6 +15,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from .access_log import AccessLogMiddleware
 from .http_guard import SecurityHeaders
 from .routes_accounts import AccountRoutes
+from .routes_bots import BotRoutes
 from .routes_common import Limits
 from .routes_games import GameRoutes
 from .routes_ops import MetricsPortGate, OpsConfig, OpsRoutes
@@ -45,6 +46,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         *OpsRoutes(server, limits, ops).routes(),
         *PageRoutes(server, limits).routes(),
         *AccountRoutes(server, limits).routes(),
+        *BotRoutes(server, limits).routes(),
         *PasswordRoutes(server, limits).routes(),
         *GameRoutes(server, limits).routes(),
         *TournamentRoutes(server, limits).routes(),

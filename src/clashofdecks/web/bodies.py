@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..options import LEVELS
+from . import bots
 from . import identity as ident
 from .games import clock_of_row
 from .ratings import LEADERBOARD_GAMES, display
@@ -26,6 +27,7 @@ def me_body(row: IdentityRow | None) -> dict[str, Any]:
         "display_name": row.display_name,
         "username": row.username,
         "account": row.is_account,
+        "bot": row.is_bot,
     }
 
 
@@ -78,6 +80,8 @@ def game_summary(row: GameRow, player: str | None, now: float = 0.0) -> dict[str
         "format": row.format,
         "status": row.status,
         "players": [s.name for s in row.seats],
+        #: Which seats a bot account holds (web/bots.py), beside ``players``.
+        "bots": [s.bot for s in row.seats],
         "result": row.result,
         "actions": row.n_actions,
         "updated": row.updated_at,
@@ -129,6 +133,9 @@ def player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
         "handle": row.handle,
         "name": row.display_name or row.handle,
         "account": row.is_account,
+        "bot": row.is_bot,
+        #: A bot's owner (their handle; None for a person, or a bot whose owner was deleted).
+        "owner": bot_owner(store, row),
         "ratings": ratings_by_format,
         "history": history,
         "results": results,
@@ -138,6 +145,13 @@ def player_body(store: Store, row: IdentityRow) -> dict[str, Any]:
         #: The solo campaign (as ``GET /api/players/<handle>/campaign``).
         "campaign": campaign_json(store.campaign_of_identity(row.id)),
     }
+
+
+def bot_owner(store: Store, row: IdentityRow) -> str | None:
+    if not row.is_bot:
+        return None
+    with store.engine.connect() as conn:
+        return bots.owner_of(conn, row.id)
 
 
 #: The name a deleted person's seats show.

@@ -9,6 +9,10 @@ would tell hidden cards.  The agent is any registered spec (``strongest``, ``ism
 Python object given as ``module:attribute`` (an :class:`~clashofdecks.agents.Agent`, or a callable
 returning one).
 
+Two ways to find games: an invite link's seat (any identity, a new guest by default), or the rated
+queue (:meth:`Bot.play_queue`, ``clash bot --server URL``) as a bot account (web/bots.py), game after
+game until stopped; a dropped socket is opened again, in the queue or in the game.
+
 The setup stage's frames carry no position to rebuild (docs/web.md: ``setup`` instead of ``view``):
 there the bot chooses among the frame's ``legal`` actions with its own seeded generator, and builds a
 custom deck of ten cards drawn the same way.  Every action it sends is one of the frame's ``legal``
@@ -20,6 +24,7 @@ from __future__ import annotations
 import importlib
 import json
 import random
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -36,6 +41,10 @@ from ..view_game import game_from_view
 #: Seconds the bot waits for a frame before it says the server went quiet (a game may wait long for
 #: the other player: the bot then simply waits again).
 RECV_SECONDS = 60.0
+#: How often the bot looks whether it was asked to stop while it waits for a frame.
+POLL_SECONDS = 0.5
+#: Times in a row the bot opens a dropped socket again before it gives up.
+RECONNECTS = 5
 
 
 class BotError(ClashError):
@@ -53,8 +62,50 @@ class Invite:
 
     @property
     def ws_url(self) -> str:
-        scheme = "wss" if self.base.startswith("https:") else "ws"
-        return f"{scheme}://{self.base.split('://', 1)[1]}/ws"
+        return ws_url_of(self.base)
+
+
+def ws_url_of(base: str) -> str:
+    scheme = "wss" if base.startswith("https:") else "ws"
+    return f"{scheme}://{base.split('://', 1)[1]}/ws"
+
+
+def server_base(url: str) -> str:
+    """``http(s)://host[:port]`` of a server address; :class:`BotError` for anything else."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise BotError(f"not a server address (https://host): {url!r}")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class Stop:
+    """The bot was asked to stop (Ctrl-C, SIGTERM): once, it leaves the queue or finishes the game in
+    play and stops; twice, it leaves the game in play at once."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.event = threading.Event()
+
+    def ask(self) -> None:
+        self.asked += 1
+        self.event.set()
+
+
+def bot_identity(base: str, session: str) -> dict[str, Any]:
+    """``GET /api/me`` with the bot's session: :class:`BotError` unless it is a bot account's."""
+    request = urllib.request.Request(f"{base}/api/me", headers={"Authorization": f"Bearer {session}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            me: dict[str, Any] = json.load(answer)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise BotError(f"cannot reach {base}: {exc}") from None
+    if me.get("identity") is None:
+        raise BotError(
+            "the token signs in nobody on this server (a bot account's session from POST /api/bots)"
+        )
+    if not me.get("bot"):
+        raise BotError(f"{me['identity']} is not a bot account: its owner marks it with POST /api/bots first")
+    return me
 
 
 def parse_invite(url: str) -> Invite:
@@ -152,15 +203,98 @@ class Bot:
                 if self.name:
                     hello["name"] = self.name
                 ws.send(json.dumps(hello))
-                return self._play_on(ws)
+                result = self._play_on(ws)
+                assert result is not None  # only a stop ends a game unfinished
+                return result
         except (OSError, WebSocketException) as exc:
             raise BotError(f"the connection to {invite.ws_url} failed: {exc}") from None
 
-    def _play_on(self, ws: Any) -> dict[str, Any]:
-        answered = -1
+    def _connect(self, base: str) -> Any:
+        from websockets.sync.client import connect
+
+        headers = {"Authorization": f"Bearer {self.session}"}
+        return connect(ws_url_of(base), additional_headers=headers, open_timeout=30)
+
+    def play_queue(self, base: str, fmt: str, stop: Stop, games: int | None = None) -> int:
+        """As a bot account: join the rated queue, play each game it makes to its end and queue again,
+        until ``stop`` is asked (or ``games`` are played); the number of games finished."""
+        played = 0
+        while games is None or played < games:
+            game = self._wait_for_match(base, fmt, stop)  # None: asked to stop, it left the queue
+            if game is None:
+                break
+            self.say(f"matched: game {game}")
+            result = self._play_matched(base, game, stop)
+            if result is None:
+                self.say(f"stopped: left game {game} unfinished")
+                break
+            played += 1
+            self.say(f"game {game}: {result.get('reason') or result}")
+            if stop.asked:
+                self.say("stopped after the game in play, as asked")
+                break
+        return played
+
+    def _reconnect(self, failures: int, exc: Exception, stop: Stop) -> None:
+        if failures > RECONNECTS:
+            raise BotError(f"the connection failed {failures} times in a row: {exc}")
+        self.say(f"the connection dropped ({exc}); connecting again")
+        stop.event.wait(min(30.0, 0.5 * 2**failures))
+
+    def _wait_for_match(self, base: str, fmt: str, stop: Stop) -> str | None:
+        """Wait in the queue until matched (the game's id), or None when asked to stop (it leaves)."""
+        from websockets.exceptions import WebSocketException
+
+        failures = 0
+        while not stop.asked:
+            try:
+                with self._connect(base) as ws:
+                    ws.send(json.dumps({"type": "queue", "format": fmt}))
+                    failures = 0
+                    while not stop.asked:
+                        try:
+                            frame = json.loads(ws.recv(timeout=POLL_SECONDS))
+                        except TimeoutError:
+                            continue
+                        if frame.get("type") == "matched":
+                            return str(frame["game"])
+                        if frame.get("type") == "error":
+                            raise BotError(f"the queue refused: {frame.get('code')}: {frame.get('message')}")
+                    ws.send(json.dumps({"type": "leave_queue"}))
+            except (OSError, WebSocketException) as exc:
+                failures += 1
+                self._reconnect(failures, exc, stop)
+        self.say("stopped: left the queue")
+        return None
+
+    def _play_matched(self, base: str, game: str, stop: Stop) -> dict[str, Any] | None:
+        """Open the queue's game at the seat it gave this bot and play it to its end (its result), or
+        None when asked twice to stop."""
+        from websockets.exceptions import WebSocketException
+
+        failures = 0
         while True:
             try:
-                frame = json.loads(ws.recv(timeout=RECV_SECONDS))
+                with self._connect(base) as ws:
+                    ws.send(json.dumps({"type": "hello", "game": game, "tokens": []}))
+                    failures = 0
+                    return self._play_on(ws, stop)
+            except (OSError, WebSocketException) as exc:
+                failures += 1
+                self._reconnect(failures, exc, stop)
+
+    def _play_on(self, ws: Any, stop: Stop | None = None) -> dict[str, Any] | None:
+        answered = -1
+        told = False
+        while True:
+            if stop is not None and stop.asked:
+                if stop.asked > 1:
+                    return None
+                if not told:
+                    told = True
+                    self.say("stopping after this game (Ctrl-C again to leave it now)")
+            try:
+                frame = json.loads(ws.recv(timeout=RECV_SECONDS if stop is None else POLL_SECONDS))
             except TimeoutError:
                 continue  # the other player thinks: a bot waits as long as the game does
             kind = frame.get("type")
@@ -181,4 +315,14 @@ class Bot:
                 ws.send(json.dumps(self.choose(frame)))
 
 
-__all__ = ["Bot", "BotError", "Invite", "load_agent", "new_guest", "parse_invite"]
+__all__ = [
+    "Bot",
+    "BotError",
+    "Invite",
+    "Stop",
+    "bot_identity",
+    "load_agent",
+    "new_guest",
+    "parse_invite",
+    "server_base",
+]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from . import bots
 from .leases import alive_processes, forget_dead_processes
 from .lineage import kept_apart
 from .ratings import MatchQueue, QueueError, Waiting
@@ -34,6 +35,8 @@ queue_entries = sa.Table(
     sa.Column("process_id", sa.String(120), nullable=False),
     sa.Column("ai_offered", sa.Boolean, nullable=False),
     sa.Column("game_id", sa.String(32), nullable=True),  # set when paired
+    #: A person who agreed to meet bots (the lobby's checkbox; migration 0014_bot_accounts).
+    sa.Column("bots_ok", sa.Boolean, nullable=False, server_default="0"),
 )
 
 
@@ -48,6 +51,8 @@ class Entry:
     process: str
     ai_offered: bool = False
     game_id: str | None = None
+    #: A person who agreed to meet bots (the lobby's checkbox).
+    bots_ok: bool = False
 
 
 def _entry(r: sa.Row[tuple[object, ...]]) -> Entry:
@@ -62,6 +67,7 @@ def _entry(r: sa.Row[tuple[object, ...]]) -> Entry:
         str(m["process_id"]),
         bool(m["ai_offered"]),
         None if m["game_id"] is None else str(m["game_id"]),
+        bool(m["bots_ok"]),
     )
 
 
@@ -85,6 +91,7 @@ def join(engine: Engine, entry: Entry) -> None:
         "process_id": entry.process,
         "ai_offered": False,
         "game_id": None,
+        "bots_ok": entry.bots_ok,
     }
     with engine.begin() as conn:
         queued = insert_once(conn, queue_entries, values)
@@ -142,13 +149,22 @@ def plan_round(engine: Engine, now: float) -> tuple[list[tuple[Entry, Entry]], l
         rows = [
             _entry(r) for r in conn.execute(queue_entries.select().where(queue_entries.c.game_id.is_(None)))
         ]
-        # Two identities one browser has held are never paired (web/lineage.py).
-        apart = kept_apart(conn, [e.identity for e in rows])
+        ids = [e.identity for e in rows]
+        # Two identities one browser has held are never paired (web/lineage.py), nor a bot with its
+        # owner or the owner's other identities (web/bots.py).
+        apart = kept_apart(conn, ids) | bots.queue_apart(conn, ids)
+        bot_ids = bots.bot_ids(conn, ids)
     by_identity = {e.identity: e for e in rows}
     queue = MatchQueue(clock=lambda: now, apart=apart)
     for e in rows:
         queue.waiting[e.identity] = Waiting(
-            e.identity, e.format, e.rating, e.joined_at, ai_offered=e.ai_offered
+            e.identity,
+            e.format,
+            e.rating,
+            e.joined_at,
+            ai_offered=e.ai_offered,
+            bot=e.identity in bot_ids,
+            bots_ok=e.bots_ok,
         )
     pairs = [(by_identity[a.identity], by_identity[b.identity]) for a, b in queue.pair()]
     offers = [by_identity[w.identity] for w in queue.ai_offers()]

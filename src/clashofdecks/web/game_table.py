@@ -18,7 +18,7 @@ from ..errors import ClashError
 from ..events import Event
 from ..record import GameRecord
 from ..session import REMOTE
-from . import hint_terms, rematches
+from . import bots, hint_terms, rematches
 from .clocks import ClockState
 from .games import (
     AI_LEVELS,
@@ -205,15 +205,18 @@ class GameTable:
         row = game_row(live)
         row.rated = rated
 
-        def create(s: Store) -> None:
+        def create(s: Store) -> set[str]:
             with s.engine.begin() as c:
                 if with_write is not None:
                     with_write(c, game_id)
                 s.create_game(row, c)
                 if clock is not None:
                     s.save_clock(game_id, clock, conn=c)
+                return bots.bot_ids(c, owners)
 
-        await self.db.run(create)
+        owned_by_bots = await self.db.run(create)
+        for seat in seats:
+            seat.bot = seat.owner in owned_by_bots
         self.games[game_id] = live
         live.schedule_agents()
         return live

@@ -549,7 +549,7 @@ def common_part(
         "phase": "over" if session.is_over else session.phase,
         "active": session.active,
         "to_move": session.to_move,
-        "players": [{"name": s.name, "kind": s.kind} for s in live.seats],
+        "players": [{"name": s.name, "kind": s.kind, "bot": s.bot} for s in live.seats],
         "events": events or [],
         "thinking": live.agent_busy,
         "result": None,

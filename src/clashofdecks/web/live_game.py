@@ -34,7 +34,7 @@ from ..session import (
     StaleActionError,
     UndoError,
 )
-from . import hint_terms, metrics, presence
+from . import bots, hint_terms, metrics, presence
 from .config import ServerConfig
 from .deltas import base_of, frame_delta
 from .frame_words import steps_done
@@ -285,6 +285,7 @@ class LiveGame(GameState):
             except SeatTakenError:
                 raise ProtocolError("seat_taken", "this seat belongs to another player") from None
             row.owner = me
+            row.bot = await self.services.db.read(functools.partial(_is_bot, identity_id=me))
             if name:
                 row.name = name
             if self.kind == "friend":  # the invitee's answer to hints offered by the creator, if any
@@ -728,6 +729,10 @@ def _answer_rated(store: Store, conn: DbConnection, *, game_id: str, accepted: b
 
 def _answer_hints(_store: Store, conn: DbConnection, *, game_id: str, agreed: bool) -> None:
     hint_terms.answer(conn, game_id, agreed)
+
+
+def _is_bot(store: Store, *, identity_id: str) -> bool:
+    return bots.is_bot(store.engine, identity_id)
 
 
 def _claim(store: Store, conn: DbConnection, *, game_id: str, seat: int, owner: str, name: str) -> None:

@@ -91,14 +91,24 @@ class Matchmaker:
         mu, sigma, _games = await self.db.run(lambda s: s.rating(identity, fmt))
         me = self.leases.process_id
         entry = dbqueue.Entry(
-            identity, fmt, display(mu, sigma), conn.display_name, conn.lang, self.clock(), me
+            identity,
+            fmt,
+            display(mu, sigma),
+            conn.display_name,
+            conn.lang,
+            self.clock(),
+            me,
+            bots_ok=msg.get("bots") is True,  # a person meets bots only after opting in
         )
         try:
             await self.db.run(lambda s: dbqueue.join(s.engine, entry))
         except QueueError as exc:
             raise ProtocolError(exc.code, str(exc)) from None
         self.queued[identity] = conn
-        await conn.send({"type": "queue", "status": "waiting", "format": fmt, "rating": entry.rating})
+        waiting = {"type": "queue", "status": "waiting", "format": fmt, "rating": entry.rating}
+        if entry.bots_ok:
+            waiting["bots"] = True
+        await conn.send(waiting)
         await self.tick()
 
     async def _take_ai_offer(self, conn: Waiter, identity: str) -> None:

@@ -68,7 +68,7 @@ MESSAGE_FIELDS: Final[dict[str, dict[str, type | tuple[type, ...]]]] = {
     "resign": {},
     "abort": {},
     "ping": {"id": int},
-    "queue": {"format": str, "lang": str},
+    "queue": {"format": str, "lang": str, "bots": bool},
     "leave_queue": {},
     "queue_ai": {},
     "rematch": {},

@@ -92,6 +92,16 @@ class Waiting:
     #: Whoever must be told (the server's connection; opaque here).
     ticket: Any = None
     ai_offered: bool = False
+    #: A bot account (web/bots.py), and whether a person agreed to meet bots.
+    bot: bool = False
+    bots_ok: bool = False
+
+    def may_meet(self, other: Waiting) -> bool:
+        """People meet bots only when they opted in; two bots, or two people, always may."""
+        if self.bot == other.bot:
+            return True
+        person = other if self.bot else self
+        return person.bots_ok
 
 
 @dataclass
@@ -131,7 +141,7 @@ class MatchQueue:
     def pair(self) -> list[tuple[Waiting, Waiting]]:
         """Pairs to start now (removed from the queue): the closest ratings first, among pairs
         within both players' windows.  Never one identity with itself (one entry per identity),
-        nor two identities kept ``apart``."""
+        nor two identities kept ``apart``, nor a bot with a person who did not opt in."""
         now = self.clock()
         candidates: list[tuple[float, float, Waiting, Waiting]] = []
         entries = list(self.waiting.values())
@@ -139,7 +149,7 @@ class MatchQueue:
             for b in entries[i + 1 :]:
                 if a.format != b.format or a.identity == b.identity:
                     continue
-                if frozenset((a.identity, b.identity)) in self.apart:
+                if frozenset((a.identity, b.identity)) in self.apart or not a.may_meet(b):
                     continue
                 gap = abs(a.rating - b.rating)
                 if gap <= min(self.window(a, now), self.window(b, now)):

@@ -258,8 +258,18 @@ class AccountRoutes(RouteGroup):
         include = request.query_params.get("include", "")
         if include not in ("", "provisional"):
             return self.bad("'include' may only be 'provisional'")
-        players = await self.server.run_db(lambda s: s.leaderboard(fmt, provisional=include == "provisional"))
-        body: dict[str, Any] = {"format": fmt, "min_games": LEADERBOARD_GAMES, "players": players}
+        which = request.query_params.get("list", "people")
+        if which not in ("people", "bots"):
+            return self.bad("'list' must be 'people' or 'bots'")
+        players = await self.server.run_db(
+            lambda s: s.leaderboard(fmt, provisional=include == "provisional", of_bots=which == "bots")
+        )
+        body: dict[str, Any] = {
+            "format": fmt,
+            "list": which,
+            "min_games": LEADERBOARD_GAMES,
+            "players": players,
+        }
         row, _hashed = await self.who(request)
         if row is not None:  # the reader's own standing, listed or not, and what it takes to appear
             identity_id = row.id

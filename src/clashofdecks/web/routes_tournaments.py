@@ -43,9 +43,8 @@ FIELDS: Final = {
 
 
 def bot_refused(row: IdentityRow, t: st.TournamentRow) -> bool:
-    """TO WIRE AT MERGE (bot accounts, issue 39): refuse a bot in a tournament without
-    ``bots_allowed``.  Identities carry no ``is_bot`` flag on this branch, so nobody is refused."""
-    return bool(getattr(row, "is_bot", False)) and not t.bots_allowed
+    """A bot account (issue 39) enters only a tournament that allows bots."""
+    return row.is_bot and not t.bots_allowed
 
 
 def _int_in(data: dict[str, Any], key: str, low: int, high: int) -> int:

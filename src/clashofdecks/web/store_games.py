@@ -10,6 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from .bots import SEATS_WITH_BOT
 from .store_core import NOTIFY, StoreCore
 from .store_rows import (
     CHANGES_CHANNEL,
@@ -270,8 +271,8 @@ class GameStore(StoreCore):
             row.rated = agreed is True
             row.rated_offer = agreed is False
             row.seats = [
-                SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
-                for s in conn.execute(seats.select().where(seats.c.game_id == game_id).order_by(seats.c.seat))
+                SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner, bool(s.is_bot))
+                for s in conn.execute(SEATS_WITH_BOT.where(seats.c.game_id == game_id).order_by(seats.c.seat))
             ]
             c = conn.execute(clocks.select().where(clocks.c.game_id == game_id)).first()
             row.clock = None if c is None else clock_row_of(c)
@@ -305,9 +306,10 @@ class GameStore(StoreCore):
             if rows:
                 ids = [r.id for r in rows]
                 by_id = {r.id: r for r in rows}
-                for s in conn.execute(seats.select().where(seats.c.game_id.in_(ids)).order_by(seats.c.seat)):
+                in_games = SEATS_WITH_BOT.where(seats.c.game_id.in_(ids)).order_by(seats.c.seat)
+                for s in conn.execute(in_games):
                     by_id[s.game_id].seats.append(
-                        SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
+                        SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner, bool(s.is_bot))
                     )
                 for c in conn.execute(clocks.select().where(clocks.c.game_id.in_(ids))):
                     by_id[c.game_id].clock = clock_row_of(c)

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import fairplay
+from . import bots, fairplay
 from .store_core import StoreCore, insert_once
 from .store_rows import AnalysisRow, CampaignLevel
 from .store_tables import analyses, campaign, identities, rated_games, rating_history, ratings
@@ -83,44 +83,10 @@ class ResultStore(StoreCore):
                 loser = b if winner == a else a
                 new_w, new_l = rt.rate(old[winner], old[loser])
                 new_a, new_b = (new_w, new_l) if winner == a else (new_l, new_w)
+            frozen = bots.frozen_ratings(conn, (a, b))  # a person who met a bot keeps their rating
             for pid, (mu, sigma) in ((a, new_a), (b, new_b)):
-                won = int(winner == pid)
-                lost = int(winner is not None and winner != pid)
-                if pid in exists:
-                    conn.execute(
-                        ratings.update()
-                        .where(ratings.c.identity_id == pid, ratings.c.format == g.format)
-                        .values(
-                            mu=mu,
-                            sigma=sigma,
-                            games=ratings.c.games + 1,
-                            wins=ratings.c.wins + won,
-                            losses=ratings.c.losses + lost,
-                            updated_at=now,
-                        )
-                    )
-                else:
-                    conn.execute(
-                        ratings.insert().values(
-                            identity_id=pid,
-                            format=g.format,
-                            mu=mu,
-                            sigma=sigma,
-                            games=1,
-                            wins=won,
-                            losses=lost,
-                            updated_at=now,
-                        )
-                    )
-                conn.execute(
-                    rating_history.insert().values(
-                        identity_id=pid,
-                        format=g.format,
-                        game_id=game_id,
-                        rating=rt.display(mu, sigma),
-                        at=now,
-                    )
-                )
+                if pid not in frozen:
+                    _write_rating(conn, pid, g.format, game_id, (mu, sigma), winner, pid in exists, now)
             return True
 
     def set_rating(
@@ -144,9 +110,12 @@ class ResultStore(StoreCore):
                 )
             )
 
-    def leaderboard(self, fmt: str, *, provisional: bool = False, limit: int = 100) -> list[dict[str, Any]]:
-        """Players of a format, best conservative rating first.  Without ``provisional``, only
-        accounts with at least LEADERBOARD_GAMES rated games (guests never: they cannot farm it)."""
+    def leaderboard(
+        self, fmt: str, *, provisional: bool = False, limit: int = 100, of_bots: bool = False
+    ) -> list[dict[str, Any]]:
+        """Players of a format, best conservative rating first: people, or with ``of_bots`` the bots'
+        own list.  Without ``provisional``, only accounts with at least LEADERBOARD_GAMES rated games
+        (guests never: they cannot farm it)."""
         from . import ratings as rt
 
         conservative = ratings.c.mu - 3.0 * ratings.c.sigma
@@ -162,7 +131,7 @@ class ResultStore(StoreCore):
                 ratings.c.losses,
             )
             .join(ratings, ratings.c.identity_id == identities.c.id)
-            .where(ratings.c.format == fmt)
+            .where(ratings.c.format == fmt, identities.c.is_bot.is_(of_bots))
         )
         if not provisional:  # filtered and ordered in SQL: an answer never reads every player
             query = query.where(identities.c.username.is_not(None), ratings.c.games >= rt.LEADERBOARD_GAMES)
@@ -181,6 +150,7 @@ class ResultStore(StoreCore):
                 "wins": r.wins,
                 "losses": r.losses,
                 "provisional": r.username is None or r.games < rt.LEADERBOARD_GAMES,
+                "bot": of_bots,
                 "mu": round(r.mu, 3),
                 "sigma": round(r.sigma, 3),
             }
@@ -263,3 +233,52 @@ class ResultStore(StoreCore):
             if a is None:
                 return None
             return AnalysisRow(a.game_id, a.status, json.loads(a.body), a.iterations, a.seconds, a.created_at)
+
+
+def _write_rating(
+    conn: Connection,
+    pid: str,
+    fmt: str,
+    game_id: str,
+    new: tuple[float, float],
+    winner: str | None,
+    exists: bool,
+    now: float,
+) -> None:
+    """One player's new rating after a game, and its line in the history."""
+    from . import ratings as rt
+
+    mu, sigma = new
+    won = int(winner == pid)
+    lost = int(winner is not None and winner != pid)
+    if exists:
+        conn.execute(
+            ratings.update()
+            .where(ratings.c.identity_id == pid, ratings.c.format == fmt)
+            .values(
+                mu=mu,
+                sigma=sigma,
+                games=ratings.c.games + 1,
+                wins=ratings.c.wins + won,
+                losses=ratings.c.losses + lost,
+                updated_at=now,
+            )
+        )
+    else:
+        conn.execute(
+            ratings.insert().values(
+                identity_id=pid,
+                format=fmt,
+                mu=mu,
+                sigma=sigma,
+                games=1,
+                wins=won,
+                losses=lost,
+                updated_at=now,
+            )
+        )
+    conn.execute(
+        rating_history.insert().values(
+            identity_id=pid, format=fmt, game_id=game_id, rating=rt.display(mu, sigma), at=now
+        )
+    )

@@ -25,6 +25,8 @@ class SeatRow:
     agent: str | None = None
     token_hash: str | None = None
     owner: str | None = None
+    #: The owner is a bot account (web/bots.py): shown as such in the frames' ``players``.
+    bot: bool = False
 
 
 @dataclass
@@ -87,6 +89,9 @@ class IdentityRow:
     password_hash: str | None = None
     #: The browser lineage of the session it was read through (None: not read through a session).
     lineage: str | None = None
+    #: A bot account (web/bots.py), and the id of the account that owns it.
+    is_bot: bool = False
+    bot_owner: str | None = None
 
     @property
     def is_account(self) -> bool:
@@ -161,7 +166,15 @@ def clock_row_of(c: Any) -> ClockRow:
 
 
 def identity_row(r: Any) -> IdentityRow:
-    return IdentityRow(r.id, r.handle, r.display_name, r.username, r.password_hash)
+    return IdentityRow(
+        r.id,
+        r.handle,
+        r.display_name,
+        r.username,
+        r.password_hash,
+        is_bot=bool(r.is_bot),
+        bot_owner=r.bot_owner,
+    )
 
 
 def game_row_of(g: Any) -> GameRow:

@@ -75,6 +75,11 @@ identities = sa.Table(
     sa.Column("username", sa.String(40), nullable=True, unique=True),
     sa.Column("password_hash", sa.String(200), nullable=True),
     sa.Column("created_at", sa.Float, nullable=False),
+    #: A bot account (web/bots.py; migration 0014_bot_accounts): marked by its owner before its
+    #: first game, rated on the bots' list, met in the queue only by people who opt in.
+    sa.Column("is_bot", sa.Boolean, nullable=False, server_default="0"),
+    #: The account that owns the bot (no foreign key: a bot stays a bot when its owner is deleted).
+    sa.Column("bot_owner", sa.String(32), nullable=True),
 )
 
 #: Signed-in browsers and bots: only the SHA-256 of a session id is stored.  ``legacy`` marks the

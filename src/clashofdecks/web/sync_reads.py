@@ -16,6 +16,7 @@ import json
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
+from .bots import SEATS_WITH_BOT
 from .store import ClockRow, GameRow, SeatRow, Store, actions, clocks, games, rated_games, seats
 
 #: A game's history as (seat, action text) pairs, in order: what the store keeps.
@@ -59,7 +60,7 @@ _STATE = (
     .select_from(games.outerjoin(rated_games).outerjoin(clocks))
     .where(games.c.id == sa.bindparam("game"))
 )
-_SEATS = seats.select().where(seats.c.game_id == sa.bindparam("game")).order_by(seats.c.seat)
+_SEATS = SEATS_WITH_BOT.where(seats.c.game_id == sa.bindparam("game")).order_by(seats.c.seat)
 _ACTIONS_AFTER = (
     sa.select(actions.c.seat, actions.c.action)
     .where(actions.c.game_id == sa.bindparam("game"), actions.c.idx >= sa.bindparam("k"))
@@ -106,7 +107,7 @@ def load_since(store: Store, game_id: str, known: History) -> GameRow | None:
         if g.control is not None:
             row.clock = ClockRow(g.control, (g.remaining0, g.remaining1), g.running, g.deadline)
         row.seats = [
-            SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner)
+            SeatRow(s.seat, s.kind, s.name, s.agent, s.token_hash, s.owner, bool(s.is_bot))
             for s in conn.execute(_SEATS, params)
         ]
         row.actions = [*known, *((a.seat, a.action) for a in conn.execute(_ACTIONS_AFTER, params))]

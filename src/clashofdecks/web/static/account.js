@@ -111,6 +111,25 @@ function signInSection(run, redraw) {
     }) }, userRow, pwRow, h("button", { type: "submit", class: "primary", "data-testid": "login" }, t("sign_in"))));
 }
 
+// An account of the person's own becomes their bot before its first game (docs/web.md, "Bots"):
+// its token is shown this once, for clash bot --server.
+let botToken = null;
+
+function botSection(run, redraw) {
+  const [user, userRow] = field("bot-username", "text", t("bot_username"), "off");
+  const [pw, pwRow] = field("bot-password", "password", t("bot_password"), "off");
+  const shown = botToken ? h("div", { "data-testid": "bot-token" }, h("p", {}, t("bot_token_note", { handle: botToken.handle })),
+    h("p", {}, h("code", { class: "token" }, botToken.session)),
+    h("button", { type: "button", onclick: () => { botToken = null; redraw(); } }, t("recovery_done"))) : null;
+  return h("section", { class: "panel", "data-testid": "bot-accounts" }, h("h2", {}, t("bot_section_title")),
+    h("p", { class: "muted" }, t("bot_section_note")), shown,
+    h("form", { onsubmit: run(async () => {
+      const body = await postJson("/api/bots", { username: user.value, password: pw.value });
+      botToken = { handle: body.identity, session: body.session };
+      redraw();
+    }) }, userRow, pwRow, h("button", { type: "submit", "data-testid": "mark-bot" }, t("bot_mark"))));
+}
+
 function deleteSection(me, run, view) {
   const [pw, pwRow] = field("delete-password", "password", t("password_plain"), "current-password");
   return h("section", { class: "panel" }, h("h2", {}, t("delete_account")), h("p", { class: "muted" }, t("delete_note")),
@@ -153,6 +172,7 @@ export function accountPage(notice) {
   else sections.push(identitySection(me, run, redraw));
   if (me.identity && !me.account) sections.push(registerSection(run, redraw));
   if (me.account && recoveryCodes) sections.push(recoverySection(redraw));
+  if (me.account && !me.bot) sections.push(botSection(run, redraw));
   if (!me.account) sections.push(signInSection(run, redraw), forgotSection(run, redraw));
   if (me.identity) sections.push(deleteSection(me, run, view));
   mount(h("main", { class: "lobby account", "data-testid": "account-page" }, ...sections, status, err));

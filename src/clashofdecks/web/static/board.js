@@ -4,7 +4,7 @@ import { showCardHelp } from "./cardhelp.js";
 import { choosable } from "./direct.js";
 import { h, icon, onEnter } from "./dom.js";
 import { actionLabel, handActions, ordersFitting, playerName, targetsOf } from "./frame.js";
-import { redraw } from "./page.js";
+import { botBadge, redraw } from "./page.js";
 import { act } from "./socket.js";
 import { state } from "./store.js";
 import { t } from "./words.js";
@@ -119,7 +119,7 @@ function realm(view, p, f) {
   const mine = f.seats && f.seats.includes(p) && f.seat === p;
   const actions = mine ? handActions(f) : new Set();
   return h("div", { class: "realm" + (mine ? " mine" : ""), "data-realm": p },
-    h("h3", {}, name, " · ", t("hand")),
+    h("h3", {}, name, botBadge(f.players[p] && f.players[p].bot), " · ", t("hand")),
     fortressTrack(pl.hand, t("fortress"), p),
     handRow(pl.hand, { mine, playable: mine && f.phase !== "over" ? f.playable : [], actions, testid: mine ? "my-hand" : "opponent-hand",
       targetless: (id) => targetlessReason(view, f, pl, id, actions) }));

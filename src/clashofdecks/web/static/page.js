@@ -21,6 +21,11 @@ export async function route() {
   const [page, arg] = pageOf(location.pathname);
   return pages[page](arg);
 }
+// A bot account's name (docs/web.md, "Bots") bears this badge wherever it is shown.
+export function botBadge(isBot) {
+  return isBot ? h("span", { class: "bot-badge", "data-testid": "bot-badge" }, t("bot_badge")) : null;
+}
+
 export function currentView() { return state.pageView; }
 export function stillShowing(view) { return view === state.pageView; }
 

@@ -5,7 +5,7 @@ import { gamePhaseButtons } from "./direct.js";
 import { h, showRules } from "./dom.js";
 import { abortButton, abortedNote, handleMark, presenceLine, presenceMark, reportBox, resultLine } from "./fairplay.js";
 import { chanceWords, eventText, playerName, promptText, reasonText, ruleWords } from "./frame.js";
-import { redraw } from "./page.js";
+import { botBadge, redraw } from "./page.js";
 import { act, send } from "./socket.js";
 import { state } from "./store.js";
 import { t, timeControlName } from "./words.js";
@@ -61,7 +61,8 @@ function clockBar(f) {
   const seats = [0, 1].map((seat) => {
     const running = f.clock.running === seat;
     return h("span", { class: "clock" + (running ? " running" : ""), "data-testid": "clock-" + seat, "data-running": running ? "true" : "false" },
-      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat), handleMark(f, seat), ":"), " ",
+      h("span", { class: "clock-name" }, (running ? "▶ " : "") + playerName(f, seat), handleMark(f, seat),
+        botBadge(f.players[seat] && f.players[seat].bot), ":"), " ",
       h("span", { class: "clock-time", "data-clock-seat": String(seat) }, clockText(clockLeft(f, seat, performance.now()), f.clock.kind)),
       presenceMark(f, seat) ? [" ", presenceMark(f, seat)] : null);
   });

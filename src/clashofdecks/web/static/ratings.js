@@ -3,7 +3,7 @@
 import { saveDisplayName } from "./account.js";
 import { api } from "./api.js";
 import { h, svg } from "./dom.js";
-import { currentView, go, mount, stillShowing } from "./page.js";
+import { botBadge, currentView, go, mount, stillShowing } from "./page.js";
 import { closeSocket, openSocket } from "./socket.js";
 import { state } from "./store.js";
 import { campaignWord } from "./summaries.js";
@@ -18,6 +18,9 @@ export function playNowPanel(formats) {
   const status = h("p", { class: "muted", role: "status", "data-testid": "play-now-status" });
   const actions = h("div", { class: "row" });
   const button = h("button", { class: "primary", "data-testid": "play-now", onclick: () => join() }, t("play_now_start"));
+  // People meet bot accounts only when they tick this (docs/web.md, "Bots").
+  const bots = h("input", { type: "checkbox", id: "play-now-bots", "data-testid": "play-now-bots" });
+  const botsChoice = h("label", { for: "play-now-bots" }, bots, " ", t("play_now_bots"));
   actions.append(fmt, button);
 
   async function join() {
@@ -30,7 +33,7 @@ export function playNowPanel(formats) {
     closeSocket();
     const ws = openSocket();
     state.ws = ws;
-    ws.onopen = () => ws.send(JSON.stringify({ type: "queue", format: fmt.value, lang: state.lang }));
+    ws.onopen = () => ws.send(JSON.stringify({ type: "queue", format: fmt.value, lang: state.lang, bots: bots.checked }));
     ws.onclose = () => { if (state.ws === ws) { state.ws = null; idle(); } };
     ws.onmessage = (e) => {
       const f = JSON.parse(e.data);
@@ -46,10 +49,12 @@ export function playNowPanel(formats) {
     else { closeSocket(); idle(); }
   }
   function idle() {
+    bots.disabled = false;
     status.textContent = t("play_now_blurb");
     actions.replaceChildren(fmt, button);
   }
   function waiting(f) {
+    bots.disabled = true; // the choice is stored with the queue entry: leave to change it
     status.textContent = t("play_now_waiting", { format: t(f.format), rating: f.rating });
     actions.replaceChildren(h("button", { "data-testid": "play-now-leave", onclick: leave }, t("play_now_leave")));
   }
@@ -61,6 +66,7 @@ export function playNowPanel(formats) {
   }
   idle();
   return h("section", { class: "panel", "data-testid": "play-now-panel" }, h("h2", {}, t("play_now")), status, actions,
+    state.me && state.me.bot ? null : h("p", {}, botsChoice),
     h("p", {}, h("a", { href: "/leaderboard", "data-testid": "leaderboard-link" }, t("leaderboard")),
       state.me && state.me.identity ? [" · ", h("a", { href: "/p/" + encodeURIComponent(state.me.identity), "data-testid": "my-page" }, t("my_page"))] : null));
 }
@@ -71,22 +77,27 @@ export async function leaderboardPage() {
   closeSocket();
   const params = new URLSearchParams(location.search);
   const fmt = params.get("format") === "precon" ? "precon" : "draft";
+  // People by default; bots have a list of their own (docs/web.md, "Bots").
+  const list = params.get("list") === "bots" ? "bots" : "people";
   const view = currentView();
-  const data = await api("/api/leaderboard?format=" + fmt);
+  const data = await api("/api/leaderboard?format=" + fmt + "&list=" + list);
   if (!stillShowing(view)) return;
   const tabs = h("nav", { class: "tabs", "aria-label": t("format") }, ["draft", "precon"].map((f) =>
-    h("a", { href: "/leaderboard?format=" + f, class: "button" + (f === fmt ? " primary" : ""), "aria-current": f === fmt ? "page" : null,
+    h("a", { href: "/leaderboard?format=" + f + (list === "bots" ? "&list=bots" : ""), class: "button" + (f === fmt ? " primary" : ""), "aria-current": f === fmt ? "page" : null,
       "data-testid": "leaderboard-" + f }, t(f))));
+  const lists = h("nav", { class: "tabs", "aria-label": t("leaderboard_lists") }, ["people", "bots"].map((l) =>
+    h("a", { href: "/leaderboard?format=" + fmt + (l === "bots" ? "&list=bots" : ""), class: "button" + (l === list ? " primary" : ""),
+      "aria-current": l === list ? "page" : null, "data-testid": "leaderboard-list-" + l }, t("leaderboard_" + l))));
   const rows = data.players.map((p, i) => h("tr", { "data-testid": "leaderboard-row", "data-handle": p.handle },
     h("td", {}, String(i + 1)),
-    h("th", { scope: "row" }, h("a", { href: "/p/" + encodeURIComponent(p.handle) }, p.name)),
+    h("th", { scope: "row" }, h("a", { href: "/p/" + encodeURIComponent(p.handle) }, p.name), botBadge(p.bot)),
     h("td", { class: "num", "data-testid": "leaderboard-rating" }, String(p.rating)),
     h("td", { class: "num" }, String(p.games)),
     h("td", { class: "num" }, `${p.wins}–${p.losses}`)));
   mount(h("main", { class: "ratings-page" },
-    h("h2", {}, t("leaderboard")), tabs,
+    h("h2", {}, t("leaderboard")), lists, tabs,
     h("p", { class: "muted" }, t("leaderboard_blurb", { n: data.min_games })),
-    myStanding(data),
+    list === "bots" ? h("p", { class: "muted", "data-testid": "bots-blurb" }, t("leaderboard_bots_blurb")) : myStanding(data),
     rows.length ? h("table", { class: "board-table", "data-testid": "leaderboard" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("player")),
         h("th", { scope: "col", class: "num" }, t("rating")), h("th", { scope: "col", class: "num" }, t("rated_games")),
@@ -150,10 +161,12 @@ export async function playerPage(handle) {
     r.provisional ? h("p", { class: "muted", "data-testid": "provisional-help" }, t("provisional_help", { n: r.min_games || 10 })) : null,
     h("p", {}, t("rated_record", { games: r.games, wins: r.wins, losses: r.losses })),
     (p.history[fmt] || []).length ? historySvg(p.history[fmt], t(fmt)) : null));
-  const games = p.games.map((g) => h("li", {}, `${g.players.map((n, i) => n || t("default_player", { n: i + 1 })).join(" – ")} · ${t(g.format) || g.format} · `,
+  const games = p.games.map((g) => h("li", {}, `${g.players.map((n, i) => (n || t("default_player", { n: i + 1 })) + (g.bots && g.bots[i] ? ` (${t("bot_badge")})` : "")).join(" – ")} · ${t(g.format) || g.format} · `,
     g.status === "over" ? h("a", { href: "/r/" + g.id }, t("replay")) : h("a", { href: "/g/" + g.id }, t("watch"))));
   mount(h("main", { class: "ratings-page", "data-testid": "player-page", "data-handle": p.handle },
-    h("h2", {}, p.name, p.name !== p.handle ? h("span", { class: "muted" }, " @" + p.handle) : null),
+    h("h2", {}, p.name, p.name !== p.handle ? h("span", { class: "muted" }, " @" + p.handle) : null, botBadge(p.bot)),
+    p.bot && p.owner ? h("p", { "data-testid": "bot-owner" }, t("bot_owner"), " ",
+      h("a", { href: "/p/" + encodeURIComponent(p.owner) }, "@" + p.owner)) : null,
     h("h3", {}, t("ratings")),
     ratingBlocks.length ? h("div", { class: "lobby" }, ratingBlocks) : h("p", { class: "muted" }, t("no_rated_games")),
     h("h3", {}, t("results_by_format")),

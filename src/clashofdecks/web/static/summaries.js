@@ -10,7 +10,9 @@ export function gameLabel(g) {
   const format = FORMATS.includes(g.format) ? t(g.format) : g.format;
   const result = g.status === "over" ? " · " + t("over") : "";
   // A seat nobody named (a friend duel) has the default name in this page's language.
-  const names = g.players.map((name, i) => name || t("default_player", { n: i + 1 }));
+  // A bot account's seat (docs/web.md, "Bots") says so: "Robo (bot)".
+  const names = g.players.map((name, i) => (name || t("default_player", { n: i + 1 })) +
+    (g.bots && g.bots[i] ? ` (${t("bot_badge")})` : ""));
   return `${names.join(" – ")} · ${t("mode_" + g.mode)} · ${format}` + result;
 }
 
