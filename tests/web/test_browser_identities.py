@@ -165,6 +165,42 @@ def test_a_recovery_code_resets_the_password_once(server: ServerProcess) -> None
     assert status == 200 and body["recovery_codes_left"] == 6  # the refused reset used nothing
 
 
+def test_an_account_gets_new_recovery_codes_with_its_password(server: ServerProcess) -> None:
+    """``POST /api/account/recovery-codes``: the password required (a wrong one, another site's
+    request, a form post or a guest change nothing), then eight new codes, shown once, and the old
+    ones void.  Before, an owner who used or lost the codes had no way to get new ones."""
+    from test_identity import _raw_post
+
+    browser = Browser(server)
+    browser.guest()
+    status, body = browser.post("/api/account/register", {"username": "renewer", "password": "correct horse"})
+    assert status == 200
+    old = body["recovery_codes"]
+    route = "/api/account/recovery-codes"
+    status, body = browser.post(route, {"password": "not my password"})
+    assert status == 401 and body["code"] == "login_failed"
+    auth = {"Authorization": f"Bearer {browser.session()}"}
+    data = json.dumps({"password": "correct horse"}).encode()
+    status, body = _raw_post(server, route, data, {"Content-Type": "text/plain", **auth})
+    assert status == 415, body
+    foreign = {"Content-Type": "application/json", "Origin": "https://evil.example", **auth}
+    status, body = _raw_post(server, route, data, foreign)
+    assert status == 403 and body["code"] == "bad_origin"
+    guest = Browser(server)
+    guest.guest()
+    status, body = guest.post(route, {"password": "correct horse"})
+    assert status == 401 and body["code"] == "no_identity"
+    status, body = browser.post(route, {"password": "correct horse"})
+    assert status == 200 and body["username"] == "renewer", body
+    new = body["recovery_codes"]
+    assert len(new) == 8 and not set(new) & set(old)
+    assert "recovery_codes" not in server.get("/api/me", session=browser.session())[1]  # shown once
+    reset = {"username": "renewer", "new_password": "a brand new passphrase"}
+    assert Browser(server).post("/api/account/recover", {**reset, "code": old[0]})[0] == 401  # void
+    status, body = Browser(server).post("/api/account/recover", {**reset, "code": new[0]})
+    assert status == 200 and body["recovery_codes_left"] == 7
+
+
 def test_a_disabled_account_is_not_opened_by_its_recovery_codes(tmp_path: Path) -> None:
     proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
     try:
