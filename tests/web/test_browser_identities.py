@@ -120,6 +120,27 @@ def test_a_sign_out_closes_the_sessions_sockets_on_every_process(pg_processes: A
     assert _closed_code(kept) == 1008  # the operator's command reached the server process
 
 
+def test_on_postgresql_a_sign_out_reaches_the_other_process_by_notification(
+    pg_processes: Any, pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's rounds put off (``CLASH_TEST_WATCH_SECONDS``): the ``signouts`` table is never
+    read, so only the sign-out's NOTIFY can close the socket on the other process -- a logout made
+    there, and the operator's command.  Before, the other process closed it at its next watch tick
+    only, and here never."""
+    monkeypatch.setenv("CLASH_TEST_WATCH_SECONDS", "3600")
+    procs = pg_processes(2, "--agent-workers", "0")
+    name = f"notified-{secrets.token_hex(4)}"
+    session = _account(procs[0], name)
+    other_device = _sign_in(procs[0], name, "correct horse")
+    ws = _socket(procs[1], session)
+    kept = _socket(procs[1], other_device)
+    assert procs[0].post("/api/account/logout", {}, session=session)[0] == 200
+    assert _closed_code(ws) == 1008
+    _ping(kept)  # the other device's session lives on: its socket too
+    assert "session(s) ended" in _admin(procs[0], "sign-out", name, "--database", pg_database)
+    assert _closed_code(kept) == 1008
+
+
 def test_the_operators_sign_out_closes_sockets_on_sqlite(tmp_path: Path) -> None:
     proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
     try:
