@@ -299,6 +299,62 @@ def test_a_hint_queued_for_a_closed_socket_is_not_run(
     run_async(play(), timeout=300)
 
 
+def test_a_hint_queued_while_its_game_moves_on_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The optional lane is busy; a page asks a hint, then acts while the hint waits: once a worker
+    is free the hint is dropped unrun (``clash_work_dropped{why="game_moved"}``) and the page is
+    told so, instead of being sent a hint for a position that is gone."""
+    release = threading.Event()
+    asked: list[int] = []
+
+    def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float, str]:
+        asked.append(seat)
+        return "end", 0.5, "win chance"
+
+    monkeypatch.setattr(workers, "hint", hint)
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await _started(server)
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            game, _t = await server.table.create_game(NewGame(kind="hotseat", format="precon", seed=7), OWNER)
+            page, _ws = _page()
+            await _past_setup(route, page, game)
+            busy = asyncio.create_task(server.pool.run_optional(release.wait))
+            ws = QueueSocket()
+            from clashofdecks.web.store import IdentityRow
+
+            serving = asyncio.create_task(route._serve(ws, IdentityRow(OWNER, "o", ""), "127.0.0.1"))  # type: ignore[arg-type]
+            dropped = metrics.WORK_DROPPED.labels("hint", "game_moved")._value.get()
+            await ws.incoming.put(json.dumps({"type": "hello", "game": game.id, "tokens": []}))
+            await ws.incoming.put(json.dumps({"type": "hint"}))
+            while not (any(f.get("type") == "state" for f in ws.sent) and game.hinting):
+                await asyncio.sleep(0.01)  # the hint waits for the busy lane
+            state = [f for f in ws.sent if f.get("type") == "state"][-1]
+            steps = len(game.session.steps)
+            act = {"type": "act", "action": state["legal"][0], "index": state["index"]}
+            await ws.incoming.put(json.dumps(act))
+            while len(game.session.steps) == steps:
+                await asyncio.sleep(0.01)  # the page's action is applied while the hint waits
+            release.set()
+            await busy
+            while game.hinting:
+                await asyncio.sleep(0.01)
+            await ws.incoming.put(None)
+            await serving
+            assert asked == []
+            assert metrics.WORK_DROPPED.labels("hint", "game_moved")._value.get() == dropped + 1
+            errors = [f for f in ws.sent if f.get("type") == "error"]
+            assert [e["code"] for e in errors] == ["hint_unavailable"], errors
+        finally:
+            release.set()
+            await server.stop()
+
+    run_async(play(), timeout=300)
+
+
 # ------------------------------------------------------------------ budgets (worker processes)
 
 
