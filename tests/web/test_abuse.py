@@ -163,6 +163,16 @@ def test_sockets_are_capped_per_identity_and_per_address(tight: Any) -> None:
         ws.close()
 
 
+def test_above_the_servers_concurrency_requests_get_a_503(tight: Any) -> None:
+    """uvicorn's ``limit_concurrency`` is the ``concurrency`` cap: with two sockets open on a server
+    that allows two connections, a request is answered 503 (at the default, 10,000, far above the
+    per-address caps, those act first)."""
+    proc = tight("--limit", "concurrency=2")
+    assert _request(proc, "GET", "/api/cards")[0] == 200
+    with connect(proc.ws_url), connect(proc.ws_url):
+        assert _request(proc, "GET", "/api/cards")[0] == 503
+
+
 def test_sockets_opened_are_limited_per_address(tight: Any) -> None:
     """A flood closed at ``flood_drops`` cannot come straight back on new sockets without end."""
     proc = tight("--limit", "socket_opens_per_minute=2")
