@@ -174,6 +174,39 @@ def test_a_page_opening_a_long_game_renders_the_latest_events_only(tight: Any) -
     assert played > 100, played
 
 
+def test_a_stored_game_opened_by_a_page_is_replayed_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator opening an imported record (up to ``record_actions`` actions) makes the server
+    replay it: in a thread, not on the event loop's.  Before, the replay ran on the loop."""
+    from clashofdecks.web import game_table
+
+    threads: list[threading.Thread] = []
+    replay = game_table.session_of_row
+
+    def recorded(row: Any) -> Any:
+        threads.append(threading.current_thread())
+        return replay(row)
+
+    monkeypatch.setattr(game_table, "session_of_row", recorded)
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await _started(server)
+        try:
+            from clashofdecks.record import GameRecord
+
+            row = await server.table.import_record(GameRecord.from_dict(_long_record(60)), OWNER)
+            loop_thread = threading.current_thread()
+            live = await server.table.get(row.id)
+            assert live is not None and len(live.session.steps) == 60
+            assert threads and all(t is not loop_thread for t in threads), threads
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=300)
+
+
 # ------------------------------------------------------------------ hints (WebSocket, in process)
 
 
