@@ -274,3 +274,14 @@ def test_every_name_follows_the_display_name_rule(server: ServerProcess, name: s
     frame = json.loads(ws.recv(timeout=30))
     assert frame["type"] == "error" and frame["code"] == "bad_field", frame
     ws.close()
+
+
+def test_a_name_with_nul_is_a_400_on_postgresql(pg_processes: Any) -> None:
+    """PostgreSQL refuses NUL in text: a name holding one was an HTTP 500 there, on every path."""
+    (proc,) = pg_processes(1, "--agent-workers", "0")
+    status, body = proc.post("/api/games", {"kind": "friend", "name": "a\x00b"})
+    assert status == 400 and "name" in body["error"], body
+    record = {"record_version": 1, "mode": "duel", "format": "precon", "seed": 1, "actions": []}
+    status, body = proc.post("/api/import", {**record, "players": ["a\x00b", "b"]})
+    assert status == 400 and "name" in body["error"], body
+    assert proc.post("/api/me", {"display_name": "a\x00b"})[0] == 400
