@@ -214,10 +214,15 @@ def test_serve_raises_its_open_file_limit(tmp_path: Path) -> None:
 
 
 def test_another_host_name_is_refused_and_answers_carry_the_security_headers(tight: Any) -> None:
-    proc = tight("--public-url", "http://cards.example.org")
+    proc = tight("--public-url", "http://cards.example.org", "--allowed-host", "games.example.net")
     status, _body, response = _request(proc, "GET", "/api/cards", Host="rebind.example")
     assert status == 400
-    for host in (f"127.0.0.1:{proc.port}", f"localhost:{proc.port}", "cards.example.org"):
+    for host in (
+        f"127.0.0.1:{proc.port}",
+        f"localhost:{proc.port}",
+        "cards.example.org",
+        "games.example.net",
+    ):
         status, _body, response = _request(proc, "GET", "/api/cards", Host=host)
         assert status == 200, host
     assert response.getheader("X-Content-Type-Options") == "nosniff"
