@@ -163,6 +163,16 @@ def test_sockets_are_capped_per_identity_and_per_address(tight: Any) -> None:
         ws.close()
 
 
+def test_above_the_servers_concurrency_requests_get_a_503(tight: Any) -> None:
+    """uvicorn's ``limit_concurrency`` is the ``concurrency`` cap: with two sockets open on a server
+    that allows two connections, a request is answered 503 (at the default, 10,000, far above the
+    per-address caps, those act first)."""
+    proc = tight("--limit", "concurrency=2")
+    assert _request(proc, "GET", "/api/cards")[0] == 200
+    with connect(proc.ws_url), connect(proc.ws_url):
+        assert _request(proc, "GET", "/api/cards")[0] == 503
+
+
 def test_sockets_opened_are_limited_per_address(tight: Any) -> None:
     """A flood closed at ``flood_drops`` cannot come straight back on new sockets without end."""
     proc = tight("--limit", "socket_opens_per_minute=2")
@@ -204,10 +214,15 @@ def test_serve_raises_its_open_file_limit(tmp_path: Path) -> None:
 
 
 def test_another_host_name_is_refused_and_answers_carry_the_security_headers(tight: Any) -> None:
-    proc = tight("--public-url", "http://cards.example.org")
+    proc = tight("--public-url", "http://cards.example.org", "--allowed-host", "games.example.net")
     status, _body, response = _request(proc, "GET", "/api/cards", Host="rebind.example")
     assert status == 400
-    for host in (f"127.0.0.1:{proc.port}", f"localhost:{proc.port}", "cards.example.org"):
+    for host in (
+        f"127.0.0.1:{proc.port}",
+        f"localhost:{proc.port}",
+        "cards.example.org",
+        "games.example.net",
+    ):
         status, _body, response = _request(proc, "GET", "/api/cards", Host=host)
         assert status == 200, host
     assert response.getheader("X-Content-Type-Options") == "nosniff"
@@ -264,3 +279,14 @@ def test_every_name_follows_the_display_name_rule(server: ServerProcess, name: s
     frame = json.loads(ws.recv(timeout=30))
     assert frame["type"] == "error" and frame["code"] == "bad_field", frame
     ws.close()
+
+
+def test_a_name_with_nul_is_a_400_on_postgresql(pg_processes: Any) -> None:
+    """PostgreSQL refuses NUL in text: a name holding one was an HTTP 500 there, on every path."""
+    (proc,) = pg_processes(1, "--agent-workers", "0")
+    status, body = proc.post("/api/games", {"kind": "friend", "name": "a\x00b"})
+    assert status == 400 and "name" in body["error"], body
+    record = {"record_version": 1, "mode": "duel", "format": "precon", "seed": 1, "actions": []}
+    status, body = proc.post("/api/import", {**record, "players": ["a\x00b", "b"]})
+    assert status == 400 and "name" in body["error"], body
+    assert proc.post("/api/me", {"display_name": "a\x00b"})[0] == 400

@@ -29,7 +29,7 @@ from clashofdecks.web.games import NewGame, replay_frames
 from clashofdecks.web.routes_common import Limits
 from clashofdecks.web.routes_socket import SocketRoute
 from clashofdecks.web.server import GameServer, ServerConfig
-from conftest import ServerProcess, run_async
+from conftest import Client, ServerProcess, run_async
 
 
 def _long_record(actions: int) -> dict[str, Any]:
@@ -99,6 +99,112 @@ def test_an_import_over_its_time_budget_fails_cleanly_in_a_worker(tight: Any) ->
     assert status == 503 and "more than 0.001 s" in body["error"], body
     assert _metric(proc, 'clash_work_timed_out_total{kind="import"}') == 1
     assert proc.get("/api/lobby", session=me)[1]["mine"] == before
+
+
+# ------------------------------------------------------------------ the hello log (on the event loop)
+
+
+def _long_session(actions: int) -> GameSession:
+    from clashofdecks.record import GameRecord
+
+    return GameSession.from_record(
+        GameRecord.from_dict(_long_record(actions)),
+        seats=[Seat.remote("a"), Seat.remote("b")],
+        allow_undo_between_people=True,
+    )
+
+
+def test_the_hello_log_renders_only_the_events_it_shows() -> None:
+    """A page opening a long game in a language nobody read it in yet renders the latest steps
+    only (``hello_log_events``), on the event loop: a few sentences, whatever the game's length.
+    Before, the first render in a language rendered every event of the game."""
+    from clashofdecks.web.frame_words import PositionWords
+
+    session = _long_session(400)
+    words = PositionWords(session)
+    whole_count = sum(len(s.events) for s in session.steps) + len(session.initial_events)
+    before = metrics.COSTS.sentence_renders
+    tail = [e for step in words.history("fr", ("a", "b"), at_least=5) for e in step]
+    rendered = metrics.COSTS.sentence_renders - before
+    assert 5 <= len(tail) == rendered < whole_count // 20, (rendered, whole_count)
+    # The same events, in the same order, as the whole log's end (rendered here, off the count).
+    whole = [e for step in PositionWords(session).history("fr", ("a", "b")) for e in step]
+    assert tail == whole[-len(tail) :]
+    # Kept: asking again renders nothing; an action renders its own events only.
+    before = metrics.COSTS.sentence_renders
+    assert [e for step in words.history("fr", ("a", "b"), at_least=5) for e in step] == tail
+    assert metrics.COSTS.sentence_renders == before
+    session.act(session.to_move, session.legal_actions(session.to_move)[0])
+    words.history("fr", ("a", "b"), at_least=5)
+    assert metrics.COSTS.sentence_renders - before == len(session.steps[-1].events)
+
+
+def test_the_hello_log_after_an_undo_shows_the_game_as_it_now_is() -> None:
+    """An undo takes steps back: the log kept for the old steps is not shown for the new ones."""
+    from clashofdecks.web.frame_words import PositionWords
+
+    session = _long_session(12)
+    words = PositionWords(session)
+    seat = session.to_move
+    others = [a for a in session.legal_actions(seat) if a != "end"]
+    session.act(seat, others[0])
+    words.history("en", ("a", "b"), at_least=3)
+    assert session.undo(seat) == [others[0]]
+    session.act(seat, "end")
+    fresh = PositionWords(session).history("en", ("a", "b"))
+    assert words.history("en", ("a", "b")) == fresh
+
+
+def test_a_page_opening_a_long_game_renders_the_latest_events_only(tight: Any) -> None:  # noqa: F811
+    """Over the socket: a watcher opening a long game in another language costs
+    the sentences of the log it gets (and its frame's few lines), not the whole game's."""
+    proc = tight("--metrics-allow", "127.0.0.1", "--limit", "hello_log_events=3")
+    game = proc.new_game(kind="hotseat", format="precon")
+    c = Client(proc, game["id"], game["tokens"])
+    for _ in range(40):
+        legal = c.state["legal"]
+        c.act("end" if "end" in legal else legal[0])
+    played = _metric(proc, "clash_sentence_renders_total")
+    c.close()
+    watcher = Client(proc, game["id"], [], lang="de")
+    assert 0 < len(watcher.state["log"]) <= 3
+    opened = _metric(proc, "clash_sentence_renders_total") - played
+    watcher.close()
+    assert opened < 20, opened  # the log's steps and the frame's prompt; the game rendered far more
+    assert played > 100, played
+
+
+def test_a_stored_game_opened_by_a_page_is_replayed_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator opening an imported record (up to ``record_actions`` actions) makes the server
+    replay it: in a thread, not on the event loop's.  Before, the replay ran on the loop."""
+    from clashofdecks.web import game_table
+
+    threads: list[threading.Thread] = []
+    replay = game_table.session_of_row
+
+    def recorded(row: Any) -> Any:
+        threads.append(threading.current_thread())
+        return replay(row)
+
+    monkeypatch.setattr(game_table, "session_of_row", recorded)
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await _started(server)
+        try:
+            from clashofdecks.record import GameRecord
+
+            row = await server.table.import_record(GameRecord.from_dict(_long_record(60)), OWNER)
+            loop_thread = threading.current_thread()
+            live = await server.table.get(row.id)
+            assert live is not None and len(live.session.steps) == 60
+            assert threads and all(t is not loop_thread for t in threads), threads
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=300)
 
 
 # ------------------------------------------------------------------ hints (WebSocket, in process)
@@ -219,6 +325,62 @@ def test_a_hint_queued_for_a_closed_socket_is_not_run(
             await server.pool.run_optional(time.time)  # the lane has taken every job queued before
             assert asked == [] and not game.hinting
             assert metrics.WORK_DROPPED.labels("hint", "socket_closed")._value.get() == dropped + 1
+        finally:
+            release.set()
+            await server.stop()
+
+    run_async(play(), timeout=300)
+
+
+def test_a_hint_queued_while_its_game_moves_on_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The optional lane is busy; a page asks a hint, then acts while the hint waits: once a worker
+    is free the hint is dropped unrun (``clash_work_dropped{why="game_moved"}``) and the page is
+    told so, instead of being sent a hint for a position that is gone."""
+    release = threading.Event()
+    asked: list[int] = []
+
+    def hint(record: dict[str, Any], seat: int, seconds: float) -> tuple[str, float, str]:
+        asked.append(seat)
+        return "end", 0.5, "win chance"
+
+    monkeypatch.setattr(workers, "hint", hint)
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await _started(server)
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            game, _t = await server.table.create_game(NewGame(kind="hotseat", format="precon", seed=7), OWNER)
+            page, _ws = _page()
+            await _past_setup(route, page, game)
+            busy = asyncio.create_task(server.pool.run_optional(release.wait))
+            ws = QueueSocket()
+            from clashofdecks.web.store import IdentityRow
+
+            serving = asyncio.create_task(route._serve(ws, IdentityRow(OWNER, "o", ""), "127.0.0.1"))  # type: ignore[arg-type]
+            dropped = metrics.WORK_DROPPED.labels("hint", "game_moved")._value.get()
+            await ws.incoming.put(json.dumps({"type": "hello", "game": game.id, "tokens": []}))
+            await ws.incoming.put(json.dumps({"type": "hint"}))
+            while not (any(f.get("type") == "state" for f in ws.sent) and game.hinting):
+                await asyncio.sleep(0.01)  # the hint waits for the busy lane
+            state = [f for f in ws.sent if f.get("type") == "state"][-1]
+            steps = len(game.session.steps)
+            act = {"type": "act", "action": state["legal"][0], "index": state["index"]}
+            await ws.incoming.put(json.dumps(act))
+            while len(game.session.steps) == steps:
+                await asyncio.sleep(0.01)  # the page's action is applied while the hint waits
+            release.set()
+            await busy
+            while game.hinting:
+                await asyncio.sleep(0.01)
+            await ws.incoming.put(None)
+            await serving
+            assert asked == []
+            assert metrics.WORK_DROPPED.labels("hint", "game_moved")._value.get() == dropped + 1
+            errors = [f for f in ws.sent if f.get("type") == "error"]
+            assert [e["code"] for e in errors] == ["hint_unavailable"], errors
         finally:
             release.set()
             await server.stop()

@@ -120,6 +120,27 @@ def test_a_sign_out_closes_the_sessions_sockets_on_every_process(pg_processes: A
     assert _closed_code(kept) == 1008  # the operator's command reached the server process
 
 
+def test_on_postgresql_a_sign_out_reaches_the_other_process_by_notification(
+    pg_processes: Any, pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's rounds put off (``CLASH_TEST_WATCH_SECONDS``): the ``signouts`` table is never
+    read, so only the sign-out's NOTIFY can close the socket on the other process -- a logout made
+    there, and the operator's command.  Before, the other process closed it at its next watch tick
+    only, and here never."""
+    monkeypatch.setenv("CLASH_TEST_WATCH_SECONDS", "3600")
+    procs = pg_processes(2, "--agent-workers", "0")
+    name = f"notified-{secrets.token_hex(4)}"
+    session = _account(procs[0], name)
+    other_device = _sign_in(procs[0], name, "correct horse")
+    ws = _socket(procs[1], session)
+    kept = _socket(procs[1], other_device)
+    assert procs[0].post("/api/account/logout", {}, session=session)[0] == 200
+    assert _closed_code(ws) == 1008
+    _ping(kept)  # the other device's session lives on: its socket too
+    assert "session(s) ended" in _admin(procs[0], "sign-out", name, "--database", pg_database)
+    assert _closed_code(kept) == 1008
+
+
 def test_the_operators_sign_out_closes_sockets_on_sqlite(tmp_path: Path) -> None:
     proc = ServerProcess(tmp_path, "--agent-workers", "0").start()
     try:
@@ -163,6 +184,42 @@ def test_a_recovery_code_resets_the_password_once(server: ServerProcess) -> None
     assert Browser(server).post("/api/account/recover", common)[0] == 400  # not a common password
     status, body = Browser(server).post("/api/account/recover", {**reset, "code": codes[1]})
     assert status == 200 and body["recovery_codes_left"] == 6  # the refused reset used nothing
+
+
+def test_an_account_gets_new_recovery_codes_with_its_password(server: ServerProcess) -> None:
+    """``POST /api/account/recovery-codes``: the password required (a wrong one, another site's
+    request, a form post or a guest change nothing), then eight new codes, shown once, and the old
+    ones void.  Before, an owner who used or lost the codes had no way to get new ones."""
+    from test_identity import _raw_post
+
+    browser = Browser(server)
+    browser.guest()
+    status, body = browser.post("/api/account/register", {"username": "renewer", "password": "correct horse"})
+    assert status == 200
+    old = body["recovery_codes"]
+    route = "/api/account/recovery-codes"
+    status, body = browser.post(route, {"password": "not my password"})
+    assert status == 401 and body["code"] == "login_failed"
+    auth = {"Authorization": f"Bearer {browser.session()}"}
+    data = json.dumps({"password": "correct horse"}).encode()
+    status, body = _raw_post(server, route, data, {"Content-Type": "text/plain", **auth})
+    assert status == 415, body
+    foreign = {"Content-Type": "application/json", "Origin": "https://evil.example", **auth}
+    status, body = _raw_post(server, route, data, foreign)
+    assert status == 403 and body["code"] == "bad_origin"
+    guest = Browser(server)
+    guest.guest()
+    status, body = guest.post(route, {"password": "correct horse"})
+    assert status == 401 and body["code"] == "no_identity"
+    status, body = browser.post(route, {"password": "correct horse"})
+    assert status == 200 and body["username"] == "renewer", body
+    new = body["recovery_codes"]
+    assert len(new) == 8 and not set(new) & set(old)
+    assert "recovery_codes" not in server.get("/api/me", session=browser.session())[1]  # shown once
+    reset = {"username": "renewer", "new_password": "a brand new passphrase"}
+    assert Browser(server).post("/api/account/recover", {**reset, "code": old[0]})[0] == 401  # void
+    status, body = Browser(server).post("/api/account/recover", {**reset, "code": new[0]})
+    assert status == 200 and body["recovery_codes_left"] == 7
 
 
 def test_a_disabled_account_is_not_opened_by_its_recovery_codes(tmp_path: Path) -> None:

@@ -151,6 +151,14 @@ def test_an_account_continues_a_guest_game_on_a_second_device(
     phone.click("[data-testid=recovery-codes] button")
     phone.wait_for_selector("[data-testid=recovery-codes]", state="detached")
     phone.screenshot(path=str(shots / "identity-account-phone.png"), full_page=True)
+    # New codes later, with the password (the old ones void): shown once again the same way.
+    first = phone.locator("[data-testid=new-recovery-codes]")
+    phone.fill("[data-testid=codes-password]", "a long passphrase")
+    first.click()
+    phone.wait_for_selector("[data-testid=recovery-codes] li code")
+    assert phone.locator("[data-testid=recovery-codes] li code").count() == 8
+    phone.click("[data-testid=recovery-codes] button")
+    phone.wait_for_selector("[data-testid=new-recovery-codes]")
 
     desk_ctx = fast_context(browser, viewport=DESKTOP)
     desk = desk_ctx.new_page()

@@ -104,6 +104,9 @@ def test_the_delay_grows_and_the_owner_gets_in_once_it_has_passed(tmp_path: Path
                 break
             time.sleep(0.05)
         assert status == 200
+        # The right password cleared the account's count: the next failure is a free one again.
+        wrong = {"username": "owner", "password": "wrong horse"}
+        assert proc.post("/api/account/login", wrong, session="")[0] == 401
     finally:
         proc.stop()
 
@@ -183,9 +186,19 @@ def test_sessions_expire_unused(tmp_path: Path) -> None:
                     (stamp, hashlib.sha256(session.encode()).hexdigest()),
                 )
 
+        def used_at(session: str) -> float | None:
+            with sqlite3.connect(tmp_path / "web.sqlite3") as db:
+                key = hashlib.sha256(session.encode()).hexdigest()
+                row = db.execute("SELECT used_at FROM sessions WHERE id_hash = ?", (key,)).fetchone()
+                return None if row[0] is None else float(row[0])
+
         age(kept, 20)
         age(dropped, 40)
         assert proc.get("/api/me", session=kept)[1]["identity"] is not None
+        stamp = used_at(kept)  # its use is written: it lives 30 days from now
+        assert stamp is not None and stamp > time.time() - 86400
+        assert proc.get("/api/me", session=kept)[1]["identity"] is not None
+        assert used_at(kept) == stamp  # written at most once a day, not at every request
         assert proc.get("/api/me", session=dropped)[1]["identity"] is None
         assert proc.get("/api/me", session=dropped)[1]["identity"] is None  # and it is gone
     finally:

@@ -195,6 +195,8 @@ def test_a_catch_up_reads_only_the_actions_after_its_history_unless_the_historie
         '{"game": "g1", "notice": {"type": "state", "board": []}}',
         '{"game": "g1", "notice": "joined"}',
         '{"game": "g1", "notice": {"type": "notice"}, "skip": 7}',
+        '{"signout": 7}',
+        '{"signout": ["guest-1"]}',
         "[" * 5000 + "]" * 5000,
     ],
 )
@@ -211,7 +213,7 @@ def test_a_malformed_message_on_the_channel_is_logged_and_ignored(
     async def handler(*args: Any) -> None:
         reached.append(args)
 
-    run_async(_dispatch(payload, handler, handler))
+    run_async(_dispatch(payload, handler, handler, handler))
     assert reached == []
     assert "ignored a malformed change message" in caplog.text
 

@@ -12,6 +12,8 @@ Two kinds of message travel on it, both small (NOTIFY refuses payloads of 8,000 
   one of these is logged and ignored.
 * a **notice** -- ``{"game": id, "notice": frame}``: a ``notice`` frame (``joined``,
   ``opponent_away``...) for every connection of the game, whichever process holds it.
+* a **sign-out** -- ``{"signout": identity}``: sessions of the identity ended (web/signouts.py); each
+  process closes its sockets of the identity whose session is gone (``on_signout``).
 
 :class:`PostgresBus` keeps one ``LISTEN`` connection per process (psycopg 3, asynchronous); when that
 connection drops it reconnects and tells the server to catch up every game it holds, since
@@ -51,6 +53,8 @@ OnChange = Callable[[str, Change], Awaitable[None]]
 OnNotice = Callable[[str, dict[str, Any], str | None], Awaitable[None]]
 #: Called after the bus missed messages (its connection dropped): catch up every game held.
 OnResync = Callable[[], Awaitable[None]]
+#: Called with an identity whose sessions ended (web/signouts.py).
+OnSignout = Callable[[str], Awaitable[None]]
 
 #: Seconds without a notification after which the listening connection is checked (a dead
 #: connection is found within this time), and the first wait before reconnecting.
@@ -63,6 +67,8 @@ RECONNECT_SECONDS = 0.5
 class ChangeBus(Protocol):
     #: Whether other processes write the games too (else a copy in memory is the store's state).
     shared: bool
+    #: Told of sign-outs as they commit (PostgreSQL); the ``signouts`` table is read besides.
+    on_signout: OnSignout | None
 
     async def start(self, on_change: OnChange, on_notice: OnNotice, on_resync: OnResync) -> None: ...
 
@@ -78,6 +84,8 @@ class LocalBus:
 
     def __init__(self) -> None:
         self._on_notice: OnNotice | None = None
+        #: Unused: one process, which closes its own sockets at a sign-out.
+        self.on_signout: OnSignout | None = None
 
     async def start(self, on_change: OnChange, on_notice: OnNotice, on_resync: OnResync) -> None:
         self._on_notice = on_notice
@@ -101,6 +109,7 @@ class PostgresBus:
         self.run_db = run_db
         self.task: asyncio.Task[None] | None = None
         self.listening = asyncio.Event()
+        self.on_signout: OnSignout | None = None
         #: How many times the listening connection was (re)opened (the tests read it).
         self.connects = 0
 
@@ -147,9 +156,12 @@ class PostgresBus:
     async def _receive(self, conn: Any, on_change: OnChange, on_notice: OnNotice) -> None:
         while True:
             async for note in conn.notifies(timeout=HEARTBEAT_SECONDS):
-                await _dispatch(note.payload, on_change, on_notice)
+                await _dispatch(note.payload, on_change, on_notice, self.on_signout)
             await conn.execute("SELECT 1")  # quiet for a while: is the connection still there?
 
+
+#: The key of a sign-out's message (web/signouts.py's ``MESSAGE_KEY``).
+SIGNOUT_KEY = "signout"
 
 #: The frame types a notice may be (``LiveGame.notify``'s).
 NOTICE_TYPES = ("notice", "rematch", "presence")
@@ -181,9 +193,18 @@ def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-async def _dispatch(payload: str, on_change: OnChange, on_notice: OnNotice) -> None:
+async def _dispatch(
+    payload: str, on_change: OnChange, on_notice: OnNotice, on_signout: OnSignout | None = None
+) -> None:
     try:
         message = json.loads(payload)
+        if isinstance(message, dict) and SIGNOUT_KEY in message:
+            identity = message[SIGNOUT_KEY]
+            if not isinstance(identity, str):
+                raise MalformedMessage("bad signout")
+            if on_signout is not None:
+                await on_signout(identity)
+            return
         if not isinstance(message, dict) or not isinstance(message.get("game"), str):
             raise MalformedMessage("no game")
         game_id = message["game"]

@@ -70,9 +70,10 @@ class PositionWords:
         self._legal: dict[int, list[str]] = {}
         self._labels: dict[tuple[int, str, tuple[str, str]], list[str]] = {}
         self._prompts: dict[tuple[Any, ...], str] = {}
-        #: Per language and names: the initial events, then each step's events, as frame dicts.
-        self._history: dict[tuple[str, tuple[str, str]], list[list[dict[str, Any]]]] = {}
-        self._history_steps: dict[tuple[str, tuple[str, str]], list[Step]] = {}
+        #: Per language and names: each step rendered so far (by index, with the step it was made
+        #: for), and the initial events, as frame dicts.
+        self._history: dict[tuple[str, tuple[str, str]], dict[int, tuple[Step, list[dict[str, Any]]]]] = {}
+        self._initial: dict[tuple[str, tuple[str, str]], list[dict[str, Any]]] = {}
 
     def _here(self) -> None:
         """Forget the words of a position the session has left."""
@@ -132,35 +133,53 @@ class PositionWords:
             metrics.sentences_rendered(1)
         return line
 
-    def history(self, lang: str, names: tuple[str, str]) -> list[list[dict[str, Any]]]:
-        """The game's events so far as frame dicts: the initial events, then each step's (rendered
-        once per step and language; an undo drops the steps it took back)."""
-        from ..words.events import Context, event_sentence
-
+    def history(self, lang: str, names: tuple[str, str], at_least: int = 0) -> list[list[dict[str, Any]]]:
+        """The game's events so far as frame dicts, a list per step (the initial events first): all
+        of them, or with ``at_least`` > 0 only the latest steps that hold that many events (the
+        initial events when the walk back reaches them).  Each step is rendered once per language
+        and kept, so the cost of a page opening a long game is the steps it shows, never the whole
+        game's (a new language or a copy that caught up renders no more than the tail)."""
         key = (lang, names)
-        rendered = self._history.setdefault(key, [])
-        seen = self._history_steps.setdefault(key, [])
+        rendered = self._history.setdefault(key, {})
+        ctx = None
         steps = self.session.steps
-        kept = len(seen)
-        # A session's steps are only appended and popped (undo): when the last step seen is still
-        # in its place, so is every one before it (the usual case: one step more than last time).
-        if kept > len(steps) or (kept and seen[kept - 1] is not steps[kept - 1]):
-            kept = 0
-            while kept < len(seen) and kept < len(steps) and seen[kept] is steps[kept]:
-                kept += 1
-        del seen[kept:]
-        ctx = Context(lang=lang, names=names, viewer=None)
-        if not rendered:
-            initial = [event_dict(e, ctx, event_sentence) for e in self.session.initial_events]
-            rendered.append(initial)
-            metrics.sentences_rendered(len(initial))
-        del rendered[kept + 1 :]
-        for step in steps[kept:]:
-            events = [event_dict(e, ctx, event_sentence) for e in step.events]
-            rendered.append(events)
-            seen.append(step)
-            metrics.sentences_rendered(len(events))
-        return rendered
+        out: list[list[dict[str, Any]]] = []
+        total, i = 0, len(steps) - 1
+        while i >= 0 and (at_least <= 0 or total < at_least):
+            step, kept = steps[i], rendered.get(i)
+            if kept is None or kept[0] is not step:  # new, or another step at this index (undo)
+                ctx = ctx or self._context(lang, names)
+                kept = rendered[i] = (step, self._rendered(step.events, ctx))
+            out.append(kept[1])
+            total += len(kept[1])
+            i -= 1
+        stale = len(steps)
+        while stale in rendered:  # steps an undo took back
+            del rendered[stale]
+            stale += 1
+        if i < 0 and (at_least <= 0 or total < at_least):
+            initial = self._initial.get(key)
+            if initial is None:
+                initial = self._initial[key] = self._rendered(
+                    self.session.initial_events, ctx or self._context(lang, names)
+                )
+            out.append(initial)
+        out.reverse()
+        return out
+
+    @staticmethod
+    def _context(lang: str, names: tuple[str, str]) -> Any:
+        from ..words.events import Context
+
+        return Context(lang=lang, names=names, viewer=None)
+
+    @staticmethod
+    def _rendered(events: Sequence[Event], ctx: Any) -> list[dict[str, Any]]:
+        from ..words.events import event_sentence
+
+        out = [event_dict(e, ctx, event_sentence) for e in events]
+        metrics.sentences_rendered(len(out))
+        return out
 
     def last_step_events(
         self, events: Sequence[Event | dict[str, Any]], lang: str, names: tuple[str, str]
@@ -173,4 +192,4 @@ class PositionWords:
         own = last.events
         if len(own) != len(events) or any(a is not b for a, b in zip(own, events, strict=True)):
             return None
-        return self.history(lang, names)[-1]
+        return self.history(lang, names, at_least=1)[-1]

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection as DbConnection
 from ..errors import ClashError
 from ..events import Event
 from ..record import GameRecord
-from ..session import REMOTE
+from ..session import REMOTE, GameSession
 from . import bots, hint_terms, rematches
 from .clocks import ClockState
 from .games import (
@@ -65,9 +65,12 @@ class GameTable:
             row = await self.db.read(lambda s: s.load_game(game_id))
             if row is None:
                 return None
-            live = self._of_row(row)
-            if live is None:
+            # Replayed in a thread: a long stored game (an imported record of up to ``record_actions``)
+            # opened by a spectator holds the event loop only between the thread's GIL slices.
+            session = await asyncio.to_thread(_replayed, row)
+            if session is None:
                 return None
+            live = self._of_row(row, session)
             if live.session.is_over and row.status != "over":
                 # Its process was killed between storing the last action and marking the game over:
                 # ended here as it would have been there (the rating, the clock, the campaign).
@@ -76,12 +79,7 @@ class GameTable:
             self.games[game_id] = live
             return live
 
-    def _of_row(self, row: GameRow) -> LiveGame | None:
-        try:
-            session = session_of_row(row)
-        except ClashError as exc:
-            log.error("game %s does not replay from the store: %s", row.id, exc)
-            return None
+    def _of_row(self, row: GameRow, session: GameSession) -> LiveGame:
         live = LiveGame(
             self.services,
             row.id,
@@ -279,3 +277,12 @@ class GameTable:
             assert made is not None  # set in the transaction that raised this
             return made
         return new.id
+
+
+def _replayed(row: GameRow) -> GameSession | None:
+    """The stored game's session, its actions replayed (None, logged: it does not replay)."""
+    try:
+        return session_of_row(row)
+    except ClashError as exc:
+        log.error("game %s does not replay from the store: %s", row.id, exc)
+        return None

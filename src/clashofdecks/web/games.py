@@ -410,11 +410,14 @@ def events_json(live: GameState, events: Sequence[Event | dict[str, Any]], lang:
     return out
 
 
-def history_json(live: GameState, lang: str) -> list[dict[str, Any]]:
-    """Every event of the game so far for the client in ``lang`` (a page's log when it opens the
-    game), each step's rendered once per language (web/frame_words.py)."""
+def history_json(live: GameState, lang: str, latest: int = 0) -> list[dict[str, Any]]:
+    """The game's events so far for the client in ``lang`` (a page's log when it opens the game):
+    every one, or the ``latest`` ones (> 0); only the steps shown are rendered, each once per
+    language (web/frame_words.py), so opening a long game renders no more than a short one."""
     words = _words(live)
-    return [e for step in words.history(lang, words.names(live.seats, lang)) for e in step]
+    steps = words.history(lang, words.names(live.seats, lang), at_least=latest)
+    events = [e for step in steps for e in step]
+    return events[-latest:] if latest > 0 else events
 
 
 def undo_event(live: GameState, taken: list[str]) -> dict[str, Any]:

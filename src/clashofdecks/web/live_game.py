@@ -230,10 +230,8 @@ class LiveGame(GameState):
         # Seats no identity holds yet: the creator's page shows the invite link until it is used.
         frame["open_seats"] = [s.seat for s in self.seats if s.owner is None and s.token_hash is not None]
         # The latest events only (``caps.hello_log_events``): a page opening a long game costs no more
-        # than a short one's (each step's sentences are rendered once per language, then kept).
-        log_limit = self.config.caps.hello_log_events
-        history = history_json(self, conn.lang)
-        frame["log"] = history[-log_limit:] if log_limit else history
+        # than a short one's, on the event loop (only the steps shown are rendered, once per language).
+        frame["log"] = history_json(self, conn.lang, self.config.caps.hello_log_events)
         if conn.protocol == 2:
             conn.shown = base_of(frame)
         await conn.send(frame)

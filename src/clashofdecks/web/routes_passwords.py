@@ -1,7 +1,7 @@
-"""HTTP routes of a password change and of a reset with a recovery code (docs/web.md, "Identities
-and accounts"): the old password or a code (throttled like a login), a new one that is not common;
-every session of the account ends and its sockets close on every server process, this browser
-gets a new session."""
+"""HTTP routes of a password change, of a reset with a recovery code and of new recovery codes
+(docs/web.md, "Identities and accounts"): the old password or a code (throttled like a login), a
+new one that is not common; at a change or a reset every session of the account ends and its
+sockets close on every server process, this browser gets a new session."""
 
 from __future__ import annotations
 
@@ -59,6 +59,40 @@ class PasswordRoutes(RouteGroup):
         await self.new_session(response, request, identity_id, None)
         return response
 
+    async def new_recovery_codes(self, request: Request) -> Response:
+        """A signed-in account's new recovery codes, its password required (throttled like a
+        login): the old codes stop working, the new ones are in this answer only."""
+        refused = cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        row, _hashed = await self.who(request)
+        if row is None or not row.is_account or row.username is None:
+            return self.bad("sign in to an account first", 401, "no_identity")
+        try:
+            data = self.fields(await self.json_body(request), {"password"})
+        except InputError as exc:
+            return self.bad(str(exc))
+        waiting = await self.take_login_attempt(row.username, client_address(request))
+        if waiting is not None:
+            return waiting
+        typed = data.get("password")
+        ok, _rehash = await asyncio.to_thread(
+            ident.verify_password, row.password_hash, typed if isinstance(typed, str) else ""
+        )
+        if not ok:
+            return self.bad("wrong password", 401, "login_failed")
+        codes = recovery.new_codes()  # shown this once; only their hashes are kept
+        keys = logins.account_key(row.username), logins.address_key(client_address(request))
+        identity_id = row.id
+
+        def replace(store: Store) -> None:
+            with store.engine.begin() as conn:
+                recovery.replace_codes(conn, identity_id, codes)
+            logins.succeeded(store.engine, *keys)
+
+        await self.server.run_db(replace)
+        return JSONResponse({**me_body(row), "recovery_codes": codes})
+
     async def recover(self, request: Request) -> Response:
         """A forgotten password: the username, one of its recovery codes (used up) and a new
         password.  Throttled like a login; one answer for an unknown username and a wrong code."""
@@ -109,4 +143,5 @@ class PasswordRoutes(RouteGroup):
         return [
             Route("/api/account/password", self.change_password, methods=["POST"]),
             Route("/api/account/recover", self.recover, methods=["POST"]),
+            Route("/api/account/recovery-codes", self.new_recovery_codes, methods=["POST"]),
         ]

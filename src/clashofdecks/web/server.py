@@ -95,9 +95,19 @@ class GameServer:
         live = await self.db.run(lambda s: signouts.live_sessions(s.engine, hashes)) if hashes else set()
         return await self.socket_counts.close_ended(identities, live)
 
+    async def _signed_out(self, identity_id: str) -> None:
+        """A sign-out's notification: closed in a task of its own, so the bus goes on reading."""
+
+        async def close() -> None:
+            await self.close_signed_out([identity_id])
+
+        self.background.run(close())
+
     async def start(self) -> None:
         store = await self.db.open()
-        self.sync = self.services.sync = GameSync(self.table, self.db, bus_for(store, self.db.read))
+        bus = bus_for(store, self.db.read)
+        bus.on_signout = self._signed_out  # at once on PostgreSQL; the watcher reads the table besides
+        self.sync = self.services.sync = GameSync(self.table, self.db, bus)
         await self.sync.start()
         await self.watcher.heartbeat()
         now, caps = time.time(), self.config.caps  # old sessions and guests go (web/logins.py)

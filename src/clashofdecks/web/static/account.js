@@ -61,6 +61,19 @@ function recoverySection(redraw) {
     h("button", { type: "button", onclick: () => { recoveryCodes = null; redraw(); } }, t("recovery_done")));
 }
 
+// New codes for an account whose codes were used or lost: the password again, then the codes are
+// shown as at sign-up, and the old ones stop working.
+function newCodesSection(run, redraw) {
+  const [pw, pwRow] = field("codes-password", "password", t("password_plain"), "current-password");
+  return h("section", { class: "panel" }, h("h2", {}, t("recovery_new_title")), h("p", { class: "muted" }, t("recovery_new_note")),
+    h("form", { onsubmit: run(async () => {
+      const { recovery_codes: codes, ...me } = await postJson("/api/account/recovery-codes", { password: pw.value });
+      state.me = me;
+      recoveryCodes = codes || null;
+      redraw();
+    }) }, pwRow, h("button", { type: "submit", "data-testid": "new-recovery-codes" }, t("recovery_new"))));
+}
+
 function forgotSection(run, redraw) {
   const [user, userRow] = field("recover-username", "text", t("username"), "username");
   const [code, codeRow] = field("recover-code", "text", t("recovery_code"), "off");
@@ -172,6 +185,7 @@ export function accountPage(notice) {
   else sections.push(identitySection(me, run, redraw));
   if (me.identity && !me.account) sections.push(registerSection(run, redraw));
   if (me.account && recoveryCodes) sections.push(recoverySection(redraw));
+  else if (me.account) sections.push(newCodesSection(run, redraw));
   if (me.account && !me.bot) sections.push(botSection(run, redraw));
   if (!me.account) sections.push(signInSection(run, redraw), forgotSection(run, redraw));
   if (me.identity) sections.push(deleteSection(me, run, view));
