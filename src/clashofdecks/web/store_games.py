@@ -10,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .store_core import NOTIFY, StoreCore
+from .store_core import NOTIFY, StoreCore, execute_compiled
 from .store_rows import (
     CHANGES_CHANNEL,
     NOTICE_MAX_BYTES,
@@ -53,6 +53,7 @@ _BUMP_REVISION = (
 
 
 _FORGET_AGENT_TURN = agent_turns.delete().where(agent_turns.c.game_id == sa.bindparam("g"))
+_INSERT_AGENT_TURN = agent_turns.insert()
 
 
 class GameStore(StoreCore):
@@ -158,14 +159,15 @@ class GameStore(StoreCore):
                 params = [
                     {"game": w.game_id, "n": w.idx + 1, "now": now, "expected": w.revision} for w in checked
                 ]
-                done = conn.execute(_ADVANCE_GAME_AT, params)
+                done = execute_compiled(conn, _ADVANCE_GAME_AT, params)
                 if done.rowcount != len(checked):
                     raise StaleGameError("a game changed in the store since this process last read it")
             if unchecked:
-                conn.execute(
-                    _ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in unchecked]
+                execute_compiled(
+                    conn, _ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in unchecked]
                 )
-            conn.execute(
+            execute_compiled(
+                conn,
                 _INSERT_ACTION,
                 [
                     {"game_id": w.game_id, "idx": w.idx, "seat": w.seat, "action": w.text, "at": now}
@@ -336,7 +338,7 @@ def _mark_agent_turns(conn: Connection, writes: list[ActionWrite]) -> None:
     last = {w.game_id: w for w in writes if w.agent_next is not None}
     if not last:
         return
-    conn.execute(_FORGET_AGENT_TURN, [{"g": game} for game in last])
+    execute_compiled(conn, _FORGET_AGENT_TURN, [{"g": game} for game in last])
     waiting = [{"game_id": w.game_id, "idx": w.idx + 1} for w in last.values() if w.agent_next]
     if waiting:
-        conn.execute(agent_turns.insert(), waiting)
+        execute_compiled(conn, _INSERT_AGENT_TURN, waiting)
