@@ -32,6 +32,20 @@ class StoreCore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        #: SQLite: the group commit's own connection, kept between commits (see ``batch_connection``).
+        self._batch_conn: Connection | None = None
+
+    def batch_connection(self) -> contextlib.AbstractContextManager[Connection]:
+        """A connection for one group commit, to be used in a ``with`` and begun by the caller.  On
+        SQLite the same one every time (its commits come from the one event loop, one after the
+        other): taking one from the pool and giving it back (a rollback) cost about as much as the
+        commit itself.  Elsewhere a pooled one each time (checked before use, as before)."""
+        if self.engine.dialect.name != "sqlite":
+            return self.engine.connect()
+        conn = self._batch_conn
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._batch_conn = self.engine.connect()
+        return contextlib.nullcontext(conn)
 
     @contextlib.contextmanager
     def _begin(self, conn: Connection | None) -> Iterator[Connection]:
@@ -60,6 +74,9 @@ class StoreCore:
             conn.execute(NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
 
     def close(self) -> None:
+        if self._batch_conn is not None:
+            self._batch_conn.close()
+            self._batch_conn = None
         self.engine.dispose()
 
 

@@ -64,7 +64,7 @@ class GameStore(StoreCore):
         commit; the actions among them go in with one statement per table).  If it fails, each
         write is retried alone, so one bad write fails only itself."""
         try:
-            with self.engine.begin() as conn:
+            with self.batch_connection() as conn, conn.begin():
                 self._write_all(writes, conn)
             return [None] * len(writes)
         except Exception:
@@ -73,7 +73,7 @@ class GameStore(StoreCore):
         errors: list[BaseException | None] = []
         for write in writes:
             try:
-                with self.engine.begin() as conn:
+                with self.batch_connection() as conn, conn.begin():
                     self._write_all([write], conn)
                 errors.append(None)
             except Exception as exc:
