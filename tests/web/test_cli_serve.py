@@ -14,6 +14,15 @@ import pytest
 from click.testing import CliRunner
 
 from clashofdecks.cli import main, serve_cmd
+from clashofdecks.words import catalog
+
+
+@pytest.fixture(autouse=True)
+def _catalogs_unpinned_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``clash serve`` run in this test process pins the catalogs' folder (words/catalog.py): put
+    back what was there after each test, so a later test that sets ``CLASH_LOCALE_DIR`` (the
+    dummy language of tests/test_action_text.py) is not served the pinned folder."""
+    monkeypatch.setattr(catalog, "_PINNED", catalog._PINNED)
 
 
 def test_missing_web_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
