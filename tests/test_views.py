@@ -440,3 +440,21 @@ def test_views_from_one_dump_are_the_views_and_leave_the_dump_as_it_was(mode: st
             for player in (0, 1, None):
                 assert view(position, player, dumped) == view(position, player)
             assert dumped == before
+
+
+def test_lane_card_is_the_card_of_the_lane_s_creature() -> None:
+    """``lane_card`` (what a spell's label names, made without the whole lane) is the card id
+    ``lane(...)[position]`` shows, for every creature of every lane, positions from the end too."""
+    rng = random.Random(3)
+    games = [Game.random_duel(s, record_events=False) for s in range(6)]
+    seen = 0
+    for game in random_positions(games, rng, every=2):
+        for player in (0, 1):
+            for lane in ("top", "bottom", 0, 1):
+                creatures = game.lane(player, lane)
+                for position in range(-len(creatures), len(creatures)):
+                    assert game.lane_card(player, lane, position) == creatures[position]["card"]
+                    seen += 1
+                with pytest.raises(IndexError):
+                    game.lane_card(player, lane, len(creatures))
+    assert seen > 100

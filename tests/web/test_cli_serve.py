@@ -14,6 +14,15 @@ import pytest
 from click.testing import CliRunner
 
 from clashofdecks.cli import main, serve_cmd
+from clashofdecks.words import catalog
+
+
+@pytest.fixture(autouse=True)
+def _catalogs_unpinned_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``clash serve`` run in this test process pins the catalogs' folder (words/catalog.py): put
+    back what was there after each test, so a later test that sets ``CLASH_LOCALE_DIR`` (the
+    dummy language of tests/test_action_text.py) is not served the pinned folder."""
+    monkeypatch.setattr(catalog, "_PINNED", catalog._PINNED)
 
 
 def test_missing_web_extra_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,3 +187,20 @@ def test_server_tuning_options_out_of_range_are_usage_errors(
     assert config is None
     assert result.exit_code == 2  # type: ignore[attr-defined]
     assert f"Invalid value for '{flags[0]}'" in result.output  # type: ignore[attr-defined]
+
+
+def test_serve_leaves_its_start_up_heap_out_of_later_garbage_collections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``clash serve`` freezes the objects made before it serves (``gc.freeze``): a full collection
+    then walks only what serving made, a stall every action in flight waits for
+    (docs/performance.md)."""
+    import gc
+
+    gc.unfreeze()
+    try:
+        _config, result = _served_config([], tmp_path, monkeypatch)
+        assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()  # this test process collects as before

@@ -342,3 +342,23 @@ def test_processes_starting_at_once_on_an_empty_postgresql_database_all_migrate_
     finally:
         engine.dispose()
     reset_pg(url)
+
+
+def test_the_group_commit_keeps_its_connection_on_sqlite_and_survives_a_failed_batch(tmp_path: Path) -> None:
+    """SQLite: every group commit (``Store.batch``) uses one connection, not one from the pool per
+    commit (its checkout and return cost about as much as the commit); a batch that fails (a
+    duplicate action, retried alone and refused) leaves it usable for the next."""
+    from clashofdecks.web.store import ActionWrite
+
+    store = open_store(f"sqlite:///{tmp_path / 'batch.sqlite3'}")
+    store.create_game(_row())
+    checkouts: list[object] = []
+    sa.event.listen(store.engine, "checkout", lambda *args: checkouts.append(args))
+    assert store.batch([ActionWrite("g1", 0, 0, "deck 1")]) == [None]
+    errors = store.batch([ActionWrite("g1", 1, 0, "pick a"), ActionWrite("g1", 0, 0, "deck 2")])
+    assert errors[0] is None and isinstance(errors[1], sa.exc.IntegrityError)
+    assert store.batch([ActionWrite("g1", 2, 0, "pick b")]) == [None]
+    assert len(checkouts) == 1
+    row = store.load_game("g1")
+    assert row is not None and row.actions == [(0, "deck 1"), (0, "pick a"), (0, "pick b")]
+    store.close()

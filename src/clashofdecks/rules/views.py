@@ -167,6 +167,12 @@ class GameViews(GameCore):
             )
         return out
 
+    def lane_card(self, player: int, lane: int | str, position: int) -> str:
+        """The card id of ``player``'s creature at ``position`` of ``lane`` (``lane(...)[position]
+        ["card"]`` without making the whole lane); IndexError when there is none."""
+        ln = lane if isinstance(lane, int) else A.LANE_INDEX[lane]
+        return CARD_IDS[self._lanes[player * 2 + ln][position][C_CARD]]
+
     def creature_abilities(self, player: int, lane: int, position: int) -> list[str]:
         """The abilities the creature has now (printed, Aura from neighbours, solo threat)."""
         return ability_names(self._abilities(player, self._lanes[player * 2 + lane], position))

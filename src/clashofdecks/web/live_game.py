@@ -18,7 +18,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection as DbConnection
@@ -165,7 +165,8 @@ class LiveGame(GameState):
         expected = self.revision
         write: ActionWrite | Callable[[Store, DbConnection], None]
         if isinstance(fn, ActionWrite):
-            action = replace(fn, revision=expected, alone=then is None)
+            # Made directly: ``dataclasses.replace`` looks the fields up at every call (a move's).
+            action = ActionWrite(fn.game_id, fn.idx, fn.seat, fn.text, expected, fn.agent_next, then is None)
             write = action if then is None else functools.partial(_append_then, action=action, then=then)
         else:
             write = functools.partial(_bumped, fn=fn, then=then, game_id=self.id, expected=expected)

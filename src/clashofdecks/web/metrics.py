@@ -32,6 +32,7 @@ Connected players, games in progress and the queue are read from the server when
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -44,27 +45,53 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
-    Histogram,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
+
 # Not registered anywhere on creation: each app's registry adds them (one process, one app in
 # production; tests may start several apps in one process, and they share these counts).
-ACTIONS_ACCEPTED = Counter(
-    "clash_actions_accepted", "Actions accepted, stored and applied (players' and the AI's)", registry=None
-)
-ACTION_LATENCY = Histogram(
-    "clash_action_latency_seconds",
-    "From the receipt of an act message to its acknowledgement frame queued for that socket",
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
-    registry=None,
-)
+class _ActionCounts(Collector):
+    """Actions accepted and their latency histogram, as plain numbers bumped on the hot path (a
+    Prometheus ``Counter`` or ``Histogram`` takes a lock per update: about 2 % of the event loop
+    under ``clash bench --web``), read at each scrape; the same metrics as before."""
+
+    BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.latency_counts = [0] * (len(self.BUCKETS) + 1)  # the last: above every bucket
+        self.latency_sum = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self.latency_counts[bisect.bisect_left(self.BUCKETS, seconds)] += 1
+        self.latency_sum += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(
+            "clash_actions_accepted",
+            "Actions accepted, stored and applied (players' and the AI's)",
+            value=self.accepted,
+        )
+        cumulative, buckets = 0, []
+        for bound, count in zip((*map(str, self.BUCKETS), "+Inf"), self.latency_counts, strict=True):
+            cumulative += count
+            buckets.append((bound, cumulative))
+        yield HistogramMetricFamily(
+            "clash_action_latency_seconds",
+            "From the receipt of an act message to its acknowledgement frame queued for that socket",
+            buckets=buckets,
+            sum_value=self.latency_sum,
+        )
+
+
+ACTIONS = _ActionCounts()
 CATCH_UPS = Counter(
     "clash_catch_ups",
     "Copies of games brought to a change another process stored: applied from the notification "
@@ -130,11 +157,11 @@ OPEN_SOCKETS = Gauge(
 
 
 def action_accepted() -> None:
-    ACTIONS_ACCEPTED.inc()
+    ACTIONS.accepted += 1
 
 
 def observe_action(seconds: float) -> None:
-    ACTION_LATENCY.observe(seconds)
+    ACTIONS.observe(seconds)
 
 
 def caught_up(how: str) -> None:
@@ -224,8 +251,7 @@ def registry_with(gauges: ServerGauges) -> CollectorRegistry:
         PROCESS_COLLECTOR,
         PLATFORM_COLLECTOR,
         GC_COLLECTOR,
-        ACTIONS_ACCEPTED,
-        ACTION_LATENCY,
+        ACTIONS,
         CATCH_UPS,
         WORKER_JOBS,
         WORK_REFUSED,

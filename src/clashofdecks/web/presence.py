@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from .leases import alive_processes, db_now
 from .store import clocks, games, metadata
+from .store_core import execute_compiled
 
 presence = sa.Table(
     "presence",
@@ -75,10 +76,10 @@ def set_presence(conn: Connection, process: str, game_id: str, seat: int, connec
     """This process now holds ``connections`` connections of ``seat`` (a write of the group commit)."""
     update, insert, cancel = _PRESENCE_STATEMENTS[conn.dialect.name]
     params = {"p": process, "g": game_id, "s": seat, "n": connections}
-    if conn.execute(update, params).rowcount == 0:
-        conn.execute(insert, params)
+    if execute_compiled(conn, update, [params]).rowcount == 0:
+        execute_compiled(conn, insert, [params])
     if connections > 0:  # the seat's player is here: a countdown of its absence ends
-        conn.execute(cancel, {"g": game_id, "s": seat})
+        execute_compiled(conn, cancel, [{"g": game_id, "s": seat}])
 
 
 def start_countdown(engine: Engine, game_id: str, seat: int) -> bool:

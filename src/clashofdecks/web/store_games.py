@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .bots import SEATS_WITH_BOT
-from .store_core import NOTIFY, StoreCore
+from .store_core import NOTIFY, StoreCore, execute_compiled
 from .store_rows import (
     CHANGES_CHANNEL,
     NOTICE_MAX_BYTES,
@@ -54,6 +54,7 @@ _BUMP_REVISION = (
 
 
 _FORGET_AGENT_TURN = agent_turns.delete().where(agent_turns.c.game_id == sa.bindparam("g"))
+_INSERT_AGENT_TURN = agent_turns.insert()
 
 
 class GameStore(StoreCore):
@@ -64,7 +65,7 @@ class GameStore(StoreCore):
         commit; the actions among them go in with one statement per table).  If it fails, each
         write is retried alone, so one bad write fails only itself."""
         try:
-            with self.engine.begin() as conn:
+            with self.batch_connection() as conn, conn.begin():
                 self._write_all(writes, conn)
             return [None] * len(writes)
         except Exception:
@@ -73,7 +74,7 @@ class GameStore(StoreCore):
         errors: list[BaseException | None] = []
         for write in writes:
             try:
-                with self.engine.begin() as conn:
+                with self.batch_connection() as conn, conn.begin():
                     self._write_all([write], conn)
                 errors.append(None)
             except Exception as exc:
@@ -159,14 +160,15 @@ class GameStore(StoreCore):
                 params = [
                     {"game": w.game_id, "n": w.idx + 1, "now": now, "expected": w.revision} for w in checked
                 ]
-                done = conn.execute(_ADVANCE_GAME_AT, params)
+                done = execute_compiled(conn, _ADVANCE_GAME_AT, params)
                 if done.rowcount != len(checked):
                     raise StaleGameError("a game changed in the store since this process last read it")
             if unchecked:
-                conn.execute(
-                    _ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in unchecked]
+                execute_compiled(
+                    conn, _ADVANCE_GAME, [{"game": w.game_id, "n": w.idx + 1, "now": now} for w in unchecked]
                 )
-            conn.execute(
+            execute_compiled(
+                conn,
                 _INSERT_ACTION,
                 [
                     {"game_id": w.game_id, "idx": w.idx, "seat": w.seat, "action": w.text, "at": now}
@@ -338,7 +340,7 @@ def _mark_agent_turns(conn: Connection, writes: list[ActionWrite]) -> None:
     last = {w.game_id: w for w in writes if w.agent_next is not None}
     if not last:
         return
-    conn.execute(_FORGET_AGENT_TURN, [{"g": game} for game in last])
+    execute_compiled(conn, _FORGET_AGENT_TURN, [{"g": game} for game in last])
     waiting = [{"game_id": w.game_id, "idx": w.idx + 1} for w in last.values() if w.agent_next]
     if waiting:
-        conn.execute(agent_turns.insert(), waiting)
+        execute_compiled(conn, _INSERT_AGENT_TURN, waiting)

@@ -54,7 +54,7 @@ def cast_target(game: Game, action: str) -> str | None:
         return None
     try:
         player, lane, position = words[2].split(".")
-        return str(game.lane(int(player), lane.lower())[int(position)]["card"])
+        return game.lane_card(int(player), lane.lower(), int(position))
     except (ValueError, IndexError, KeyError, ClashError):
         return None
 
@@ -113,7 +113,7 @@ def describe_action(
             card = args[0].upper()
             p_text, lane, n_text = args[1].split(".")
             player, position = int(p_text), int(n_text)
-            target = str(game.lane(player, lane.lower())[position]["card"])
+            target = game.lane_card(player, lane.lower(), position)
             own = "own" if player == you else "other"
             who = names[player] if player in (0, 1) else "?"
             return phrase(
