@@ -187,21 +187,24 @@ def _surviving_line(game: Game, budget: int) -> list[str]:
 def solo_puzzle_at(game: Game, budget: int = SURVIVAL_BUDGET) -> tuple[int, list[str]] | None:
     """``(0, surviving line)`` when ``game`` is a solo puzzle (the start of the player's turn; see the
     module docstring), else ``None``."""
+    return (0, _surviving_line(game, budget)) if is_solo_puzzle(game, budget) else None
+
+
+def is_solo_puzzle(game: GameEngine, budget: int = SURVIVAL_BUDGET) -> bool:
+    """Whether ``game`` is a solo puzzle (:func:`solo_puzzle_at` without its line)."""
     if not game.is_solo or game.is_over() or game.phase != "summon" or game.active != 0:
-        return None
+        return False
     legal = game.legal_actions()
     if game.current_player != 0 or len(legal) < 2 or proven_survival(game, budget) != 1.0:
-        return None
-    if survives_after(game, legal[0], budget) != 0.0:  # `end` must be proven to lose
-        return None
-    return 0, _surviving_line(game, budget)
+        return False
+    return survives_after(game, legal[0], budget) == 0.0  # `end` must be proven to lose
 
 
 def puzzle_at(game: Game, budget: int = PUZZLE_BUDGET) -> tuple[int, list[str]] | None:
     """``(seat, winning line)`` when ``game`` is a puzzle for the player to move (see the module
     docstring), else ``None``."""
     if game.is_solo:
-        return solo_puzzle_at(game, max(budget, SURVIVAL_BUDGET))
+        return solo_puzzle_at(game, budget)
     if game.is_over() or game.phase == "setup":
         return None
     seat = game.current_player
@@ -226,10 +229,12 @@ def mine(
     *,
     mode: str = "duel",
     level: int = 0,
+    budget: int | None = None,
 ) -> Iterator[Puzzle]:
     """Play a game per seed with ``agents`` (solo: the first plays against the automaton of threat
     ``level``, R8.3) and yield each puzzle met at the start of a play-phase turn (deduplicated by
-    position)."""
+    position); ``budget``: the positions a proof may visit while mining (default: the check's; a
+    puzzle proven within fewer is proven within more), recorded in a solo puzzle's source."""
     from .agents.registry import make_agent
 
     seen: set[str] = set()
@@ -240,12 +245,12 @@ def mine(
         players = [make_agent(agents[0], seed), make_agent(agents[1], seed + 1)]
         source = {"seed": seed, "format": fmt, "agents": list(agents[: 1 if solo else 2])}
         if solo:
-            source |= {"mode": "solo", "level": level}
+            source |= {"mode": "solo", "level": level, "budget": budget or SURVIVAL_BUDGET}
         last_turn = None
         while not game.is_over():
             if game.phase != "setup" and game.turn != last_turn and game.active == game.current_player:
                 last_turn = game.turn
-                found = puzzle_at(game)
+                found = puzzle_at(game) if budget is None else puzzle_at(game, budget)
                 position = dump_position(game) if found is not None else {}
                 if found is not None and position_key(position) not in seen:
                     seen.add(position_key(position))
@@ -310,7 +315,7 @@ def check(puzzle: Puzzle, determinizations: int = 0, seed: int = 0) -> None:
 def _check_solo(puzzle: Puzzle, game: Game, determinizations: int, seed: int) -> None:
     if not game.is_solo or puzzle.seat != 0:
         raise PuzzleError(f"puzzle {puzzle.id}: a solo puzzle is the player's (seat 0) in a solo game")
-    if solo_puzzle_at(game) is None:
+    if not is_solo_puzzle(game):
         raise PuzzleError(f"puzzle {puzzle.id}: not a proven survival that `end` misses")
     replay = game.clone()
     try:
@@ -328,7 +333,7 @@ def _check_solo(puzzle: Puzzle, game: Game, determinizations: int, seed: int) ->
     rng = random.Random(seed)
     for _ in range(determinizations):
         sample = game.sample_determinization(0, rng)
-        if solo_puzzle_at(sample) is None:
+        if not is_solo_puzzle(sample):
             raise PuzzleError(f"puzzle {puzzle.id}: a game consistent with the player's view is no puzzle")
 
 
@@ -363,6 +368,7 @@ __all__ = [
     "PuzzleError",
     "check",
     "dump_puzzles",
+    "is_solo_puzzle",
     "keeps_the_win",
     "load_puzzles",
     "mine",

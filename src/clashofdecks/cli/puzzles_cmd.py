@@ -50,6 +50,13 @@ def puzzles() -> None:
     metavar="DATABASE_URL",
     help="mine the finished games of a web store instead of playing games.",
 )
+@click.option(
+    "--budget",
+    type=click.IntRange(100, 10**7),
+    default=None,
+    help="positions a proof may visit while mining (default 20,000; a puzzle proven within fewer is "
+    "proven within more).",
+)
 @click.option("--limit", type=click.IntRange(1), default=None, help="stop after this many puzzles.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True, help="the puzzle file.")
 def mine(
@@ -60,6 +67,7 @@ def mine(
     mode: str,
     level: int,
     store_url: str | None,
+    budget: int | None,
     limit: int | None,
     out: str,
 ) -> None:
@@ -77,7 +85,9 @@ def mine(
         except (UnknownAgentError, ClashError) as exc:
             raise click.UsageError(str(exc)) from None
         found = []
-        for puzzle in mine_puzzles(range(seed, seed + games), agents, fmt, mode=mode, level=level):
+        for puzzle in mine_puzzles(
+            range(seed, seed + games), agents, fmt, mode=mode, level=level, budget=budget
+        ):
             found.append(puzzle)
             if limit is not None and len(found) >= limit:
                 break
