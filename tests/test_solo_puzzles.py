@@ -143,7 +143,18 @@ def test_clash_puzzles_mine_solo_and_check(tmp_path: Path) -> None:
     seed = SOLO[0].source["seed"]
     out = tmp_path / "solo.json"
     mined = _clash(
-        "puzzles", "mine", "--mode", "solo", "--games", "1", "--seed", str(seed), "--out", str(out)
+        "puzzles",
+        "mine",
+        "--mode",
+        "solo",
+        "--games",
+        "1",
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        "--budget",
+        str(SOLO[0].source["budget"]),
     )
     assert mined.returncode == 0, mined.stderr
     assert "from 1 solo games" in mined.stdout
