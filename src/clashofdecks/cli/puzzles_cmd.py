@@ -105,7 +105,7 @@ def _mine_store(url: str, limit: int | None) -> tuple[list[Puzzle], str]:
     try:
         store = open_store(url)
     except Exception as exc:  # a bad URL or an unreachable database: said, never a traceback
-        raise click.UsageError(f"cannot open the store {url!r}: {exc}") from None
+        raise click.UsageError(f"cannot open the store: {exc}") from None  # never the URL: a password
     try:
         found: list[Puzzle] = []
         games = 0
