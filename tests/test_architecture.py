@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agents", ("agents",)),
     (
         "session and simulation",
-        ("session", "simulation", "analyze", "bench", "native_check", "tournaments", "puzzles"),
+        ("session", "simulation", "analyze", "bench", "native_check", "tournaments", "puzzles", "survival"),
     ),
     ("front ends", ("terminal", "cli", "web", "envs", "__main__")),
 )

@@ -13,6 +13,13 @@ Any move that keeps the proven win is right (:func:`keeps_the_win`): moves that 
 the turn are one move, and a different winning line is as good as the one stored, as lichess accepts
 any mate.  ``clash puzzles mine`` finds puzzles in games it plays; ``clash puzzles check`` proves a
 file of them again.  The package ships ``data/puzzles.json`` (docs/puzzles.md).
+
+A solo puzzle (``kind`` ``solo``) is a position at the start of the player's turn in a solo game where
+the player has a line in this turn that **survives or wins through the automaton's next turn** for
+every order of the automaton's hidden deck, and ending the turn at once is proven not to
+(:mod:`clashofdecks.survival`).  The package ships them in ``data/puzzles-solo.json``.  Every puzzle
+has themes: ``lethal`` (a duel's win this turn) or ``survive`` (solo), and ``return-order`` when its
+solution includes a return-order decision (R3.9).
 """
 
 from __future__ import annotations
@@ -30,15 +37,22 @@ from .analyze import proven_result
 from .engine import GameEngine
 from .errors import ClashError
 from .formats import new_game
+from .options import Threat
 from .position import dump_position, load_position
+from .record import GameRecord, Replay
 from .rules import Game
+from .survival import SURVIVAL_BUDGET, ends_the_turn, proven_survival, survives_after
 
 #: Positions the exact search may visit to prove one puzzle (beyond it: no puzzle).
 PUZZLE_BUDGET: Final = 20_000
 #: The version of the puzzle file format.
 PUZZLES_VERSION: Final = 1
-#: The puzzles shipped with the package.
+#: The puzzles shipped with the package: the duel ones, then the solo ones.
 SHIPPED: Final = "puzzles.json"
+SHIPPED_SOLO: Final = "puzzles-solo.json"
+#: A puzzle's kinds and themes.
+KINDS: Final = ("duel", "solo")
+THEMES: Final = ("lethal", "survive", "return-order")
 
 
 class PuzzleError(ClashError):
@@ -47,8 +61,9 @@ class PuzzleError(ClashError):
 
 @dataclass(frozen=True)
 class Puzzle:
-    """One puzzle: the position (complete, the true state), the solver's seat, a winning line, its theme
-    and where it was found (the seed and agents of the game it comes from, the turn)."""
+    """One puzzle: the position (complete, the true state), the solver's seat, a winning line (solo: the
+    player's turn that survives), its theme and where it was found (the seed and agents of the game it
+    comes from, the turn); ``kind`` is ``duel`` or ``solo``, ``themes`` every theme (see the module)."""
 
     id: str
     position: dict[str, Any]
@@ -56,6 +71,12 @@ class Puzzle:
     theme: str
     solution: tuple[str, ...]
     source: dict[str, Any]
+    kind: str = "duel"
+    themes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.themes:  # a puzzle written before themes: its kind's theme and the solution's
+            object.__setattr__(self, "themes", themes_of(self.kind, self.solution))
 
     def game(self) -> Game:
         """The puzzle's position as a game."""
@@ -66,6 +87,8 @@ class Puzzle:
             "id": self.id,
             "seat": self.seat,
             "theme": self.theme,
+            "kind": self.kind,
+            "themes": list(self.themes),
             "solution": list(self.solution),
             "source": self.source,
             "position": self.position,
@@ -78,6 +101,12 @@ class Puzzle:
         seat = data["seat"]
         if seat not in (0, 1):
             raise PuzzleError(f"puzzle {data.get('id')!r}: seat must be 0 or 1")
+        kind = data.get("kind", "duel")
+        if kind not in KINDS:
+            raise PuzzleError(f"puzzle {data.get('id')!r}: kind must be duel or solo")
+        themes = data.get("themes") or ()
+        if not isinstance(themes, list | tuple) or not set(themes) <= set(THEMES):
+            raise PuzzleError(f"puzzle {data.get('id')!r}: themes are among {', '.join(THEMES)}")
         return cls(
             id=str(data["id"]),
             position=dict(data["position"]),
@@ -85,7 +114,16 @@ class Puzzle:
             theme=str(data.get("theme", "lethal")),
             solution=tuple(str(a) for a in data["solution"]),
             source=dict(data.get("source") or {}),
+            kind=kind,
+            themes=tuple(themes),
         )
+
+
+def themes_of(kind: str, solution: Sequence[str]) -> tuple[str, ...]:
+    """A puzzle's themes: ``lethal`` (duel) or ``survive`` (solo), and ``return-order`` when the
+    solution includes a return-order decision (R3.9)."""
+    main = "survive" if kind == "solo" else "lethal"
+    return (main, "return-order") if any(a.startswith("order") for a in solution) else (main,)
 
 
 def wins_this_turn(game: GameEngine, seat: int, budget: int = PUZZLE_BUDGET) -> bool:
@@ -96,8 +134,11 @@ def wins_this_turn(game: GameEngine, seat: int, budget: int = PUZZLE_BUDGET) -> 
 
 
 def keeps_the_win(game: Game, seat: int, action: int, budget: int = PUZZLE_BUDGET) -> bool:
-    """Whether ``seat`` playing ``action`` in ``game`` still wins before the turn ends: the test of a
-    move in a puzzle (any winning move is right)."""
+    """Whether ``seat`` playing ``action`` in ``game`` still wins before the turn ends (solo: still
+    survives the automaton's next turn, proven over every order of its deck): the test of a move in a
+    puzzle (any winning move is right)."""
+    if game.is_solo:
+        return seat == 0 and survives_after(game, action, max(budget, SURVIVAL_BUDGET)) == 1.0
     after = game.clone()
     after.record_events = False
     after.apply(action)
@@ -107,7 +148,10 @@ def keeps_the_win(game: Game, seat: int, action: int, budget: int = PUZZLE_BUDGE
 def winning_line(game: Game, seat: int, budget: int = PUZZLE_BUDGET) -> list[str]:
     """One line that wins: at each of the solver's decisions the first action that keeps the win, at each
     of the opponent's its first action (every one of them loses); raises :class:`PuzzleError` if
-    ``seat`` is not proven to win."""
+    ``seat`` is not proven to win.  Solo: the player's actions up to the one that ends the turn, each
+    keeping the survival proven."""
+    if game.is_solo:
+        return _surviving_line(game, budget)
     g = game.clone()
     g.record_events = False
     line: list[str] = []
@@ -126,10 +170,42 @@ def winning_line(game: Game, seat: int, budget: int = PUZZLE_BUDGET) -> list[str
     return line
 
 
+def _surviving_line(game: Game, budget: int) -> list[str]:
+    g = game.clone()
+    g.record_events = False
+    line: list[str] = []
+    while True:
+        action = next((a for a in g.legal_actions() if keeps_the_win(g, 0, a, budget)), None)
+        if action is None:
+            raise PuzzleError("the player has no move here that survives the automaton's next turn")
+        line.append(g.action_text(action))
+        if ends_the_turn(g, action):
+            return line
+        g.apply(action)
+
+
+def solo_puzzle_at(game: Game, budget: int = SURVIVAL_BUDGET) -> tuple[int, list[str]] | None:
+    """``(0, surviving line)`` when ``game`` is a solo puzzle (the start of the player's turn; see the
+    module docstring), else ``None``."""
+    return (0, _surviving_line(game, budget)) if is_solo_puzzle(game, budget) else None
+
+
+def is_solo_puzzle(game: GameEngine, budget: int = SURVIVAL_BUDGET) -> bool:
+    """Whether ``game`` is a solo puzzle (:func:`solo_puzzle_at` without its line)."""
+    if not game.is_solo or game.is_over() or game.phase != "summon" or game.active != 0:
+        return False
+    legal = game.legal_actions()
+    if game.current_player != 0 or len(legal) < 2 or proven_survival(game, budget) != 1.0:
+        return False
+    return survives_after(game, legal[0], budget) == 0.0  # `end` must be proven to lose
+
+
 def puzzle_at(game: Game, budget: int = PUZZLE_BUDGET) -> tuple[int, list[str]] | None:
-    """``(seat, winning line)`` when ``game`` is a duel puzzle for the player to move (see the module
+    """``(seat, winning line)`` when ``game`` is a puzzle for the player to move (see the module
     docstring), else ``None``."""
-    if game.is_solo or game.is_over() or game.phase == "setup":
+    if game.is_solo:
+        return solo_puzzle_at(game, budget)
+    if game.is_over() or game.phase == "setup":
         return None
     seat = game.current_player
     legal = game.legal_actions()
@@ -147,30 +223,66 @@ def position_key(position: dict[str, Any]) -> str:
 
 
 def mine(
-    seeds: Sequence[int], agents: tuple[str, str] = ("greedy", "greedy"), fmt: str = "draft"
+    seeds: Sequence[int],
+    agents: tuple[str, str] = ("greedy", "greedy"),
+    fmt: str = "draft",
+    *,
+    mode: str = "duel",
+    level: int = 0,
+    budget: int | None = None,
 ) -> Iterator[Puzzle]:
-    """Play a duel per seed with ``agents`` and yield each puzzle met at the start of a play-phase turn
-    (deduplicated by position)."""
+    """Play a game per seed with ``agents`` (solo: the first plays against the automaton of threat
+    ``level``, R8.3) and yield each puzzle met at the start of a play-phase turn (deduplicated by
+    position); ``budget``: the positions a proof may visit while mining (default: the check's; a
+    puzzle proven within fewer is proven within more), recorded in a solo puzzle's source."""
     from .agents.registry import make_agent
 
     seen: set[str] = set()
     for seed in seeds:
-        game = new_game(mode="duel", format=fmt, seed=seed)
-        game.record_events = False
+        solo = mode == "solo"
+        threat = Threat.level(level) if solo else None
+        game = new_game(mode=mode, format=fmt, seed=seed, threat=threat, record_events=False)
         players = [make_agent(agents[0], seed), make_agent(agents[1], seed + 1)]
+        source = {"seed": seed, "format": fmt, "agents": list(agents[: 1 if solo else 2])}
+        if solo:
+            source |= {"mode": "solo", "level": level, "budget": budget or SURVIVAL_BUDGET}
         last_turn = None
         while not game.is_over():
-            if game.phase != "setup" and game.turn != last_turn:
+            if game.phase != "setup" and game.turn != last_turn and game.active == game.current_player:
                 last_turn = game.turn
-                found = puzzle_at(game)
-                if found is not None:
-                    position = dump_position(game)
-                    key = position_key(position)
-                    if key not in seen:
-                        seen.add(key)
-                        source = {"seed": seed, "format": fmt, "agents": list(agents), "turn": game.turn}
-                        yield Puzzle(key, position, found[0], "lethal", tuple(found[1]), source)
+                found = puzzle_at(game) if budget is None else puzzle_at(game, budget)
+                position = dump_position(game) if found is not None else {}
+                if found is not None and position_key(position) not in seen:
+                    seen.add(position_key(position))
+                    yield _puzzle(position, found, {**source, "turn": game.turn}, solo)
             game.apply(players[game.current_player].act(game))
+
+
+def mine_record(record: GameRecord, source: dict[str, Any], seen: set[str] | None = None) -> Iterator[Puzzle]:
+    """The puzzles met at the start of a play-phase turn of a recorded game (replayed from its
+    record: a web game, a saved one), each with ``source`` and the turn; deduplicated by position
+    against ``seen`` (updated).  Raises :class:`~clashofdecks.errors.RecordError` for a record that
+    does not replay."""
+    seen = set() if seen is None else seen
+    steps = Replay(record)
+    game = steps.game
+    last_turn = None
+    for _ in steps:
+        if game.phase != "setup" and game.turn != last_turn and game.active == game.current_player:
+            last_turn = game.turn
+            found = puzzle_at(game)
+            position = dump_position(game) if found is not None else {}
+            if found is not None and position_key(position) not in seen:
+                seen.add(position_key(position))
+                yield _puzzle(position, found, {**source, "turn": game.turn}, game.is_solo)
+
+
+def _puzzle(
+    position: dict[str, Any], found: tuple[int, list[str]], source: dict[str, Any], solo: bool
+) -> Puzzle:
+    kind = "solo" if solo else "duel"
+    theme = "survive" if solo else "lethal"
+    return Puzzle(position_key(position), position, found[0], theme, tuple(found[1]), source, kind)
 
 
 def check(puzzle: Puzzle, determinizations: int = 0, seed: int = 0) -> None:
@@ -179,6 +291,9 @@ def check(puzzle: Puzzle, determinizations: int = 0, seed: int = 0) -> None:
     game = puzzle.game()
     if game.current_player != puzzle.seat:
         raise PuzzleError(f"puzzle {puzzle.id}: seat {puzzle.seat} is not to move")
+    if puzzle.kind == "solo":
+        _check_solo(puzzle, game, determinizations, seed)
+        return
     found = puzzle_at(game)
     if found is None or found[0] != puzzle.seat:
         raise PuzzleError(f"puzzle {puzzle.id}: not a proven win that `end` misses")
@@ -197,14 +312,42 @@ def check(puzzle: Puzzle, determinizations: int = 0, seed: int = 0) -> None:
             raise PuzzleError(f"puzzle {puzzle.id}: a game consistent with the solver's view is no win")
 
 
+def _check_solo(puzzle: Puzzle, game: Game, determinizations: int, seed: int) -> None:
+    if not game.is_solo or puzzle.seat != 0:
+        raise PuzzleError(f"puzzle {puzzle.id}: a solo puzzle is the player's (seat 0) in a solo game")
+    if not is_solo_puzzle(game):
+        raise PuzzleError(f"puzzle {puzzle.id}: not a proven survival that `end` misses")
+    replay = game.clone()
+    try:
+        for n, text in enumerate(puzzle.solution, 1):
+            action = replay.parse_action(text)
+            if not keeps_the_win(replay, 0, action):
+                raise PuzzleError(f"puzzle {puzzle.id}: its solution does not survive ({text!r})")
+            if ends_the_turn(replay, action) != (n == len(puzzle.solution)):
+                raise PuzzleError(f"puzzle {puzzle.id}: its solution does not end the turn at its end")
+            replay.apply(action)
+    except PuzzleError:
+        raise
+    except ClashError as exc:
+        raise PuzzleError(f"puzzle {puzzle.id}: its solution does not replay: {exc}") from None
+    rng = random.Random(seed)
+    for _ in range(determinizations):
+        sample = game.sample_determinization(0, rng)
+        if not is_solo_puzzle(sample):
+            raise PuzzleError(f"puzzle {puzzle.id}: a game consistent with the player's view is no puzzle")
+
+
 def load_puzzles(path: str | Path | None = None) -> list[Puzzle]:
     """The puzzles of a file written by ``clash puzzles mine`` (default: the shipped ones)."""
+    if path is None:
+        shipped = resources.files("clashofdecks").joinpath("data")
+        return [p for name in (SHIPPED, SHIPPED_SOLO) for p in _read_puzzles(shipped.joinpath(name))]
+    return _read_puzzles(Path(path))
+
+
+def _read_puzzles(path: Any) -> list[Puzzle]:
     try:
-        if path is None:
-            text = resources.files("clashofdecks").joinpath("data", SHIPPED).read_text(encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PuzzleError(f"cannot read the puzzles: {exc}") from None
     if not isinstance(data, dict) or data.get("puzzles_version") != PUZZLES_VERSION:
@@ -218,16 +361,22 @@ def dump_puzzles(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
 
 
 __all__ = [
+    "KINDS",
     "PUZZLE_BUDGET",
+    "THEMES",
     "Puzzle",
     "PuzzleError",
     "check",
     "dump_puzzles",
+    "is_solo_puzzle",
     "keeps_the_win",
     "load_puzzles",
     "mine",
+    "mine_record",
     "position_key",
     "puzzle_at",
+    "solo_puzzle_at",
+    "themes_of",
     "winning_line",
     "wins_this_turn",
 ]
