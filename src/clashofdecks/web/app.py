@@ -20,6 +20,7 @@ from .routes_games import GameRoutes
 from .routes_ops import MetricsPortGate, OpsConfig, OpsRoutes
 from .routes_pages import PageRoutes
 from .routes_passwords import PasswordRoutes
+from .routes_puzzles import PuzzleRoutes
 from .routes_socket import SocketRoute
 from .server import GameServer, ServerConfig
 
@@ -46,6 +47,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         *AccountRoutes(server, limits).routes(),
         *PasswordRoutes(server, limits).routes(),
         *GameRoutes(server, limits).routes(),
+        *PuzzleRoutes(server, limits).routes(),
         *SocketRoute(server, limits).routes(),
     ]
     middleware: list[Middleware] = []
