@@ -8,7 +8,8 @@ pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for
 
 pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
 duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules,
-tutorial (its first step, a card chosen), leaderboard, account.
+tutorial (its first step, a card chosen), leaderboard, account, puzzle (the daily puzzle, a card chosen)
+and puzzle-failed (the daily puzzle after a wrong move: what followed and a winning line).
 sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
 
     python tools/screenshots.py                    # English and Japanese into docs/images/
@@ -152,11 +153,32 @@ def shoot_language(browser: Any, url: str, lang: str, out: Path, seed: int) -> N
     context.close()
 
 
+def shoot_puzzle(browser: Any, url: str, lang: str, out: Path) -> None:
+    """The daily puzzle with a card chosen, then after a wrong move (``end`` never wins a puzzle)."""
+    for size, viewport in SIZES.items():
+        context = browser.new_context(viewport=viewport, has_touch=size == "phone")
+        context.add_init_script(f"localStorage.setItem('clash.lang', '{lang}')")
+        page = context.new_page()
+        page.goto(url + "/puzzle/daily")
+        page.wait_for_selector("[data-testid=my-hand] [data-select]")
+        page.evaluate("document.fonts.ready")
+        page.locator("[data-testid=my-hand] [data-select]").first.click()
+        page.screenshot(path=str(out / f"web-puzzle-{lang}-{size}.png"))
+        shrink(out / f"web-puzzle-{lang}-{size}.png")
+        page.click("[data-testid=end]")
+        page.wait_for_selector("[data-testid=puzzle-failed]")
+        page.locator("[data-testid=puzzle-answer]").scroll_into_view_if_needed()
+        page.screenshot(path=str(out / f"web-puzzle-failed-{lang}-{size}.png"))
+        shrink(out / f"web-puzzle-failed-{lang}-{size}.png")
+        context.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     parser.add_argument("--langs", default="en,ja", help="comma-separated: en, de, fr, ja")
     parser.add_argument("--seed", type=int, default=1, help="the random clicks' seed")
+    parser.add_argument("--puzzle-only", action="store_true", help="only the puzzle page's screenshots")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -167,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
                 for lang in args.langs.split(","):
-                    shoot_language(browser, url, lang.strip(), args.out, args.seed)
+                    if not args.puzzle_only:
+                        shoot_language(browser, url, lang.strip(), args.out, args.seed)
+                    shoot_puzzle(browser, url, lang.strip(), args.out)
                 browser.close()
         finally:
             proc.terminate()

@@ -89,7 +89,7 @@ function ratingLine(r) {
 
 function answerPanel() {
   const a = puzzle.answer;
-  const panel = h("section", { class: "panel", "data-testid": "puzzle-answer" });
+  const panel = h("section", { class: "panel", "data-testid": "puzzle-answer", "data-moves": String(puzzle.actions.length) });
   if (!a) return panel;
   if (a.status === "playing") {
     panel.append(h("p", { class: "after", role: "status", "data-testid": "puzzle-right" }, t("puzzle_right")), movesList(a.played, "puzzle-played"));
