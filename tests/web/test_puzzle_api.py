@@ -14,7 +14,6 @@ import sqlalchemy as sa
 
 from clashofdecks.puzzles import keeps_the_win, load_puzzles
 from clashofdecks.web.puzzle_play import book, daily_id
-
 from conftest import ServerProcess
 
 PUZZLES = load_puzzles()
@@ -45,7 +44,6 @@ def _attempts(url: str) -> list[Any]:
             return list(conn.execute(sa.text("SELECT puzzle_id, solved, rated FROM puzzle_attempts")))
     finally:
         engine.dispose()
-
 
 
 def test_the_view_hides_the_opponents_hidden_cards(proc: ServerProcess) -> None:
@@ -84,7 +82,12 @@ def test_right_moves_solve_and_the_first_attempt_moves_the_ratings(proc: ServerP
     assert puzzle_now["rating"] < 1000  # the puzzle lost to the player
     # A second attempt is kept but moves nothing.
     status, again = proc.post(path, {"actions": list(puzzle.solution)}, session=session)
-    assert status == 200 and again["rating"] == {"rated": False, "before": first["after"], "after": first["after"], "change": 0}
+    assert status == 200 and again["rating"] == {
+        "rated": False,
+        "before": first["after"],
+        "after": first["after"],
+        "change": 0,
+    }
     assert proc.get(f"/api/puzzles/{puzzle.id}")[1]["rating"] == puzzle_now["rating"]
     assert proc.get("/api/puzzles/me", session=session)[1] == {"rating": first["after"], "rated_attempts": 1}
     assert sorted((a.solved, a.rated) for a in _attempts(db_url)) == [(True, False), (True, True)]
@@ -107,7 +110,9 @@ def test_a_wrong_move_fails_and_shows_what_follows(proc: ServerProcess, db_url: 
     rating = body["rating"]
     assert rating["rated"] and rating["after"] < 1000 and rating["change"] < 0
     # Failed once, solved after: the failure is the first attempt, the solve moves nothing.
-    status, solved = proc.post(f"/api/puzzles/{puzzle.id}/move", {"actions": list(puzzle.solution)}, session=session)
+    status, solved = proc.post(
+        f"/api/puzzles/{puzzle.id}/move", {"actions": list(puzzle.solution)}, session=session
+    )
     assert solved["status"] == "solved" and solved["rating"]["rated"] is False
     assert sorted((a.solved, a.rated) for a in _attempts(db_url)) == [(False, True), (True, False)]
 
@@ -157,7 +162,10 @@ def test_a_report_is_kept_once(proc: ServerProcess, db_url: str) -> None:
     path = f"/api/puzzles/{puzzle.id}/report"
     assert proc.post(path, {"reason": "x" * 501}, session=session)[0] == 400
     assert proc.post(path, {"reason": "  "}, session=session)[0] == 400
-    assert proc.post(path, {"reason": "the line looks wrong"}, session=session) == (200, {"reported": True, "new": True})
+    assert proc.post(path, {"reason": "the line looks wrong"}, session=session) == (
+        200,
+        {"reported": True, "new": True},
+    )
     assert proc.post(path, {"reason": "again"}, session=session) == (200, {"reported": True, "new": False})
     engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://"))
     with engine.connect() as conn:

@@ -84,7 +84,12 @@ class Finished:
     after: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"rated": self.rated, "before": self.before, "after": self.after, "change": self.after - self.before}
+        return {
+            "rated": self.rated,
+            "before": self.before,
+            "after": self.after,
+            "change": self.after - self.before,
+        }
 
 
 def _insert(conn: Connection) -> Any:
@@ -192,7 +197,9 @@ def player_mu_and_tried(engine: Engine, identity_id: str) -> tuple[float, set[st
             )
         ).scalar()
         tried = conn.execute(
-            sa.select(puzzle_attempts.c.puzzle_id).where(puzzle_attempts.c.identity_id == identity_id).distinct()
+            sa.select(puzzle_attempts.c.puzzle_id)
+            .where(puzzle_attempts.c.identity_id == identity_id)
+            .distinct()
         )
         return (ratings.MU if mu is None else float(mu)), {r.puzzle_id for r in tried}
 
@@ -210,8 +217,9 @@ def reports_of(engine: Engine) -> list[tuple[str, str, str]]:
     """Every puzzle report, oldest first (for the operator): (puzzle, identity, reason)."""
     with engine.connect() as conn:
         rows = conn.execute(
-            sa.select(puzzle_reports.c.puzzle_id, puzzle_reports.c.identity_id, puzzle_reports.c.reason)
-            .order_by(puzzle_reports.c.created_at)
+            sa.select(
+                puzzle_reports.c.puzzle_id, puzzle_reports.c.identity_id, puzzle_reports.c.reason
+            ).order_by(puzzle_reports.c.created_at)
         )
         return [(r.puzzle_id, r.identity_id, r.reason) for r in rows]
 
@@ -220,6 +228,8 @@ def attempts_of(engine: Engine, identity_id: str) -> list[dict[str, Any]]:
     """An identity's finished attempts, oldest first."""
     with engine.connect() as conn:
         rows = conn.execute(
-            sa.select(puzzle_attempts).where(puzzle_attempts.c.identity_id == identity_id).order_by(puzzle_attempts.c.id)
+            sa.select(puzzle_attempts)
+            .where(puzzle_attempts.c.identity_id == identity_id)
+            .order_by(puzzle_attempts.c.id)
         )
         return [dict(r._mapping) for r in rows]

@@ -123,7 +123,16 @@ class PageRoutes(RouteGroup):
 
     def routes(self) -> list[BaseRoute]:
         # Paths the page itself answers (its script shows the right view).
-        pages = ["/", "/g/{game_id}", "/r/{game_id}", "/rules", "/tutorial", "/account", "/leaderboard", "/puzzle/{puzzle_id}"]
+        pages = [
+            "/",
+            "/g/{game_id}",
+            "/r/{game_id}",
+            "/rules",
+            "/tutorial",
+            "/account",
+            "/leaderboard",
+            "/puzzle/{puzzle_id}",
+        ]
         return [
             *(Route(path, self.page) for path in pages),
             Route("/p/{handle}", self.player_page),

@@ -7,6 +7,7 @@ refused request changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.requests import Request
@@ -40,8 +41,12 @@ class PuzzleRoutes(RouteGroup):
         lang = request.query_params.get("lang", "en")
         return lang if lang in LANGUAGES else "en"
 
-    def _entry(self, request: Request) -> BookEntry | Response:
-        entry = book().get(request.path_params["puzzle_id"][:40])
+    async def _book(self) -> dict[str, BookEntry]:
+        # Read once per process (about a second: each puzzle replayed for its themes), off the loop.
+        return await asyncio.to_thread(book)
+
+    async def _entry(self, request: Request) -> BookEntry | Response:
+        entry = (await self._book()).get(request.path_params["puzzle_id"][:40])
         if entry is None:
             return self.bad("no such puzzle", 404, "no_puzzle")
         return entry
@@ -57,17 +62,18 @@ class PuzzleRoutes(RouteGroup):
         mus = await self.server.db.read(lambda s: puzzle_store.puzzle_mus(s.engine))
         items = [
             {"id": pid, "themes": list(e.themes), "rating": puzzle_store.display(mus.get(pid, 25.0))}
-            for pid, e in book().items()
+            for pid, e in (await self._book()).items()
             if theme is None or theme in e.themes
         ]
         return JSONResponse({"puzzles": items})
 
     async def daily(self, request: Request) -> Response:
         """``GET /api/puzzles/daily``: the puzzle of the UTC date (the same for everyone that day)."""
-        return await self._shown(book()[daily_id(self.config.clock())], self._lang(request), {"daily": True})
+        entries = await self._book()
+        return await self._shown(entries[daily_id(self.config.clock())], self._lang(request), {"daily": True})
 
     async def one(self, request: Request) -> Response:
-        entry = self._entry(request)
+        entry = await self._entry(request)
         if isinstance(entry, Response):
             return entry
         return await self._shown(entry, self._lang(request))
@@ -82,12 +88,12 @@ class PuzzleRoutes(RouteGroup):
         mus = await self.server.db.read(lambda s: puzzle_store.puzzle_mus(s.engine))
         left = [
             (abs(mus.get(pid, 25.0) - mu), pid)
-            for pid, e in book().items()
+            for pid, e in (await self._book()).items()
             if pid not in tried and (theme is None or theme in e.themes)
         ]
         if not left:
             return self.bad("you have tried every puzzle of this theme", 404, "no_puzzle")
-        return await self._shown(book()[min(left)[1]], self._lang(request))
+        return await self._shown((await self._book())[min(left)[1]], self._lang(request))
 
     async def me(self, request: Request) -> Response:
         """``GET /api/puzzles/me``: the player's puzzle rating."""
@@ -114,7 +120,7 @@ class PuzzleRoutes(RouteGroup):
         me, _hashed = await self.who(request)
         if me is None:
             return self.bad("no identity: POST /api/identities first", 401, "no_identity")
-        entry = self._entry(request)
+        entry = await self._entry(request)
         if isinstance(entry, Response):
             return entry
         try:
@@ -164,7 +170,7 @@ class PuzzleRoutes(RouteGroup):
         me, _hashed = await self.who(request)
         if me is None:
             return self.bad("no identity: POST /api/identities first", 401, "no_identity")
-        entry = self._entry(request)
+        entry = await self._entry(request)
         if isinstance(entry, Response):
             return entry
         try:
@@ -175,7 +181,9 @@ class PuzzleRoutes(RouteGroup):
         if not isinstance(reason, str) or not reason.strip() or len(reason) > puzzle_store.MAX_REASON:
             return self.bad(f"the reason is a text of 1 to {puzzle_store.MAX_REASON} characters")
         puzzle_id, now = entry.puzzle.id, self.config.clock()
-        kept = await self.server.run_db(lambda s: puzzle_store.report(s.engine, puzzle_id, me.id, reason, now))
+        kept = await self.server.run_db(
+            lambda s: puzzle_store.report(s.engine, puzzle_id, me.id, reason, now)
+        )
         return JSONResponse({"reported": True, "new": kept})
 
     def routes(self) -> list[BaseRoute]:
