@@ -8,7 +8,7 @@ pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for
 
 pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
 duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules,
-tutorial (its first step, a card chosen), leaderboard, account, puzzle (the daily puzzle, a card chosen)
+tutorial (its first step, a card chosen), leaderboard, account, puzzle (the daily puzzle)
 and puzzle-failed (the daily puzzle after a wrong move: what followed and a winning line).
 sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
 
@@ -154,7 +154,7 @@ def shoot_language(browser: Any, url: str, lang: str, out: Path, seed: int) -> N
 
 
 def shoot_puzzle(browser: Any, url: str, lang: str, out: Path) -> None:
-    """The daily puzzle with a card chosen, then after a wrong move (``end`` never wins a puzzle)."""
+    """The daily puzzle from the top of its page, then after a wrong move (``end`` never wins one)."""
     for size, viewport in SIZES.items():
         context = browser.new_context(viewport=viewport, has_touch=size == "phone")
         context.add_init_script(f"localStorage.setItem('clash.lang', '{lang}')")
@@ -162,7 +162,6 @@ def shoot_puzzle(browser: Any, url: str, lang: str, out: Path) -> None:
         page.goto(url + "/puzzle/daily")
         page.wait_for_selector("[data-testid=my-hand] [data-select]")
         page.evaluate("document.fonts.ready")
-        page.locator("[data-testid=my-hand] [data-select]").first.click()
         page.screenshot(path=str(out / f"web-puzzle-{lang}-{size}.png"))
         shrink(out / f"web-puzzle-{lang}-{size}.png")
         page.click("[data-testid=end]")

@@ -195,3 +195,38 @@ def test_the_daily_puzzle_is_fixed_by_the_utc_date(proc: ServerProcess) -> None:
     day = 86400 * 20_000
     assert daily_id(day + 10) == daily_id(day + 86_000)
     assert len({daily_id(day + 86400 * k) for k in range(10)}) > 1
+
+
+def test_moves_beyond_the_rate_are_refused_and_change_nothing(tmp_path: Path) -> None:
+    p = ServerProcess(tmp_path / "data", "--limit", "puzzle_moves_per_minute=2").start()
+    try:
+        puzzle = PUZZLES[0]
+        session = p.guest()
+        path = f"/api/puzzles/{puzzle.id}/move"
+        for _ in range(2):
+            assert p.post(path, {"actions": list(puzzle.solution[:1])}, session=session)[0] == 200
+        status, body = p.post(path, {"actions": list(puzzle.solution)}, session=session)
+        assert status == 429 and body["code"] == "rate_limited" and body["retry_after"] >= 1, body
+        assert _attempts(f"sqlite:///{tmp_path / 'data' / 'web.sqlite3'}") == []
+        # Another identity has its own allowance.
+        assert p.post(path, {"actions": list(puzzle.solution)})[1]["status"] == "solved"
+    finally:
+        p.stop()
+
+
+def test_one_move_of_an_identity_is_judged_at_a_time() -> None:
+    """While a move of an identity is in the worker pool, its next one is refused (429 ``busy``)."""
+    from types import SimpleNamespace
+
+    from clashofdecks.web.routes_common import Limits
+    from clashofdecks.web.routes_puzzles import PuzzleRoutes
+    from clashofdecks.web.server import GameServer, ServerConfig
+
+    config = ServerConfig()
+    routes = PuzzleRoutes(GameServer(config), Limits.of(config))
+    me: Any = SimpleNamespace(id="someone")
+    assert routes._move_refused(me) is None
+    routes.judging.add("someone")
+    refused = routes._move_refused(me)
+    assert refused is not None and refused.status_code == 429 and b'"busy"' in refused.body
+    assert routes._move_refused(SimpleNamespace(id="another")) is None  # type: ignore[arg-type]

@@ -62,7 +62,7 @@ function renderPuzzle() {
     b.phase !== "over" ? h("span", { "data-testid": "mana" }, t("mana") + ": " + b.position.mana) : null);
   const board = h("section", { class: "board-wrap" }, status, boardView(b.position, b.seat, f),
     h("div", { class: "row" }, gamePhaseButtons(f)));
-  root.replaceChildren(taskPanel(), board, answerPanel(), reportPanel());
+  root.replaceChildren(...[taskPanel(), answerPanel(), board, reportPanel()].filter(Boolean));
 }
 
 function taskPanel() {
@@ -89,8 +89,8 @@ function ratingLine(r) {
 
 function answerPanel() {
   const a = puzzle.answer;
+  if (!a) return null;
   const panel = h("section", { class: "panel", "data-testid": "puzzle-answer", "data-moves": String(puzzle.actions.length) });
-  if (!a) return panel;
   if (a.status === "playing") {
     panel.append(h("p", { class: "after", role: "status", "data-testid": "puzzle-right" }, t("puzzle_right")), movesList(a.played, "puzzle-played"));
     return panel;
