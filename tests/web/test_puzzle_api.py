@@ -230,3 +230,21 @@ def test_one_move_of_an_identity_is_judged_at_a_time() -> None:
     refused = routes._move_refused(me)
     assert refused is not None and refused.status_code == 429 and b'"busy"' in refused.body
     assert routes._move_refused(SimpleNamespace(id="another")) is None  # type: ignore[arg-type]
+
+
+def test_themes_come_from_the_file_where_it_has_them() -> None:
+    """A puzzle file's ``themes`` (solo puzzles add them) are used as they are; without the field,
+    the ``theme`` (and "order" when the solver decides a return order in the stored line)."""
+    from dataclasses import dataclass
+
+    from clashofdecks.puzzles import Puzzle
+    from clashofdecks.web.puzzle_play import puzzle_themes
+
+    @dataclass(frozen=True)
+    class Themed(Puzzle):
+        themes: tuple[str, ...] = ()
+
+    p = PUZZLES[0]
+    assert puzzle_themes(p) == ("lethal",)
+    themed = Themed(p.id, p.position, p.seat, p.theme, p.solution, p.source, ("survive", "order"))
+    assert puzzle_themes(themed) == ("survive", "order")

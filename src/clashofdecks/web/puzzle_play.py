@@ -81,9 +81,11 @@ def daily_id(now: float) -> str:
     return ids[int(hashlib.sha256(day.encode()).hexdigest(), 16) % len(ids)]
 
 
-def seat_names(seat: int, lang: str) -> tuple[str, str]:
-    """The two seats' names in sentences: the solver is "you", the other the opponent."""
-    solver, other = t(lang, "player"), _OPPONENT.get(lang, _OPPONENT["en"])
+def seat_names(seat: int, lang: str, solo: bool = False) -> tuple[str, str]:
+    """The two seats' names in sentences: the solver is "you", the other the opponent (the automaton
+    in solo)."""
+    solver = t(lang, "player")
+    other = t(lang, "automaton_name") if solo else _OPPONENT.get(lang, _OPPONENT["en"])
     return (solver, other) if seat == 0 else (other, solver)
 
 
@@ -91,8 +93,10 @@ def board_json(game: Game, seat: int, lang: str) -> dict[str, Any]:
     """What the page draws from, as a game frame carries it: ``position`` is the solver's view only
     (R9; never the opponent's hidden cards), with its legal actions when the solver is to move."""
     over = game.outcome is not None
-    names = seat_names(seat, lang)
+    names = seat_names(seat, lang, game.is_solo)
     to_move = -1 if over else game.current_player
+    other = "automaton" if game.is_solo else "remote"
+    kinds = ("remote", other) if seat == 0 else (other, "remote")
     return {
         "seat": seat,
         "mode": "solo" if game.is_solo else "duel",
@@ -103,7 +107,7 @@ def board_json(game: Game, seat: int, lang: str) -> dict[str, Any]:
         "playable": [] if over else game.playable_cards(seat),
         "legal": game.legal_action_texts() if to_move == seat else [],
         "abilities": game_abilities(game),
-        "players": [{"name": names[0], "kind": "remote"}, {"name": names[1], "kind": "remote"}],
+        "players": [{"name": names[0], "kind": kinds[0]}, {"name": names[1], "kind": kinds[1]}],
         "result": None if game.outcome is None else {"winner": game.outcome.winner},
     }
 
@@ -132,7 +136,7 @@ class _Telling:
 
     def __init__(self, game: Game, seat: int, lang: str) -> None:
         self.game, self.seat, self.lang = game, seat, lang
-        self.names = seat_names(seat, lang)
+        self.names = seat_names(seat, lang, game.is_solo)
         self.events: list[dict[str, Any]] = []
         self.moves: list[dict[str, Any]] = []
 
@@ -204,7 +208,7 @@ def _labels(game: Game, line: Sequence[str], seat: int, lang: str) -> list[dict[
     """A winning line as sentences (played on a copy of ``game``)."""
     copy = game.clone()
     copy.record_events = False
-    names = seat_names(seat, lang)
+    names = seat_names(seat, lang, copy.is_solo)
     out = []
     for text in line:
         label = describe_action(copy, text, lang, names=names, addressee=seat)
