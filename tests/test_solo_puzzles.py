@@ -123,7 +123,7 @@ def test_kinds_and_themes_and_the_file_format_before_them() -> None:
     old = {k: v for k, v in duel.to_dict().items() if k not in ("kind", "themes")}
     loaded = Puzzle.from_dict(old)
     assert loaded.kind == "duel" and loaded.themes[0] == "lethal" and loaded == duel
-    assert themes_of("duel", ["order A B", "end"]) == ("lethal", "return-order")
+    assert themes_of("duel", ["order A B", "end"]) == ("lethal", "order")
     assert themes_of("solo", ["play OGRE top", "end", "end"]) == ("survive",)
     assert all(p.themes[0] == ("survive" if p.kind == "solo" else "lethal") for p in ALL)
     assert all(("return-order" in p.themes) == any(a.startswith("order") for a in p.solution) for p in ALL)

@@ -9,7 +9,8 @@ pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for
 pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
 duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules,
 tutorial (its first step, a card chosen), leaderboard, account, tournament (a Swiss of five players
-before its start, the reader joined).
+before its start, the reader joined), puzzle (the daily puzzle) and puzzle-failed (the daily puzzle
+after a wrong move: what followed and a winning line).
 sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
 
     python tools/screenshots.py                    # English and Japanese into docs/images/
@@ -190,6 +191,23 @@ def shoot_tournament(browser: Any, url: str, lang: str, out: Path) -> None:
     page.evaluate("document.fonts.ready")
     shoot(page, out, "tournament", lang)
     context.close()
+def shoot_puzzle(browser: Any, url: str, lang: str, out: Path) -> None:
+    """The daily puzzle from the top of its page, then after a wrong move (``end`` never wins one)."""
+    for size, viewport in SIZES.items():
+        context = browser.new_context(viewport=viewport, has_touch=size == "phone")
+        context.add_init_script(f"localStorage.setItem('clash.lang', '{lang}')")
+        page = context.new_page()
+        page.goto(url + "/puzzle/daily")
+        page.wait_for_selector("[data-testid=my-hand] [data-select]")
+        page.evaluate("document.fonts.ready")
+        page.screenshot(path=str(out / f"web-puzzle-{lang}-{size}.png"))
+        shrink(out / f"web-puzzle-{lang}-{size}.png")
+        page.click("[data-testid=end]")
+        page.wait_for_selector("[data-testid=puzzle-failed]")
+        page.locator("[data-testid=puzzle-answer]").scroll_into_view_if_needed()
+        page.screenshot(path=str(out / f"web-puzzle-failed-{lang}-{size}.png"))
+        shrink(out / f"web-puzzle-failed-{lang}-{size}.png")
+        context.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     parser.add_argument("--langs", default="en,ja", help="comma-separated: en, de, fr, ja")
     parser.add_argument("--seed", type=int, default=1, help="the random clicks' seed")
-    parser.add_argument("--pages", default="all", choices=("all", "tournament"), help="every page, or one")
+    parser.add_argument(
+        "--pages", default="all", choices=("all", "tournament", "puzzle"), help="every page, or one kind"
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -210,7 +230,10 @@ def main(argv: list[str] | None = None) -> int:
                 for lang in args.langs.split(","):
                     if args.pages == "all":
                         shoot_language(browser, url, lang.strip(), args.out, args.seed)
-                    shoot_tournament(browser, url, lang.strip(), args.out)
+                    if args.pages in ("all", "tournament"):
+                        shoot_tournament(browser, url, lang.strip(), args.out)
+                    if args.pages in ("all", "puzzle"):
+                        shoot_puzzle(browser, url, lang.strip(), args.out)
                 browser.close()
         finally:
             proc.terminate()

@@ -18,8 +18,8 @@ A solo puzzle (``kind`` ``solo``) is a position at the start of the player's tur
 the player has a line in this turn that **survives or wins through the automaton's next turn** for
 every order of the automaton's hidden deck, and ending the turn at once is proven not to
 (:mod:`clashofdecks.survival`).  The package ships them in ``data/puzzles-solo.json``.  Every puzzle
-has themes: ``lethal`` (a duel's win this turn) or ``survive`` (solo), and ``return-order`` when its
-solution includes a return-order decision (R3.9).
+has themes: ``lethal`` (a duel's win this turn) or ``survive`` (solo), and ``order`` when the solver
+decides a return order in its solution (R3.9).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ SHIPPED: Final = "puzzles.json"
 SHIPPED_SOLO: Final = "puzzles-solo.json"
 #: A puzzle's kinds and themes.
 KINDS: Final = ("duel", "solo")
-THEMES: Final = ("lethal", "survive", "return-order")
+THEMES: Final = ("lethal", "survive", "order")
 
 
 class PuzzleError(ClashError):
@@ -76,7 +76,7 @@ class Puzzle:
 
     def __post_init__(self) -> None:
         if not self.themes:  # a puzzle written before themes: its kind's theme and the solution's
-            object.__setattr__(self, "themes", themes_of(self.kind, self.solution))
+            object.__setattr__(self, "themes", themes_of(self.kind, self.solution, self.game(), self.seat))
 
     def game(self) -> Game:
         """The puzzle's position as a game."""
@@ -119,11 +119,21 @@ class Puzzle:
         )
 
 
-def themes_of(kind: str, solution: Sequence[str]) -> tuple[str, ...]:
-    """A puzzle's themes: ``lethal`` (duel) or ``survive`` (solo), and ``return-order`` when the
-    solution includes a return-order decision (R3.9)."""
+def themes_of(kind: str, solution: Sequence[str], game: Game | None = None, seat: int = 0) -> tuple[str, ...]:
+    """A puzzle's themes: ``lethal`` (duel) or ``survive`` (solo), and ``order`` when the solver decides
+    a return order (R3.9) in the solution: replayed on ``game`` (the puzzle's position) when given, so
+    that the opponent's return orders in the line do not count; without it any return order counts."""
     main = "survive" if kind == "solo" else "lethal"
-    return (main, "return-order") if any(a.startswith("order") for a in solution) else (main,)
+    ordered = False
+    for text in solution:
+        if game is not None and game.is_over():
+            break
+        if text.startswith("order") and (game is None or game.current_player == seat):
+            ordered = True
+            break
+        if game is not None:
+            game.apply(game.parse_action(text))
+    return (main, "order") if ordered else (main,)
 
 
 def wins_this_turn(game: GameEngine, seat: int, budget: int = PUZZLE_BUDGET) -> bool:

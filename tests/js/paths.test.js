@@ -10,6 +10,9 @@ test("each address opens its page; anything else is not found", () => {
   assert.deepEqual(pageOf("/p/guest-3f.9_x"), ["player", "guest-3f.9_x"]);
   assert.deepEqual(pageOf("/t/0a1b2c3d4e5f6a7b"), ["tournament", "0a1b2c3d4e5f6a7b"]);
   for (const page of ["rules", "tutorial", "account", "leaderboard"]) assert.deepEqual(pageOf("/" + page), [page, null]);
+  assert.deepEqual(pageOf("/puzzle/daily"), ["puzzle", "daily"]);
+  assert.deepEqual(pageOf("/puzzle/d530c411b9c4ff26"), ["puzzle", "d530c411b9c4ff26"]);
+  assert.deepEqual(pageOf("/puzzle/../x"), ["notfound", "/puzzle/../x"]);
   assert.deepEqual(pageOf("/"), ["lobby", null]);
   assert.deepEqual(pageOf("/g/a-b"), ["notfound", "/g/a-b"]);
   assert.deepEqual(pageOf("/g/abc/extra"), ["notfound", "/g/abc/extra"]);

@@ -1,5 +1,6 @@
 """axe-core on every page a player can open, in all four languages, at phone size (issue 34): the
-lobby, the rules, the tutorial, the account page, the leaderboard, a player's page, a tournament's page
+lobby, the rules, the tutorial, the account page, the leaderboard, the daily puzzle, a player's page,
+a tournament's page
 and the 404 page.
 (The game, replay and duel pages are swept in test_direct_play.py, the fair-play pages in
 test_fairplay_browser.py.)"""
@@ -22,6 +23,7 @@ PAGES = {
     "/tutorial": "[data-card]",
     "/account": "[data-testid=display-name]",
     "/leaderboard": "[data-testid=leaderboard-draft]",
+    "/puzzle/daily": "[data-testid=my-hand] [data-select]",
     "/no-such-page": "[data-testid=not-found]",
 }
 

@@ -132,11 +132,21 @@ def test_migrations_match_the_tables_the_code_uses(tmp_path: Path) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from clashofdecks.web import dbqueue, handles, hint_terms, leases, presence, rematches, reports  # noqa: F401
+    from clashofdecks.web import (  # noqa: F401
+        dbqueue,
+        handles,
+        hint_terms,
+        leases,
+        presence,
+        puzzle_store,
+        rematches,
+        reports,
+    )
     from clashofdecks.web.store import metadata
 
     added = {"leases", "processes", "presence", "queue_entries", "abandonment", "rematches"}
-    assert added | {"reports", "hint_terms", "former_handles"} <= set(metadata.tables)
+    puzzles = {"puzzle_ratings", "puzzle_attempts", "puzzle_reports"}
+    assert added | puzzles | {"reports", "hint_terms", "former_handles"} <= set(metadata.tables)
 
     store = open_store(f"sqlite:///{tmp_path / 'm.sqlite3'}")
     with store.engine.connect() as conn:

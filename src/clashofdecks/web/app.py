@@ -21,6 +21,7 @@ from .routes_games import GameRoutes
 from .routes_ops import MetricsPortGate, OpsConfig, OpsRoutes
 from .routes_pages import PageRoutes
 from .routes_passwords import PasswordRoutes
+from .routes_puzzles import PuzzleRoutes
 from .routes_socket import SocketRoute
 from .routes_tournaments import TournamentRoutes
 from .server import GameServer, ServerConfig
@@ -50,6 +51,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         *PasswordRoutes(server, limits).routes(),
         *GameRoutes(server, limits).routes(),
         *TournamentRoutes(server, limits).routes(),
+        *PuzzleRoutes(server, limits).routes(),
         *SocketRoute(server, limits).routes(),
     ]
     middleware: list[Middleware] = []

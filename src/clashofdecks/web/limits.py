@@ -30,6 +30,9 @@ class Caps:
     replay_page_frames: int = 50
     #: Seconds an identity waits between two hints (one hint per game is thought at a time besides).
     hint_interval_seconds: float = 5.0
+    #: Puzzle moves an identity may send per minute (burst the same; one is judged at a time
+    #: besides: web/routes_puzzles.py); 0: no cap.
+    puzzle_moves_per_minute: float = 30.0
     #: Seconds a hint, an analysis, an import or a replay page may take in a worker (then it fails
     #: with a clear error; ``clash_work_timed_out_total``); 0: no budget.
     job_seconds: float = 60.0

@@ -132,6 +132,7 @@ class PageRoutes(RouteGroup):
             "/account",
             "/leaderboard",
             "/t/{tournament_id}",
+            "/puzzle/{puzzle_id}",
         ]
         return [
             *(Route(path, self.page) for path in pages),

@@ -35,6 +35,9 @@ function inviteQuestions(offer) {
 
 export function gamePage(id) {
   closeSocket();
+  // The redraw and the frame are this page's again (the puzzle page lends them to its own board).
+  setRedraw(render);
+  if (state.frame && state.frame.onAct) state.frame = null;
   // Seats belong to identities: the page opens the game with its session cookie, and a token from
   // an invite link is presented once, from memory, to take its seat (never stored).
   const invite = inviteOf(location.hash);

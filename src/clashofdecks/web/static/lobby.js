@@ -182,6 +182,8 @@ export async function lobbyPage() {
     tournamentsPanel(tournaments.tournaments),
     h("section", { class: "panel" }, h("h2", {}, t("tutorial")), h("p", {}, t("tutorial_blurb")),
       h("a", { class: "button primary", href: "/tutorial", "data-testid": "tutorial" }, t("tutorial_open"))),
+    h("section", { class: "panel", "data-testid": "daily-puzzle" }, h("h2", {}, t("puzzle_daily")), h("p", {}, t("puzzle_blurb")),
+      h("a", { class: "button primary", href: "/puzzle/daily", "data-testid": "daily-puzzle-open" }, t("puzzle_open"))),
     campaignPanel(campaign, () => start({ kind: "solo", format: soloFormat.value, level: campaign.next })),
     soloPanel(lobby, soloFormat, start), aiPanel(lobby, start), friendPanel(lobby, start), hotseatPanel(start),
     err,

@@ -8,6 +8,7 @@ import { gamePage, listenForGameKeys } from "./game.js";
 import { lobbyPage } from "./lobby.js";
 import { go, notFoundPage, route, setPages } from "./page.js";
 import { leaderboardPage, playerPage } from "./ratings.js";
+import { puzzlePage } from "./puzzle.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
 import { tournamentPage } from "./tournament.js";
@@ -15,7 +16,7 @@ import { listenForTutorialKeys, tutorialPage } from "./tutorial.js";
 
 setPages({
   game: gamePage, replay: replayPage, rules: rulesPage, tutorial: tutorialPage, account: () => accountPage(),
-  leaderboard: leaderboardPage, player: playerPage, lobby: lobbyPage, notfound: notFoundPage,
+  leaderboard: leaderboardPage, puzzle: puzzlePage, player: playerPage, lobby: lobbyPage, notfound: notFoundPage,
   tournament: tournamentPage,
 });
 

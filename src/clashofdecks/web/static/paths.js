@@ -8,6 +8,7 @@ export function pageOf(path) {
   if ((m = path.match(/^\/r\/([A-Za-z0-9]+)$/))) return ["replay", m[1]];
   if (path === "/rules") return ["rules", null];
   if (path === "/tutorial") return ["tutorial", null];
+  if ((m = path.match(/^\/puzzle\/([A-Za-z0-9]{1,40})$/))) return ["puzzle", m[1]];
   if (path === "/account") return ["account", null];
   if (path === "/leaderboard") return ["leaderboard", null];
   if ((m = path.match(/^\/t\/([A-Za-z0-9]+)$/))) return ["tournament", m[1]];

@@ -13,6 +13,8 @@ export function send(msg) {
 export function act(action) {
   if (state.playing) return;  // the board on screen is older than the game: no choices from it
   state.selected = null; state.order = null;
+  // A board that is no game (the puzzle page) takes its own clicks: the frame says where they go.
+  if (state.frame && state.frame.onAct) { state.frame.onAct(action); return; }
   send({ type: "act", action, index: state.frame.index });
 }
 
