@@ -181,6 +181,7 @@ class NeuralSearchAgent(Agent):
         value_weight: float = DEFAULT_VALUE_WEIGHT,
         model: str | None = None,
         native_core: bool | None = None,
+        setup_iterations: int = SETUP_ITERATIONS,
     ) -> None:
         if iterations is None or iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -194,6 +195,8 @@ class NeuralSearchAgent(Agent):
         self.value_weight = value_weight
         self.native = native.AVAILABLE if native_core is None else native_core and native.AVAILABLE
         self.setup_search = Search(**_SETUP_SETTINGS)
+        #: The setup stage's iterations (``strongest``'s; self-play training lowers them).
+        self.setup_iterations = setup_iterations
         self.python = PythonNetSearch(self.model, c, value_weight)
         self._rng = random.Random(seed)
         #: The last play-phase decision's search and its network evaluations; the searches' cost since the
@@ -218,7 +221,7 @@ class NeuralSearchAgent(Agent):
         rng = random.Random(self._rng.getrandbits(64))
         position = game.to_game(record_events=False)
         if position.phase == "setup":
-            result = self.setup_search.run(position, rng, iterations=SETUP_ITERATIONS)
+            result = self.setup_search.run(position, rng, iterations=self.setup_iterations)
             self.tally.add(result)
             return result.action
         started = time.perf_counter()

@@ -60,6 +60,14 @@ def plot_cmd(logs: tuple[Path, ...], out: Path, title: str) -> None:
     type=click.IntRange(0, 1_000_000),
     help="neural:N's search iterations (0: the policy alone).",
 )
+@click.option(
+    "--agent",
+    "kind",
+    type=click.Choice(["neural", "neural-search"]),
+    default="neural",
+    show_default=True,
+    help="The checkpoint's agent: neural:N (--search 0: the policy alone) or neural-search:N.",
+)
 @click.option("--opponent", default="greedy", show_default=True, help="The opponent's agent spec.")
 @click.option(
     "--games",
@@ -71,15 +79,17 @@ def plot_cmd(logs: tuple[Path, ...], out: Path, title: str) -> None:
 @click.option("--seed", default=100_000, show_default=True, type=int, help="The first deal.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256))
 def measure_cmd(
-    log: Path, checkpoint: Path, search: int, opponent: str, games: int, seed: int, workers: int
+    log: Path, checkpoint: Path, search: int, kind: str, opponent: str, games: int, seed: int, workers: int
 ) -> None:
     """Play a checkpoint against an opponent and append the result to the run's log."""
     from ..agents.spec import AgentSpecError
     from ..simulation.game import SimulationError
     from ..simulation.neural_curve import CurveError, measure
 
+    if kind == "neural-search" and search == 0:
+        raise click.UsageError("--agent neural-search needs --search N (its play-phase iterations)")
     try:
-        entry = measure(log, checkpoint, opponent, games, seed, search, workers)
+        entry = measure(log, checkpoint, opponent, games, seed, search, workers, kind)
     except (CurveError, AgentSpecError, SimulationError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(entry))

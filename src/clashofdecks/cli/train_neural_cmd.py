@@ -22,11 +22,12 @@ import click
 )
 @click.option(
     "--method",
-    type=click.Choice(["expert", "selfplay"]),
+    type=click.Choice(["expert", "selfplay", "search"]),
     default="expert",
     show_default=True,
     help="expert: expert iteration (search games, distillation); selfplay: PPO self-play on the"
-    " batched environment, starting from the shipped network (docs/ai.md).",
+    " batched environment, starting from the shipped network; search: neural-search self-play, the"
+    " network fitted to its visit shares and results (docs/ai.md).",
 )
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option(
@@ -46,6 +47,7 @@ import click
 )
 @click.option("--hidden", type=click.IntRange(8, 1024), help="Units per hidden layer.")
 @click.option("--epochs", type=click.IntRange(1, 1000), help="Passes over the samples per iteration.")
+@click.option("--learning-rate", type=click.FloatRange(0.0, 1.0, min_open=True), help="Adam's step size.")
 @click.option("--seed", type=int, help="Seed of the first game and of the network's initialisation.")
 @click.option(
     "--ship", type=click.Path(path_type=Path, dir_okay=False), help="Copy the last checkpoint here."
@@ -68,7 +70,7 @@ import click
 @click.option(
     "--start",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="selfplay: the starting network (default: the shipped one).",
+    help="selfplay, search: the starting network (default: the shipped one).",
 )
 @click.option(
     "--checkpoint-minutes",
@@ -79,6 +81,25 @@ import click
     "--eval-games",
     type=click.IntRange(0, 100_000),
     help="selfplay: duels of the policy alone vs greedy per checkpoint.",
+)
+@click.option(
+    "--temperature-moves",
+    type=click.IntRange(0, 10_000),
+    help="search: play-phase decisions per seat drawn by visit share (then the most visited).",
+)
+@click.option(
+    "--setup-iterations",
+    type=click.IntRange(1, 1_000_000),
+    help="search: the setup stage's search iterations.",
+)
+@click.option(
+    "--window", type=click.IntRange(1, 10_000), help="search: iterations of samples the learner keeps."
+)
+@click.option(
+    "--train-trunk",
+    is_flag=True,
+    default=None,
+    help="search: train the whole network (the calibrated value head is dropped); default: the heads only.",
 )
 def train_neural(
     out_dir: Path,
@@ -94,8 +115,14 @@ def train_neural(
     """Train the neural network: expert iteration (play search duels, fit, checkpoint, repeat) or
     PPO self-play on the batched environment (--method selfplay)."""
     selfplay_only = ("steps", "shards", "start", "checkpoint_minutes", "eval_games")
-    if method == "selfplay":
+    search_only = ("temperature_moves", "setup_iterations", "window", "train_trunk")
+    if method != "search":
+        _refuse(method, [k for k in search_only if overrides.pop(k) is not None])
+    if method == "search":
+        last = _train_on_search(out_dir, backend, address, workers, overrides)
+    elif method == "selfplay":
         last = _train_selfplay(out_dir, backend, address, workers, overrides)
+    if method != "expert":
         if value_data is not None:
             last = _fit_value(last, value_data, value_games, workers, out_dir / "value.bin")
         if ship is not None:
@@ -125,6 +152,52 @@ def train_neural(
     if ship is not None:
         shutil.copyfile(last, ship)
         click.echo(f"shipped {last} to {ship}")
+
+
+def _refuse(method: str, given: list[str]) -> None:
+    if given:
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in given)
+        raise click.UsageError(f"{flags} apply to --method search only, not {method}")
+
+
+def _train_on_search(
+    out_dir: Path, backend: str, address: str | None, workers: int, overrides: dict[str, Any]
+) -> Path:
+    from ..agents.neural import NeuralModelError
+    from ..simulation.neural_search_training import (
+        SearchTrainSettings,
+        search_selfplay_chunk,
+        train_on_search,
+    )
+    from ..simulation.neural_training import TrainingError, local_selfplay, ray_selfplay
+
+    not_here = ("teacher", "hidden", "steps", "shards", "checkpoint_minutes", "eval_games")
+    unused = [f"--{k.replace('_', '-')}" for k in not_here if overrides.pop(k) is not None]
+    if unused:
+        raise click.UsageError(f"{', '.join(unused)} do not apply to --method search")
+    renamed = {"games": "games_per_iteration"}
+    given: dict[str, Any] = {renamed.get(k, k): v for k, v in overrides.items() if v is not None}
+    if "start" in given:
+        given["start"] = str(given["start"])
+    if given.pop("train_trunk", None):
+        given["freeze_trunk"] = False
+    settings = dataclasses.replace(SearchTrainSettings(), **given)
+    try:
+        selfplay, close = (
+            ray_selfplay(workers, address, search_selfplay_chunk)
+            if backend == "ray"
+            else local_selfplay(workers, search_selfplay_chunk)
+        )
+        try:
+            return train_on_search(
+                settings, out_dir, selfplay, log=lambda entry: click.echo(json.dumps(entry))
+            )
+        finally:
+            close()
+    except (TrainingError, NeuralModelError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException(f"interrupted; the last checkpoint is {out_dir / 'latest.bin'}") from None
 
 
 def selfplay_batch(num_games: int, settings: Any) -> Any:

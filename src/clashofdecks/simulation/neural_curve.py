@@ -196,10 +196,18 @@ def plot(
 
 
 def measure(
-    log: Path, checkpoint: Path, opponent: str, games: int, seed: int, search: int = 0, workers: int = 1
+    log: Path,
+    checkpoint: Path,
+    opponent: str,
+    games: int,
+    seed: int,
+    search: int = 0,
+    workers: int = 1,
+    kind: str = "neural",
 ) -> dict[str, Any]:
-    """Play ``neural:search`` with ``checkpoint``'s weights against ``opponent`` and append the
-    strength line (at the checkpoint's training time, from its model card) to ``log``."""
+    """Play ``neural:search`` (or ``neural-search:search``: ``kind``) with ``checkpoint``'s weights
+    against ``opponent`` and append the strength line (at the checkpoint's training time, from its
+    model card) to ``log``."""
     from ..agents.neural import load_model
     from .neural_selfplay import policy_strength
 
@@ -207,7 +215,7 @@ def measure(
     seconds = card.get("train_seconds", card.get("training_seconds"))
     if not isinstance(seconds, int | float):
         raise CurveError(f"{checkpoint}'s model card has no training time (train_seconds)")
-    strength = policy_strength(checkpoint, opponent, games, seed, search, workers)
+    strength = policy_strength(checkpoint, opponent, games, seed, search, workers, kind)
     entry = {"kind": "strength", "checkpoint": checkpoint.name, "train_seconds": seconds, **strength}
     with log.open("a", encoding="utf-8") as f:
         f.write(json.dumps(entry) + "\n")

@@ -378,16 +378,23 @@ def _ppo_loss(
 
 
 def policy_strength(
-    model_path: Path, opponent: str, games: int, seed: int, search: int = 0, workers: int = 1
+    model_path: Path,
+    opponent: str,
+    games: int,
+    seed: int,
+    search: int = 0,
+    workers: int = 1,
+    kind: str = "neural",
 ) -> dict[str, Any]:
-    """``neural:search`` with the weights ``model_path`` against ``opponent`` over ``games`` draft duels
-    (deals ``seed``…, seats swapped; :func:`.arena.run_arena`): points, games, the Wilson interval."""
+    """``neural:search`` (or ``neural-search:search`` with ``kind``) with the weights ``model_path``
+    against ``opponent`` over ``games`` draft duels (deals ``seed``…, seats swapped;
+    :func:`.arena.run_arena`): points, games, the Wilson interval."""
     from .arena import run_arena
 
-    agent = f"neural:iterations={search},model={model_path}"
+    agent = f"{kind}:iterations={search},model={model_path}"
     row = run_arena([agent, opponent], games=games, seed=seed, workers=workers, bootstrap=0).table()[0]
     return {
-        "agent": f"neural:{search}",
+        "agent": f"{kind}:{search}",
         "opponent": opponent,
         "games": row["games"],
         "points": row["points"],

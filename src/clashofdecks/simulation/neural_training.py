@@ -147,27 +147,27 @@ def selfplay_chunk(settings: TrainSettings, model_path: str | None, seeds: Seque
 
 Chunks = Sequence[Sequence[int]]
 #: Plays chunks of self-play games (seeds) with the settings and a checkpoint (None: the teacher).
-SelfPlay = Callable[[TrainSettings, str | None, Chunks], Iterator[Samples]]
+#: (The settings are a :class:`TrainSettings` for :func:`selfplay_chunk`, or those of another ``play``
+#: function: :mod:`.neural_search_training`.)
+SelfPlay = Callable[[Any, str | None, Chunks], Iterator[Samples]]
+#: Plays one chunk: ``(settings, model, seeds)`` to its samples (a module-level function: picklable).
+PlayChunk = Callable[[Any, str | None, Sequence[int]], Samples]
 
 
-def local_selfplay(workers: int) -> tuple[SelfPlay, Callable[[], None]]:
+def local_selfplay(workers: int, play: PlayChunk = selfplay_chunk) -> tuple[SelfPlay, Callable[[], None]]:
     """Self-play in this process (1 worker) or a pool of ``workers`` processes; and its closer."""
     if workers == 1:
 
-        def inline(
-            settings: TrainSettings, model: str | None, chunks: Sequence[Sequence[int]]
-        ) -> Iterator[Samples]:
+        def inline(settings: Any, model: str | None, chunks: Sequence[Sequence[int]]) -> Iterator[Samples]:
             for chunk in chunks:
-                yield selfplay_chunk(settings, model, chunk)
+                yield play(settings, model, chunk)
 
         return inline, lambda: None
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(workers, initializer=ignore_sigint, initargs=(os.getpid(),))
 
-    def pooled(
-        settings: TrainSettings, model: str | None, chunks: Sequence[Sequence[int]]
-    ) -> Iterator[Samples]:
-        pending = [pool.apply_async(selfplay_chunk, (settings, model, chunk)) for chunk in chunks]
+    def pooled(settings: Any, model: str | None, chunks: Sequence[Sequence[int]]) -> Iterator[Samples]:
+        pending = [pool.apply_async(play, (settings, model, chunk)) for chunk in chunks]
         for result in pending:
             yield result.get()
 
@@ -178,7 +178,9 @@ def local_selfplay(workers: int) -> tuple[SelfPlay, Callable[[], None]]:
     return pooled, close
 
 
-def ray_selfplay(workers: int, address: str | None = None) -> tuple[SelfPlay, Callable[[], None]]:
+def ray_selfplay(
+    workers: int, address: str | None = None, play: PlayChunk = selfplay_chunk
+) -> tuple[SelfPlay, Callable[[], None]]:
     """Self-play as Ray tasks (a local instance of ``workers`` CPUs, or the cluster at ``address``)."""
     from .game import SimulationError
     from .ray_backend import import_ray
@@ -199,11 +201,9 @@ def ray_selfplay(workers: int, address: str | None = None) -> tuple[SelfPlay, Ca
         except Exception as exc:  # Ray raises plain Exception when its node times out at start-up
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             raise TrainingError(f"could not start or join {where}: {exc}") from None
-    remote = ray.remote(num_cpus=1, max_retries=3)(selfplay_chunk)
+    remote = ray.remote(num_cpus=1, max_retries=3)(play)
 
-    def on_ray(
-        settings: TrainSettings, model: str | None, chunks: Sequence[Sequence[int]]
-    ) -> Iterator[Samples]:
+    def on_ray(settings: Any, model: str | None, chunks: Sequence[Sequence[int]]) -> Iterator[Samples]:
         refs = [remote.remote(settings, model, list(chunk)) for chunk in chunks]
         for ref in refs:
             yield ray.get(ref)
