@@ -282,6 +282,12 @@ SAME_AS_ENGLISH_WEB = {
     ("mode_duel", "fr"),
     ("mode_solo", "de"),
     ("mode_solo", "fr"),
+    ("bot_badge", "fr"),  # "bot"
+    *(
+        (key, lang) for key in ("leaderboard_bots", "t_buchholz") for lang in ("de", "fr")
+    ),  # "Bots", "Buchholz"
+    ("t_score", "fr"),  # "Points"
+    ("tournament_arena", "de"),  # "Arena"
 }
 
 

@@ -9,8 +9,9 @@ pages in headless Chromium (Debian's /usr/bin/chromium, driven by Playwright for
 pages: lobby, solo (a solo game under way), ai (a duel against the AI under way), friend (a friend
 duel as its creator sees it, invite bar shown), replay (a finished solo game, midway), rules,
 tutorial (its first step, a card chosen), leaderboard, account, tournament (a Swiss of five players
-before its start, the reader joined), puzzle (the daily puzzle) and puzzle-failed (the daily puzzle
-after a wrong move: what followed and a winning line).
+before its start, the reader joined), tournament-new (the form that creates one, filled in by an
+account, the server's refusal of a 5-minute arena beside its field), puzzle (the daily puzzle) and
+puzzle-failed (the daily puzzle after a wrong move: what followed and a winning line).
 sizes: phone 390×844, desktop 1400×900 (the visible window, not the whole page).
 
     python tools/screenshots.py                    # English and Japanese into docs/images/
@@ -191,6 +192,25 @@ def shoot_tournament(browser: Any, url: str, lang: str, out: Path) -> None:
     page.evaluate("document.fonts.ready")
     shoot(page, out, "tournament", lang)
     context.close()
+    shoot_tournament_form(browser, url, lang, out, session)
+
+
+def shoot_tournament_form(browser: Any, url: str, lang: str, out: Path, session: str) -> None:
+    """/t/new as an account fills it in, refused: an arena of 5 minutes (its limits are 10–360)."""
+    context = browser.new_context(viewport=SIZES["desktop"])
+    context.add_init_script(f"localStorage.setItem('clash.lang', '{lang}')")
+    context.add_cookies([{"name": "clash_session", "value": session, "url": url, "httpOnly": True}])
+    page = context.new_page()
+    page.goto(url + "/t/new")
+    page.fill("#tf-name", "Clash Open")
+    page.fill("#tf-minutes", "5")
+    page.click("[data-testid=tf-submit]")
+    page.wait_for_selector("[data-testid=tf-error]")
+    page.evaluate("document.fonts.ready")
+    shoot(page, out, "tournament-new", lang)
+    context.close()
+
+
 def shoot_puzzle(browser: Any, url: str, lang: str, out: Path) -> None:
     """The daily puzzle from the top of its page, then after a wrong move (``end`` never wins one)."""
     for size, viewport in SIZES.items():

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const STATIC = fileURLToPath(new URL("../../src/clashofdecks/web/static/", import.meta.url));
 const MODULES = readdirSync(STATIC).filter((name) => name.endsWith(".js")).sort();
 // The modules the unit tests import under Node: no DOM, no network, no browser global at all.
-const WITHOUT_DOM = ["analysis.js", "cards.js", "clock.js", "deltas.js", "frame.js", "paths.js", "store.js", "summaries.js", "words.js"];
+const WITHOUT_DOM = ["analysis.js", "cards.js", "clock.js", "deltas.js", "frame.js", "newtournament.js", "paths.js", "store.js", "summaries.js", "words.js"];
 
 function importsOf(name) {
   const source = readFileSync(STATIC + name, "utf8");

@@ -9,6 +9,7 @@ test("each address opens its page; anything else is not found", () => {
   assert.deepEqual(pageOf("/r/abc123"), ["replay", "abc123"]);
   assert.deepEqual(pageOf("/p/guest-3f.9_x"), ["player", "guest-3f.9_x"]);
   assert.deepEqual(pageOf("/t/0a1b2c3d4e5f6a7b"), ["tournament", "0a1b2c3d4e5f6a7b"]);
+  assert.deepEqual(pageOf("/t/new"), ["newtournament", null]);
   for (const page of ["rules", "tutorial", "account", "leaderboard"]) assert.deepEqual(pageOf("/" + page), [page, null]);
   assert.deepEqual(pageOf("/puzzle/daily"), ["puzzle", "daily"]);
   assert.deepEqual(pageOf("/puzzle/d530c411b9c4ff26"), ["puzzle", "d530c411b9c4ff26"]);

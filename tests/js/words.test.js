@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { state } from "../../src/clashofdecks/web/static/store.js";
-import { hasWord, pickLang, t, timeControlName } from "../../src/clashofdecks/web/static/words.js";
+import { errorText, hasWord, pickLang, t, timeControlName } from "../../src/clashofdecks/web/static/words.js";
 
 beforeEach(() => {
   state.words = { undo: "Rückgängig", time_left: "noch {time} ({time})", tc_3_2: "3 Min + 2 s" };
@@ -40,4 +40,10 @@ test("a German common-noun name takes its article and case from the word before 
     assert.equal(t("wait", { name: "Automat" }), "Warte auf den Automaten…");
     assert.equal(t("hand_of", { name: "Anna" }), "Hand von Anna");
   } finally { state.grammar = {}; }
+});
+
+test("a refusal's word names the values the server sent with it", () => {
+  state.words = { err_bad_minutes: "Eine Arena dauert {low} bis {high} Minuten.", error: "Fehler" };
+  assert.equal(errorText("bad_minutes", "'minutes' must be…", 400, { low: 10, high: 360 }), "Eine Arena dauert 10 bis 360 Minuten.");
+  assert.equal(errorText("bad_input", "unknown field 'x'", 400, {}), "Fehler: unknown field 'x'");
 });

@@ -1,7 +1,7 @@
 """axe-core on every page a player can open, in all four languages, at phone size (issue 34): the
 lobby, the rules, the tutorial, the account page, the leaderboard, the daily puzzle, a player's page,
-a tournament's page
-and the 404 page.
+a tournament's page,
+the form that creates one (a guest's hint; an account's form, with a refusal shown) and the 404 page.
 (The game, replay and duel pages are swept in test_direct_play.py, the fair-play pages in
 test_fairplay_browser.py.)"""
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from test_direct_play import LANGS, new_context, serious_violations
-from test_tournament_browser import tournament_on
+from test_tournament_browser import organiser, tournament_on
 
-from conftest import ServerProcess
+from conftest import ServerProcess, sign_in
 
 PHONE = {"width": 390, "height": 844}
 #: Each page and what shows it is drawn (the page's own content, not the shell).
@@ -24,6 +24,7 @@ PAGES = {
     "/account": "[data-testid=display-name]",
     "/leaderboard": "[data-testid=leaderboard-draft]",
     "/puzzle/daily": "[data-testid=my-hand] [data-select]",
+    "/t/new": "[data-testid=new-tournament] [data-testid=t-create-guest]",
     "/no-such-page": "[data-testid=not-found]",
 }
 
@@ -45,5 +46,11 @@ def test_every_page_is_axe_clean_at_phone_size(server: ServerProcess, browser: A
     page.goto(server.url + f"/t/{tournament_on(server)}")
     page.wait_for_selector("[data-testid=tournament] [data-testid=t-countdown]")
     found["/t/<id>"] = serious_violations(page)
+    sign_in(context, server, organiser(server))
+    page.goto(server.url + "/t/new")
+    page.fill("#tf-minutes", "5")
+    page.click("[data-testid=tf-submit]")  # no name, too short: the refusal beside its field
+    page.wait_for_selector("[data-testid=tf-error]")
+    found["/t/new (an account)"] = serious_violations(page)
     context.close()
     assert {path: problems for path, problems in found.items() if problems} == {}

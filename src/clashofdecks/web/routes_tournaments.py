@@ -15,7 +15,7 @@ from . import store_tournaments as st
 from .clocks import TIME_CONTROLS
 from .http_checks import cross_site_refusal
 from .identity import InputError
-from .names import NameRefused, checked_name
+from .names import MAX_NAME, NameRefused, checked_name
 from .ratings import RATED_FORMATS
 from .routes_common import RouteGroup
 from .store import IdentityRow, Store
@@ -23,6 +23,7 @@ from .tournament_director import new_tournament_id, swiss_table
 
 #: The time controls a tournament takes: the real-time ones (a tournament's games are played now).
 TOURNAMENT_CONTROLS: Final = tuple(name for name, c in TIME_CONTROLS.items() if not c.per_move)
+KINDS: Final = ("arena", "swiss")
 MINUTES: Final = (10, 360)
 ROUNDS: Final = (1, 15)
 #: How far ahead a tournament may start (seconds).
@@ -42,6 +43,18 @@ FIELDS: Final = {
 }
 
 
+class TournamentRefused(InputError):
+    """A field of a new tournament that is refused: the 400's ``code`` (the page says it in the
+    reader's language, docs/web.md "Tournaments"), the ``field`` and the ``values`` its words name."""
+
+    def __init__(self, code: str, field: str, message: str, **values: int) -> None:
+        super().__init__(message)
+        self.code, self.field, self.values = code, field, values
+
+    def body(self) -> dict[str, Any]:
+        return {"error": str(self), "code": self.code, "field": self.field, "values": self.values}
+
+
 def bot_refused(row: IdentityRow, t: st.TournamentRow) -> bool:
     """A bot account (issue 39) enters only a tournament that allows bots."""
     return row.is_bot and not t.bots_allowed
@@ -50,50 +63,59 @@ def bot_refused(row: IdentityRow, t: st.TournamentRow) -> bool:
 def _int_in(data: dict[str, Any], key: str, low: int, high: int) -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(f"'{key}' must be a whole number from {low} to {high}")
+        message = f"'{key}' must be a whole number from {low} to {high}"
+        raise TournamentRefused(f"bad_{key}", key, message, low=low, high=high)
     return value
 
 
 def _start(data: dict[str, Any], now: float) -> float:
+    days = int(MAX_LEAD // 86400)
     if ("starts_at" in data) == ("starts_in" in data):
-        raise InputError(
-            "give one of 'starts_at' (seconds since the epoch) or 'starts_in' (seconds from now)"
-        )
+        message = "give one of 'starts_at' (seconds since the epoch) or 'starts_in' (seconds from now)"
+        raise TournamentRefused("bad_start", "starts_in", message, days=days)
     key = "starts_at" if "starts_at" in data else "starts_in"
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InputError(f"'{key}' must be a number of seconds")
+        raise TournamentRefused("bad_start", key, f"'{key}' must be a number of seconds", days=days)
     start = float(value) if key == "starts_at" else now + float(value)
     if not now <= start <= now + MAX_LEAD:
-        raise InputError("a tournament starts from now to 30 days ahead")
+        raise TournamentRefused(
+            "bad_start", key, f"a tournament starts from now to {days} days ahead", days=days
+        )
     return start
 
 
 def tournament_request(data: Any, creator: str, now: float) -> st.TournamentRow:
-    """A new tournament from ``POST /api/tournaments`` (InputError / NameRefused: nothing stored)."""
+    """A new tournament from ``POST /api/tournaments`` (InputError, TournamentRefused for a field the
+    form shows: nothing stored)."""
     if not isinstance(data, dict):
         raise InputError("the request must be a JSON object")
     unknown = sorted(set(data) - FIELDS)
     if unknown:
         raise InputError(f"unknown field {unknown[0][:40]!r}")
     kind = data.get("kind")
-    if kind not in ("arena", "swiss"):
-        raise InputError("'kind' must be arena or swiss")
+    if kind not in KINDS:
+        raise TournamentRefused("bad_kind", "kind", "'kind' must be arena or swiss")
     fmt = data.get("format", "draft")
     if fmt not in RATED_FORMATS:
-        raise InputError(f"'format' must be one of {', '.join(RATED_FORMATS)}")
+        raise TournamentRefused("bad_format", "format", f"'format' must be one of {', '.join(RATED_FORMATS)}")
     control = data.get("time_control", "3+2")
     if control not in TOURNAMENT_CONTROLS:
-        raise InputError(f"'time_control' must be one of {', '.join(TOURNAMENT_CONTROLS)}")
+        message = f"'time_control' must be one of {', '.join(TOURNAMENT_CONTROLS)}"
+        raise TournamentRefused("bad_time_control", "time_control", message)
     bots = data.get("bots_allowed", False)
     if not isinstance(bots, bool):
-        raise InputError("'bots_allowed' must be true or false")
+        raise TournamentRefused("bad_bots_allowed", "bots_allowed", "'bots_allowed' must be true or false")
     if (kind == "arena" and "rounds" in data) or (kind == "swiss" and "minutes" in data):
         raise InputError("an arena lasts 'minutes'; a Swiss has 'rounds'")
+    try:
+        name = checked_name(data.get("name"), "the tournament's name")
+    except NameRefused as exc:
+        raise TournamentRefused("bad_name", "name", str(exc), max=MAX_NAME) from None
     return st.TournamentRow(
         id=new_tournament_id(),
         kind=kind,
-        name=checked_name(data.get("name"), "the tournament's name"),
+        name=name,
         format=fmt,
         time_control=control,
         starts_at=_start(data, now),
@@ -242,10 +264,25 @@ class TournamentRoutes(RouteGroup):
         creator, now = row.id, self.config.clock()
         try:
             t = tournament_request(await self.json_body(request), creator, now)
-        except (InputError, NameRefused) as exc:
+        except TournamentRefused as exc:
+            return JSONResponse(exc.body(), status_code=400)
+        except InputError as exc:
             return self.bad(str(exc))
         await self.server.run_db(lambda s: st.create(s.engine, t))
         return JSONResponse(summary(t, 0, now))
+
+    async def choices(self, request: Request) -> Response:
+        """``GET /api/tournaments/new``: what the page's form offers (the server's own limits)."""
+        return JSONResponse(
+            {
+                "kinds": list(KINDS),
+                "formats": list(RATED_FORMATS),
+                "time_controls": list(TOURNAMENT_CONTROLS),
+                "minutes": list(MINUTES),
+                "rounds": list(ROUNDS),
+                "max_days": int(MAX_LEAD // 86400),
+            }
+        )
 
     async def show(self, request: Request) -> Response:
         row, _hashed = await self.who(request)
@@ -283,6 +320,7 @@ class TournamentRoutes(RouteGroup):
         return [
             Route("/api/tournaments", self.listing),
             Route("/api/tournaments", self.create, methods=["POST"]),
+            Route("/api/tournaments/new", self.choices),  # before {tournament_id}: an id is hex
             Route("/api/tournaments/{tournament_id}", self.show),
             Route("/api/tournaments/{tournament_id}/join", self.join, methods=["POST"]),
             Route("/api/tournaments/{tournament_id}/withdraw", self.withdraw, methods=["POST"]),

@@ -12,13 +12,16 @@ export async function api(path, options) {
     throw refusal("", e.message, 0);
   }
   const body = await res.json().catch(() => ({ error: "bad reply" }));
-  if (!res.ok) throw refusal(body.code, body.error || res.statusText, res.status);
+  if (!res.ok) throw refusal(body.code, body.error || res.statusText, res.status, body);
   return body;
 }
 
-function refusal(code, message, status) {
-  const e = new Error(state.words && Object.keys(state.words).length ? errorText(code, message, status) : message);
-  e.code = code; e.status = status; e.localized = true;
+// ``body.field``: the request's field refused, when the server names it (a form shows the refusal
+// beside that field); ``body.values``: what the refusal's words name.
+function refusal(code, message, status, body) {
+  const values = (body && body.values) || {};
+  const e = new Error(state.words && Object.keys(state.words).length ? errorText(code, message, status, values) : message);
+  e.code = code; e.status = status; e.localized = true; e.field = (body && body.field) || null;
   return e;
 }
 

@@ -11,13 +11,13 @@ import { leaderboardPage, playerPage } from "./ratings.js";
 import { puzzlePage } from "./puzzle.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
-import { tournamentPage } from "./tournament.js";
+import { newTournamentPage, tournamentPage } from "./tournament.js";
 import { listenForTutorialKeys, tutorialPage } from "./tutorial.js";
 
 setPages({
   game: gamePage, replay: replayPage, rules: rulesPage, tutorial: tutorialPage, account: () => accountPage(),
   leaderboard: leaderboardPage, puzzle: puzzlePage, player: playerPage, lobby: lobbyPage, notfound: notFoundPage,
-  tournament: tournamentPage,
+  tournament: tournamentPage, newtournament: newTournamentPage,
 });
 
 listenForGameKeys();

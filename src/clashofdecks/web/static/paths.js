@@ -11,6 +11,7 @@ export function pageOf(path) {
   if ((m = path.match(/^\/puzzle\/([A-Za-z0-9]{1,40})$/))) return ["puzzle", m[1]];
   if (path === "/account") return ["account", null];
   if (path === "/leaderboard") return ["leaderboard", null];
+  if (path === "/t/new") return ["newtournament", null];  // a tournament's id is hex: never "new"
   if ((m = path.match(/^\/t\/([A-Za-z0-9]+)$/))) return ["tournament", m[1]];
   if ((m = path.match(/^\/p\/([A-Za-z0-9_.-]+)$/))) return ["player", m[1]];
   if (path === "/" || path === "") return ["lobby", null];

@@ -1,11 +1,13 @@
-// Tournaments: the lobby's list and a tournament's page (/t/<id>): standings, games in progress,
-// the reader's next pairing, a countdown, join and withdraw.  Live by asking the API again every few
+// Tournaments: the lobby's list, the form that creates one (/t/new) and a tournament's page
+// (/t/<id>): standings, games in progress, the reader's next pairing, a countdown, join and withdraw.  Live by asking the API again every few
 // seconds while the page is open; the server's director does the pairing (docs/tournaments.md).
 import { api, postJson } from "./api.js";
 import { clockText } from "./clock.js";
 import { h } from "./dom.js";
-import { currentView, mount, stillShowing } from "./page.js";
+import { inputOfRefusal, localTimeText, tournamentBody } from "./newtournament.js";
+import { currentView, go, mount, stillShowing } from "./page.js";
 import { closeSocket } from "./socket.js";
+import { state } from "./store.js";
 import { failText, t, timeControlName } from "./words.js";
 
 // Seconds between two reads of a tournament while its page is open.
@@ -23,13 +25,113 @@ function timing(d, readAt) {
   return t("t_ends_in", { time: clockText(Math.max(0, d.seconds_to_end - gone)) });
 }
 
-// The lobby's panel: every tournament listed, each a link to its page.
+// Why a guest cannot create a tournament, and the way to an account.
+function guestHint() {
+  return h("p", { class: "muted", "data-testid": "t-create-guest" }, t("t_create_guest"), " ",
+    h("a", { href: "/account", "data-testid": "t-sign-up" }, t("make_account")));
+}
+
+// The lobby's panel: every tournament listed, each a link to its page; the way to create one.
 export function tournamentsPanel(list) {
   const items = list.map((x) => h("li", { "data-testid": "tournament-item" },
     h("a", { href: "/t/" + encodeURIComponent(x.id) }, x.name), " · ", kindWord(x.kind), " · ",
     timeControlName(x.time_control), " · ", t("t_players", { n: x.players }), " · ", timing(x, Date.now())));
+  const create = state.me && state.me.account
+    ? h("a", { class: "button", href: "/t/new", "data-testid": "t-create" }, t("t_create")) : guestHint();
   return h("section", { class: "panel wide", "data-testid": "tournaments-panel" }, h("h2", {}, t("tournaments")),
-    items.length ? h("ul", {}, items) : h("p", { class: "muted" }, t("tournament_none")));
+    items.length ? h("ul", {}, items) : h("p", { class: "muted" }, t("tournament_none")), create);
+}
+
+// One labelled input of the form, in a box of its own (hidden when it does not apply).
+function formField(id, label, input) {
+  input.id = "tf-" + id;
+  input.dataset.testid = "tf-" + id;
+  const box = h("div", { class: "tf-field", "data-field": id }, h("label", { for: input.id }, label), input);
+  return { input, box };
+}
+
+function choiceSelect(values, word, selected) {
+  return h("select", {}, values.map((v) => h("option", { value: v, selected: v === selected }, word(v))));
+}
+
+// The form's inputs, by the request field each gives (docs/web.md, "Tournaments"), from the server's
+// own choices (GET /api/tournaments/new).
+function formFields(c) {
+  const num = (low, high, value) => h("input", { type: "number", inputmode: "numeric", min: String(low), max: String(high), step: "1", value: String(value) });
+  const soon = localTimeText(Date.now() + 3600 * 1000);
+  return {
+    name: formField("name", t("tf_name"), h("input", { type: "text", maxlength: "40", autocomplete: "off", required: true })),
+    kind: formField("kind", t("tf_kind"), choiceSelect(c.kinds, kindWord, "arena")),
+    format: formField("format", t("format"), choiceSelect(c.formats, (f) => t(f), c.formats[0])),
+    time_control: formField("time_control", t("time_control"), choiceSelect(c.time_controls, timeControlName, c.time_controls[0])),
+    start_mode: formField("start_mode", t("tf_start"), choiceSelect(["in", "at"], (m) => t("tf_start_" + m), "in")),
+    starts_in: formField("starts_in", t("tf_starts_in"), num(0, c.max_days * 1440, 10)),
+    starts_at: formField("starts_at", t("tf_starts_at"), h("input", { type: "datetime-local", value: soon })),
+    minutes: formField("minutes", t("tf_minutes"), num(c.minutes[0], c.minutes[1], 45)),
+    rounds: formField("rounds", t("tf_rounds"), num(c.rounds[0], c.rounds[1], 5)),
+    bots_allowed: formField("bots_allowed", t("tf_bots"), h("input", { type: "checkbox" })),
+  };
+}
+
+// A refusal beside the input it concerns (that input focused, so a phone scrolls to it), or under
+// the button; in the reader's language (api.js).
+function showRefusal(form, fields, e) {
+  form.querySelectorAll("[data-testid=tf-error]").forEach((el) => el.remove());
+  form.querySelectorAll("[aria-invalid]").forEach((el) => { el.removeAttribute("aria-invalid"); el.removeAttribute("aria-describedby"); });
+  if (!e) return;
+  const line = h("p", { class: "error", role: "alert", id: "tf-error", "data-testid": "tf-error" }, failText(e));
+  const key = inputOfRefusal(e.field, fields.start_mode.input.value);
+  if (key && fields[key]) {
+    const input = fields[key].input;
+    fields[key].box.append(line);
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", "tf-error");
+    input.focus();
+  } else form.querySelector("button[type=submit]").before(line);
+}
+
+function tournamentForm(c) {
+  const f = formFields(c);
+  const shown = () => {
+    f.minutes.box.hidden = f.kind.input.value === "swiss";
+    f.rounds.box.hidden = f.kind.input.value !== "swiss";
+    f.starts_in.box.hidden = f.start_mode.input.value === "at";
+    f.starts_at.box.hidden = f.start_mode.input.value !== "at";
+  };
+  f.kind.input.onchange = shown;
+  f.start_mode.input.onchange = shown;
+  f.bots_allowed.box.classList.add("tf-check");
+  f.bots_allowed.box.prepend(f.bots_allowed.input);
+  const view = currentView();
+  const form = h("form", { class: "tform", novalidate: true, "data-testid": "tform", onsubmit: async (ev) => {
+    ev.preventDefault();
+    showRefusal(form, f, null);
+    const body = tournamentBody({ name: f.name.input.value, kind: f.kind.input.value, format: f.format.input.value,
+      timeControl: f.time_control.input.value, startMode: f.start_mode.input.value, startsIn: f.starts_in.input.value,
+      startsAt: f.starts_at.input.value, minutes: f.minutes.input.value, rounds: f.rounds.input.value, bots: f.bots_allowed.input.checked });
+    try {
+      const made = await postJson("/api/tournaments", body);
+      if (stillShowing(view)) go("/t/" + encodeURIComponent(made.id));
+    } catch (e) { if (stillShowing(view)) showRefusal(form, f, e); }
+  } }, Object.values(f).map((x) => x.box),
+  h("button", { type: "submit", class: "primary", "data-testid": "tf-submit" }, t("tf_submit")));
+  shown();
+  return form;
+}
+
+// /t/new: the form for an account; a guest is told why not, with the way to an account.
+export async function newTournamentPage() {
+  closeSocket();
+  const view = currentView();
+  const page = (...content) => h("main", { class: "ratings-page tform-page", "data-testid": "new-tournament" },
+    h("section", { class: "panel" }, h("h2", {}, t("t_create")), ...content));
+  if (!(state.me && state.me.account)) { mount(page(guestHint())); return; }
+  let choices;
+  try { choices = await api("/api/tournaments/new"); } catch (e) {
+    if (stillShowing(view)) mount(page(h("p", { class: "error", role: "alert", "data-testid": "tf-error" }, failText(e))));
+    return;
+  }
+  if (stillShowing(view)) mount(page(tournamentForm(choices)));
 }
 
 function resultText(results) {

@@ -40,10 +40,11 @@ function withNouns(template, values) {
 }
 
 // A refusal in the reader's language: the word for its code (err_<code>) when the catalog has one,
-// else by the HTTP status (404: not found, 429: too many tries, 5xx or no answer: busy), else the
-// server's own sentence after "Refused:".
-export function errorText(code, message, status) {
-  if (code && hasWord("err_" + code)) return t("err_" + code);
+// its placeholders filled from the refusal's values (a limit: {low}, {high}), else by the HTTP status
+// (404: not found, 429: too many tries, 5xx or no answer: busy), else the server's own sentence
+// after "Refused:".
+export function errorText(code, message, status, values) {
+  if (code && hasWord("err_" + code)) return t("err_" + code, values);
   if (status === 404) return t("err_not_found");
   if (status === 429) return t("err_rate_limited");
   if (status === 0 || status >= 500) return t("err_busy");
