@@ -7,10 +7,11 @@ two-process test, test_tournaments_server.py, plays them over the WebSocket)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import sqlalchemy as sa
@@ -24,6 +25,8 @@ from clashofdecks.web.routes_tournaments import tournament_request
 from clashofdecks.web.services import Database, LeaseKeeper
 from clashofdecks.web.store_tables import games, identities, seats
 from clashofdecks.web.tournament_director import TournamentDirector, swiss_games
+
+T = TypeVar("T")
 
 T0 = 1_900_000_000.0
 
@@ -82,8 +85,11 @@ class Run:
     def __init__(self, url: str) -> None:
         self.db = Database(url)
         self.loop = asyncio.new_event_loop()
+        # The loop runs in a thread of its own: after a Playwright test the test thread already has a
+        # running loop, and run_until_complete refuses to nest in it (conftest.run_async's reason).
+        self.thread = concurrent.futures.ThreadPoolExecutor(1)
         self.now = T0
-        self.loop.run_until_complete(self.db.open())
+        self.complete(self.db.open())
         self.table = FakeTable(self.db)
         self.director = self.new_director("p1")
 
@@ -97,7 +103,7 @@ class Run:
         return self.db.store.engine
 
     def tick(self, director: TournamentDirector | None = None) -> None:
-        self.loop.run_until_complete((director or self.director).tick())
+        self.complete((director or self.director).tick())
 
     def players(self, n: int) -> list[str]:
         names = [f"p{i}" for i in range(n)]
@@ -133,8 +139,13 @@ class Run:
         return [(g, owners) for g, owners in self.table.made if g in ids]
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.db.close())
-        self.loop.close()
+        self.complete(self.db.close())
+        self.thread.submit(self.loop.close).result()
+        self.thread.shutdown()
+
+    def complete(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` to its end on this test's loop (in the loop's own thread)."""
+        return self.thread.submit(self.loop.run_until_complete, coro).result()
 
 
 @pytest.fixture
@@ -252,7 +263,7 @@ def test_a_pass_is_paired_once_and_a_dead_process_s_games_are_made_by_the_next(r
     assert {(g, tuple(o)) for g, o in run.table.made} == {("g0", ("p0", "p2")), ("g1", ("p1", "p3"))}
     assert {p.round for p in pairings} == {1} and all(p.game_id for p in pairings)
     with pytest.raises(st.TournamentError):  # a late maker of the same pairing's game: refused
-        run.loop.run_until_complete(
+        run.complete(
             run.table.create_owned_game(
                 NewGame(kind="friend", time_control="3+2"),
                 ["p0", "p2"],
