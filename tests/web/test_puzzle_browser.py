@@ -94,6 +94,31 @@ def test_one_puzzle_solved_and_one_failed_by_tapping(server: ServerProcess, brow
     context.close()
 
 
+def test_a_solo_puzzle_says_survive_and_is_solved_by_tapping_through_the_automaton_s_turn(
+    server: ServerProcess, browser: Any
+) -> None:
+    """A solo puzzle (survive the automaton's next turn, R7) asks for survival, not a win, and is
+    solved once the player's turn ends with the survival proven; a wrong first move (ending the turn
+    at once) says some order of the automaton's deck now wins."""
+    solo = [p for p in load_puzzles() if p.kind == "solo" and tappable(p)]
+    puzzle = next(p for p in solo if all(m.split()[0] in ("play", "end", "next") for m in solver_moves(p)))
+    context = new_context(browser, "en", viewport=PHONE, has_touch=True)
+    page = context.new_page()
+    page.goto(server.url + f"/puzzle/{puzzle.id}")
+    page.wait_for_selector("[data-testid=my-hand] [data-select]")
+    assert "Survive the automaton's next turn" in page.inner_text("[data-testid=puzzle]")
+    moves = solver_moves(puzzle)
+    for i, move in enumerate(moves):
+        tap(page, move, i + 1)
+    assert "survived the automaton's turn" in page.inner_text("[data-testid=puzzle-solved]")
+
+    page.click("[data-testid=puzzle-again]")
+    page.wait_for_selector("[data-testid=my-hand] [data-select]")
+    tap(page, "end", 1)
+    assert "some order of the automaton's deck" in page.inner_text("[data-testid=puzzle-failed]")
+    context.close()
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_puzzle_page_is_axe_clean_at_phone_size(server: ServerProcess, browser: Any, lang: str) -> None:
     pytest.importorskip("axe_playwright_python", reason="axe-playwright-python (dev extra) is not installed")

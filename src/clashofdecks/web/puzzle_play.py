@@ -105,7 +105,12 @@ def board_json(game: Game, seat: int, lang: str) -> dict[str, Any]:
 def puzzle_json(entry: BookEntry, lang: str) -> dict[str, Any]:
     """``GET /api/puzzles/{id}``: the puzzle before the first move."""
     puzzle = entry.puzzle
-    return {"id": puzzle.id, "themes": list(entry.themes), **board_json(puzzle.game(), puzzle.seat, lang)}
+    return {
+        "id": puzzle.id,
+        "kind": puzzle.kind,
+        "themes": list(entry.themes),
+        **board_json(puzzle.game(), puzzle.seat, lang),
+    }
 
 
 def _game(puzzle: Puzzle) -> Game:

@@ -69,7 +69,7 @@ function taskPanel() {
   const d = puzzle.data;
   return h("section", { class: "panel lesson", "data-testid": "puzzle", "data-puzzle": d.id },
     h("h1", {}, puzzle.which === "daily" ? t("puzzle_daily") : t("puzzle")),
-    h("p", {}, t("puzzle_task")),
+    h("p", {}, t(d.kind === "solo" ? "puzzle_task_solo" : "puzzle_task")),
     h("p", { class: "muted", "data-testid": "puzzle-themes" }, t("puzzle_themes") + ": ", d.themes.map(themeName).join(", "),
       " · ", t("puzzle_rating", { r: d.rating })),
     puzzle.error ? h("p", { class: "error", role: "alert", "data-testid": "puzzle-error" }, puzzle.error) : null);
@@ -90,15 +90,16 @@ function ratingLine(r) {
 function answerPanel() {
   const a = puzzle.answer;
   if (!a) return null;
+  const solo = puzzle.data.kind === "solo";
   const panel = h("section", { class: "panel", "data-testid": "puzzle-answer", "data-moves": String(puzzle.actions.length) });
   if (a.status === "playing") {
     panel.append(h("p", { class: "after", role: "status", "data-testid": "puzzle-right" }, t("puzzle_right")), movesList(a.played, "puzzle-played"));
     return panel;
   }
   if (a.status === "solved") {
-    panel.append(h("p", { class: "after", role: "status", "data-testid": "puzzle-solved" }, t("puzzle_solved")), ratingLine(a.rating));
+    panel.append(h("p", { class: "after", role: "status", "data-testid": "puzzle-solved" }, t(solo ? "puzzle_solved_solo" : "puzzle_solved")), ratingLine(a.rating));
   } else {
-    panel.append(h("p", { class: "notice", role: "status", "data-testid": "puzzle-failed" }, t("puzzle_failed")), ratingLine(a.rating),
+    panel.append(h("p", { class: "notice", role: "status", "data-testid": "puzzle-failed" }, t(solo ? "puzzle_failed_solo" : "puzzle_failed")), ratingLine(a.rating),
       h("h3", {}, t("puzzle_followed")), movesList(a.played, "puzzle-followed"),
       h("ol", { class: "tutorial-events" }, a.events.map((e) => h("li", {}, e.text))),
       h("h3", {}, t("puzzle_solution")), movesList(a.solution, "puzzle-solution"));
