@@ -13,7 +13,7 @@ from clashofdecks.events import Event
 from clashofdecks.formats import new_game
 from clashofdecks.rules import Game
 from clashofdecks.words.actions import next_attack
-from tests.random_play import random_steps
+from random_play import random_steps
 
 
 def _played(game: Game) -> Event | None:

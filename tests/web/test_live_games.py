@@ -321,14 +321,13 @@ def test_a_broadcast_to_protocol_2_pages_only_serialises_nothing_but_their_delta
     """A page of protocol version 2 is sent a delta made from the frames' dicts: the common part's
     JSON text (what a whole ``state`` frame is joined from) is not made when no page needs it."""
     from clashofdecks.web import live_game
+    from clashofdecks.web.games import dumps
 
     dumped: list[dict[str, Any]] = []
 
     def counting_dumps(obj: dict[str, Any]) -> str:
         dumped.append(obj)
-        return live_game_dumps(obj)
-
-    live_game_dumps = live_game.dumps
+        return dumps(obj)
 
     async def play() -> None:
         server = _server(tmp_path)
