@@ -313,3 +313,38 @@ def test_protocol_2_deltas_rebuild_the_full_frames_of_every_seat_and_spectator(
             await server.stop()
 
     run_async(play(), timeout=600)
+
+
+def test_a_broadcast_to_protocol_2_pages_only_serialises_nothing_but_their_deltas(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page of protocol version 2 is sent a delta made from the frames' dicts: the common part's
+    JSON text (what a whole ``state`` frame is joined from) is not made when no page needs it."""
+    from clashofdecks.web import live_game
+    from clashofdecks.web.games import dumps
+
+    dumped: list[dict[str, Any]] = []
+
+    def counting_dumps(obj: dict[str, Any]) -> str:
+        dumped.append(obj)
+        return dumps(obj)
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await _started(server)
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            game = await _hot_seat(server)
+            page, ws = _page()
+            await _say(
+                route, page, json.dumps({"type": "hello", "game": game.id, "tokens": [], "protocol": 2})
+            )
+            monkeypatch.setattr(live_game, "dumps", counting_dumps)
+            for _ in range(6):
+                await _say(route, page, _act(game))
+            assert [f["type"] for f in ws.sent[1:]] == ["delta"] * 6
+            assert [d.get("type") for d in dumped] == ["delta"] * 6
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=600)

@@ -17,7 +17,7 @@ from ..cards import (
     SPLASH,
     SPRINT,
 )
-from ..events import EventKind
+from ..events import Event, EventKind
 from .core import GameCore
 from .state import (
     C_ACTIVATED,
@@ -33,7 +33,7 @@ from .state import (
     Termination,
     termination_reason,
 )
-from .tables import _FRESH, _LANES
+from .tables import _FRESH, _LANES, _NEXT
 
 
 class CombatRules(GameCore):
@@ -60,6 +60,48 @@ class CombatRules(GameCore):
                 if self._record:
                     self._emit(EventKind.ACTIVATION_PASSED, "R3.5b", player=p, card=CARD_IDS[cr[0]])
                 i -= 1
+        return None
+
+    def next_attack(self) -> Event | None:
+        """The attack ``next`` would make now (its ATTACKED event: attacker, target card or player),
+        read off the board without playing it; ``None`` when ``next`` is not legal or attacks
+        nothing.  It follows :meth:`_activate_next` and :meth:`_attack_chain` step for step (a test
+        compares the two on random games): a front end asks this for every position it labels."""
+        if _NEXT not in self.legal_actions():
+            return None
+        p = self._active
+        lanes = self._lanes
+        for lane in (1, 0) if self._rotated and p == 1 else (0, 1):
+            L = lanes[p * 2 + lane]
+            E = lanes[(1 - p) * 2 + lane]
+            for i in range(len(L) - 1, -1, -1):
+                cr = L[i]
+                if cr[C_ACTIVATED]:
+                    continue
+                bits = self._abilities(p, L, i)
+                if cr[C_NEW] and not (bits & RAGE and E):
+                    continue  # R3.5b: it passes
+                c = cr[C_CARD]
+                amount = ATTACK[c] + cr[C_SPRINT] + (i if bits & SPRINT else 0)
+                if not E:
+                    return Event(
+                        EventKind.ATTACKED,
+                        "R3.7",
+                        player=p,
+                        card=CARD_IDS[c],
+                        target_player=1 - p,
+                        amount=amount,
+                    )
+                return Event(
+                    EventKind.ATTACKED,
+                    "R3.7",
+                    player=p,
+                    card=CARD_IDS[c],
+                    target_player=1 - p,
+                    target_card=CARD_IDS[E[0][C_CARD]],
+                    lane=_LANES[lane],
+                    amount=amount,
+                )
         return None
 
     def _run_activations(self) -> None:

@@ -630,7 +630,8 @@ class _Frames:
         self.live, self.events = live, events
         self.abilities = None if live.session.phase == "setup" else board_abilities(live.session)
         self.now = live.config.clock()
-        self.commons: dict[str, tuple[dict[str, Any], str]] = {}
+        self.commons: dict[str, dict[str, Any]] = {}
+        self.common_texts: dict[str, str] = {}
         self.owns: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
         self.texts: dict[tuple[frozenset[int], str], str] = {}
         self.fulls: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
@@ -638,13 +639,20 @@ class _Frames:
         #: The position's dump, made once for every seat's view (``position.view``).
         self.dumped: dict[str, Any] | None = None
 
-    def _common(self, lang: str) -> tuple[dict[str, Any], str]:
+    def _common(self, lang: str) -> dict[str, Any]:
         common = self.commons.get(lang)
         if common is None:
             said = events_json(self.live, self.events, lang)
-            part = common_part(self.live, said, self.abilities, self.now)
-            common = self.commons[lang] = (part, dumps(part))
+            common = self.commons[lang] = common_part(self.live, said, self.abilities, self.now)
         return common
+
+    def _common_json(self, lang: str) -> str:
+        """The common part's JSON text, made only for a frame sent whole (a page of protocol 2 is
+        sent a delta, made from the dicts)."""
+        text = self.common_texts.get(lang)
+        if text is None:
+            text = self.common_texts[lang] = dumps(self._common(lang))
+        return text
 
     def _own(self, key: tuple[frozenset[int], str]) -> dict[str, Any]:
         own = self.owns.get(key)
@@ -658,14 +666,14 @@ class _Frames:
         key = (frozenset(conn.seats), conn.lang)
         text = self.texts.get(key)
         if text is None:
-            text = self.texts[key] = join_frame(self._own(key), self._common(conn.lang)[1])
+            text = self.texts[key] = join_frame(self._own(key), self._common_json(conn.lang))
         return text
 
     def full(self, conn: Subscriber) -> dict[str, Any]:
         key = (frozenset(conn.seats), conn.lang)
         full = self.fulls.get(key)
         if full is None:
-            full = self.fulls[key] = {**self._own(key), **self._common(conn.lang)[0]}
+            full = self.fulls[key] = {**self._own(key), **self._common(conn.lang)}
         return full
 
     def delta(self, shown: dict[str, Any], full: dict[str, Any]) -> str:

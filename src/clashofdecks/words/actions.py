@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import ClashError
-from ..events import Event, EventKind
+from ..events import Event
 from ..rules import DecisionKind, Game
 from .cards import card_cost as _cost
 from .cards import card_name
@@ -33,18 +33,9 @@ def default_names(game: Game, lang: str) -> tuple[str, str]:
 
 
 def next_attack(game: Game) -> Event | None:
-    """The attack ``next`` makes now (R3.5: attacker, target card or player), worked out on a copy
-    of the game; ``None`` when ``next`` is not legal or attacks nothing."""
-    copy = game.clone()
-    copy.record_events = True
-    try:
-        events = copy.apply_text("next")
-    except ClashError:
-        return None
-    for event in events:
-        if event.kind is EventKind.ATTACKED and event.role != "berserk" and event.card is not None:
-            return event
-    return None
+    """The attack ``next`` makes now (R3.5: attacker, target card or player), read off the board
+    (``Game.next_attack``); ``None`` when ``next`` is not legal or attacks nothing."""
+    return game.next_attack()
 
 
 def cast_target(game: Game, action: str) -> str | None:
