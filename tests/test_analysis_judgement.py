@@ -106,7 +106,8 @@ def test_the_command_computes_what_the_web_shows() -> None:
 def test_the_search_chances_are_mapped_per_context() -> None:
     """The fitted map keeps the order of chances and leaves an unknown context alone."""
     assert calibrated(0.3, None) == 0.3 and calibrated(0.3, "solo?") == 0.3
-    mapped = [calibrated(p / 10, "duel") for p in range(1, 10)]
-    assert mapped == sorted(mapped) and all(0.0 < m < 1.0 for m in mapped)
+    for context in ("duel", *(f"solo{level}" for level in range(6))):
+        mapped = [calibrated(p / 10, context) for p in range(1, 10)]
+        assert mapped == sorted(mapped) and all(0.0 < m < 1.0 for m in mapped), context
     duel = record_game(Game.random_duel(1, record_events=False), ["p0", "p1"])
     assert context_of(GameRecord.from_dict(duel.to_dict())) == "duel"
