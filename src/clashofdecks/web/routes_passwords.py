@@ -18,32 +18,47 @@ from .http_checks import client_address, cross_site_refusal
 from .identity import InputError
 from .routes_common import RouteGroup
 from .store import Store
+from .store_rows import IdentityRow
 
 
 class PasswordRoutes(RouteGroup):
     """A signed-in account changes its password; a forgotten one is reset with a recovery code."""
 
-    async def change_password(self, request: Request) -> Response:
+    async def _signed_in_account(self, request: Request) -> IdentityRow | Response:
+        """The signed-in account of a same-site request, or the answer that refuses it."""
         refused = cross_site_refusal(request, self.config)
         if refused is not None:
             return refused
         row, _hashed = await self.who(request)
         if row is None or not row.is_account or row.username is None:
             return self.bad("sign in to an account first", 401, "no_identity")
+        return row
+
+    async def _password_refusal(self, request: Request, row: IdentityRow, typed: object) -> Response | None:
+        """None when ``typed`` is the account's password; the attempt is taken (throttled like a
+        login) before the password is verified."""
+        assert row.username is not None
+        waiting = await self.take_login_attempt(row.username, client_address(request))
+        if waiting is not None:
+            return waiting
+        ok, _rehash = await asyncio.to_thread(
+            ident.verify_password, row.password_hash, typed if isinstance(typed, str) else ""
+        )
+        return None if ok else self.bad("wrong password", 401, "login_failed")
+
+    async def change_password(self, request: Request) -> Response:
+        row = await self._signed_in_account(request)
+        if isinstance(row, Response):
+            return row
         try:
             data = self.fields(await self.json_body(request), {"password", "new_password"})
             new = ident.new_password(data.get("new_password"))
         except InputError as exc:
             return self.bad(str(exc))
-        waiting = await self.take_login_attempt(row.username, client_address(request))
-        if waiting is not None:
-            return waiting
-        old = data.get("password")
-        ok, _rehash = await asyncio.to_thread(
-            ident.verify_password, row.password_hash, old if isinstance(old, str) else ""
-        )
-        if not ok:
-            return self.bad("wrong password", 401, "login_failed")
+        refused = await self._password_refusal(request, row, data.get("password"))
+        if refused is not None:
+            return refused
+        assert row.username is not None
         new_hash = await asyncio.to_thread(ident.hash_password, new)
         keys = logins.account_key(row.username), logins.address_key(client_address(request))
         identity_id = row.id
@@ -62,25 +77,17 @@ class PasswordRoutes(RouteGroup):
     async def new_recovery_codes(self, request: Request) -> Response:
         """A signed-in account's new recovery codes, its password required (throttled like a
         login): the old codes stop working, the new ones are in this answer only."""
-        refused = cross_site_refusal(request, self.config)
-        if refused is not None:
-            return refused
-        row, _hashed = await self.who(request)
-        if row is None or not row.is_account or row.username is None:
-            return self.bad("sign in to an account first", 401, "no_identity")
+        row = await self._signed_in_account(request)
+        if isinstance(row, Response):
+            return row
         try:
             data = self.fields(await self.json_body(request), {"password"})
         except InputError as exc:
             return self.bad(str(exc))
-        waiting = await self.take_login_attempt(row.username, client_address(request))
-        if waiting is not None:
-            return waiting
-        typed = data.get("password")
-        ok, _rehash = await asyncio.to_thread(
-            ident.verify_password, row.password_hash, typed if isinstance(typed, str) else ""
-        )
-        if not ok:
-            return self.bad("wrong password", 401, "login_failed")
+        refused = await self._password_refusal(request, row, data.get("password"))
+        if refused is not None:
+            return refused
+        assert row.username is not None
         codes = recovery.new_codes()  # shown this once; only their hashes are kept
         keys = logins.account_key(row.username), logins.address_key(client_address(request))
         identity_id = row.id
