@@ -17,55 +17,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from . import ratings
-from .store import metadata
+from .store_tables import puzzle_attempts, puzzle_ratings, puzzle_reports
 
 #: Longest report reason kept (characters); a longer one is refused.
 MAX_REASON: Final = 500
 PLAYER: Final = "player"
 PUZZLE: Final = "puzzle"
-
-#: One OpenSkill rating per player (key: the identity id) and per puzzle (key: the puzzle id).
-puzzle_ratings = sa.Table(
-    "puzzle_ratings",
-    metadata,
-    sa.Column("kind", sa.String(8), primary_key=True),  # "player" or "puzzle"
-    sa.Column("key", sa.String(32), primary_key=True),
-    sa.Column("mu", sa.Float, nullable=False),
-    sa.Column("sigma", sa.Float, nullable=False),
-    sa.Column("attempts", sa.Integer, nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
-)
-
-#: Every finished attempt (solved or failed); ``rated``: the first of its identity and puzzle.
-puzzle_attempts = sa.Table(
-    "puzzle_attempts",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column(
-        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), nullable=False
-    ),
-    sa.Column("puzzle_id", sa.String(32), nullable=False),
-    sa.Column("solved", sa.Boolean, nullable=False),
-    sa.Column("moves", sa.Integer, nullable=False),
-    sa.Column("rated", sa.Boolean, nullable=False),
-    sa.Column("rating_before", sa.Integer, nullable=True),
-    sa.Column("rating_after", sa.Integer, nullable=True),
-    sa.Column("at", sa.Float, nullable=False),
-)
-
-#: "Report this puzzle": one per identity and puzzle (a second changes nothing), for the operator.
-puzzle_reports = sa.Table(
-    "puzzle_reports",
-    metadata,
-    sa.Column("puzzle_id", sa.String(32), primary_key=True),
-    sa.Column(
-        "identity_id", sa.String(32), sa.ForeignKey("identities.id", ondelete="CASCADE"), primary_key=True
-    ),
-    sa.Column("reason", sa.Text, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-)
-
-sa.Index("ix_puzzle_attempts_identity", puzzle_attempts.c.identity_id, puzzle_attempts.c.puzzle_id)
 
 
 def display(mu: float) -> int:
