@@ -131,7 +131,10 @@ def test_a_bot_meets_a_person_who_opted_in_and_only_the_bot_is_rated(site: Serve
     cb = Client(site, matched_p["game"], [], session=bot_session)
     try:
         players = cp.state["players"]
-        assert sorted(pl["bot"] for pl in players) == [False, True]  # the frames say which seat is a bot
+        assert sorted(pl.get("bot", False) for pl in players) == [
+            False,
+            True,
+        ]  # the frames say which seat is a bot
         through_first_turns(cp, cb)
         cp.send({"type": "resign"})
         assert cp.wait_state()["result"] is not None

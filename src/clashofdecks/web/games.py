@@ -552,7 +552,8 @@ def common_part(
         "phase": "over" if session.is_over else session.phase,
         "active": session.active,
         "to_move": session.to_move,
-        "players": [{"name": s.name, "kind": s.kind, "bot": s.bot} for s in live.seats],
+        # "bot" only on a bot account's seat: every other seat's entry is as it was before bot accounts.
+        "players": [{"name": s.name, "kind": s.kind, **({"bot": True} if s.bot else {})} for s in live.seats],
         "events": events or [],
         "thinking": live.agent_busy,
         "result": None,
