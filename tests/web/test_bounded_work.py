@@ -158,7 +158,7 @@ def test_the_hello_log_after_an_undo_shows_the_game_as_it_now_is() -> None:
 def test_a_page_opening_a_long_game_renders_the_latest_events_only(tight: Any) -> None:  # noqa: F811
     """Over the socket: a watcher opening a long game in another language costs
     the sentences of the log it gets (and its frame's few lines), not the whole game's."""
-    proc = tight("--metrics-allow", "127.0.0.1", "--limit", "hello_log_events=3")
+    proc = tight("--rate", "200", "--metrics-allow", "127.0.0.1", "--limit", "hello_log_events=3")
     game = proc.new_game(kind="hotseat", format="precon")
     c = Client(proc, game["id"], game["tokens"])
     for _ in range(40):
