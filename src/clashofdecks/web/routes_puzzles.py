@@ -102,6 +102,19 @@ class PuzzleRoutes(RouteGroup):
             return self.bad("no identity: POST /api/identities first", 401, "no_identity")
         return JSONResponse(await self.server.db.read(lambda s: puzzle_store.player_rating(s.engine, me.id)))
 
+    async def _asker_and_puzzle(self, request: Request) -> tuple[IdentityRow, BookEntry] | Response:
+        """A same-site POST's identity and the puzzle its path names, or the answer that refuses it."""
+        refused = cross_site_refusal(request, self.config)
+        if refused is not None:
+            return refused
+        me, _hashed = await self.who(request)
+        if me is None:
+            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
+        entry = await self._entry(request)
+        if isinstance(entry, Response):
+            return entry
+        return me, entry
+
     def _move_refused(self, me: IdentityRow) -> Response | None:
         if me.id in self.judging:
             return self.bad("a move of yours is being judged; wait for its answer", 429, "busy")
@@ -114,15 +127,10 @@ class PuzzleRoutes(RouteGroup):
         """``POST /api/puzzles/{id}/move`` ``{"actions": [...], "lang"}``: the attempt's moves so far,
         judged in the worker pool; a finished attempt (solved or failed) is kept and, the first of
         this identity and puzzle, moves the ratings."""
-        refused = cross_site_refusal(request, self.config)
-        if refused is not None:
-            return refused
-        me, _hashed = await self.who(request)
-        if me is None:
-            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
-        entry = await self._entry(request)
-        if isinstance(entry, Response):
-            return entry
+        asked = await self._asker_and_puzzle(request)
+        if isinstance(asked, Response):
+            return asked
+        me, entry = asked
         try:
             data = self.fields(await self.json_body(request), {"actions", "lang"})
         except InputError as exc:
@@ -164,15 +172,10 @@ class PuzzleRoutes(RouteGroup):
     async def report(self, request: Request) -> Response:
         """``POST /api/puzzles/{id}/report`` ``{"reason": "..."}``: kept for the operator, once per
         identity and puzzle (a second report changes nothing)."""
-        refused = cross_site_refusal(request, self.config)
-        if refused is not None:
-            return refused
-        me, _hashed = await self.who(request)
-        if me is None:
-            return self.bad("no identity: POST /api/identities first", 401, "no_identity")
-        entry = await self._entry(request)
-        if isinstance(entry, Response):
-            return entry
+        asked = await self._asker_and_puzzle(request)
+        if isinstance(asked, Response):
+            return asked
+        me, entry = asked
         try:
             data = self.fields(await self.json_body(request), {"reason"})
         except InputError as exc:
