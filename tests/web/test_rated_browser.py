@@ -111,6 +111,13 @@ def test_strangers_play_now_a_rated_game_then_rematch_and_accounts_lead(
             assert handle_a not in shown and handle_b not in shown
             p.screenshot(path=str(shots / f"leaderboard-{viewport}.png"), full_page=True)
             found[f"leaderboard {viewport}"] = serious_violations(p)
+        # The longest headers (French, German) still fit a phone: the page never scrolls sideways.
+        for lang in ("fr", "de", "en"):
+            d.evaluate("(lang) => localStorage.setItem('clash.lang', lang)", lang)
+            d.goto(server.url + "/leaderboard?format=draft")
+            d.wait_for_selector(f"html[lang={lang}] [data-testid=leaderboard]")
+            width = d.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= d.viewport_size["width"], f"the {lang} leaderboard scrolls sideways ({width}px)"
         # The player page of a stranger: rating, its history as a plot, results, games.
         for p, viewport in ((c, "desktop"), (d, "phone")):
             p.goto(server.url + f"/p/{handle_a}")

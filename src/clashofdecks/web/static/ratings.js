@@ -98,11 +98,11 @@ export async function leaderboardPage() {
     h("h2", {}, t("leaderboard")), lists, tabs,
     h("p", { class: "muted" }, t("leaderboard_blurb", { n: data.min_games })),
     list === "bots" ? h("p", { class: "muted", "data-testid": "bots-blurb" }, t("leaderboard_bots_blurb")) : myStanding(data),
-    rows.length ? h("table", { class: "board-table", "data-testid": "leaderboard" },
+    rows.length ? h("div", { class: "table-scroll" }, h("table", { class: "board-table", "data-testid": "leaderboard" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("player")),
         h("th", { scope: "col", class: "num" }, t("rating")), h("th", { scope: "col", class: "num" }, t("rated_games")),
         h("th", { scope: "col", class: "num" }, t("wins_losses")))),
-      h("tbody", {}, rows)) : h("p", { "data-testid": "leaderboard-empty" }, t("none"))));
+      h("tbody", {}, rows))) : h("p", { "data-testid": "leaderboard-empty" }, t("none"))));
 }
 
 // The reader's own standing, listed or not: its rating ("provisional" explained), its place on the
@@ -139,11 +139,11 @@ function resultsTable(p) {
   const results = Object.entries(p.results).map(([fmt, r]) => resultRow(t(fmt), r));
   const deckRows = Object.entries(p.results_by_deck || {}).sort().map(([deck, r]) => resultRow(t("deck") + " " + deck, r));
   if (!results.length) return h("p", { class: "muted" }, t("none"));
-  return h("table", { class: "board-table", "data-testid": "player-results" },
+  return h("div", { class: "table-scroll" }, h("table", { class: "board-table", "data-testid": "player-results" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("format")), h("th", { scope: "col", class: "num" }, t("wins")),
       h("th", { scope: "col", class: "num" }, t("losses")), h("th", { scope: "col", class: "num" }, t("draws")),
       h("th", { scope: "col", class: "num" }, t("played_hotseat")))),
-    h("tbody", {}, results, deckRows));
+    h("tbody", {}, results, deckRows)));
 }
 
 export async function playerPage(handle) {

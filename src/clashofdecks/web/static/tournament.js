@@ -152,11 +152,11 @@ function standingsTable(d) {
     h("td", { class: "num" }, String(s.games)),
     swiss ? h("td", { class: "num" }, String(s.buchholz)) : null));
   if (!rows.length) return h("p", { class: "muted", "data-testid": "standings-empty" }, t("t_no_players"));
-  return h("table", { class: "board-table", "data-testid": "standings" },
+  return h("div", { class: "table-scroll" }, h("table", { class: "board-table", "data-testid": "standings" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("player")),
       h("th", { scope: "col", class: "num" }, t("t_score")), h("th", { scope: "col", class: "num" }, t("t_games")),
       swiss ? h("th", { scope: "col", class: "num" }, t("t_buchholz")) : null)),
-    h("tbody", {}, rows));
+    h("tbody", {}, rows)));
 }
 
 function gameLine(g) {
