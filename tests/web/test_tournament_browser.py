@@ -123,6 +123,25 @@ def test_a_bad_value_shows_the_servers_reason_beside_its_field_and_creates_nothi
     context.close()
 
 
+def test_changing_the_language_keeps_what_was_typed_in_the_form(server: ServerProcess, browser: Any) -> None:
+    context = new_context(browser, "en", viewport={"width": 390, "height": 844})
+    sign_in(context, server, organiser(server))
+    page = context.new_page()
+    page.goto(server.url + "/t/new")
+    page.fill("#tf-name", "Sunday swiss")
+    page.select_option("#tf-kind", "swiss")
+    page.fill("#tf-rounds", "4")
+    page.check("#tf-bots_allowed")
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_selector("html[lang=fr] #tf-name")
+    assert page.input_value("#tf-name") == "Sunday swiss"
+    assert page.input_value("#tf-kind") == "swiss"
+    assert page.is_visible("#tf-rounds") and page.is_hidden("#tf-minutes")  # the kind's inputs shown again
+    assert page.input_value("#tf-rounds") == "4"
+    assert page.is_checked("#tf-bots_allowed")
+    context.close()
+
+
 def test_a_guest_is_told_why_not_and_where_to_make_an_account(server: ServerProcess, browser: Any) -> None:
     context = new_context(browser, "en", viewport={"width": 390, "height": 844})
     page = context.new_page()

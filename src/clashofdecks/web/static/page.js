@@ -41,10 +41,37 @@ let redrawGame = () => {};
 export function setRedraw(fn) { redrawGame = fn; }
 export function redraw() { redrawGame(); }
 
+// What the reader has typed into the page's fields (by id), so a change of language, which draws the
+// page again in the new words, does not throw it away (a half-filled tournament or sign-up form).
+// The fields are read from the old page as the new one replaces it, so a choice made while the new
+// words loaded is kept too.  Only while that redraw runs: ``carried`` is null otherwise.
+let carried = null;
+
+function typedFields() {
+  const fields = document.querySelectorAll("#app main input[id], #app main select[id], #app main textarea[id]");
+  return [...fields].map((el) => [el.id, el.type === "checkbox" || el.type === "radio" ? el.checked : el.value]);
+}
+
+// Selects first, each announcing its change (a form shows the inputs its choice needs), then the rest.
+function restoreFields(saved) {
+  const found = [...saved].map(([id, value]) => [document.getElementById(id), value]).filter(([el]) => el);
+  const order = [...found.filter(([el]) => el.tagName === "SELECT"), ...found.filter(([el]) => el.tagName !== "SELECT")];
+  for (const [el, value] of order) {
+    if (typeof value === "boolean") el.checked = value;
+    else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === value)) el.value = value;
+    if (el.tagName === "SELECT") el.dispatchEvent(new Event("change"));
+    saved.delete(el.id);
+  }
+}
+
 function languageSelect() {
   return h("select", { "data-testid": "lang", "aria-label": t("language"),
-    onchange: async (e) => { state.lang = e.target.value; localStorage.setItem("clash.lang", state.lang);
-      document.documentElement.lang = state.lang; await loadCatalogue(); route(); } },
+    onchange: async (e) => {
+      state.lang = e.target.value; localStorage.setItem("clash.lang", state.lang);
+      document.documentElement.lang = state.lang;
+      carried = new Map();
+      try { await loadCatalogue(); await route(); } finally { carried = null; }
+    } },
   state.languages.map((l) => h("option", { value: l.code, selected: l.code === state.lang, title: l.name }, l.code.toUpperCase())));
 }
 
@@ -59,7 +86,9 @@ function header() {
 
 export function mount(...nodes) {
   const app = document.getElementById("app");
+  if (carried) for (const [id, value] of typedFields()) carried.set(id, value);
   app.replaceChildren(header(), ...nodes);
+  if (carried) restoreFields(carried);
 }
 
 // An address the app does not know (the server answered it with 404): said in the reader's
