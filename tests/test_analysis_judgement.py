@@ -5,15 +5,23 @@ within the current turn shows 100 % or 0 %; the command's default is the web's s
 
 from __future__ import annotations
 
+import itertools
+import math
 from pathlib import Path
 
+import pytest
+
 from clashofdecks.analyze import (
+    CALIBRATION,
+    CALIBRATION_CURVES,
     DEFAULT_ITERATIONS,
     Analysis,
     Decision,
     analyze_record,
     calibrated,
     context_of,
+    curve_map,
+    logistic_map,
     proven_result,
     same_end_of_turn,
 )
@@ -111,3 +119,20 @@ def test_the_search_chances_are_mapped_per_context() -> None:
         assert mapped == sorted(mapped) and all(0.0 < m < 1.0 for m in mapped), context
     duel = record_game(Game.random_duel(1, record_events=False), ["p0", "p1"])
     assert context_of(GameRecord.from_dict(duel.to_dict())) == "duel"
+
+
+def test_a_curve_goes_through_its_knots_and_keeps_every_order() -> None:
+    """``curve_map``: linear in logits between knots, slope 1 beyond the end ones; solo level 4 takes
+    its curve (``CALIBRATION_CURVES``), strictly increasing so that a worse move still shows lower."""
+    curve = ((-2.0, -1.0), (0.0, 1.0), (1.0, 1.5))
+    for x, y in (*curve, (-1.0, 0.0), (0.5, 1.25), (-4.0, -3.0), (3.0, 3.5)):
+        assert curve_map(1.0 / (1.0 + math.exp(-x)), curve) == pytest.approx(1.0 / (1.0 + math.exp(-y)))
+    shipped = CALIBRATION_CURVES["solo4"]
+    grid = [p / 1000 for p in range(1, 1000)]
+    mapped = [calibrated(p, "solo4") for p in grid]
+    assert (
+        mapped
+        == [curve_map(p, shipped) for p in grid]
+        != [logistic_map(p, CALIBRATION["solo4"]) for p in grid]
+    )
+    assert all(a < b for a, b in itertools.pairwise(mapped))
