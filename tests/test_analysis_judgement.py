@@ -6,11 +6,14 @@ within the current turn shows 100 % or 0 %; the command's default is the web's s
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from clashofdecks.agents.greedy import GreedyAgent
 from clashofdecks.analyze import (
     CALIBRATION,
     CALIBRATION_CURVES,
@@ -25,10 +28,11 @@ from clashofdecks.analyze import (
     proven_result,
     same_end_of_turn,
 )
-from clashofdecks.cli import analyze_cmd
+from clashofdecks.cli import analyze_cmd, main
 from clashofdecks.position import load_position
 from clashofdecks.record import GameRecord, record_game
 from clashofdecks.rules import Game
+from clashofdecks.web import workers
 from clashofdecks.web.config import ServerConfig
 
 
@@ -109,6 +113,26 @@ def test_each_sides_largest_drop_is_listed() -> None:
 def test_the_command_computes_what_the_web_shows() -> None:
     params = {p.name: p for p in analyze_cmd.analyze.params}
     assert params["iterations"].default == DEFAULT_ITERATIONS == ServerConfig.analysis_iterations
+
+
+def test_the_command_with_no_options_prints_what_the_web_shows(tmp_path: Path) -> None:
+    """``clash analyze --json RECORD`` (no other option) and the web's analysis job at the server's
+    default setting give the same analysis, number for number (the same iterations, seed, search and
+    flagged moves; only the CPU time, the players' names and the page's label differ)."""
+    game = Game.random_duel(2, record_events=False)
+    agents = [GreedyAgent(1), GreedyAgent(2)]
+    while not game.is_over():
+        game.apply(agents[game.current_player].act(game))
+    record = record_game(game, ["p0", "p1"])
+    path = tmp_path / "game.json"
+    record.save(path)
+    res = CliRunner().invoke(main, ["analyze", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    command = json.loads(res.stdout)
+    web, _ = workers.analysis(record.to_dict(), ServerConfig().analysis_iterations)
+    for body in (command, web):
+        body.pop("cpu_seconds"), body.pop("players", None), body.pop("label", None)
+    assert command == web and command["iterations"] == DEFAULT_ITERATIONS and command["search"] == "ismcts"
 
 
 def test_the_search_chances_are_mapped_per_context() -> None:
