@@ -8,12 +8,15 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from clashofdecks.agents.greedy import GreedyAgent
+from clashofdecks.agents.mcts import Search, SearchResult
 from clashofdecks.analyze import (
     CALIBRATION,
     CALIBRATION_CURVES,
@@ -30,7 +33,7 @@ from clashofdecks.analyze import (
 )
 from clashofdecks.cli import analyze_cmd, main
 from clashofdecks.position import load_position
-from clashofdecks.record import GameRecord, record_game
+from clashofdecks.record import GameRecord, Replay, record_game
 from clashofdecks.rules import Game
 from clashofdecks.web import workers
 from clashofdecks.web.config import ServerConfig
@@ -64,6 +67,41 @@ def _attacks_left_position() -> Game:
         },
         record_events=False,
     )
+
+
+def test_one_search_of_each_position_judges_the_played_and_the_best_move(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One search per decision with a choice, and both chances are its branches' means: the played
+    move's (before the map) is its node's mean, and the best move is that search's action."""
+    results: list[SearchResult] = []
+    run = Search.run
+
+    def recorded(self: Search, game: Game, rng: random.Random, **kwargs: Any) -> SearchResult:
+        results.append(run(self, game, rng, **kwargs))
+        return results[-1]
+
+    monkeypatch.setattr(Search, "run", recorded)
+    game = Game.random_duel(3, record_events=False)
+    agents = [GreedyAgent(1), GreedyAgent(2)]
+    while not game.is_over():
+        game.apply(agents[game.current_player].act(game))
+    record = record_game(game, ["p0", "p1"])
+    analysis = analyze_record(record, iterations=30, calibrate=False)
+    judged = [d for d in analysis.decisions if d.best is not None]
+    assert len(results) == len(judged) > 0
+    searched = dict(zip((d.index for d in judged), results, strict=True))
+    replay = Replay(record)
+    for step in replay:
+        res = searched.get(step.index)
+        if res is None:
+            continue
+        d = analysis.decisions[step.index]
+        means = {a: mean for a, visits, mean in res.stats if visits}
+        if d.raw_after is not None:
+            assert d.raw_after == means[step.action]
+        # the search's own best, or the played move when both are one play (same end of turn)
+        assert d.best_action in (replay.game.action_text(res.action), d.action)
 
 
 def test_next_attack_and_end_turn_are_one_play() -> None:
@@ -154,9 +192,6 @@ def test_a_curve_goes_through_its_knots_and_keeps_every_order() -> None:
     shipped = CALIBRATION_CURVES["solo4"]
     grid = [p / 1000 for p in range(1, 1000)]
     mapped = [calibrated(p, "solo4") for p in grid]
-    assert (
-        mapped
-        == [curve_map(p, shipped) for p in grid]
-        != [logistic_map(p, CALIBRATION["solo4"]) for p in grid]
-    )
+    replaced = [logistic_map(p, (1.047, 1.188)) for p in grid]  # level 4's logistic map before the curve
+    assert "solo4" not in CALIBRATION and mapped == [curve_map(p, shipped) for p in grid] != replaced
     assert all(a < b for a, b in itertools.pairwise(mapped))
