@@ -32,6 +32,8 @@ from clashofdecks.analyze import (
     same_end_of_turn,
 )
 from clashofdecks.cli import analyze_cmd, main
+from clashofdecks.formats import new_game
+from clashofdecks.options import LEVELS
 from clashofdecks.position import load_position
 from clashofdecks.record import GameRecord, Replay, record_game
 from clashofdecks.rules import Game
@@ -132,6 +134,31 @@ def test_a_position_is_proven_only_within_its_turn() -> None:
     assert proven_result(game, 1) == 1.0 and proven_result(game, 0) == 0.0
     quiet = Game.random_duel(4, record_events=False)  # turn 1: nothing is decided yet
     assert proven_result(quiet, quiet.current_player) is None
+
+
+def test_a_position_proven_lost_within_the_turn_shows_0_percent() -> None:
+    """A solo player whose every move loses before the automaton's turn ends (inside ``end``) is
+    shown 0 % for the move played and for the best move alike, whatever the search estimated."""
+    for seed in range(1, 40):
+        game = new_game(seed=seed, mode="solo", format="precon", threat=LEVELS[4])
+        agent = GreedyAgent(seed)
+        while not game.is_over():
+            game.apply(agent.act(game))
+        if game.winner == 1:
+            break
+    record = record_game(game, ["greedy", "automaton"])
+    lost = []
+    replay = Replay(record)
+    for step in replay:
+        position = replay.game
+        choice = position.phase != "setup" and len(position.legal_actions()) > 1
+        if choice and proven_result(position, position.current_player) == 0.0:
+            lost.append(step.index)
+    assert lost
+    analysis = analyze_record(record, iterations=20)
+    for index in lost:
+        d = analysis.decisions[index]
+        assert d.after == 0.0 and d.best == 0.0 and d.loss == 0.0
 
 
 def _decision(index: int, player: int, loss: float) -> Decision:
