@@ -126,3 +126,17 @@ def test_crossval_compares_a_logistic_map_and_a_curve_out_of_fold() -> None:
     assert level["curve"]["log_loss"] < level["logistic"]["log_loss"]
     assert level["curve"]["ece"] < level["logistic"]["ece"]
     assert set(level["logistic"]) == {"log_loss", "ece", "bins_off"}
+
+
+def test_mistakes_judges_each_flagged_move_again_by_a_deeper_search(records: tuple[Path, Path]) -> None:
+    """``mistakes``: every move the analysis flags (each side's largest drop, then the next) is
+    searched again from its position; the counts add up per stage and one gap per flagged move."""
+    checked = analysis_check.mistakes(records[0], deep=60, iterations=ITERATIONS)
+    flagged = sum(
+        len(analyze_record(r, iterations=ITERATIONS).mistakes(top=3))
+        for r in analysis_check._records(records[0])
+    )
+    assert checked["flagged"] == flagged == len(checked["gaps"]) > 0
+    assert checked["flagged"] == sum(stage[0] for stage in checked["by_stage"].values())
+    assert checked["really_worse"] == sum(gap > 0 for gap in checked["gaps"])
+    assert checked["really_worse"] == sum(stage[1] for stage in checked["by_stage"].values())
