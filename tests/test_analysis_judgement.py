@@ -5,22 +5,39 @@ within the current turn shows 100 % or 0 %; the command's default is the web's s
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
+import random
 from pathlib import Path
+from typing import Any
 
+import pytest
+from click.testing import CliRunner
+
+from clashofdecks.agents.greedy import GreedyAgent
+from clashofdecks.agents.mcts import Search, SearchResult
 from clashofdecks.analyze import (
+    CALIBRATION,
+    CALIBRATION_CURVES,
     DEFAULT_ITERATIONS,
     Analysis,
     Decision,
     analyze_record,
     calibrated,
     context_of,
+    curve_map,
+    logistic_map,
     proven_result,
     same_end_of_turn,
 )
-from clashofdecks.cli import analyze_cmd
+from clashofdecks.cli import analyze_cmd, main
+from clashofdecks.formats import new_game
+from clashofdecks.options import LEVELS
 from clashofdecks.position import load_position
-from clashofdecks.record import GameRecord, record_game
+from clashofdecks.record import GameRecord, Replay, record_game
 from clashofdecks.rules import Game
+from clashofdecks.web import workers
 from clashofdecks.web.config import ServerConfig
 
 
@@ -54,6 +71,41 @@ def _attacks_left_position() -> Game:
     )
 
 
+def test_one_search_of_each_position_judges_the_played_and_the_best_move(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One search per decision with a choice, and both chances are its branches' means: the played
+    move's (before the map) is its node's mean, and the best move is that search's action."""
+    results: list[SearchResult] = []
+    run = Search.run
+
+    def recorded(self: Search, game: Game, rng: random.Random, **kwargs: Any) -> SearchResult:
+        results.append(run(self, game, rng, **kwargs))
+        return results[-1]
+
+    monkeypatch.setattr(Search, "run", recorded)
+    game = Game.random_duel(3, record_events=False)
+    agents = [GreedyAgent(1), GreedyAgent(2)]
+    while not game.is_over():
+        game.apply(agents[game.current_player].act(game))
+    record = record_game(game, ["p0", "p1"])
+    analysis = analyze_record(record, iterations=30, calibrate=False)
+    judged = [d for d in analysis.decisions if d.best is not None]
+    assert len(results) == len(judged) > 0
+    searched = dict(zip((d.index for d in judged), results, strict=True))
+    replay = Replay(record)
+    for step in replay:
+        res = searched.get(step.index)
+        if res is None:
+            continue
+        d = analysis.decisions[step.index]
+        means = {a: mean for a, visits, mean in res.stats if visits}
+        if d.raw_after is not None:
+            assert d.raw_after == means[step.action]
+        # the search's own best, or the played move when both are one play (same end of turn)
+        assert d.best_action in (replay.game.action_text(res.action), d.action)
+
+
 def test_next_attack_and_end_turn_are_one_play() -> None:
     game = _attacks_left_position()
     seat = game.current_player
@@ -84,6 +136,31 @@ def test_a_position_is_proven_only_within_its_turn() -> None:
     assert proven_result(quiet, quiet.current_player) is None
 
 
+def test_a_position_proven_lost_within_the_turn_shows_0_percent() -> None:
+    """A solo player whose every move loses before the automaton's turn ends (inside ``end``) is
+    shown 0 % for the move played and for the best move alike, whatever the search estimated."""
+    for seed in range(1, 40):
+        game = new_game(seed=seed, mode="solo", format="precon", threat=LEVELS[4])
+        agent = GreedyAgent(seed)
+        while not game.is_over():
+            game.apply(agent.act(game))
+        if game.winner == 1:
+            break
+    record = record_game(game, ["greedy", "automaton"])
+    lost = []
+    replay = Replay(record)
+    for step in replay:
+        position = replay.game
+        choice = position.phase != "setup" and len(position.legal_actions()) > 1
+        if choice and proven_result(position, position.current_player) == 0.0:
+            lost.append(step.index)
+    assert lost
+    analysis = analyze_record(record, iterations=20)
+    for index in lost:
+        d = analysis.decisions[index]
+        assert d.after == 0.0 and d.best == 0.0 and d.loss == 0.0
+
+
 def _decision(index: int, player: int, loss: float) -> Decision:
     return Decision(index, 1, player, f"play {index}", best=0.5 + loss, best_action="end", after=0.5)
 
@@ -103,6 +180,26 @@ def test_the_command_computes_what_the_web_shows() -> None:
     assert params["iterations"].default == DEFAULT_ITERATIONS == ServerConfig.analysis_iterations
 
 
+def test_the_command_with_no_options_prints_what_the_web_shows(tmp_path: Path) -> None:
+    """``clash analyze --json RECORD`` (no other option) and the web's analysis job at the server's
+    default setting give the same analysis, number for number (the same iterations, seed, search and
+    flagged moves; only the CPU time, the players' names and the page's label differ)."""
+    game = Game.random_duel(2, record_events=False)
+    agents = [GreedyAgent(1), GreedyAgent(2)]
+    while not game.is_over():
+        game.apply(agents[game.current_player].act(game))
+    record = record_game(game, ["p0", "p1"])
+    path = tmp_path / "game.json"
+    record.save(path)
+    res = CliRunner().invoke(main, ["analyze", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    command = json.loads(res.stdout)
+    web, _ = workers.analysis(record.to_dict(), ServerConfig().analysis_iterations)
+    for body in (command, web):
+        body.pop("cpu_seconds"), body.pop("players", None), body.pop("label", None)
+    assert command == web and command["iterations"] == DEFAULT_ITERATIONS and command["search"] == "ismcts"
+
+
 def test_the_search_chances_are_mapped_per_context() -> None:
     """The fitted map keeps the order of chances and leaves an unknown context alone."""
     assert calibrated(0.3, None) == 0.3 and calibrated(0.3, "solo?") == 0.3
@@ -111,3 +208,17 @@ def test_the_search_chances_are_mapped_per_context() -> None:
         assert mapped == sorted(mapped) and all(0.0 < m < 1.0 for m in mapped), context
     duel = record_game(Game.random_duel(1, record_events=False), ["p0", "p1"])
     assert context_of(GameRecord.from_dict(duel.to_dict())) == "duel"
+
+
+def test_a_curve_goes_through_its_knots_and_keeps_every_order() -> None:
+    """``curve_map``: linear in logits between knots, slope 1 beyond the end ones; solo level 4 takes
+    its curve (``CALIBRATION_CURVES``), strictly increasing so that a worse move still shows lower."""
+    curve = ((-2.0, -1.0), (0.0, 1.0), (1.0, 1.5))
+    for x, y in (*curve, (-1.0, 0.0), (0.5, 1.25), (-4.0, -3.0), (3.0, 3.5)):
+        assert curve_map(1.0 / (1.0 + math.exp(-x)), curve) == pytest.approx(1.0 / (1.0 + math.exp(-y)))
+    shipped = CALIBRATION_CURVES["solo4"]
+    grid = [p / 1000 for p in range(1, 1000)]
+    mapped = [calibrated(p, "solo4") for p in grid]
+    replaced = [logistic_map(p, (1.047, 1.188)) for p in grid]  # level 4's logistic map before the curve
+    assert "solo4" not in CALIBRATION and mapped == [curve_map(p, shipped) for p in grid] != replaced
+    assert all(a < b for a, b in itertools.pairwise(mapped))

@@ -6,17 +6,21 @@
   move with a choice (the shipped map applied) against the mover's result, in bins of 0.1, each bin's
   95 % interval of (won - chance) and the expected calibration error (ECE) with its interval, by
   bootstrap resamples of the games, and whether the issue's target holds;
-* ``fit``: per context, the calibration map of ``analyze.CALIBRATION`` from its games;
+* ``fit``: per context, the calibration map of ``analyze.CALIBRATION`` from its games, and the curve
+  of ``analyze.CALIBRATION_CURVES`` (:func:`fit_curve`);
+* ``crossval``: per context, its own logistic map against its curve, by cross-validation over the
+  games (training games: how a level's kind of map is chosen without looking at held-out games);
 * ``mistakes``: each flagged move searched again from its position by a much deeper search, counting
   how often the played move really was worse than the analysis's best move there.
 
 ``python -m clashofdecks.simulation.analysis_check points DIR... --out POINTS``, then ``fit POINTS``
-(training games) and ``calibration POINTS`` (held-out games) print JSON; ``calibration`` and ``fit``
-also take a directory of records, and ``mistakes DIR``.
+and ``crossval POINTS`` (training games) and ``calibration POINTS`` (held-out games) print JSON;
+these also take a directory of records, and ``mistakes DIR``.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import random
@@ -27,7 +31,18 @@ from typing import Any
 
 from ..agents.evaluation import fit_logistic
 from ..agents.mcts import Search
-from ..analyze import ANALYSIS_CUTOFF, CALIBRATION, DEFAULT_ITERATIONS, Analysis, analyze_record, context_of
+from ..analyze import (
+    ANALYSIS_CUTOFF,
+    CALIBRATION,
+    CALIBRATION_CURVES,
+    DEFAULT_ITERATIONS,
+    Analysis,
+    Curve,
+    analyze_record,
+    context_of,
+    curve_map,
+    logistic_map,
+)
 from ..record import GameRecord, Replay
 
 #: Bootstrap resamples of the games for the intervals.
@@ -36,6 +51,12 @@ RESAMPLES = 1000
 #: TARGET_ECE.
 TOLERANCE = 0.05
 TARGET_ECE = 0.02
+#: The groups of the search's chance a :func:`fit_curve` curve starts from (finer where most moves lie).
+CURVE_EDGES = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: A group of fewer moves joins the next one.
+CURVE_LEAST_MOVES = 30
+#: Folds of the games in :func:`crossval`.
+FOLDS = 5
 
 
 def _records(directory: Path) -> list[GameRecord]:
@@ -95,15 +116,20 @@ def _by_context(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _mapped(point: Sequence[Any], context: str, maps: dict[str, tuple[float, float]]) -> tuple[float, float]:
-    """(the chance a player is shown for the point, the result): the search's chance through the map."""
+def _mapped(
+    point: Sequence[Any],
+    context: str,
+    maps: dict[str, tuple[float, float]],
+    curves: dict[str, Curve] | None = None,
+) -> tuple[float, float]:
+    """(the chance a player is shown for the point, the result): the search's chance through the
+    context's curve, else its map (as ``analyze.calibrated`` with these maps and curves)."""
     raw, after, result = point
+    if raw is not None and curves and context in curves:
+        return curve_map(float(raw), curves[context]), float(result)
     if raw is None or context not in maps:
         return float(after), float(result)
-    a, b = maps[context]
-    p = min(max(float(raw), 1e-4), 1.0 - 1e-4)
-    x = max(-50.0, min(50.0, a * math.log(p / (1.0 - p)) + b))
-    return 1.0 / (1.0 + math.exp(-x)), float(result)
+    return logistic_map(float(raw), maps[context]), float(result)
 
 
 def expected_calibration_error(points: Sequence[tuple[float, float]], bins: int = 10) -> float:
@@ -154,6 +180,7 @@ def fit(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> di
             "a": round(a, 3),
             "b": round(b, 3),
             "ece_before": expected_calibration_error(points),
+            "curve": [list(knot) for knot in fit_curve(points)],
         }
     solo = sorted(c for c in by_context if c.startswith("solo") and c != "solo?")
     if len(solo) > 1:
@@ -168,6 +195,91 @@ def fit(path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS) -> di
         out["solo_shared"] = {
             c: {"a": round(coefficients[-1], 3), "b": round(coefficients[k], 3)} for k, c in enumerate(solo)
         }
+    return out
+
+
+def fit_curve(points: Sequence[tuple[float, float]]) -> Curve:
+    """A monotone curve (``analyze.Curve``) from (the search's chance, result) points: the moves
+    grouped by :data:`CURVE_EDGES` of the chance (a group of fewer than :data:`CURVE_LEAST_MOVES`
+    moves joins the next, the last the one before), each group's share won made non-decreasing by
+    pooling it with the groups before it (pool adjacent violators, weighted by moves), one knot per
+    pooled group: (the mean logit of its chances, the logit of its share won with half a win and half
+    a loss added, so that a group all won or all lost stays finite)."""
+    grouped: list[list[float]] = [[0.0, 0.0, 0.0] for _ in CURVE_EDGES]  # logits, wins, moves
+    for (chance, result), x in zip(points, _logit_rows(points), strict=True):
+        g = grouped[bisect.bisect_right(CURVE_EDGES, chance) - 1]
+        g[0], g[1], g[2] = g[0] + x, g[1] + result, g[2] + 1
+    groups: list[list[float]] = []
+    for g in (g for g in grouped if g[2]):
+        if groups and groups[-1][2] < CURVE_LEAST_MOVES:
+            g = [a + b for a, b in zip(groups.pop(), g, strict=True)]
+        groups.append(g)
+    if len(groups) > 1 and groups[-1][2] < CURVE_LEAST_MOVES:
+        groups.append([a + b for a, b in zip(groups.pop(), groups.pop(), strict=True)])
+    pooled: list[list[float]] = []
+    for g in groups:
+        pooled.append(g)
+        while len(pooled) > 1 and pooled[-2][1] / pooled[-2][2] >= pooled[-1][1] / pooled[-1][2]:
+            pooled.append([a + b for a, b in zip(pooled.pop(), pooled.pop(), strict=True)])
+    knots = []
+    for logits, wins, moves in pooled:
+        share = (wins + 0.5) / (moves + 1.0)
+        knots.append((round(logits / moves, 3), round(math.log(share / (1.0 - share)), 3)))
+    return tuple(knots)
+
+
+def _fold_scores(per_game: list[list[tuple[float, float]]], raw: list[tuple[float, float]]) -> dict[str, Any]:
+    """Out-of-fold figures of one model: the log loss of the search's chances mapped, the ECE and the
+    bins whose bootstrap interval misses the diagonal ±5 points, of everything shown."""
+    loss = -sum(
+        r * math.log(min(max(p, 1e-6), 1 - 1e-6)) + (1 - r) * math.log(min(max(1 - p, 1e-6), 1 - 1e-6))
+        for p, r in raw
+    )
+    checked = _context_calibration(
+        [{"points": [[None, c, r] for c, r in g], "cpu_seconds": 0.0} for g in per_game],
+        "",
+        {},
+        random.Random(0),
+        RESAMPLES,
+    )
+    return {
+        "log_loss": round(loss / max(1, len(raw)), 5),
+        "ece": checked["ece"],
+        "bins_off": [b["bin"] for b in checked["bins"] if not b["within_5_points"]],
+    }
+
+
+def crossval(
+    path: Path | dict[str, Any], iterations: int = DEFAULT_ITERATIONS, seed: int = 0
+) -> dict[str, Any]:
+    """Per context, the context's own logistic map against its :func:`fit_curve` curve by
+    :data:`FOLDS`-fold cross-validation over the games of ``path`` (training games): each fold's games
+    mapped by the model fitted on the other folds; ``better`` is the lower out-of-fold log loss (the
+    choice made before any held-out game is looked at)."""
+    out: dict[str, Any] = {}
+    for context, games in sorted(_by_context(_load_points(path, iterations)).items()):
+        if len(games) < FOLDS:
+            out[context] = {"games": len(games), "better": None}  # too few games to fold
+            continue
+        order = list(range(len(games)))
+        random.Random(seed).shuffle(order)
+        shown: dict[str, list[list[tuple[float, float]]]] = {"logistic": [], "curve": []}
+        raw: dict[str, list[tuple[float, float]]] = {"logistic": [], "curve": []}
+        for k in range(FOLDS):
+            held = set(order[k::FOLDS])
+            points = _search_points([g for i, g in enumerate(games) if i not in held])
+            b, a = fit_logistic([[1.0, x] for x in _logit_rows(points)], [r for _, r in points])
+            models = {"logistic": ({context: (a, b)}, None), "curve": ({}, {context: fit_curve(points)})}
+            for name, (maps, curves) in models.items():
+                for i in sorted(held):
+                    mapped = [_mapped(p, context, maps, curves) for p in games[i]["points"]]
+                    shown[name].append(mapped)
+                    raw[name] += [
+                        m for m, p in zip(mapped, games[i]["points"], strict=True) if p[0] is not None
+                    ]
+        scores = {name: _fold_scores(shown[name], raw[name]) for name in shown}
+        better = min(scores, key=lambda name: scores[name]["log_loss"])
+        out[context] = {"games": len(games), **scores, "better": better}
     return out
 
 
@@ -201,8 +313,9 @@ def _context_calibration(
     maps: dict[str, tuple[float, float]],
     rng: random.Random,
     resamples: int,
+    curves: dict[str, Curve] | None = None,
 ) -> dict[str, Any]:
-    per_game = [[_mapped(p, context, maps) for p in g["points"]] for g in games]
+    per_game = [[_mapped(p, context, maps, curves) for p in g["points"]] for g in games]
     points = [p for g in per_game for p in g]
     sums = _bin_sums(points)
     game_sums = [_bin_sums(g) for g in per_game]
@@ -248,7 +361,7 @@ def calibration(
     target holds (every bin's interval reaches the diagonal ±5 points, or ECE <= 0.02)."""
     rng = random.Random(seed)
     return {
-        context: _context_calibration(games, context, CALIBRATION, rng, resamples)
+        context: _context_calibration(games, context, CALIBRATION, rng, resamples, CALIBRATION_CURVES)
         for context, games in sorted(_by_context(_load_points(path, iterations)).items())
     }
 
@@ -302,6 +415,7 @@ def main(argv: Sequence[str]) -> int:
         "calibration": calibration,
         "mistakes": mistakes,
         "fit": fit,
+        "crossval": crossval,
     }
     if len(argv) >= 4 and argv[0] == "points" and argv[-2] == "--out":
         data = collect([Path(a) for a in argv[1:-2]])
@@ -310,8 +424,8 @@ def main(argv: Sequence[str]) -> int:
         return 0
     if len(argv) < 2 or argv[0] not in checks or (argv[0] == "mistakes" and len(argv) != 2):
         print(
-            "usage: python -m clashofdecks.simulation.analysis_check calibration|fit POINTS...|DIR,\n"
-            "       mistakes DIR, or points DIR... --out POINTS",
+            "usage: python -m clashofdecks.simulation.analysis_check calibration|fit|crossval\n"
+            "       POINTS...|DIR, mistakes DIR, or points DIR... --out POINTS",
             file=sys.stderr,
         )
         return 2
