@@ -348,3 +348,43 @@ def test_a_broadcast_to_protocol_2_pages_only_serialises_nothing_but_their_delta
             await server.stop()
 
     run_async(play(), timeout=600)
+
+
+def test_a_broadcast_compares_the_public_part_once_for_all_its_protocol_2_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The public part of a frame (events, abilities, players, …) is the same objects in every
+    page's frame and was in the frames they were shown before: three protocol-2 pages (a hot-seat's
+    two tabs and a spectator) get their deltas from one comparison of each public key, not three."""
+    from clashofdecks.web import deltas
+
+    compared: list[str] = []
+    value_delta = deltas._value_delta
+
+    def counting(key: str, before: Any, value: Any) -> tuple[Any, list[list[str]]]:
+        compared.append(key)
+        return value_delta(key, before, value)
+
+    async def play() -> None:
+        server = _server(tmp_path)
+        await _started(server)
+        try:
+            route = SocketRoute(server, Limits.of(server.config))
+            game = await _hot_seat(server)
+            pages = [_page(), _page(), _page(None)]
+            for page, _ws in pages:
+                hello = {"type": "hello", "game": game.id, "tokens": [], "protocol": 2}
+                await _say(route, page, json.dumps(hello))
+            await _say(route, pages[0][0], _act(game))  # each page's shown state: the same broadcast's
+            monkeypatch.setattr(deltas, "_value_delta", counting)
+            await _say(route, pages[0][0], _act(game))
+            for page, ws in pages:
+                await page.flush()
+                assert ws.sent[-1]["type"] == "delta" and ws.sent[-1]["changed"]["events"]
+            # The two tabs see the same (one comparison of every key); the spectator its own part.
+            assert compared.count("events") == compared.count("players") == 1
+            assert compared.count("view") == 2
+        finally:
+            await server.stop()
+
+    run_async(play(), timeout=600)

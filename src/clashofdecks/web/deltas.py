@@ -22,11 +22,43 @@ def base_of(frame: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame.items() if k not in HELLO_ONLY}
 
 
-def frame_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+#: The delta of one key's values, kept for a broadcast: the two values (kept alive, so their ids
+#: stay theirs) and what they gave (the changed value or ``_MISSING``, the paths removed under it).
+Memo = dict[tuple[str, int, int], tuple[Any, Any, Any, list[list[str]]]]
+
+
+def frame_delta(old: dict[str, Any], new: dict[str, Any], memo: Memo | None = None) -> dict[str, Any]:
+    """The delta from ``old`` to ``new``.  ``memo``: kept across the connections of one broadcast,
+    it compares each pair of a key's values once -- the public part's values are the same objects
+    in every connection's frame, and were in the frames they were shown last (web/live_game.py)."""
     changed: dict[str, Any] = {}
-    removed: list[list[str]] = []
-    _diff(old, new, [], changed, removed)
+    removed: list[list[str]] = [[key] for key in old if key not in new]
+    for key, value in new.items():
+        before = old.get(key, _MISSING)
+        if memo is None:
+            out, under = _value_delta(key, before, value)
+        else:
+            ids = (key, id(before), id(value))
+            kept = memo.get(ids)
+            if kept is None or kept[0] is not before or kept[1] is not value:
+                kept = memo[ids] = (before, value, *_value_delta(key, before, value))
+            out, under = kept[2], kept[3]
+        if out is not _MISSING:
+            changed[key] = out
+        removed.extend(under)
     return {"type": "delta", "changed": changed, "removed": removed}
+
+
+def _value_delta(key: str, before: Any, value: Any) -> tuple[Any, list[list[str]]]:
+    """What a delta holds for ``key`` (``_MISSING``: nothing) and the paths removed under it."""
+    if isinstance(before, dict) and isinstance(value, dict):
+        inner: dict[str, Any] = {}
+        removed: list[list[str]] = []
+        _diff(before, value, [key], inner, removed)
+        return (inner if inner else _MISSING), removed
+    if before is _MISSING or before != value or type(before) is not type(value):
+        return value, []
+    return _MISSING, []
 
 
 def _diff(
