@@ -11,7 +11,7 @@ the new frame of the connection's own seats, so it shows nothing that frame woul
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 #: Keys of the answer to ``hello`` only (the log so far, the open seats): no base of a delta.
 HELLO_ONLY = ("log", "open_seats")
@@ -35,7 +35,9 @@ def frame_delta(old: dict[str, Any], new: dict[str, Any], memo: Memo | None = No
     removed: list[list[str]] = [[key] for key in old if key not in new]
     for key, value in new.items():
         before = old.get(key, _MISSING)
-        if memo is None:
+        if before is value:  # the same object (a word kept for the position): unchanged
+            continue
+        if memo is None or type(value) not in _SHARED:
             out, under = _value_delta(key, before, value)
         else:
             ids = (key, id(before), id(value))
@@ -109,3 +111,6 @@ def _copy(value: Any) -> Any:
 
 
 _MISSING = object()
+
+#: The types of the values worth comparing once per broadcast (a number or a word is compared at once).
+_SHARED: Final = (dict, list)
