@@ -11,7 +11,7 @@ the new frame of the connection's own seats, so it shows nothing that frame woul
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 #: Keys of the answer to ``hello`` only (the log so far, the open seats): no base of a delta.
 HELLO_ONLY = ("log", "open_seats")
@@ -22,45 +22,11 @@ def base_of(frame: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame.items() if k not in HELLO_ONLY}
 
 
-#: The delta of one key's values, kept for a broadcast: the two values (kept alive, so their ids
-#: stay theirs) and what they gave (the changed value or ``_MISSING``, the paths removed under it).
-Memo = dict[tuple[str, int, int], tuple[Any, Any, Any, list[list[str]]]]
-
-
-def frame_delta(old: dict[str, Any], new: dict[str, Any], memo: Memo | None = None) -> dict[str, Any]:
-    """The delta from ``old`` to ``new``.  ``memo``: kept across the connections of one broadcast,
-    it compares each pair of a key's values once -- the public part's values are the same objects
-    in every connection's frame, and were in the frames they were shown last (web/live_game.py)."""
+def frame_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     changed: dict[str, Any] = {}
-    removed: list[list[str]] = [[key] for key in old if key not in new]
-    for key, value in new.items():
-        before = old.get(key, _MISSING)
-        if before is value:  # the same object (a word kept for the position): unchanged
-            continue
-        if memo is None or type(value) not in _SHARED:
-            out, under = _value_delta(key, before, value)
-        else:
-            ids = (key, id(before), id(value))
-            kept = memo.get(ids)
-            if kept is None or kept[0] is not before or kept[1] is not value:
-                kept = memo[ids] = (before, value, *_value_delta(key, before, value))
-            out, under = kept[2], kept[3]
-        if out is not _MISSING:
-            changed[key] = out
-        removed.extend(under)
+    removed: list[list[str]] = []
+    _diff(old, new, [], changed, removed)
     return {"type": "delta", "changed": changed, "removed": removed}
-
-
-def _value_delta(key: str, before: Any, value: Any) -> tuple[Any, list[list[str]]]:
-    """What a delta holds for ``key`` (``_MISSING``: nothing) and the paths removed under it."""
-    if isinstance(before, dict) and isinstance(value, dict):
-        inner: dict[str, Any] = {}
-        removed: list[list[str]] = []
-        _diff(before, value, [key], inner, removed)
-        return (inner if inner else _MISSING), removed
-    if before is _MISSING or before != value or type(before) is not type(value):
-        return value, []
-    return _MISSING, []
 
 
 def _diff(
@@ -70,17 +36,19 @@ def _diff(
     changed: dict[str, Any],
     removed: list[list[str]],
 ) -> None:
-    for key in old:
-        if key not in new:
-            removed.append([*path, key])
+    # The keys gone, in the old frame's order (a set's difference first: most often there are none).
+    if old.keys() - new.keys():
+        removed.extend([*path, key] for key in old if key not in new)
     for key, value in new.items():
         before = old.get(key, _MISSING)
-        if isinstance(before, dict) and isinstance(value, dict):
+        if before is value:  # the same object (a word kept for the position): unchanged
+            continue
+        if type(before) is dict and type(value) is dict:
             inner: dict[str, Any] = {}
             _diff(before, value, [*path, key], inner, removed)
             if inner:
                 changed[key] = inner
-        elif before is _MISSING or before != value or type(before) is not type(value):
+        elif before != value or type(before) is not type(value):
             changed[key] = value
 
 
@@ -111,6 +79,3 @@ def _copy(value: Any) -> Any:
 
 
 _MISSING = object()
-
-#: The types of the values worth comparing once per broadcast (a number or a word is compared at once).
-_SHARED: Final = (dict, list)

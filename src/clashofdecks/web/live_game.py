@@ -36,7 +36,7 @@ from ..session import (
 )
 from . import bots, hint_terms, metrics, presence
 from .config import ServerConfig
-from .deltas import Memo, base_of, frame_delta
+from .deltas import base_of, frame_delta
 from .frame_words import steps_done
 from .games import (
     GameState,
@@ -636,8 +636,6 @@ class _Frames:
         self.texts: dict[tuple[frozenset[int], str], str] = {}
         self.fulls: dict[tuple[frozenset[int], str], dict[str, Any]] = {}
         self.deltas: dict[tuple[int, int], str] = {}
-        #: Each key's pair of values compared once (the public part's are shared by every frame).
-        self.compared: Memo = {}
         #: The position's dump, made once for every seat's view (``position.view``).
         self.dumped: dict[str, Any] | None = None
 
@@ -682,7 +680,7 @@ class _Frames:
         pair = (id(shown), id(full))
         text = self.deltas.get(pair)
         if text is None:
-            text = self.deltas[pair] = dumps(frame_delta(shown, full, self.compared))
+            text = self.deltas[pair] = dumps(frame_delta(shown, full))
         return text
 
 
