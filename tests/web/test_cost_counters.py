@@ -141,9 +141,12 @@ def test_a_duel_costs_two_statements_one_frame_per_seat_and_each_sentence_once(
     )  # one per action per reader
     assert cost["frame_bytes_sent"] == sum(c.received_bytes for c in clients)
     assert cost["frame_bytes_sent"] <= 12 * 3 * MAX_BYTES_PER_FRAME
-    # Each action: its events once (one language), the mover's labels once, one prompt per reader.
+    # Each action: its events once (one language), the mover's labels and prompt once; the line of
+    # the seat that waits and of the spectator ("waiting for …") once per mover, whatever the position.
     events = sum(len(f["events"]) for f in frames)
-    expected = events + 3 * 12 + sum(_labels_of_position(a, b, i) for i in range(12))
+    prompts = 12 + _new_waiting_lines(clients, 12)
+    assert prompts < 2 * 12  # not one per reader and position any more
+    expected = events + prompts + sum(_labels_of_position(a, b, i) for i in range(12))
     assert cost["sentence_renders"] == expected
     # The position is dumped once per action for the three readers' views (not once per reader).
     assert cost["position_dumps"] == 12
@@ -166,6 +169,19 @@ def _labels_of_position(a: CountingClient, b: CountingClient, i: int) -> int:
     return sum(len(s[-12 + i]["labels"]) for s in states)
 
 
+def _new_waiting_lines(clients: list[CountingClient], window: int) -> int:
+    """The "waiting for …" lines the last ``window`` state frames of ``clients`` (readers of one
+    process, one language) showed that no frame before them had shown: each is rendered once."""
+    seen: set[tuple[int, bool]] = set()
+    new: set[tuple[int, bool]] = set()
+    for c in clients:
+        states = [f for f in c.frames if f["type"] == "state"]
+        for i, f in enumerate(states):
+            if f["result"] is None and f["to_move"] in (0, 1) and f["seat"] != f["to_move"]:
+                (seen if i < len(states) - window else new).add((f["to_move"], f["thinking"]))
+    return len(new - seen)
+
+
 def test_a_solo_game_costs_two_statements_and_one_frame_per_action(one_process: ServerProcess) -> None:
     server = one_process
     game = server.new_game(kind="solo", format="precon")
@@ -181,7 +197,10 @@ def test_a_solo_game_costs_two_statements_and_one_frame_per_action(one_process: 
     assert cost["frames_sent"] == 10 == player.received_frames
     assert cost["frame_bytes_sent"] == player.received_bytes <= 10 * MAX_BYTES_PER_FRAME
     states = [f for f in player.frames if f["type"] == "state"][-10:]
-    expected = sum(len(f["events"]) + len(f["labels"]) + 1 for f in states)
+    # The player's prompt when it is to move; a "waiting for …" line once per mover.
+    movers = sum(f["seat"] == f["to_move"] for f in states)
+    expected = sum(len(f["events"]) + len(f["labels"]) for f in states) + movers
+    expected += _new_waiting_lines([player], 10)
     assert cost["sentence_renders"] == expected
     assert cost["position_dumps"] == 10
     assert len(frames) == 10
@@ -215,9 +234,11 @@ def test_a_duel_across_two_processes_costs_three_statements_and_one_frame_per_se
     assert cost["sql_statements"] == 12 * SQL_PER_ACTION_TWO_PROCESSES
     assert cost["frames_sent"] == 12 * 2 == a.received_frames + b.received_frames
     assert cost["frame_bytes_sent"] == a.received_bytes + b.received_bytes <= 12 * 2 * MAX_BYTES_PER_FRAME
-    # Each process renders the events once for its page, its seat's prompt, and the mover's labels.
+    # Each process renders the events once for its page and the mover's labels; the mover's
+    # process its prompt, the other its "waiting for …" line once per mover.
     events = sum(len(f["events"]) for f in frames)
-    expected = 2 * events + 2 * 12 + sum(_labels_of_position(a, b, i) for i in range(12))
+    prompts = 12 + _new_waiting_lines([a], 12) + _new_waiting_lines([b], 12)
+    expected = 2 * events + prompts + sum(_labels_of_position(a, b, i) for i in range(12))
     assert cost["sentence_renders"] == expected
     assert cost["position_dumps"] == 2 * 12  # each process once per action, for its seat's page
     a.close()

@@ -36,17 +36,19 @@ def _diff(
     changed: dict[str, Any],
     removed: list[list[str]],
 ) -> None:
-    for key in old:
-        if key not in new:
-            removed.append([*path, key])
+    # The keys gone, in the old frame's order (a set's difference first: most often there are none).
+    if old.keys() - new.keys():
+        removed.extend([*path, key] for key in old if key not in new)
     for key, value in new.items():
         before = old.get(key, _MISSING)
-        if isinstance(before, dict) and isinstance(value, dict):
+        if before is value:  # the same object (a word kept for the position): unchanged
+            continue
+        if type(before) is dict and type(value) is dict:
             inner: dict[str, Any] = {}
             _diff(before, value, [*path, key], inner, removed)
             if inner:
                 changed[key] = inner
-        elif before is _MISSING or before != value or type(before) is not type(value):
+        elif before != value or type(before) is not type(value):
             changed[key] = value
 
 

@@ -70,6 +70,9 @@ class PositionWords:
         self._legal: dict[int, list[str]] = {}
         self._labels: dict[tuple[int, str, tuple[str, str]], list[str]] = {}
         self._prompts: dict[tuple[Any, ...], str] = {}
+        #: The lines of the seats that wait (and spectators): they name only whom everyone waits
+        #: for, so they outlive the position (rendered once per mover, language and names).
+        self._waiting: dict[tuple[str, str, bool], str] = {}
         #: Per language and names: each step rendered so far (by index, with the step it was made
         #: for), and the initial events, as frame dicts.
         self._history: dict[tuple[str, tuple[str, str]], dict[int, tuple[Step, list[dict[str, Any]]]]] = {}
@@ -123,12 +126,26 @@ class PositionWords:
         build: bool,
     ) -> str:
 
+        if to_move in (0, 1) and seat != to_move:  # "waiting for X" (words.actions.prompt_line)
+            return self._waiting_line(lang, seat, names, to_move, thinking)
         self._here()
         key = (lang, seat, names, to_move, thinking, build)
         line = self._prompts.get(key)
         if line is None:
             line = self._prompts[key] = self.session.prompt_line(
                 lang, seat, names=names, to_move=to_move, thinking=thinking, build=build
+            )
+            metrics.sentences_rendered(1)
+        return line
+
+    def _waiting_line(
+        self, lang: str, seat: int | None, names: tuple[str, str], to_move: int, thinking: bool
+    ) -> str:
+        key = (lang, names[to_move], thinking)
+        line = self._waiting.get(key)
+        if line is None:
+            line = self._waiting[key] = self.session.prompt_line(
+                lang, seat, names=names, to_move=to_move, thinking=thinking
             )
             metrics.sentences_rendered(1)
         return line
