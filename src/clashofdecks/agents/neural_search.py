@@ -314,8 +314,8 @@ __all__ = [
     "DEFAULT_ITERATIONS",
     "NeuralSearchAgent",
     "PythonNetSearch",
-    "root_noise",
     "make_neural_search_agent",
     "net_view",
     "payload_of",
+    "root_noise",
 ]

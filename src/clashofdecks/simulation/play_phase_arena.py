@@ -105,7 +105,7 @@ def read_book(path: Path) -> Iterator[SetupEntry]:
     with path.open("rb") as source:
         while True:
             try:
-                entry = pickle.load(source)  # noqa: S301 -- the book is this module's own file
+                entry = pickle.load(source)
             except EOFError:
                 return
             if not isinstance(entry, SetupEntry):
