@@ -116,6 +116,11 @@ def read_book(path: Path) -> Iterator[SetupEntry]:
 def play_entry(entry: SetupEntry, candidate: str, swap: bool) -> float:
     """The candidate's points (1, ½, 0) in the entry's game against ``strongest``; ``swap``: the
     candidate is participant 1 (the arena's second game of the deal)."""
+    return play_entry_game(entry, candidate, swap)[0]
+
+
+def play_entry_game(entry: SetupEntry, candidate: str, swap: bool) -> tuple[float, Any]:
+    """:func:`play_entry`'s points and the finished game."""
     specs = (OPPONENT, candidate) if swap else (candidate, OPPONENT)
     agents = _agents(specs, entry.seed)
     for agent, state in zip(agents, entry.rng_states, strict=True):
@@ -126,10 +131,10 @@ def play_entry(entry: SetupEntry, candidate: str, swap: bool) -> float:
     play_out(engine, [a.act for a in _by_seat(game, agents)])
     winner = engine.outcome.winner
     if winner is None:
-        return 0.5
+        return 0.5, engine
     first_seat = seat_of(game, 0)  # participant 0's seat
     mine = 1 - first_seat if swap else first_seat
-    return 1.0 if winner == mine else 0.0
+    return (1.0 if winner == mine else 0.0), engine
 
 
 def play_from_book(
@@ -178,4 +183,13 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
 
 
-__all__ = ["OPPONENT", "SetupEntry", "play_entry", "play_from_book", "play_setup", "read_book", "setup_book"]
+__all__ = [
+    "OPPONENT",
+    "SetupEntry",
+    "play_entry",
+    "play_entry_game",
+    "play_from_book",
+    "play_setup",
+    "read_book",
+    "setup_book",
+]
