@@ -138,12 +138,14 @@ def play_entry_game(entry: SetupEntry, candidate: str, swap: bool) -> tuple[floa
 
 
 def play_from_book(
-    path: Path, candidate: str, *, limit: int | None = None
+    path: Path, candidate: str, *, limit: int | None = None, skip: int = 0
 ) -> Iterator[tuple[int, bool, float]]:
-    """Both games of each deal of the book (the first ``limit`` deals): the deal, the swap and the
-    candidate's points."""
+    """Both games of each deal of the book (``limit`` deals after the first ``skip``): the deal, the
+    swap and the candidate's points."""
     for count, entry in enumerate(read_book(path)):
-        if limit is not None and count >= limit:
+        if count < skip:
+            continue
+        if limit is not None and count >= skip + limit:
             return
         for swap in (False, True):
             yield entry.seed, swap, play_entry(entry, candidate, swap)
@@ -158,6 +160,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("candidates", nargs="*")
     parser.add_argument("--seed", type=int, default=500_000)
     parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--skip", type=int, default=0, help="play: the book's deals to pass over first")
     parser.add_argument("--log", type=Path)
     args = parser.parse_args(argv)
     if args.command == "setup":
@@ -165,7 +168,7 @@ def main(argv: Sequence[str]) -> int:
         return 0
     for candidate in args.candidates:
         points, games = 0.0, 0
-        for seed, swap, got in play_from_book(args.book, candidate, limit=args.deals):
+        for seed, swap, got in play_from_book(args.book, candidate, limit=args.deals, skip=args.skip):
             points += got
             games += 1
             if args.log is not None:
@@ -180,7 +183,10 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # the module under its own name, so that the book's pickled entries are its SetupEntry
+    from clashofdecks.simulation import play_phase_arena
+
+    sys.exit(play_phase_arena.main(sys.argv[1:]))
 
 
 __all__ = [
