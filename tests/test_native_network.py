@@ -124,7 +124,7 @@ def test_neural_search_is_registered_with_its_settings() -> None:
 def _root_shares(game: Game, net: object, **settings: float) -> dict[int, float]:
     """The root's visit shares of a search whose PUCT term dominates (c huge: visits follow the prior)."""
     core = NativeGame.from_state(game.state())
-    _, stats, _ = native.net_search(
+    found = native.net_search(
         core,
         net,
         random.Random(3),
@@ -136,6 +136,8 @@ def _root_shares(game: Game, net: object, **settings: float) -> dict[int, float]
         value_weight=1.0,
         **settings,
     )
+    assert found is not None
+    _, stats, _ = found
     total = sum(visits for _, visits, _ in stats)
     return {action: visits / total for action, visits, _ in stats}
 

@@ -33,6 +33,7 @@ def test_a_book_game_is_the_arenas_game(tmp_path: Path) -> None:
             _spec(0, Task(0, 1, 500_000, swap), agents, "draft", Ruleset(max_turns=200), None)
         )
         points, game = play_entry_game(entry, agents[0], swap)
+        assert game.outcome is not None and arena_game.outcome is not None
         assert game.turn == arena_game.turn and game.outcome.winner == arena_game.outcome.winner
         won = result.winner_participant == (1 if swap else 0)
         assert points == (0.5 if result.winner is None else float(won))
