@@ -49,7 +49,7 @@ class SearchTrainSettings:
 
     #: ``neural-search``'s play-phase iterations per decision, ``c`` and value share in self-play.
     search_iterations: int = 300
-    c: float = 1.5
+    c: float = 0.5  # the agent's default (docs/ai.md, "Tuning the network's search"; 1.5 before)
     value_weight: float = 0.5
     #: The setup stage's search iterations in self-play (no samples come from it).
     setup_iterations: int = 100
