@@ -1,7 +1,7 @@
 """The arena's duels with the setup stage played once: tuning a play-phase search against ``strongest``
 (issue 38; docs/ai.md, "Tuning the network's search").
 
-A draft duel of ``clash arena`` spends nine tenths of its CPU in the setup stage (R2), where
+A draft duel of ``clash arena`` spends most of its CPU in the setup stage (R2), where
 ``strongest`` and ``neural-search`` run the very same search (1,500 iterations, the learned setup
 choices), each from a ``random.Random`` seeded by the arena (:func:`.seeds.deal_agent_seed`) and
 drawing one 64-bit seed per searched decision.  So the position at the first turn depends on the deal
@@ -11,7 +11,7 @@ participants (so both seat orders of the arena share it) and keeps the position 
 generators' states; :func:`play_from_book` plays the play
 phase of each game from there, the candidate in one seat and ``strongest`` in the other, each agent's
 generator set to the state the arena's agent would have: the arena's very game (the same result, checked
-by ``tests/test_play_phase_arena.py``) for a twentieth of its CPU, and every candidate on the same
+by ``tests/test_play_phase_arena.py``) for about a tenth of its CPU, and every candidate on the same
 positions (paired comparisons).
 """
 
