@@ -116,6 +116,78 @@ def test_the_search_never_reads_the_opponents_hidden_hand() -> None:
 def test_neural_search_is_registered_with_its_settings() -> None:
     agent = make_agent("neural-search:iterations=20,c=1.0,value=0.25", 1)
     assert isinstance(agent, NeuralSearchAgent)
-    assert (agent.iterations, agent.c, agent.value_weight) == (20, 1.0, 0.25)
+    assert (agent.iterations, agent.c, agent.value_weight, agent.fpu_cut) == (20, 1.0, 0.25, 0.0)
     with pytest.raises(ValueError, match="value_weight"):
         NeuralSearchAgent(0, value_weight=1.5)
+
+
+def _root_shares(game: Game, net: object, **settings: float) -> dict[int, float]:
+    """The root's visit shares of a search whose PUCT term dominates (c huge: visits follow the prior)."""
+    core = NativeGame.from_state(game.state())
+    found = native.net_search(
+        core,
+        net,
+        random.Random(3),
+        net_view(game),
+        iterations=3000,
+        c=1e6,
+        cutoff_turns=2,
+        max_rollout_actions=200,
+        value_weight=1.0,
+        **settings,
+    )
+    assert found is not None
+    _, stats, _ = found
+    total = sum(visits for _, visits, _ in stats)
+    return {action: visits / total for action, visits, _ in stats}
+
+
+def test_root_noise_is_off_at_play_and_changes_the_root_prior_when_on(net: object) -> None:
+    game = next(g for g in play_positions("duel_draft", 4, 20) if len(g.legal_actions()) >= 5)
+    core = NativeGame.from_state(game.state())
+    _, logits, _ = native.net_evaluate(core, net, game.current_player, net_view(game))
+    legal = list(game.legal_actions())
+    weights = np.exp(np.array([logits[a] for a in legal]) - max(logits[a] for a in legal))
+    prior = dict(zip(legal, weights / weights.sum(), strict=True))
+    off = _root_shares(game, net)
+    assert _root_shares(game, net, noise=0.0) == off  # no argument: no noise, not one draw more
+    assert max(abs(off[a] - prior[a]) for a in legal) < 0.02
+    on = _root_shares(game, net, noise=0.5, noise_alpha=0.3)
+    assert max(abs(on[a] - prior[a]) for a in legal) > 0.05
+    assert NeuralSearchAgent(0).noise == 0.0  # the agent plays without it unless asked
+    with pytest.raises(ValueError, match="noise"):
+        native.net_search(
+            core,
+            net,
+            random.Random(3),
+            net_view(game),
+            iterations=10,
+            c=1.5,
+            cutoff_turns=2,
+            max_rollout_actions=200,
+            value_weight=1.0,
+            noise=1.5,
+        )
+
+
+def test_the_python_search_mixes_the_same_noise() -> None:
+    from clashofdecks.agents.neural_search import root_noise
+
+    mixed = root_noise([0.7, 0.2, 0.1], random.Random(1), 0.25, 0.3)
+    assert sum(mixed) == pytest.approx(1.0)
+    assert mixed != [0.7, 0.2, 0.1] and all(
+        m >= 0.75 * p for m, p in zip(mixed, [0.7, 0.2, 0.1], strict=True)
+    )
+
+
+def test_first_play_urgency_is_a_setting(net: object) -> None:
+    game = next(g for g in play_positions("duel_draft", 4, 20) if len(g.legal_actions()) >= 5)
+    agent = make_agent("neural-search:iterations=200,fpu=0.3", 1)
+    assert isinstance(agent, NeuralSearchAgent) and agent.fpu_cut == 0.3
+    core = NativeGame.from_state(game.state())
+    common = {"iterations": 400, "c": 1.5, "cutoff_turns": 2, "max_rollout_actions": 200, "value_weight": 1.0}
+    searched = [
+        native.net_search(core, net, random.Random(3), net_view(game), fpu_cut=cut, **common)  # type: ignore[arg-type]
+        for cut in (0.0, 0.0, 0.5)
+    ]
+    assert searched[0] == searched[1] != searched[2]

@@ -93,6 +93,7 @@ def test_training_the_trunk_drops_the_calibrated_value_head(tmp_path: Path) -> N
     [
         (["--method", "selfplay", "--window", "2"], "--window apply to --method search only"),
         (["--train-trunk"], "--train-trunk apply to --method search only"),
+        (["--root-noise", "0.25"], "--root-noise apply to --method search only"),
         (["--method", "search", "--steps", "3"], "--steps do not apply to --method search"),
     ],
 )
@@ -100,6 +101,15 @@ def test_options_of_another_method_are_refused(tmp_path: Path, args: list[str], 
     result = CliRunner().invoke(main, ["train-neural", "--out-dir", str(tmp_path / "run"), *args])
     assert result.exit_code == 2 and message in result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_root_noise_reaches_the_self_play_searches_only() -> None:
+    """--root-noise: every self-play search mixes noise into its root prior (other visit shares);
+    the agent at play has none."""
+    noisy = replace(TINY, root_noise=0.5, temperature_moves=0)
+    cold = replace(TINY, temperature_moves=0)
+    assert search_selfplay_game(noisy, None, 8).policy != search_selfplay_game(cold, None, 8).policy
+    assert NeuralSearchAgent(1).noise == 0.0
 
 
 def test_the_setup_stage_iterations_are_a_setting_of_the_agent() -> None:

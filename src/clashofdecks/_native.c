@@ -1410,7 +1410,7 @@ static PyMethodDef core_methods[] = {
      "net_evaluate(net, seat, layout, threat, hidden_ids, context, learned) -> (observation, logits, chance)"},
     {"net_search", (PyCFunction)core_net_search, METH_VARARGS,
      "net_search(net, player, mt_state, iterations, c, hidden_ids, layout, threat, context, learned, "
-     "cutoff_turns, max_rollout_actions, value_weight) -> ((iterations, mt_state, stats), evaluations)"},
+     "cutoff_turns, max_rollout_actions, value_weight[, noise, noise_alpha, fpu_cut]) -> ((iterations, mt_state, stats), evaluations)"},
     {"search", (PyCFunction)core_search, METH_VARARGS,
      "search(player, mt_state, iterations, deadline, clock, c, perfect_information, hidden_identities, "
      "cutoff_turns, max_rollout_actions, score): agents/mcts.py's Search.run with random rollouts."},
@@ -4059,9 +4059,45 @@ typedef struct {
     NetView view;
     SearchSettings rollout; /* the cut-off rollout and its learned evaluation */
     double c, value_weight;
+    double noise, noise_alpha; /* the root prior's Dirichlet share (0: none, the play default) and its alpha */
+    double fpu_cut;            /* an unvisited child's Q: its parent's value less this (first-play urgency) */
     float *row;
     long long evaluations;
 } NetSearch;
+
+/* A standard normal variate (Box-Muller, one of the pair). */
+static double mt_normal(MTState *g) {
+    double u = 1.0 - mt_random(g); /* (0, 1] */
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * mt_random(g));
+}
+
+/* A Gamma(alpha, 1) variate, alpha > 0 (Marsaglia and Tsang; below 1 through alpha + 1 and U^(1/alpha)). */
+static double mt_gamma(MTState *g, double alpha) {
+    double boost = 1.0;
+    if (alpha < 1.0) {
+        boost = pow(1.0 - mt_random(g), 1.0 / alpha);
+        alpha += 1.0;
+    }
+    double d = alpha - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x, v;
+        do {
+            x = mt_normal(g);
+            v = 1.0 + c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        double u = 1.0 - mt_random(g);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v * boost;
+    }
+}
+
+/* AlphaZero's exploration noise: prior <- (1 - share) prior + share Dirichlet(alpha, ..., alpha). */
+static void net_root_noise(MTState *g, float *prior, int n, double share, double alpha) {
+    double eta[MAX_LEGAL], sum = 0.0;
+    for (int i = 0; i < n; i++) sum += eta[i] = mt_gamma(g, alpha);
+    for (int i = 0; i < n; i++)
+        prior[i] = (float)((1.0 - share) * prior[i] + share * (sum > 0.0 ? eta[i] / sum : 1.0 / n));
+}
 
 /* The network at d for the player to move: the softmax of the legal actions' logits into prior (may be
  * NULL) and that player's win chance. */
@@ -4096,9 +4132,9 @@ static int net_expand(Tree *t, int32_t node, int player, const int *legal, int n
 
 /* The child of node chosen by PUCT among the legal actions of this determinization (a legal action
  * without a child yet gets one with the prior 1/n); its index, or a failure code. */
-static int32_t net_select(Tree *t, int32_t node, int player, const int *legal, int n, double c) {
+static int32_t net_select(Tree *t, int32_t node, int player, const int *legal, int n, double c, double fpu_cut) {
     int32_t best = -1;
-    double best_score = -INFINITY, fpu = t->nodes[node].value;
+    double best_score = -INFINITY, fpu = t->nodes[node].value - fpu_cut;
     for (int i = 0; i < n; i++) {
         int32_t cur = t->nodes[node].child;
         while (cur >= 0 && t->nodes[cur].action < legal[i]) cur = t->nodes[cur].sibling;
@@ -4136,6 +4172,7 @@ static int net_iterate(Tree *t, State *d, MTState *g, NetSearch *ns) {
             double chance = 0.5;
             prior[0] = 1.0f;
             if (n > 1) chance = net_at(ns, d, legal, n, prior);
+            if (n > 1 && node == 0 && ns->noise > 0.0) net_root_noise(g, prior, n, ns->noise, ns->noise_alpha);
             if (net_expand(t, node, player, legal, n, prior)) return SEARCH_NOMEM;
             if (n > 1) { /* a leaf: its value (the mover's), as player 0's reward, maybe mixed with a rollout */
                 t->nodes[node].value = chance;
@@ -4148,7 +4185,7 @@ static int net_iterate(Tree *t, State *d, MTState *g, NetSearch *ns) {
                 break;
             }
         }
-        int32_t best = net_select(t, node, player, legal, n, ns->c);
+        int32_t best = net_select(t, node, player, legal, n, ns->c, ns->fpu_cut);
         if (best < 0) return best == -1 ? SEARCH_STUCK : best;
         dispatch(d, t->nodes[best].action);
         node = best;
@@ -4226,31 +4263,39 @@ fail:
 }
 
 /* net_search(net, player, mt_state, iterations, c, hidden_ids, layout, threat, context, learned,
- *            cutoff_turns, max_rollout_actions, value_weight) -> (iterations, mt_state after,
+ *            cutoff_turns, max_rollout_actions, value_weight[, noise, noise_alpha, fpu_cut]) -> (iterations, mt_state after,
  *            ((action, visits, wins), ...) of the root's children, network evaluations)
  * The PUCT search of the section's comment from this state (the play phase) for player, iterations
- * determinizations for player's view, without the GIL. */
+ * determinizations for player's view, without the GIL; noise > 0 mixes that share of a Dirichlet(noise_alpha)
+ * draw into the root's prior (self-play's exploration; play searches without it); an unvisited child's Q is
+ * its parent's value less fpu_cut. */
 static PyObject *core_net_search(CoreObject *self, PyObject *args) {
     PyObject *net, *mt_state, *layout, *threat, *packed;
     int player, hidden_ids, context;
     long long iterations;
     Learned learned;
     NetSearch ns;
-    double c, value_weight;
+    double c, value_weight, noise = 0.0, noise_alpha = 1.0, fpu_cut = 0.0;
     long long turns_after, max_rollout;
-    if (!PyArg_ParseTuple(args, "OiOLdpOOiOLLd", &net, &player, &mt_state, &iterations, &c, &hidden_ids, &layout,
-                          &threat, &context, &packed, &turns_after, &max_rollout, &value_weight) ||
+    if (!PyArg_ParseTuple(args, "OiOLdpOOiOLLd|ddd", &net, &player, &mt_state, &iterations, &c, &hidden_ids,
+                          &layout, &threat, &context, &packed, &turns_after, &max_rollout, &value_weight, &noise,
+                          &noise_alpha, &fpu_cut) ||
         net_view(net, layout, threat, hidden_ids, context, packed, &learned, &ns))
         return NULL;
     if (player != 0 && player != 1 ? 1 : current_player(&self->s) != player) {
         PyErr_SetString(PyExc_ValueError, "net_search: the player is not the one to move");
         return NULL;
     }
-    if (!(c >= 0.0) || !(value_weight >= 0.0 && value_weight <= 1.0) || iterations < 1) {
-        PyErr_SetString(PyExc_ValueError, "net_search: c >= 0, 0 <= value_weight <= 1, iterations >= 1");
+    if (!(c >= 0.0) || !(value_weight >= 0.0 && value_weight <= 1.0) || iterations < 1 ||
+        !(noise >= 0.0 && noise <= 1.0) || !(noise_alpha > 0.0)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "net_search: c >= 0, 0 <= value_weight <= 1, iterations >= 1, 0 <= noise <= 1, alpha > 0");
         return NULL;
     }
     ns.c = c;
+    ns.noise = noise;
+    ns.noise_alpha = noise_alpha;
+    ns.fpu_cut = fpu_cut;
     ns.value_weight = value_weight;
     ns.rollout.turns_after = turns_after;
     ns.rollout.max_rollout = max_rollout;

@@ -86,6 +86,9 @@ class Core:
         cutoff_turns: int,
         max_rollout_actions: int,
         value_weight: float,
+        noise: float = ...,
+        noise_alpha: float = ...,
+        fpu_cut: float = ...,
     ) -> tuple[tuple[int, tuple[int, ...], tuple[tuple[int, int, float], ...]], int]: ...
     def learned_win_chance(self, seat: int, packed_model: tuple[object, ...]) -> float: ...
     def rollout(self, rnd: Callable[[], float], max_actions: int, turn_limit: int = ...) -> int: ...

@@ -701,10 +701,15 @@ def net_search(
     cutoff_turns: int | None,
     max_rollout_actions: int,
     value_weight: float,
+    noise: float = 0.0,
+    noise_alpha: float = 1.0,
+    fpu_cut: float = 0.0,
 ) -> tuple[int, tuple[tuple[int, int, float], ...], int] | None:
     """The PUCT search with the network inside (``_native.c``, "the network inside the search") from
     ``game`` for its current player, ``iterations`` determinizations drawn from ``rng`` (an exact
-    :class:`random.Random`, its state moved in and out).  Returns the iterations done, per root action
+    :class:`random.Random`, its state moved in and out); ``noise`` > 0 mixes that share of a
+    Dirichlet(``noise_alpha``) draw into the root's prior (self-play); an unvisited child's value is its
+    parent's less ``fpu_cut``.  Returns the iterations done, per root action
     ``(action, visits, wins)`` and the network's evaluations; ``None`` for a game the core does not
     hold (the caller searches in Python: it never asks which engine it holds)."""
     if not isinstance(game, NativeGame):
@@ -727,6 +732,9 @@ def net_search(
         -1 if cutoff_turns is None else cutoff_turns,
         max_rollout_actions,
         value_weight,
+        noise,
+        noise_alpha,
+        fpu_cut,
     )
     rng.setstate((version, internal_after, gauss_next))
     return done, stats, evaluations

@@ -16,7 +16,9 @@ custom build is the greedy heuristic's, as ``neural``'s.
 
 Settings: ``iterations`` (play-phase iterations per decision; the default is sized to ``strongest``'s
 CPU per decision, docs/ai.md), ``c`` (PUCT's constant), ``value_weight`` (0 to 1), ``model`` (another
-weights file).
+weights file), ``noise`` and ``noise_alpha`` (Dirichlet noise mixed into the root's prior, for
+self-play's exploration; 0, none, by default), ``fpu`` (an unvisited child's value is its parent's
+less this).
 """
 
 from __future__ import annotations
@@ -45,10 +47,15 @@ if TYPE_CHECKING:
 
 #: Play-phase iterations per decision: ``strongest``'s CPU per decision (docs/ai.md).
 DEFAULT_ITERATIONS: Final = 300
-#: PUCT's exploration constant (rewards in [0, 1]).
-DEFAULT_C: Final = 1.5
+#: PUCT's exploration constant (rewards in [0, 1]): 0.5 beat 1.5 over the same 400 duels against
+#: ``strongest`` (docs/ai.md, "Tuning the network's search").
+DEFAULT_C: Final = 0.5
 #: The share of the network's value in a leaf's reward (the rest: the cut-off rollout's).
 DEFAULT_VALUE_WEIGHT: Final = 0.5
+#: The Dirichlet noise's alpha at the root when noise is on (about 10 / legal actions, as AlphaZero's).
+DEFAULT_NOISE_ALPHA: Final = 1.0
+#: An unvisited child's value: its parent's less this (0: the parent's value).
+DEFAULT_FPU_CUT: Final = 0.0
 #: Turns a rollout plays after its leaf's turn before the learned evaluation scores it (``strongest``'s).
 CUTOFF: Final = 2
 #: The setup stage's search: ``strongest``'s (agents/registry.py).
@@ -96,13 +103,34 @@ class _Node:
         self.children: dict[int, _Node] = {}
 
 
+def root_noise(priors: list[float], rng: random.Random, share: float, alpha: float) -> list[float]:
+    """AlphaZero's exploration noise: ``(1 - share) prior + share Dirichlet(alpha)`` (self-play only)."""
+    eta = [rng.gammavariate(alpha, 1.0) for _ in priors]
+    total = sum(eta)
+    return [
+        (1 - share) * p + share * (e / total if total > 0 else 1 / len(eta))
+        for p, e in zip(priors, eta, strict=True)
+    ]
+
+
 class PythonNetSearch:
     """The core's ``net_search`` in Python, for a machine without the core (numpy for the network)."""
 
-    def __init__(self, model: NeuralModel, c: float, value_weight: float) -> None:
+    def __init__(
+        self,
+        model: NeuralModel,
+        c: float,
+        value_weight: float,
+        noise: float = 0.0,
+        noise_alpha: float = 1.0,
+        fpu_cut: float = 0.0,
+    ) -> None:
+        self.fpu_cut = fpu_cut
         self.model = model
         self.c = c
         self.value_weight = value_weight
+        self.noise = noise
+        self.noise_alpha = noise_alpha
         self.rollouts = Search(cutoff=CUTOFF, evaluation="learned", native=False)
         self.evaluations = 0
 
@@ -134,6 +162,8 @@ class PythonNetSearch:
             if not node.expanded:
                 node.expanded = True
                 priors, chance = self._evaluate(d, legal) if len(legal) > 1 else ([1.0], 0.5)
+                if node is root and len(legal) > 1 and self.noise > 0:
+                    priors = root_noise(priors, rng, self.noise, self.noise_alpha)
                 node.children = {a: _Node(player, p) for a, p in zip(legal, priors, strict=True)}
                 if len(legal) > 1:
                     node.value = chance
@@ -160,7 +190,7 @@ class PythonNetSearch:
                 ch = node.children[a] = _Node(player, 1.0 / len(legal))
                 ch.avail = 0
             ch.avail += 1
-            q = ch.wins / ch.visits if ch.visits else node.value
+            q = ch.wins / ch.visits if ch.visits else node.value - self.fpu_cut
             score = q + self.c * ch.prior * math.sqrt(ch.avail) / (1 + ch.visits)
             if score > best_score:
                 best, best_score = (a, ch), score
@@ -182,6 +212,9 @@ class NeuralSearchAgent(Agent):
         model: str | None = None,
         native_core: bool | None = None,
         setup_iterations: int = SETUP_ITERATIONS,
+        noise: float = 0.0,
+        noise_alpha: float = DEFAULT_NOISE_ALPHA,
+        fpu: float = DEFAULT_FPU_CUT,
     ) -> None:
         if iterations is None or iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -189,15 +222,24 @@ class NeuralSearchAgent(Agent):
             raise ValueError(f"value_weight is between 0 and 1, not {value_weight}")
         if c < 0:
             raise ValueError(f"the exploration constant must be >= 0, not {c}")
+        if not 0.0 <= noise <= 1.0 or noise_alpha <= 0:
+            raise ValueError(
+                f"the root noise's share is between 0 and 1 and its alpha > 0, not {noise}, {noise_alpha}"
+            )
         self.model = shipped_model() if model is None else load_model(_path(model))
         self.iterations = iterations
         self.c = c
         self.value_weight = value_weight
+        #: The share of Dirichlet noise in the root's prior: 0 at play, self-play's exploration when > 0.
+        self.noise = noise
+        self.noise_alpha = noise_alpha
+        #: An unvisited child's value: its parent's less this (first-play urgency).
+        self.fpu_cut = fpu
         self.native = native.AVAILABLE if native_core is None else native_core and native.AVAILABLE
         self.setup_search = Search(**_SETUP_SETTINGS)
         #: The setup stage's iterations (``strongest``'s; self-play training lowers them).
         self.setup_iterations = setup_iterations
-        self.python = PythonNetSearch(self.model, c, value_weight)
+        self.python = PythonNetSearch(self.model, c, value_weight, noise, noise_alpha, fpu)
         self._rng = random.Random(seed)
         #: The last play-phase decision's search and its network evaluations; the searches' cost since the
         #: reset.
@@ -243,6 +285,9 @@ class NeuralSearchAgent(Agent):
                 cutoff_turns=CUTOFF,
                 max_rollout_actions=MAX_ROLLOUT_ACTIONS,
                 value_weight=self.value_weight,
+                noise=self.noise,
+                noise_alpha=self.noise_alpha,
+                fpu_cut=self.fpu_cut,
             )
             if found is not None:
                 _, compiled_stats, evaluations = found
@@ -273,4 +318,5 @@ __all__ = [
     "make_neural_search_agent",
     "net_view",
     "payload_of",
+    "root_noise",
 ]

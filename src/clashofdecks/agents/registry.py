@@ -95,7 +95,9 @@ register_agent("ismcts", ISMCTSAgent, settings=_SEARCH_SETTINGS)
 register_agent("mcts", MCTSAgent, settings=_SEARCH_SETTINGS)
 # numpy is imported when a neural agent is made, not here: the other agents stay standard-library only.
 register_agent("neural", make_neural_agent, settings=("iterations", "c", "model"))
-register_agent("neural-search", make_neural_search_agent, settings=("iterations", "c", "value", "model"))
+register_agent(
+    "neural-search", make_neural_search_agent, settings=("iterations", "c", "value", "fpu", "model")
+)
 
 #: The named strengths offered to players (docs/agents.md, docs/ai.md): each is a fixed agent spec,
 #: from weakest to strongest.  All are fair (ISMCTS from the player's view) and score cut-off

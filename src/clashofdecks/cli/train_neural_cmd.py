@@ -88,6 +88,11 @@ import click
     help="search: play-phase decisions per seat drawn by visit share (then the most visited).",
 )
 @click.option(
+    "--root-noise",
+    type=click.FloatRange(0.0, 1.0),
+    help="search: the share of Dirichlet noise in each self-play search's root prior (default 0: none).",
+)
+@click.option(
     "--setup-iterations",
     type=click.IntRange(1, 1_000_000),
     help="search: the setup stage's search iterations.",
@@ -115,7 +120,7 @@ def train_neural(
     """Train the neural network: expert iteration (play search duels, fit, checkpoint, repeat) or
     PPO self-play on the batched environment (--method selfplay)."""
     selfplay_only = ("steps", "shards", "start", "checkpoint_minutes", "eval_games")
-    search_only = ("temperature_moves", "setup_iterations", "window", "train_trunk")
+    search_only = ("temperature_moves", "root_noise", "setup_iterations", "window", "train_trunk")
     if method != "search":
         _refuse(method, [k for k in search_only if overrides.pop(k) is not None])
     if method == "search":

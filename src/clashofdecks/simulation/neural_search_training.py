@@ -6,8 +6,9 @@ network (the play phase's PUCT search in the compiled core, :mod:`clashofdecks.a
 for every play-phase decision with a choice the mover's observation, the root's visit shares and
 (once the game is over) the mover's result (1 win, 0 loss, 1/2 draw) are kept.  The first
 ``temperature_moves`` play-phase decisions of each seat play an action drawn in proportion to its
-visits instead of the most visited one (the exploration of AlphaZero's temperature; the core's root
-takes no Dirichlet noise).  The setup stage is searched with ``setup_iterations`` (it yields no
+visits instead of the most visited one (the exploration of AlphaZero's temperature); with
+``root_noise`` every search's root prior is mixed with Dirichlet noise as well (AlphaZero's other
+exploration; the agent at play has none).  The setup stage is searched with ``setup_iterations`` (it yields no
 sample, and ``strongest``'s 1,500 would be most of a game's cost).
 
 The learner (torch, one thread) starts from the shipped network (or ``start``) and fits the policy to
@@ -48,12 +49,15 @@ class SearchTrainSettings:
 
     #: ``neural-search``'s play-phase iterations per decision, ``c`` and value share in self-play.
     search_iterations: int = 300
-    c: float = 1.5
+    c: float = 0.5  # the agent's default (docs/ai.md, "Tuning the network's search"; 1.5 before)
     value_weight: float = 0.5
     #: The setup stage's search iterations in self-play (no samples come from it).
     setup_iterations: int = 100
     #: Play-phase decisions per seat that sample the action by visit share (then: the most visited).
     temperature_moves: int = 8
+    #: The share of Dirichlet(``noise_alpha``) noise in every self-play search's root prior (0: none).
+    root_noise: float = 0.0
+    noise_alpha: float = 1.0
     games_per_iteration: int = 40
     iterations: int = 100_000
     hours: float = 0.5
@@ -83,6 +87,8 @@ def _player(settings: SearchTrainSettings, model_path: str | None, seed: int) ->
         value_weight=settings.value_weight,
         model=model_path,
         setup_iterations=settings.setup_iterations,
+        noise=settings.root_noise,
+        noise_alpha=settings.noise_alpha,
     )
 
 
@@ -272,6 +278,7 @@ def _card(
         "train_seconds": round(seconds, 1),
         "search_iterations": settings.search_iterations,
         "freeze_trunk": settings.freeze_trunk,
+        "root_noise": settings.root_noise,
         **{k: round(v, 4) for k, v in measured.items()},
     }
 
