@@ -15,7 +15,6 @@ from sqlalchemy.engine import Connection
 
 from clashofdecks.web import store_core
 from clashofdecks.web.store import GameRow, SeatRow, Store, games, open_store
-
 from conftest import pg_url_or_skip, reset_pg
 
 
