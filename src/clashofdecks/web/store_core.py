@@ -4,6 +4,8 @@ and the change notifications of PostgreSQL (web/bus.py)."""
 from __future__ import annotations
 
 import contextlib
+import select
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +16,12 @@ from sqlalchemy.engine import Connection, Engine
 from .store_rows import CHANGES_CHANNEL, ActionWrite, change_payload
 
 NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+
+#: A server database's group-commit connection is kept between commits that follow within this many
+#: seconds; after a longer pause it goes back to the pool, and the next commit takes one checked
+#: before use (SQLAlchemy's ``pool_pre_ping``), so a connection the database dropped meanwhile is
+#: replaced before a write, as with a pooled connection each time.
+KEEP_BATCH_SECONDS = 1.0
 
 
 def insert_once(conn: Connection, table: sa.Table, values: dict[str, Any]) -> bool:
@@ -32,19 +40,29 @@ class StoreCore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        #: SQLite: the group commit's own connection, kept between commits (see ``batch_connection``).
+        #: The group commit's own connection, kept between commits (see ``batch_connection``).
         self._batch_conn: Connection | None = None
+        #: When the group commit last took ``_batch_conn`` (time.monotonic()).
+        self._batch_used_at = 0.0
 
     def batch_connection(self) -> contextlib.AbstractContextManager[Connection]:
-        """A connection for one group commit, to be used in a ``with`` and begun by the caller.  On
-        SQLite the same one every time (its commits come from the one event loop, one after the
-        other): taking one from the pool and giving it back (a rollback) cost about as much as the
-        commit itself.  Elsewhere a pooled one each time (checked before use, as before)."""
-        if self.engine.dialect.name != "sqlite":
-            return self.engine.connect()
-        conn = self._batch_conn
-        if conn is None or conn.closed or conn.invalidated:
+        """A connection for one group commit, to be used in a ``with`` and begun by the caller: the
+        same one as the last commit's (its commits come from the one writing thread, one after the
+        other).  Taking one from the pool costs about as much as the commit itself on SQLite; on a
+        server database it is a round trip more (the check before use) and a third of a lone
+        action's client CPU (human-paced games commit their actions one by one: docs/performance.md).
+        There it is kept only while commits follow within ``KEEP_BATCH_SECONDS``.  A connection lost
+        (invalidated by its error, or ended by the server while kept) is replaced at the next commit."""
+        conn, now = self._batch_conn, time.monotonic()
+        if conn is not None and not conn.closed and not conn.invalidated and _told_something(conn):
+            conn.invalidate()  # the server ended it while it was kept (a restart, a terminated backend)
+        stale = self.engine.dialect.name != "sqlite" and now - self._batch_used_at > KEEP_BATCH_SECONDS
+        if conn is not None and (conn.closed or conn.invalidated or stale):
+            conn.close()  # back to the pool (a stale one is checked there before its next use)
+            conn = None
+        if conn is None:
             conn = self._batch_conn = self.engine.connect()
+        self._batch_used_at = now
         return contextlib.nullcontext(conn)
 
     @contextlib.contextmanager
@@ -78,6 +96,20 @@ class StoreCore:
             self._batch_conn.close()
             self._batch_conn = None
         self.engine.dispose()
+
+
+def _told_something(conn: Connection) -> bool:
+    """Whether a server database sent anything to this idle connection: between transactions it
+    says nothing unless it is closing the connection (the group commit's connection listens to no
+    channel), so a readable socket means a connection lost.  A poll of the socket, no round trip.
+    Always False on SQLite."""
+    if conn.dialect.name == "sqlite":
+        return False
+    raw: Any = conn.connection.dbapi_connection
+    if raw is None or raw.closed:
+        return True
+    readable, _, _ = select.select([raw.fileno()], [], [], 0)
+    return bool(readable)
 
 
 #: Hot statements compiled for SQLite once: (SQL text, the parameters' names in order, the values
