@@ -108,8 +108,11 @@ def _told_something(conn: Connection) -> bool:
     raw: Any = conn.connection.dbapi_connection
     if raw is None or raw.closed:
         return True
-    readable, _, _ = select.select([raw.fileno()], [], [], 0)
-    return bool(readable)
+    # poll, not select: a server holding thousands of sockets gives this connection a descriptor
+    # above select's limit (1,024).
+    poller = select.poll()
+    poller.register(raw.fileno(), select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
 
 
 #: Hot statements compiled for SQLite once: (SQL text, the parameters' names in order, the values
