@@ -147,6 +147,31 @@ def test_bench_web_on_two_processes_of_one_database() -> None:
     assert data["processes"] == 2 and data["duels"] == 4 and data["finished"] == 4
     assert data["errors"] == [] and data["actions"] > 60
     assert data["server_cpu_ms_per_action"] is not None
+    assert isinstance(data["unfinished_before"], int)  # what the database held before: said beside
+
+
+def test_the_bench_counts_the_unfinished_games_a_database_already_holds(tmp_path: Path) -> None:
+    """A paced run leaves its games open; a later run on that database is told (its servers scan them)."""
+    import sqlalchemy as sa
+
+    from clashofdecks.web.loadtest.bench import unfinished_games
+    from clashofdecks.web.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'web.sqlite3'}"
+    assert unfinished_games(url) == 0  # no schema yet
+    open_store(url).close()
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        for i, status in enumerate(("active", "over", "active")):
+            conn.execute(
+                sa.text(
+                    "INSERT INTO games (id, kind, mode, format, setup, status, n_actions,"
+                    " created_at, updated_at) VALUES (:id, 'friend', 'duel', 'draft', '{}', :status, 0, 0, 0)"
+                ),
+                {"id": f"g{i}", "status": status},
+            )
+    engine.dispose()
+    assert unfinished_games(url) == 2
 
 
 def test_without_the_loadtest_extra_the_bench_says_which_extra_to_install(

@@ -375,6 +375,13 @@ def _web_table(results: list[WebBenchResult], database_url: str | None, processe
             lambda r: "-" if r.analysis_cpu_s_per_game is None else f"{r.analysis_cpu_s_per_game:.2f} s",
         )
     row("load average before · after", lambda r: f"{r.load_before or 0:.2f} · {r.load_after or 0:.2f}")
+    if any(r.unfinished_before is not None for r in results):
+        row("unfinished games in the database before", lambda r: f"{r.unfinished_before or 0:,}")
+        if any(r.unfinished_before for r in results):
+            table.caption = (
+                "The database held unfinished games of an earlier run: the servers' scans of them are "
+                "counted in the CPU per action. Use an emptied database to compare runs."
+            )
     row("errors", lambda r: str(len(r.errors)))
     return table
 

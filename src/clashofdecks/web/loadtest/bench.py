@@ -92,6 +92,10 @@ class WebBenchResult:
     version: str = ""
     #: The protocol version the bots asked for (2: a ``delta`` after each change; docs/web.md).
     protocol: int = 1
+    #: Games the given database already held unfinished before the run (None: a fresh SQLite one).
+    #: An earlier paced run leaves its games open with away seats: the servers' abandonment scan then
+    #: reads them every second, and that work is counted in this run's CPU per action.
+    unfinished_before: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -520,6 +524,23 @@ def _analyses_kept(database: str) -> tuple[int, float | None]:
     return int(n), (float(seconds) if seconds is not None else None)
 
 
+def unfinished_games(database: str) -> int:
+    """How many games ``database`` holds unfinished (0 for one with no schema yet)."""
+    import sqlalchemy as sa
+
+    from ..store import normalize_url
+
+    engine = sa.create_engine(normalize_url(database))
+    try:
+        with engine.connect() as conn:
+            if not sa.inspect(conn).has_table("games"):
+                return 0
+            count = sa.text("SELECT COUNT(*) FROM games WHERE status = 'active'")
+            return int(conn.execute(count).scalar_one())
+    finally:
+        engine.dispose()
+
+
 def run_web_bench(
     *,
     duels: int = 100,
@@ -555,6 +576,7 @@ def run_web_bench(
     if "--no-auto-analysis" in options and not analysis:
         extra.append("--no-auto-analysis")
     raise_open_file_limit()  # each bot is a socket, and so is each of its server's ends
+    unfinished = unfinished_games(database) if database else None
     with tempfile.TemporaryDirectory(prefix="clash-web-bench-") as data:
         servers = start_servers(
             processes, Path(data), database=database, extra=tuple(extra), python=python, load_args=load
@@ -579,6 +601,7 @@ def run_web_bench(
             result.load_before, result.load_after = load_before, os.getloadavg()[0]
             result.python, result.version, result.analysis = python, _version_of(python), analysis
             result.pace, result.protocol = pace, protocol
+            result.unfinished_before = unfinished
             if cpu_after and result.actions:
                 used = {pid: cpu_after[pid] - cpu_before.get(pid, 0.0) for pid in cpu_after}
                 result.server_cpu_ms_per_action = sum(used.values()) * 1000 / result.actions
