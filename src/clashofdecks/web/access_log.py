@@ -25,8 +25,6 @@ from urllib.parse import quote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .direct_send import DIRECT_SEND
-
 #: Characters written as they are in a logged path; others are %-escaped (a path is one token).
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 #: Seconds between checks that the log file is still where it was (logrotate moves it away).
@@ -173,8 +171,6 @@ class AccessLogMiddleware:
             seconds = time.perf_counter() - start
             code = state["code"] if state["code"] is not None else 1006
             if state["accepted"]:
-                direct = scope.get(DIRECT_SEND)  # a game's frames go past this layer, counted there
-                sent = state["sent"] + (direct.sent if direct is not None else 0)
-                self.log.write(_line(scope, "WEBSOCKET", 101, sent, seconds, f"close {code}"))
+                self.log.write(_line(scope, "WEBSOCKET", 101, state["sent"], seconds, f"close {code}"))
             else:  # refused before the handshake finished (a foreign Origin): the server answered 403
                 self.log.write(_line(scope, "WEBSOCKET", 403, 0, seconds, f"refused {code}"))

@@ -13,7 +13,6 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .access_log import AccessLogMiddleware
-from .direct_send import DirectSendMiddleware
 from .http_guard import SecurityHeaders
 from .routes_accounts import AccountRoutes
 from .routes_bots import BotRoutes
@@ -55,8 +54,7 @@ def create_app(config: ServerConfig | None = None, ops: OpsConfig | None = None)
         *PuzzleRoutes(server, limits).routes(),
         *SocketRoute(server, limits).routes(),
     ]
-    # Outermost of all: the send it keeps for a socket's frames is the server's own (web/direct_send.py).
-    middleware: list[Middleware] = [Middleware(DirectSendMiddleware)]
+    middleware: list[Middleware] = []
     if ops.access_log is not None:  # outermost: a request the gate refuses is logged too
         middleware.append(Middleware(AccessLogMiddleware, log=ops.access_log))
     if ops.metrics_port is not None:

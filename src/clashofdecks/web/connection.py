@@ -14,14 +14,13 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Coroutine, Generator
+from collections.abc import Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from . import metrics
-from .direct_send import DirectSend
 from .games import dumps
 from .live_game import LiveGame
 from .protocol import RateLimiter
@@ -62,9 +61,6 @@ class Connection:
     #: The task finishing a send that had to wait and the frames queued behind it (None or done:
     #: nothing is under way, the next frame is sent at once).
     writer: asyncio.Task[None] | None = field(default=None, repr=False)
-    #: The server's own send of this socket, below the app's layers (web/direct_send.py); None: the
-    #: frames go through ``ws.send_text``.
-    direct: DirectSend | None = field(default=None, repr=False)
     #: Set when the writer task ends (nothing waits to be sent and no send is under way).
     idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     #: Closed as too slow (nothing more is queued).
@@ -93,16 +89,13 @@ class Connection:
             return
         if self.ws.application_state != WebSocketState.CONNECTED:
             return
-        sending = self._sending(text)
+        sending = self.ws.send_text(text)
         try:
             waits_for = sending.send(None)  # runs the send until it would wait, if it would
         except StopIteration:
             metrics.frame_sent(text)
             return
-        except (RuntimeError, WebSocketDisconnect):
-            return
-        except OSError:
-            self._lost()
+        except (RuntimeError, WebSocketDisconnect, OSError):
             return
         self._start_writer(_Resumed(sending, waits_for, text))
 
@@ -114,35 +107,19 @@ class Connection:
         """Finish the send ``under_way``, then send the queued frames in order; ends when none is left."""
         try:
             if under_way is not None:
-                await self._finish(under_way, under_way.text)
+                with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+                    await under_way
+                    metrics.frame_sent(under_way.text)
             while self.outbox:
                 text = self.outbox.popleft()
                 if self.ws.application_state != WebSocketState.CONNECTED:
                     self.outbox.clear()
                     break
-                await self._finish(self._sending(text), text)
+                with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+                    await self.ws.send_text(text)
+                    metrics.frame_sent(text)
         finally:
             self.idle.set()
-
-    def _sending(self, text: str) -> Coroutine[Any, Any, None]:
-        """The send of ``text``: the server's own when the app gave it, else the WebSocket's."""
-        if self.direct is None:
-            return self.ws.send_text(text)
-        return self.direct.text(text)
-
-    async def _finish(self, sending: Awaitable[None], text: str) -> None:
-        try:
-            await sending
-        except (RuntimeError, WebSocketDisconnect):
-            return
-        except OSError:
-            self._lost()
-            return
-        metrics.frame_sent(text)
-
-    def _lost(self) -> None:
-        """The server's send failed: the connection is gone (as Starlette's own send records it)."""
-        self.ws.application_state = WebSocketState.DISCONNECTED
 
     def _drop_slow_reader(self) -> None:
         self.dropped = True

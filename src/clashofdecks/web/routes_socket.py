@@ -12,7 +12,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..errors import ClashError
 from . import identity as ident
 from . import metrics
-from .direct_send import DIRECT_SEND
 from .http_checks import origin_allowed, session_id_of
 from .limits import FloodGuard
 from .protocol import Message, ProtocolError, RateLimiter, error_frame, parse_message
@@ -68,7 +67,6 @@ class SocketRoute(RouteGroup):
             queue_limit=self.config.send_queue_frames,
             address=address,
             lineage=row.lineage if row else None,
-            direct=ws.scope.get(DIRECT_SEND),
         )
         guard = FloodGuard(self.config.caps.flood_drops)
         deadline = self.config.caps.first_message_seconds or None
