@@ -1,12 +1,10 @@
 """One page's WebSocket as the game server sees it: who opened it, the game it follows and the seats
 it holds, and the frames on their way to it.
 
-A frame is sent at once when nothing waits before it and the socket takes it without waiting (its
-transport's buffer not full: the send never suspends); a send that would wait is finished by a
-writer task, and the frames after it wait in a bounded queue of their own that the task sends in
-order, so a broadcast never waits for one page's network: a page that reads too slowly (its queue
-full) is closed with :data:`SLOW_READER_CLOSE` and its frames dropped, never buffered without end
-(docs/web.md, "Protocol")."""
+Frames wait in a bounded queue of their own and a writer task sends them in order, so a broadcast
+never waits for one page's network: a page that reads too slowly (its queue full) is closed with
+:data:`SLOW_READER_CLOSE` and its frames dropped, never buffered without end (docs/web.md,
+"Protocol")."""
 
 from __future__ import annotations
 
@@ -14,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,10 +55,9 @@ class Connection:
     #: Frames that may wait unsent before the socket is closed as a reader too slow.
     queue_limit: int = SEND_QUEUE_FRAMES
     outbox: deque[str] = field(default_factory=deque, repr=False)
-    #: The task finishing a send that had to wait and the frames queued behind it (None or done:
-    #: nothing is under way, the next frame is sent at once).
     writer: asyncio.Task[None] | None = field(default=None, repr=False)
-    #: Set when the writer task ends (nothing waits to be sent and no send is under way).
+    wake: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    #: Set while nothing waits to be sent and no send is under way.
     idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     #: Closed as too slow (nothing more is queued).
     dropped: bool = False
@@ -75,41 +71,22 @@ class Connection:
         await self.send_text(dumps(frame))
 
     async def send_text(self, text: str) -> None:
-        """Send ``text`` to the page now if nothing waits before it and the socket does not make it
-        wait; else queue it (sent in order by the writer task)."""
+        """Queue ``text`` for the page (sent in order by the writer task)."""
         if self.dropped:
             return
-        if self.outbox or (self.writer is not None and not self.writer.done()):
-            if len(self.outbox) >= self.queue_limit:
-                self._drop_slow_reader()
-                return
-            self.outbox.append(text)
-            if self.writer is None or self.writer.done():  # a writer ended by an unexpected error
-                self._start_writer(None)
+        if len(self.outbox) >= self.queue_limit:
+            self._drop_slow_reader()
             return
-        if self.ws.application_state != WebSocketState.CONNECTED:
-            return
-        sending = self.ws.send_text(text)
-        try:
-            waits_for = sending.send(None)  # runs the send until it would wait, if it would
-        except StopIteration:
-            metrics.frame_sent(text)
-            return
-        except (RuntimeError, WebSocketDisconnect, OSError):
-            return
-        self._start_writer(_Resumed(sending, waits_for, text))
-
-    def _start_writer(self, under_way: _Resumed | None) -> None:
+        self.outbox.append(text)
         self.idle.clear()
-        self.writer = asyncio.create_task(self._write(under_way))
+        self.wake.set()
+        if self.writer is None or self.writer.done():  # a writer ended by an unexpected error too
+            self.writer = asyncio.create_task(self._write())
 
-    async def _write(self, under_way: _Resumed | None) -> None:
-        """Finish the send ``under_way``, then send the queued frames in order; ends when none is left."""
-        try:
-            if under_way is not None:
-                with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-                    await under_way
-                    metrics.frame_sent(under_way.text)
+    async def _write(self) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
             while self.outbox:
                 text = self.outbox.popleft()
                 if self.ws.application_state != WebSocketState.CONNECTED:
@@ -118,7 +95,6 @@ class Connection:
                 with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
                     await self.ws.send_text(text)
                     metrics.frame_sent(text)
-        finally:
             self.idle.set()
 
     def _drop_slow_reader(self) -> None:
@@ -135,7 +111,7 @@ class Connection:
 
     async def flush(self) -> None:
         """Wait until every frame queued so far is sent (or dropped)."""
-        if self.writer is not None and not self.dropped and not self.writer.done():
+        if self.writer is not None and not self.dropped and not self.idle.is_set():
             await self.idle.wait()
 
     def start_job(self, job: Any) -> None:
@@ -153,32 +129,3 @@ class Connection:
         self.idle.set()
         if self.writer is not None and not self.dropped:
             self.writer.cancel()
-
-
-class _Resumed:
-    """A send started in the broadcast's own task that had to wait (it yielded ``waits_for``, the
-    future it waits on): awaited in the writer task, it goes on from there as ``yield from`` would."""
-
-    def __init__(self, sending: Coroutine[Any, Any, None], waits_for: Any, text: str) -> None:
-        self.sending = sending
-        self.waits_for = waits_for
-        self.text = text
-
-    def __await__(self) -> Generator[Any, Any, None]:
-        waits_for = self.waits_for
-        while True:
-            try:
-                answer = yield waits_for
-            except GeneratorExit:
-                self.sending.close()
-                raise
-            except BaseException as exc:  # the task cancelled, or the future's error: into the send
-                try:
-                    waits_for = self.sending.throw(exc)
-                except StopIteration:
-                    return
-            else:
-                try:
-                    waits_for = self.sending.send(answer)
-                except StopIteration:
-                    return
