@@ -191,3 +191,36 @@ def test_first_play_urgency_is_a_setting(net: object) -> None:
         for cut in (0.0, 0.0, 0.5)
     ]
     assert searched[0] == searched[1] != searched[2]
+
+
+def test_the_decision_is_the_most_visited_unless_a_visit_floor_is_set() -> None:
+    from clashofdecks.agents.neural_search import decide
+
+    # (action, visits, summed rewards): 1 is the most visited, 2 the best mean above half its visits,
+    # 3 the best mean of all but visited too little
+    stats = [(1, 10, 6.0), (2, 6, 5.0), (3, 2, 2.0)]
+    assert decide(stats, 18, 0.0, 0.0).action == 1
+    picked = decide(stats, 18, 0.0, 0.5)
+    assert picked.action == 2 and picked.win_chance == pytest.approx(5 / 6)
+    assert decide(stats, 18, 0.0, 0.1).action == 3
+    assert decide(stats, 18, 0.0, 1.0).action == 1
+    assert decide(stats, 18, 0.0, 0.5).stats == decide(stats, 18, 0.0, 0.0).stats
+
+
+@pytest.mark.parametrize("native_core", [True, False])
+def test_the_rollouts_cut_off_and_the_decision_rule_are_settings(native_core: bool) -> None:
+    [game] = play_positions("duel_draft", 1, 1)
+    agent = make_agent("neural-search:iterations=60,cutoff=0,floor=0.5", 1)
+    assert isinstance(agent, NeuralSearchAgent) and (agent.cutoff, agent.floor) == (0, 0.5)
+    assert NeuralSearchAgent(0).cutoff == 2 and NeuralSearchAgent(0).floor == 0.0
+    searched = []
+    for cutoff in (2, 2, 0):
+        one = NeuralSearchAgent(5, iterations=60, cutoff=cutoff, native_core=native_core)
+        one.act(game)
+        assert one.last is not None
+        searched.append(one.last[0].stats)
+    assert searched[0] == searched[1] != searched[2]  # a shorter rollout scores other positions
+    with pytest.raises(ValueError, match="cutoff"):
+        NeuralSearchAgent(0, cutoff=-1)
+    with pytest.raises(ValueError, match="floor"):
+        NeuralSearchAgent(0, floor=1.5)

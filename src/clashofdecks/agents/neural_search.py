@@ -8,7 +8,8 @@ that value is backed up, mixed with a rollout cut :data:`CUTOFF` turns later and
 evaluation when ``value_weight`` < 1; a child is chosen by ``Q + c x prior x sqrt(availability) / (1 +
 visits)`` (an unvisited child's ``Q`` is its parent's value; the availability, how often the action
 was legal when its parent was visited, replaces the parent's visits as in ISMCTS).  The decision is the
-most visited root action.  The tree and the network run in the compiled core (``_native.c``:
+most visited root action (or, with ``floor`` > 0, the best mean among the root actions visited at least
+``floor`` x the most visits).  The tree and the network run in the compiled core (``_native.c``:
 ``net_search``, the weights handed over once from the shipped file); without the core the same
 algorithm runs here with numpy (slower, and not the same draws).  The setup stage is searched as
 ``strongest`` searches it (:data:`SETUP_ITERATIONS`, draft picks scored by the deck evaluation); the
@@ -18,7 +19,8 @@ Settings: ``iterations`` (play-phase iterations per decision; the default is siz
 CPU per decision, docs/ai.md), ``c`` (PUCT's constant), ``value_weight`` (0 to 1), ``model`` (another
 weights file), ``noise`` and ``noise_alpha`` (Dirichlet noise mixed into the root's prior, for
 self-play's exploration; 0, none, by default), ``fpu`` (an unvisited child's value is its parent's
-less this).
+less this), ``cutoff`` (the rollout's turns after the leaf's, :data:`CUTOFF` by default) and ``floor``
+(the decision rule above; 0, the most visited, by default).
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ DEFAULT_NOISE_ALPHA: Final = 1.0
 DEFAULT_FPU_CUT: Final = 0.0
 #: Turns a rollout plays after its leaf's turn before the learned evaluation scores it (``strongest``'s).
 CUTOFF: Final = 2
+#: The root's decision: 0, the most visited action; f > 0, the best mean among the actions visited at
+#: least f x the most visits.
+DEFAULT_FLOOR: Final = 0.0
 #: The setup stage's search: ``strongest``'s (agents/registry.py).
 SETUP_ITERATIONS: Final = 1500
 _SETUP_SETTINGS: Final[dict[str, Any]] = {"cutoff": 2, "evaluation": "learned", "setup": "learned"}
@@ -124,6 +129,7 @@ class PythonNetSearch:
         noise: float = 0.0,
         noise_alpha: float = 1.0,
         fpu_cut: float = 0.0,
+        cutoff: int = CUTOFF,
     ) -> None:
         self.fpu_cut = fpu_cut
         self.model = model
@@ -131,7 +137,7 @@ class PythonNetSearch:
         self.value_weight = value_weight
         self.noise = noise
         self.noise_alpha = noise_alpha
-        self.rollouts = Search(cutoff=CUTOFF, evaluation="learned", native=False)
+        self.rollouts = Search(cutoff=cutoff, evaluation="learned", native=False)
         self.evaluations = 0
 
     def run(self, game: Game, rng: random.Random, iterations: int) -> list[tuple[int, int, float]]:
@@ -215,6 +221,8 @@ class NeuralSearchAgent(Agent):
         noise: float = 0.0,
         noise_alpha: float = DEFAULT_NOISE_ALPHA,
         fpu: float = DEFAULT_FPU_CUT,
+        cutoff: int | str | None = CUTOFF,
+        floor: float = DEFAULT_FLOOR,
     ) -> None:
         if iterations is None or iterations < 1:
             raise ValueError(f"iterations must be at least 1, not {iterations}")
@@ -222,6 +230,10 @@ class NeuralSearchAgent(Agent):
             raise ValueError(f"value_weight is between 0 and 1, not {value_weight}")
         if c < 0:
             raise ValueError(f"the exploration constant must be >= 0, not {c}")
+        if not isinstance(cutoff, int) or cutoff < 0:
+            raise ValueError(f"neural-search's cutoff is a number of turns >= 0, not {cutoff}")
+        if not 0.0 <= floor <= 1.0:
+            raise ValueError(f"the decision's visit floor is between 0 and 1, not {floor}")
         if not 0.0 <= noise <= 1.0 or noise_alpha <= 0:
             raise ValueError(
                 f"the root noise's share is between 0 and 1 and its alpha > 0, not {noise}, {noise_alpha}"
@@ -235,11 +247,15 @@ class NeuralSearchAgent(Agent):
         self.noise_alpha = noise_alpha
         #: An unvisited child's value: its parent's less this (first-play urgency).
         self.fpu_cut = fpu
+        #: The rollout's turns after the leaf's before the learned evaluation scores it.
+        self.cutoff = cutoff
+        #: The root's decision rule (:data:`DEFAULT_FLOOR`).
+        self.floor = floor
         self.native = native.AVAILABLE if native_core is None else native_core and native.AVAILABLE
         self.setup_search = Search(**_SETUP_SETTINGS)
         #: The setup stage's iterations (``strongest``'s; self-play training lowers them).
         self.setup_iterations = setup_iterations
-        self.python = PythonNetSearch(self.model, c, value_weight, noise, noise_alpha, fpu)
+        self.python = PythonNetSearch(self.model, c, value_weight, noise, noise_alpha, fpu, cutoff)
         self._rng = random.Random(seed)
         #: The last play-phase decision's search and its network evaluations; the searches' cost since the
         #: reset.
@@ -268,7 +284,7 @@ class NeuralSearchAgent(Agent):
             return result.action
         started = time.perf_counter()
         stats, evaluations = self._search(position, rng)
-        result = search_result(stats, self.iterations, time.perf_counter() - started)
+        result = decide(stats, self.iterations, time.perf_counter() - started, self.floor)
         self.last = (result, evaluations)
         self.tally.add(result)
         return result.action
@@ -282,7 +298,7 @@ class NeuralSearchAgent(Agent):
                 net_view(position),
                 iterations=self.iterations,
                 c=self.c,
-                cutoff_turns=CUTOFF,
+                cutoff_turns=self.cutoff,
                 max_rollout_actions=MAX_ROLLOUT_ACTIONS,
                 value_weight=self.value_weight,
                 noise=self.noise,
@@ -295,6 +311,21 @@ class NeuralSearchAgent(Agent):
         before = self.python.evaluations
         stats = self.python.run(position, rng, self.iterations)
         return stats, self.python.evaluations - before
+
+
+def decide(
+    stats: list[tuple[int, int, float]], iterations: int, seconds: float, floor: float
+) -> SearchResult:
+    """The root's decision from its children as (action, visits, summed rewards): the most visited
+    (``floor`` 0), or the best mean among those visited at least ``floor`` x the most visits."""
+    result = search_result(stats, iterations, seconds)
+    if floor <= 0 or not result.stats:
+        return result
+    least = floor * result.stats[0][1]
+    action, _, mean = max(
+        (s for s in result.stats if s[1] >= least and s[1] > 0), key=lambda s: (s[2], s[1], -s[0])
+    )
+    return SearchResult(action, mean, iterations, seconds, result.stats)
 
 
 def _path(model: str) -> Path:
@@ -315,6 +346,7 @@ __all__ = [
     "DEFAULT_ITERATIONS",
     "NeuralSearchAgent",
     "PythonNetSearch",
+    "decide",
     "make_neural_search_agent",
     "net_view",
     "payload_of",

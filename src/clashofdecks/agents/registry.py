@@ -96,7 +96,9 @@ register_agent("mcts", MCTSAgent, settings=_SEARCH_SETTINGS)
 # numpy is imported when a neural agent is made, not here: the other agents stay standard-library only.
 register_agent("neural", make_neural_agent, settings=("iterations", "c", "model"))
 register_agent(
-    "neural-search", make_neural_search_agent, settings=("iterations", "c", "value", "fpu", "model")
+    "neural-search",
+    make_neural_search_agent,
+    settings=("iterations", "c", "value", "fpu", "cutoff", "floor", "model"),
 )
 
 #: The named strengths offered to players (docs/agents.md, docs/ai.md): each is a fixed agent spec,

@@ -26,6 +26,7 @@ SETTING_TYPES: Final[dict[str, type]] = {
     "model": str,  # a weights file (neural:model=PATH)
     "value": float,  # the network value's share of a leaf's reward (neural-search:value=0.5)
     "fpu": float,  # an unvisited child's value: its parent's less this (neural-search:fpu=0.2)
+    "floor": float,  # the root's decision: best mean among children with >= floor x most visits
 }
 
 
