@@ -34,6 +34,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from .store import agent_turns, games, metadata
+from .store_core import StoreCore
 
 leases = sa.Table(
     "leases",
@@ -105,6 +106,13 @@ def acquire(engine: Engine, name: str, holder: str, seconds: float) -> bool:
         return acquire_in(conn, name, holder, seconds)
 
 
+def acquire_alone(store: StoreCore, name: str, holder: str, seconds: float) -> bool:
+    """:func:`acquire` from the server's writing thread: its one statement on the store's kept
+    connection (``StoreCore.statement_alone``: one round trip on PostgreSQL, not four)."""
+    with store.statement_alone() as conn:
+        return acquire_in(conn, name, holder, seconds)
+
+
 def acquire_in(conn: Connection, name: str, holder: str, seconds: float) -> bool:
     now = _now(conn)
     stmt = _upsert(conn)(leases).values(name=name, holder=holder, expires=now + seconds)
@@ -148,9 +156,20 @@ def holder_of(engine: Engine, name: str) -> str | None:
 def heartbeat(engine: Engine, process: str) -> None:
     """Say this process is alive (once a watch tick)."""
     with engine.begin() as conn:
-        now = _now(conn)
-        stmt = _upsert(conn)(processes).values(id=process, started_at=now, seen_at=now)
-        conn.execute(stmt.on_conflict_do_update(index_elements=[processes.c.id], set_={"seen_at": now}))
+        heartbeat_in(conn, process)
+
+
+def heartbeat_alone(store: StoreCore, process: str) -> None:
+    """:func:`heartbeat` from the server's writing thread: one statement on the store's kept
+    connection (``StoreCore.statement_alone``)."""
+    with store.statement_alone() as conn:
+        heartbeat_in(conn, process)
+
+
+def heartbeat_in(conn: Connection, process: str) -> None:
+    now = _now(conn)
+    stmt = _upsert(conn)(processes).values(id=process, started_at=now, seen_at=now)
+    conn.execute(stmt.on_conflict_do_update(index_elements=[processes.c.id], set_={"seen_at": now}))
 
 
 def alive_processes(conn: Connection) -> Any:

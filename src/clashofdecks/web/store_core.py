@@ -73,6 +73,20 @@ class StoreCore:
         return contextlib.nullcontext(conn)
 
     @contextlib.contextmanager
+    def statement_alone(self) -> Iterator[Connection]:
+        """A connection for writes of one statement each, from the writing thread: on a server
+        database the kept autocommit connection (``batch_connection``), so the statement is one
+        round trip with no pool checkout, no check, BEGIN nor COMMIT (the watcher's heartbeat and
+        lease upserts, several a second: docs/performance.md); on SQLite a new transaction, as
+        before (its group commit runs on the event loop, not in the writing thread)."""
+        if self.engine.dialect.name == "sqlite":
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self.batch_connection(autocommit=True) as conn, conn.begin():
+            yield conn
+
+    @contextlib.contextmanager
     def _begin(self, conn: Connection | None) -> Iterator[Connection]:
         """The caller's transaction (a batch), or a new one committed at the end."""
         if conn is not None:

@@ -141,7 +141,7 @@ class GameStore(StoreCore):
             "channel": CHANGES_CHANNEL,
             "payload": change_payload(write.game_id, write.revision + 1, write if write.alone else None),
         }
-        with self.batch_connection(autocommit=True) as conn, conn.begin():
+        with self.statement_alone() as conn:
             moved = conn.execute(_APPEND_ALONE[write.agent_next], params).first()
         if moved is None:
             raise StaleGameError(f"game {write.game_id} changed in the store since this process last read it")
