@@ -114,15 +114,33 @@ def acquire_alone(store: StoreCore, name: str, holder: str, seconds: float) -> b
 
 
 def acquire_in(conn: Connection, name: str, holder: str, seconds: float) -> bool:
+    stmt = _ACQUIRE.get(conn.dialect.name)
+    if stmt is None:
+        stmt = _ACQUIRE[conn.dialect.name] = _acquire_statement(conn)
+    params = {"name": name, "holder": holder, "seconds": seconds}
+    return conn.execute(stmt, params).first() is not None
+
+
+#: The lease upsert by dialect, built once: building it at each call cost more CPU than running it
+#: (several a second on every process: docs/performance.md).
+_ACQUIRE: dict[str, Any] = {}
+
+
+def _acquire_statement(conn: Connection) -> Any:
     now = _now(conn)
-    stmt = _upsert(conn)(leases).values(name=name, holder=holder, expires=now + seconds)
+    holder = sa.bindparam("holder", type_=sa.String)
+    stmt = _upsert(conn)(leases).values(
+        name=sa.bindparam("name", type_=sa.String),
+        holder=holder,
+        expires=now + sa.bindparam("seconds", type_=sa.Float),
+    )
     stmt = stmt.on_conflict_do_update(
         index_elements=[leases.c.name],
         set_={"holder": stmt.excluded.holder, "expires": stmt.excluded.expires},
         where=sa.or_(leases.c.expires < now, leases.c.holder == holder),
     )
     # RETURNING, not rowcount: psycopg reports no row count for an upsert.
-    return conn.execute(stmt.returning(leases.c.holder)).first() is not None
+    return stmt.returning(leases.c.holder)
 
 
 def renew(engine: Engine, name: str, holder: str, seconds: float) -> bool:
