@@ -77,3 +77,21 @@ def test_a_kept_connection_the_server_ended_is_replaced_before_the_next_commit(s
     # The next commit (well within KEEP_BATCH_SECONDS) does not fail on the dead connection.
     assert store.batch([functools.partial(_create, store=store, game_id="g1")]) == [None]
     assert _stored(store) == {"g0", "g1"}
+
+
+def test_the_watchers_lease_upserts_and_heartbeat_share_the_kept_connection(store: Store) -> None:
+    """Several a second on every process (docs/performance.md): each one statement on the writing
+    thread's kept autocommit connection, not a checked pooled connection and a transaction each."""
+    from clashofdecks.web import leases
+
+    taken = _checkouts(store)
+    sent: list[str] = []
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *args: sent.append(args[2]))
+    for _ in range(3):
+        leases.heartbeat_alone(store, "p1")
+        assert leases.acquire_alone(store, leases.CLOCKS, "p1", 10.0)
+        assert not leases.acquire_alone(store, leases.CLOCKS, "p2", 10.0)  # held: refused
+    assert len(taken) == 1 and len(sent) == 9
+    assert leases.holder_of(store.engine, leases.CLOCKS) == "p1"
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT id FROM processes")).scalars().all() == ["p1"]

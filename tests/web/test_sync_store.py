@@ -74,6 +74,48 @@ def test_a_stale_write_in_a_group_commit_fails_only_itself(db_url: str) -> None:
     store.close()
 
 
+def test_a_lone_action_on_postgresql_is_one_statement_and_a_stale_one_changes_nothing(db_url: str) -> None:
+    """The group commit of one checked action (a human-paced game's): on PostgreSQL its UPDATE, INSERT
+    and NOTIFY are one statement committed alone (one round trip; five before: BEGIN, three
+    statements, COMMIT), and it behaves as the batch form: a stale copy is refused with nothing
+    written or announced, a taken index fails, and the agent's turn is kept or forgotten with it."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite keeps the group commit's form (and its cost)")
+    import psycopg
+
+    from clashofdecks.web.store import agent_turns
+
+    store = _two_games(db_url)
+    sent: list[str] = []
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *args: sent.append(args[2]))
+    with psycopg.connect(db_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANGES_CHANNEL}")
+        assert store.batch([ActionWrite("g1", 0, 0, "deck 1", revision=0, agent_next=True)]) == [None]
+        assert len(sent) == 1
+        with pytest.raises(StaleGameError):
+            store.batch([ActionWrite("g1", 1, 1, "deck 2", revision=0, agent_next=False)])
+        with pytest.raises(sa.exc.IntegrityError):  # the index is taken (an undo's bump moved the revision)
+            store.bump_revision("g1", 1)
+            store.batch([ActionWrite("g1", 0, 1, "deck 3", revision=2)])
+        assert store.batch([ActionWrite("g1", 1, 1, "deck 2", revision=2, agent_next=False)]) == [None]
+        got = [json.loads(n.payload) for n in listener.notifies(timeout=2, stop_after=3)]
+    assert got == [
+        {"game": "g1", "revision": 1, "index": 0, "actions": [[0, "deck 1"]]},
+        {"game": "g1", "revision": 2},  # the bump
+        {"game": "g1", "revision": 3, "index": 1, "actions": [[1, "deck 2"]]},
+    ]
+    row = store.load_game("g1")
+    assert row is not None and row.revision == 3 and row.n_actions == 2
+    assert row.actions == [(0, "deck 1"), (1, "deck 2")]
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.select(agent_turns.c.idx)).all() == []  # forgotten by the last action
+    assert store.batch([ActionWrite("g2", 0, 0, "deck 1", revision=0, agent_next=True)]) == [None]
+    assert store.batch([ActionWrite("g2", 1, 0, "deck 2", revision=1, agent_next=True)]) == [None]
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.select(agent_turns.c.game_id, agent_turns.c.idx)).all() == [("g2", 2)]
+    store.close()
+
+
 def test_postgresql_announces_each_change_at_commit_and_never_a_rolled_back_one(db_url: str) -> None:
     if not db_url.startswith("postgresql"):
         pytest.skip("NOTIFY is PostgreSQL's (SQLite keeps one process)")

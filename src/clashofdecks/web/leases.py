@@ -34,6 +34,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from .store import agent_turns, games, metadata
+from .store_core import StoreCore
 
 leases = sa.Table(
     "leases",
@@ -105,16 +106,41 @@ def acquire(engine: Engine, name: str, holder: str, seconds: float) -> bool:
         return acquire_in(conn, name, holder, seconds)
 
 
+def acquire_alone(store: StoreCore, name: str, holder: str, seconds: float) -> bool:
+    """:func:`acquire` from the server's writing thread: its one statement on the store's kept
+    connection (``StoreCore.statement_alone``: one round trip on PostgreSQL, not four)."""
+    with store.statement_alone() as conn:
+        return acquire_in(conn, name, holder, seconds)
+
+
 def acquire_in(conn: Connection, name: str, holder: str, seconds: float) -> bool:
+    stmt = _ACQUIRE.get(conn.dialect.name)
+    if stmt is None:
+        stmt = _ACQUIRE[conn.dialect.name] = _acquire_statement(conn)
+    params = {"name": name, "holder": holder, "seconds": seconds}
+    return conn.execute(stmt, params).first() is not None
+
+
+#: The lease upsert by dialect, built once: building it at each call cost more CPU than running it
+#: (several a second on every process: docs/performance.md).
+_ACQUIRE: dict[str, Any] = {}
+
+
+def _acquire_statement(conn: Connection) -> Any:
     now = _now(conn)
-    stmt = _upsert(conn)(leases).values(name=name, holder=holder, expires=now + seconds)
+    holder = sa.bindparam("holder", type_=sa.String)
+    stmt = _upsert(conn)(leases).values(
+        name=sa.bindparam("name", type_=sa.String),
+        holder=holder,
+        expires=now + sa.bindparam("seconds", type_=sa.Float),
+    )
     stmt = stmt.on_conflict_do_update(
         index_elements=[leases.c.name],
         set_={"holder": stmt.excluded.holder, "expires": stmt.excluded.expires},
         where=sa.or_(leases.c.expires < now, leases.c.holder == holder),
     )
     # RETURNING, not rowcount: psycopg reports no row count for an upsert.
-    return conn.execute(stmt.returning(leases.c.holder)).first() is not None
+    return stmt.returning(leases.c.holder)
 
 
 def renew(engine: Engine, name: str, holder: str, seconds: float) -> bool:
@@ -148,9 +174,20 @@ def holder_of(engine: Engine, name: str) -> str | None:
 def heartbeat(engine: Engine, process: str) -> None:
     """Say this process is alive (once a watch tick)."""
     with engine.begin() as conn:
-        now = _now(conn)
-        stmt = _upsert(conn)(processes).values(id=process, started_at=now, seen_at=now)
-        conn.execute(stmt.on_conflict_do_update(index_elements=[processes.c.id], set_={"seen_at": now}))
+        heartbeat_in(conn, process)
+
+
+def heartbeat_alone(store: StoreCore, process: str) -> None:
+    """:func:`heartbeat` from the server's writing thread: one statement on the store's kept
+    connection (``StoreCore.statement_alone``)."""
+    with store.statement_alone() as conn:
+        heartbeat_in(conn, process)
+
+
+def heartbeat_in(conn: Connection, process: str) -> None:
+    now = _now(conn)
+    stmt = _upsert(conn)(processes).values(id=process, started_at=now, seen_at=now)
+    conn.execute(stmt.on_conflict_do_update(index_elements=[processes.c.id], set_={"seen_at": now}))
 
 
 def alive_processes(conn: Connection) -> Any:

@@ -147,7 +147,7 @@ class LeaseKeeper:
     async def holds(self, name: str) -> bool:
         """Whether this process holds the lease ``name`` now (taken or renewed here)."""
         me, seconds = self.process_id, self.seconds
-        return await self.db.run(lambda s: leases.acquire(s.engine, name, me, seconds))
+        return await self.db.run(lambda s: leases.acquire_alone(s, name, me, seconds))
 
     async def keep(self, name: str) -> None:
         """Renew ``name`` a few times per lease span, until cancelled or lost."""

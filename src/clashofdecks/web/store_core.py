@@ -40,30 +40,51 @@ class StoreCore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        #: The group commit's own connection, kept between commits (see ``batch_connection``).
-        self._batch_conn: Connection | None = None
-        #: When the group commit last took ``_batch_conn`` (time.monotonic()).
-        self._batch_used_at = 0.0
+        #: The group commit's own connections, kept between commits (see ``batch_connection``): by
+        #: whether it is in autocommit (a lone action's one statement), with when it was last taken
+        #: (time.monotonic()).
+        self._kept: dict[bool, tuple[Connection, float]] = {}
 
-    def batch_connection(self) -> contextlib.AbstractContextManager[Connection]:
+    def batch_connection(self, *, autocommit: bool = False) -> contextlib.AbstractContextManager[Connection]:
         """A connection for one group commit, to be used in a ``with`` and begun by the caller: the
         same one as the last commit's (its commits come from the one writing thread, one after the
         other).  Taking one from the pool costs about as much as the commit itself on SQLite; on a
         server database it is a round trip more (the check before use) and a third of a lone
         action's client CPU (human-paced games commit their actions one by one: docs/performance.md).
         There it is kept only while commits follow within ``KEEP_BATCH_SECONDS``.  A connection lost
-        (invalidated by its error, or ended by the server while kept) is replaced at the next commit."""
-        conn, now = self._batch_conn, time.monotonic()
+        (invalidated by its error, or ended by the server while kept) is replaced at the next commit.
+
+        ``autocommit``: a connection of its own whose statements each commit alone (no BEGIN and no
+        COMMIT sent: a lone action's write is one round trip, ``GameStore.append_alone``); set
+        once when it is taken from the pool (the pool resets it when it goes back)."""
+        now = time.monotonic()
+        conn, used_at = self._kept.pop(autocommit, (None, 0.0))
         if conn is not None and not conn.closed and not conn.invalidated and _told_something(conn):
             conn.invalidate()  # the server ended it while it was kept (a restart, a terminated backend)
-        stale = self.engine.dialect.name != "sqlite" and now - self._batch_used_at > KEEP_BATCH_SECONDS
+        stale = self.engine.dialect.name != "sqlite" and now - used_at > KEEP_BATCH_SECONDS
         if conn is not None and (conn.closed or conn.invalidated or stale):
             conn.close()  # back to the pool (a stale one is checked there before its next use)
             conn = None
         if conn is None:
-            conn = self._batch_conn = self.engine.connect()
-        self._batch_used_at = now
+            conn = self.engine.connect()
+            if autocommit:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        self._kept[autocommit] = (conn, now)
         return contextlib.nullcontext(conn)
+
+    @contextlib.contextmanager
+    def statement_alone(self) -> Iterator[Connection]:
+        """A connection for writes of one statement each, from the writing thread: on a server
+        database the kept autocommit connection (``batch_connection``), so the statement is one
+        round trip with no pool checkout, no check, BEGIN nor COMMIT (the watcher's heartbeat and
+        lease upserts, several a second: docs/performance.md); on SQLite a new transaction, as
+        before (its group commit runs on the event loop, not in the writing thread)."""
+        if self.engine.dialect.name == "sqlite":
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self.batch_connection(autocommit=True) as conn, conn.begin():
+            yield conn
 
     @contextlib.contextmanager
     def _begin(self, conn: Connection | None) -> Iterator[Connection]:
@@ -92,9 +113,9 @@ class StoreCore:
             conn.execute(NOTIFY, [{"channel": CHANGES_CHANNEL, "payload": p} for p in payloads])
 
     def close(self) -> None:
-        if self._batch_conn is not None:
-            self._batch_conn.close()
-            self._batch_conn = None
+        for conn, _used_at in self._kept.values():
+            conn.close()
+        self._kept.clear()
         self.engine.dispose()
 
 

@@ -129,7 +129,7 @@ class Watcher:
 
     async def heartbeat(self) -> None:
         me = self.leases.process_id
-        await self.db.run(lambda s: leases.heartbeat(s.engine, me))
+        await self.db.run(lambda s: leases.heartbeat_alone(s, me))
 
     async def _evict_idle(self) -> None:
         self.table.evict_idle(time.monotonic())
