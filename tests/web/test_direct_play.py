@@ -70,7 +70,14 @@ def direct_step(page: Any, rng: random.Random) -> str | None:
     kind, element = choices[0] if len(choices) == 1 or rng.random() < 0.85 else choices[1]
     if kind != "drop" or element.get_attribute("data-drop") != "build":
         assert element.get_attribute("data-action") is None
-    handle = element.element_handle()
+    # The page may redraw between the count above and this pick (a frame of the automaton or the
+    # other seat arrived): then the chosen element is gone, and the caller simply looks again.
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        handle = element.element_handle(timeout=5000)
+    except PlaywrightTimeout:
+        return None
     element.click()
     wait_redrawn(page, handle)
     return kind
