@@ -37,8 +37,17 @@ class Waiter(Protocol):
     async def send(self, frame: dict[str, Any]) -> None: ...
 
 
+class MadeGame(Protocol):
+    """What the makers of games below read of a game made: its id."""
+
+    @property
+    def id(self) -> str: ...
+
+
 class GameMaker(Protocol):
-    """What the queue needs of the table of live games (web/game_table.py): a game made for a pair."""
+    """What the queue and the tournament director need of the table of live games
+    (web/game_table.py): a game made for its owners, in one transaction with the caller's own write
+    (``with_write``: a pair's claim, a pairing's game); only its id is read back."""
 
     async def create_owned_game(
         self,
@@ -47,7 +56,7 @@ class GameMaker(Protocol):
         *,
         rated: bool = False,
         with_write: Callable[[DbConnection, str], None] | None = None,
-    ) -> GameState: ...
+    ) -> MadeGame: ...
 
 
 class Matchmaker:

@@ -15,7 +15,7 @@ import functools
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy.engine import Connection as DbConnection
 
@@ -23,30 +23,12 @@ from ..tournaments import arena, swiss
 from . import leases
 from . import store_tournaments as st
 from .games import NewGame
+from .matchmaking import GameMaker
 from .services import Database, LeaseKeeper
 from .store import Store
 from .tournament_schedule import scheduled
 
 log = logging.getLogger("clashofdecks.web")
-
-
-class _MadeGame(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-class GameMaker(Protocol):
-    """What the director needs of the table of live games (web/game_table.py): a rated game made for
-    a pairing, in one transaction with the pairing's own write; only its id is read back."""
-
-    async def create_owned_game(
-        self,
-        req: NewGame,
-        owners: Sequence[str],
-        *,
-        rated: bool = False,
-        with_write: Callable[[DbConnection, str], None] | None = None,
-    ) -> _MadeGame: ...
 
 
 _ARENA_OUTCOME = {
